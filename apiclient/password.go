@@ -1,0 +1,52 @@
+package apiclient
+
+import (
+	"errors"
+	"strings"
+)
+
+// PasswordSymbols are the symbols a password may hold besides Latin letters
+// and digits (seed §8).
+const PasswordSymbols = "!@#$%^&*()_-+:;,."
+
+// Password length limits (seed §8).
+const (
+	MinPasswordLen = 6
+	MaxPasswordLen = 20
+)
+
+// Reasons a password breaks the rules of seed §8. None carries the password.
+var (
+	ErrPasswordTooShort = errors.New("password shorter than 6 characters")
+	ErrPasswordTooLong  = errors.New("password longer than 20 characters")
+	ErrPasswordChars    = errors.New("password has a character other than Latin letters, digits and " + PasswordSymbols)
+	ErrPasswordIsLogin  = errors.New("password equals the user name")
+)
+
+// ValidatePassword checks password against the rules of seed §8 for the
+// mailbox login (a user name, or user@domain): 6 to 20 characters; Latin
+// letters, digits and [PasswordSymbols] only; different from the user name
+// in any letter case.
+func ValidatePassword(login, password string) error {
+	for _, r := range password {
+		if !IsPasswordRune(r) {
+			return ErrPasswordChars
+		}
+	}
+	switch n := len(password); {
+	case n < MinPasswordLen:
+		return ErrPasswordTooShort
+	case n > MaxPasswordLen:
+		return ErrPasswordTooLong
+	}
+	user, _, _ := strings.Cut(login, "@")
+	if strings.EqualFold(user, password) || strings.EqualFold(login, password) {
+		return ErrPasswordIsLogin
+	}
+	return nil
+}
+
+// IsPasswordRune reports whether r may stand in a password.
+func IsPasswordRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(PasswordSymbols, r)
+}

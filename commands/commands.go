@@ -1,0 +1,80 @@
+// Package commands is mailbot's transport-free core: it parses and validates
+// what a person typed, decides who may do what, generates passwords, runs
+// operations against the PDD API and describes the results. It knows
+// nothing of Slack: the Slack adapter (package bot) and the console
+// (mailbot shell) both drive it.
+package commands
+
+import (
+	"context"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// API is what the core needs of the PDD API; *apiclient.Client satisfies it.
+type API interface {
+	RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error)
+	AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error)
+}
+
+// ApprovalMode says which operations need an admin's approval
+// (MAILBOT_APPROVALS).
+type ApprovalMode string
+
+// The approval modes of interface §2.
+const (
+	ApprovalsOff      ApprovalMode = "off"      // non-admins are refused
+	ApprovalsRequests ApprovalMode = "requests" // non-admins may ask; an admin approves
+	ApprovalsAll      ApprovalMode = "all"      // every operation needs another admin's approval
+)
+
+// Config is the core's policy.
+type Config struct {
+	Admins         []string      // Slack user IDs allowed to run operations
+	Approvals      ApprovalMode  // zero value means ApprovalsOff
+	ApprovalTTL    time.Duration // a pending request older than this is expired; zero means 24h
+	Domains        []string      // allow-list patterns: example.com, *.example.org; empty allows all
+	DefaultDomain  string        // for /mailbox add with a bare user name; normalised
+	PasswordLength int           // 6 to 20; zero means 16
+	// SigningKey authenticates pending requests that travel outside the
+	// process (in a Slack button's value); nil means a random key, so
+	// requests do not survive a restart.
+	SigningKey []byte
+	Now        func() time.Time // the clock; nil means time.Now
+}
+
+// Request is one slash command as a person typed it.
+type Request struct {
+	UserID    string // who typed it
+	ChannelID string // where; empty in the shell
+	Command   string // "/maildomain" or "/mailbox"
+	Text      string // what follows the command, as Slack sends it
+}
+
+// Action is what an operation does.
+type Action string
+
+// The two operations.
+const (
+	ActionRegisterDomain Action = "register"
+	ActionAddMailbox     Action = "add"
+)
+
+// Operation is a validated operation, ready to be sent to the API.
+type Operation struct {
+	Action Action
+	Domain string // lower case, ASCII (punycode), no trailing dot
+	Login  string // the user name (no @domain); empty for register
+	Reason string // the free text after the target, may be empty
+}
+
+// Outcome is what the core decided about a request.
+type Outcome int
+
+// The outcomes of [Core.Decide].
+const (
+	OutcomeReply    Outcome = iota // Reply is the whole answer: help, usage, invalid input or refusal
+	OutcomeRun                     // run Op now, with Core.Run
+	OutcomeApproval                // Op needs an admin's approval: post Pending, tell the requester Reply
+)
