@@ -8,7 +8,16 @@ require (
 )
 
 require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
+	github.com/sethvargo/go-password v0.4.0 // indirect
+	github.com/slack-go/slack v0.35.0 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
+	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	sigs.k8s.io/yaml v1.6.0 // indirect
 )
