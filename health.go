@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+)
+
+// The paths of the health and metrics listener (interface §2,
+// MAILBOT_HTTP_ADDR). manifests/kubernetes/deployment.yaml probes the first
+// two and annotates the third for Prometheus; manifests_test.go keeps them in
+// step.
+const (
+	healthzPath = "/healthz"
+	readyzPath  = "/readyz"
+	metricsPath = "/metrics"
+)
+
+// Limits of the health and metrics listener. Its clients are the kubelet and
+// Prometheus on the cluster network: small requests, quick answers.
+const (
+	httpReadHeaderTimeout = 5 * time.Second
+	httpReadTimeout       = 10 * time.Second
+	httpWriteTimeout      = 30 * time.Second
+	httpIdleTimeout       = 2 * time.Minute
+	httpMaxHeaderBytes    = 16 << 10
+
+	// metricsTimeout bounds one scrape; it stays below httpWriteTimeout so
+	// that a slow collector answers 503 instead of a cut connection.
+	metricsTimeout = 20 * time.Second
+	// metricsInFlight caps concurrent scrapes: more answer 503.
+	metricsInFlight = 4
+
+	// httpShutdownTimeout bounds the graceful stop of the listener. Its
+	// requests are short, so this is generous.
+	httpShutdownTimeout = 5 * time.Second
+)
+
+// newHTTPServer returns the health and metrics server of MAILBOT_HTTP_ADDR:
+//
+//   - GET /healthz answers 200 "ok" while the process lives (Kubernetes
+//     liveness). It does not look at the Slack connection: a dropped socket
+//     is the bot's to reconnect, and restarting the process would not help.
+//   - GET /readyz answers 200 only while ready() is true and 503 otherwise
+//     (Kubernetes readiness). The caller's ready reports whether the Socket
+//     Mode connection is up, and turns false when shutdown begins.
+//   - GET /metrics serves what g gathers, in the Prometheus text format.
+//
+// The caller skips the listener when MAILBOT_HTTP_ADDR is empty, and owns
+// the listener: see [serveHTTP]. Nothing here carries a secret: the probes
+// answer fixed words and the metrics hold no token, password or user ID.
+func newHTTPServer(addr string, ready func() bool, g prometheus.Gatherer, logger *zap.Logger) *http.Server {
+	logger = logger.Named("http")
+	errLog, err := zap.NewStdLogAt(logger, zap.WarnLevel)
+	if err != nil { // only for an invalid level, which WarnLevel is not
+		errLog = zap.NewStdLog(logger)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+healthzPath, func(w http.ResponseWriter, _ *http.Request) {
+		writeProbe(w, http.StatusOK, "ok")
+	})
+	mux.HandleFunc("GET "+readyzPath, func(w http.ResponseWriter, _ *http.Request) {
+		if ready() {
+			writeProbe(w, http.StatusOK, "ready")
+			return
+		}
+		writeProbe(w, http.StatusServiceUnavailable, "not ready")
+	})
+	mux.Handle("GET "+metricsPath, promhttp.HandlerFor(g, promhttp.HandlerOpts{
+		ErrorLog:            errLog,
+		ErrorHandling:       promhttp.ContinueOnError,
+		MaxRequestsInFlight: metricsInFlight,
+		Timeout:             metricsTimeout,
+	}))
+	return &http.Server{
+		Addr:              addr,
+		Handler:           mux,
+		ReadHeaderTimeout: httpReadHeaderTimeout,
+		ReadTimeout:       httpReadTimeout,
+		WriteTimeout:      httpWriteTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		MaxHeaderBytes:    httpMaxHeaderBytes,
+		ErrorLog:          errLog,
+	}
+}
+
+// writeProbe answers a probe with a short plain-text body that no cache keeps.
+func writeProbe(w http.ResponseWriter, status int, body string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body+"\n")
+}
+
+// serveHTTP serves srv on ln until ctx ends, then shuts srv down gracefully:
+// it stops accepting, lets requests in flight finish for up to
+// httpShutdownTimeout, and then closes what is left. It returns nil after a
+// shutdown that ctx asked for, and an error when serving fails on its own
+// (the listener broke) or the graceful stop ran out of time. It closes ln.
+//
+// The caller binds ln itself (net.Listen("tcp", cfg.HTTPAddr)), so that an
+// address in use stops start-up with a clear error. To keep /readyz
+// answering 503 while the bot drains its work after SIGTERM, pass a ctx that
+// ends when the bot has stopped, not the signal's ctx.
+func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener) error {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("http listener %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(stopCtx)
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("http listener %s: shutdown: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// newRegistry returns the Prometheus registry that /metrics serves, holding
+// the Go runtime and process collectors. The bot's own metrics are
+// registered on it by the caller. mailbot uses no global registry
+// (prometheus.DefaultRegisterer), so tests can build as many as they like.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return reg
+}
