@@ -1,0 +1,250 @@
+package pddsim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// maxForm bounds a request body.
+const maxForm = 64 << 10
+
+// badGatewayPage is what a proxy in front of the service answers with 502.
+const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+
+// answer is a PDD answer (seed §2), fields in the seed's order.
+type answer struct {
+	Domain  string             `json:"domain,omitempty"`
+	Login   string             `json:"login,omitempty"`
+	UID     int64              `json:"uid,omitempty"`
+	Status  apiclient.Status   `json:"status,omitempty"`
+	Stage   apiclient.Stage    `json:"stage,omitempty"`
+	Secrets *apiclient.Secrets `json:"secrets,omitempty"`
+	Success string             `json:"success"`
+	Error   apiclient.Code     `json:"error,omitempty"`
+}
+
+func failure(code apiclient.Code, domain string) answer {
+	return answer{Domain: domain, Success: "error", Error: code}
+}
+
+// operation performs one PDD operation for the account of a token.
+type operation func(s *Server, acct *account, form url.Values) answer
+
+func (s *Server) routes() {
+	s.mux.Handle("/api2/admin/domain/register", s.api(apiclient.OpRegisterDomain, (*Server).register))
+	s.mux.Handle("/api2/admin/email/add", s.api(apiclient.OpAddMailbox, (*Server).addMailbox))
+	s.mux.HandleFunc("/api2/", s.notFound)
+	s.mux.HandleFunc("/sim/status", s.controlStatus)
+	s.mux.HandleFunc("/sim/latency", s.controlLatency)
+	s.mux.HandleFunc("/sim/fail", s.controlFail)
+	s.mux.HandleFunc("/sim/fault", s.controlFault)
+	s.mux.HandleFunc("/sim/account", s.controlAccount)
+	s.mux.HandleFunc("/sim/requests", s.controlRequests)
+	s.mux.HandleFunc("/{$}", s.index)
+}
+
+// api serves one operation: count, read the form, wait out the latency,
+// meet an injected fault or perform the operation, answer.
+func (s *Server) api(op apiclient.Op, do operation) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.count(op)
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		_ = r.ParseForm() // pairs that parse are kept; see the package doc
+		latency, f := s.takeFault()
+		if !wait(r.Context(), latency) {
+			return // the client went away: drop the request
+		}
+		switch {
+		case f.code != "":
+			writeJSON(w, http.StatusOK, failure(f.code, r.PostForm.Get("domain")))
+			return
+		case f.transport == FaultBadGateway:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte(badGatewayPage))
+			return
+		}
+		a := s.perform(r.Header.Get("PddToken"), r.PostForm, do)
+		switch f.transport {
+		case FaultTruncated:
+			body, _ := json.Marshal(a)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(body[:len(body)/2])
+		case FaultReset:
+			panic(http.ErrAbortHandler) // closes the connection, unanswered
+		default:
+			writeJSON(w, http.StatusOK, a)
+		}
+	})
+}
+
+func (s *Server) count(op apiclient.Op) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.total++
+	if op != "" {
+		s.requests[op]++
+	}
+}
+
+// takeFault returns the latency and takes the next injected fault, if any.
+func (s *Server) takeFault() (time.Duration, fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var f fault
+	if len(s.faults) > 0 {
+		f = s.faults[0]
+		s.faults = s.faults[1:]
+	}
+	return s.latency, f
+}
+
+// wait waits d, and reports false if ctx ended first.
+func wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// perform authenticates the token and runs the operation under the lock.
+func (s *Server) perform(token string, form url.Values, do operation) answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	domain := form.Get("domain")
+	if token == "" {
+		return failure(apiclient.CodeNoAuth, domain)
+	}
+	acct, ok := s.accounts[token]
+	if !ok {
+		return failure(apiclient.CodeBadToken, domain)
+	}
+	return do(s, acct, form)
+}
+
+// register is POST /api2/admin/domain/register; s.mu is held.
+func (s *Server) register(acct *account, form url.Values) answer {
+	raw := form.Get("domain")
+	if raw == "" {
+		return failure(apiclient.CodeNoDomain, "")
+	}
+	name, ok := canonicalDomain(raw)
+	switch {
+	case !ok:
+		return failure(apiclient.CodeBadDomain, raw)
+	case s.prohibited[name]:
+		return failure(apiclient.CodeProhibited, raw)
+	case s.blocked[name]:
+		return failure(apiclient.CodeBlocked, raw)
+	}
+	d, ok := s.domains[name]
+	switch {
+	case ok && d.owner != acct:
+		return failure(apiclient.CodeOccupied, raw)
+	case !ok && acct.domains >= DomainLimit:
+		return failure(apiclient.CodeDomainLimitReached, raw)
+	case !ok:
+		d = &domain{owner: acct, status: apiclient.StatusDomainActivate,
+			secrets: apiclient.Secrets{Name: hex12(), Content: hex12()}}
+		s.domains[name] = d
+		acct.domains++
+	}
+	a := answer{Domain: name, Status: d.status, Stage: stageOf(d.status), Success: "ok"}
+	if d.status == apiclient.StatusDomainActivate {
+		sec := d.secrets
+		a.Secrets = &sec
+	}
+	return a
+}
+
+func stageOf(s apiclient.Status) apiclient.Stage {
+	switch s {
+	case apiclient.StatusMXActivate:
+		return apiclient.StageMXCheck
+	case apiclient.StatusAdded:
+		return apiclient.StageAdded
+	}
+	return apiclient.StageOwnerCheck
+}
+
+// addMailbox is POST /api2/admin/email/add; s.mu is held.
+func (s *Server) addMailbox(acct *account, form url.Values) answer {
+	raw, login, password := form.Get("domain"), form.Get("login"), form.Get("password")
+	switch {
+	case raw == "":
+		return failure(apiclient.CodeNoDomain, "")
+	case login == "":
+		return failure(apiclient.CodeNoLogin, raw)
+	case password == "":
+		return failure(apiclient.CodeNoPassword, raw)
+	}
+	name, ok := canonicalDomain(raw)
+	if !ok {
+		return failure(apiclient.CodeBadDomain, raw)
+	}
+	if d, ok := s.domains[name]; !ok || d.owner != acct {
+		return failure(apiclient.CodeNotAllowed, raw)
+	}
+	user, code := checkLogin(login, name)
+	address := user + "@" + name
+	if code == "" {
+		code = passwordCode(apiclient.ValidatePassword(address, password))
+	}
+	if _, ok := s.mailboxes[address]; code == "" && ok {
+		code = apiclient.CodeOccupied
+	}
+	if code != "" {
+		return failure(code, raw)
+	}
+	uid := s.nextUID
+	s.nextUID++
+	s.mailboxes[address] = mailbox{password: password, uid: uid}
+	return answer{Domain: name, Login: address, UID: uid, Success: "ok"}
+}
+
+// passwordCode maps a broken rule of seed §8 to the real service's code.
+func passwordCode(err error) apiclient.Code {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, apiclient.ErrPasswordTooShort):
+		return apiclient.CodePasswdTooShort
+	case errors.Is(err, apiclient.ErrPasswordTooLong):
+		return apiclient.CodePasswdTooLong
+	}
+	return apiclient.CodeBadPasswdChars
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.count("")
+	writeJSON(w, http.StatusNotFound, failure("not_found", ""))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
