@@ -20,6 +20,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -122,6 +123,12 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 	if c.hc == nil {
 		c.hc = &http.Client{Timeout: c.timeout + time.Second}
 	}
+	// Never follow a redirect: the PddToken header would go along to
+	// whatever host the redirect names. A copy, so the caller's client is
+	// left as it was.
+	hc := *c.hc
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.hc = &hc
 	return c, nil
 }
 
@@ -179,7 +186,7 @@ func (c *Client) call(ctx context.Context, op Op, form url.Values, idempotent bo
 			if resp.Success == "ok" {
 				return resp, nil
 			}
-			err = &Error{Op: op, Code: Code(resp.Error), Attempts: attempt}
+			err = &Error{Op: op, Code: Code(redact(resp.Error, secrets)), Attempts: attempt}
 		}
 		if attempt >= c.retry.Attempts || !retryable(err, sent, idempotent) {
 			return nil, err
@@ -206,6 +213,9 @@ func retryable(err error, sent, idempotent bool) bool {
 // backoff is the delay after the given attempt: exponential, with full jitter
 // in its upper half.
 func (c *Client) backoff(attempt int) time.Duration {
+	if c.retry.BaseDelay == 0 {
+		return 0
+	}
 	d := c.retry.BaseDelay << (attempt - 1)
 	if d > c.retry.MaxDelay || d <= 0 {
 		d = c.retry.MaxDelay
@@ -232,8 +242,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 func (c *Client) once(ctx context.Context, op Op, form url.Values, secrets []string) (_ *response, sent bool, _ error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	// The transport calls WroteHeaders from its own goroutine, which may
+	// still run when Do has returned (a timeout): hence the atomic.
+	var wrote atomic.Bool
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteHeaders: func() { sent = true },
+		WroteHeaders: func() { wrote.Store(true) },
 	})
 	u := c.base.JoinPath("api2/admin", string(op))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(form.Encode()))
@@ -246,6 +259,7 @@ func (c *Client) once(ctx context.Context, op Op, form url.Values, secrets []str
 	req.Header.Set("User-Agent", c.userAgent)
 	res, err := c.hc.Do(req)
 	if err != nil {
+		sent = wrote.Load()
 		return nil, sent, &TransportError{Op: op, Sent: sent, Err: cleanURLError(err)}
 	}
 	defer res.Body.Close()

@@ -66,7 +66,7 @@ func (c *Client) RegisterDomain(ctx context.Context, domain string) (*Domain, er
 		d.Name = domain
 	}
 	if !d.Status.Known() {
-		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: fmt.Sprintf("unknown domain status %q", excerpt([]byte(r.Status), excerptLen))}
+		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: fmt.Sprintf("unknown domain status %q", excerpt([]byte(r.Status), excerptLen, c.token))}
 	}
 	if d.Status == StatusDomainActivate && (d.Secrets == nil || d.Secrets.Name == "" || d.Secrets.Content == "") {
 		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: "status domain-activate without verification secrets"}

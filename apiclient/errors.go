@@ -1,8 +1,10 @@
 package apiclient
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode"
 )
@@ -172,12 +174,7 @@ func ErrorCode(err error) Code {
 // excerpt returns at most n runes of body, printable, with every secret
 // replaced.
 func excerpt(body []byte, n int, secrets ...string) string {
-	s := string(body)
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "<redacted>")
-		}
-	}
+	s := redact(string(body), secrets)
 	var b strings.Builder
 	for _, r := range s {
 		if n == 0 {
@@ -191,4 +188,20 @@ func excerpt(body []byte, n int, secrets ...string) string {
 		n--
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// redact replaces in s every secret, as it is and as a form, a URL path or
+// a JSON string would encode it, by "<redacted>".
+func redact(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		js, _ := json.Marshal(sec)
+		forms := []string{sec, url.QueryEscape(sec), url.PathEscape(sec), string(js[1 : len(js)-1])}
+		for _, f := range forms {
+			s = strings.ReplaceAll(s, f, "<redacted>")
+		}
+	}
+	return s
 }
