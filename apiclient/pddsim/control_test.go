@@ -81,8 +81,10 @@ func TestFaults(t *testing.T) {
 	}
 }
 
-func equals(want string) func(string) bool   { return func(s string) bool { return s == want } }
-func contains(want string) func(string) bool { return func(s string) bool { return strings.Contains(s, want) } }
+func equals(want string) func(string) bool { return func(s string) bool { return s == want } }
+func contains(want string) func(string) bool {
+	return func(s string) bool { return strings.Contains(s, want) }
+}
 
 // truncatedJSON reports whether s is the start of the add answer, cut short.
 func truncatedJSON(s string) bool {
