@@ -63,7 +63,7 @@ func fieldLines(fields []commands.Field, markup bool) string {
 func stepLines(steps []string) string {
 	lines := make([]string, len(steps))
 	for i, s := range steps {
-		lines[i] = fmt.Sprintf("%d. %s", i+1, escape(s))
+		lines[i] = "• " + escape(s)
 	}
 	return strings.Join(lines, "\n")
 }

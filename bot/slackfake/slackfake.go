@@ -90,6 +90,8 @@ func New() *Server {
 		authError:   map[string]string{},
 	}
 	s.cond = sync.NewCond(&s.mu)
+	// Slack's client sends Origin: https://api.slack.com.
+	s.upgrader.CheckOrigin = func(*http.Request) bool { return true }
 	s.ts.Store(1700000000)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/apps.connections.open", s.connectionsOpen)
