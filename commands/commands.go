@@ -42,6 +42,9 @@ type Config struct {
 	// requests do not survive a restart.
 	SigningKey []byte
 	Now        func() time.Time // the clock; nil means time.Now
+	// Mention renders a user ID in the texts of replies and verdicts (the
+	// Slack adapter passes one that returns "<@U…>"); nil means the bare ID.
+	Mention func(userID string) string
 }
 
 // Request is one slash command as a person typed it.

@@ -1,9 +1,15 @@
 package commands
 
 import (
-	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/sethvargo/go-password/password"
 	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -71,6 +77,10 @@ type Verdict struct {
 	DecidedAt time.Time // when
 	Approved  bool      // for AlreadyDecided: what the earlier decision was
 	Result    *Result   // for Approved: the operation's result (Reply for the requester)
+	// ForRequester is what to tell the requester now, ephemerally: for
+	// Approved the Result's Reply (secrets included), for Denied who
+	// denied; nil otherwise.
+	ForRequester *Reply
 }
 
 // VerdictKind classifies a [Verdict].
@@ -88,87 +98,147 @@ const (
 
 // Core is the transport-free core. It is safe for concurrent use.
 type Core struct {
-	api    API
-	cfg    Config
-	logger *zap.Logger
+	api     API
+	cfg     Config
+	logger  *zap.Logger
+	domains []string // the allow-list, normalised
+	gen     *password.Generator
+	key     []byte // signs pending requests
+	guard   guard  // exactly-once decisions
 }
 
-// New returns a core that runs operations on api under cfg's policy.
+// Defaults of [Config].
+const (
+	DefaultApprovalTTL    = 24 * time.Hour
+	DefaultPasswordLength = 16
+)
+
+// New returns a core that runs operations on api under cfg's policy. It
+// checks cfg as config.go does, so that a core never runs on a bad policy.
 func New(api API, cfg Config, logger *zap.Logger) (*Core, error) {
-	panic("not implemented")
+	if api == nil {
+		return nil, errors.New("commands: nil API")
+	}
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	var err error
+	if cfg.Approvals, err = ParseApprovalMode(string(cfg.Approvals)); err != nil {
+		return nil, fmt.Errorf("commands: approvals: %w", err)
+	}
+	if cfg.ApprovalTTL <= 0 {
+		cfg.ApprovalTTL = DefaultApprovalTTL
+	}
+	if cfg.PasswordLength == 0 {
+		cfg.PasswordLength = DefaultPasswordLength
+	}
+	if cfg.PasswordLength < apiclient.MinPasswordLen || cfg.PasswordLength > apiclient.MaxPasswordLen {
+		return nil, fmt.Errorf("commands: password length must be %d to %d, got %d", apiclient.MinPasswordLen, apiclient.MaxPasswordLen, cfg.PasswordLength)
+	}
+	if cfg.DefaultDomain != "" {
+		if cfg.DefaultDomain, err = NormalizeDomain(cfg.DefaultDomain); err != nil {
+			return nil, fmt.Errorf("commands: default domain: %w", err)
+		}
+	}
+	domains, err := normalizePatterns(cfg.Domains)
+	if err != nil {
+		return nil, fmt.Errorf("commands: domains: %w", err)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Mention == nil {
+		cfg.Mention = func(id string) string { return id }
+	}
+	cfg.Admins = slices.Clone(cfg.Admins)
+	key := slices.Clone(cfg.SigningKey)
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		_, _ = rand.Read(key) // never fails (crypto/rand)
+	}
+	gen, err := password.NewGenerator(&password.GeneratorInput{Symbols: apiclient.PasswordSymbols})
+	if err != nil {
+		return nil, fmt.Errorf("commands: password generator: %w", err)
+	}
+	c := &Core{api: api, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key}
+	c.guard.entries = make(map[string]*decided)
+	return c, nil
 }
 
 // Decide parses and validates req and decides, by the policy, whether it is
 // answered at once, run now, or needs approval. It never calls the API.
+// Validation comes before authorisation, so that a person learns what is
+// wrong with the input whoever they are.
 func (c *Core) Decide(req Request) Decision {
-	panic("not implemented")
+	inv, err := Parse(req.Command, req.Text)
+	if err != nil {
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return Decision{Outcome: OutcomeReply, Reply: usageReply(ue)}
+		}
+		return Decision{Outcome: OutcomeReply, Reply: Help(req.Command)}
+	}
+	if inv.Help {
+		return Decision{Outcome: OutcomeReply, Reply: c.help(inv.Command)}
+	}
+	op := inv.Op
+	if op.Action == ActionAddMailbox && op.Domain == "" {
+		if c.cfg.DefaultDomain == "" {
+			return Decision{Outcome: OutcomeReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
+				Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.Login),
+				Fix:     fmt.Sprintf("/mailbox add %s@example.com or /mailbox add %s example.com", op.Login, op.Login)})}
+		}
+		op.Domain = c.cfg.DefaultDomain
+	}
+	if ue := c.checkOp(op); ue != nil {
+		return Decision{Outcome: OutcomeReply, Reply: usageReply(ue)}
+	}
+	outcome, why := c.authorise(req.UserID)
+	switch outcome {
+	case OutcomeReply:
+		return Decision{Outcome: OutcomeReply, Reply: Reply{Title: "Not allowed", Text: why,
+			Note: "Ask a mailbot admin to do it for you.", Error: true}}
+	case OutcomeRun:
+		return Decision{Outcome: OutcomeRun, Op: op}
+	}
+	p := &Pending{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Op: op, Created: c.now()}
+	return Decision{Outcome: OutcomeApproval, Op: op, Reply: c.pendingReply(p), Pending: p}
 }
 
-// Run executes op for actor (and approver, when approved; may be empty):
-// it generates the password when needed, calls the API, and describes the
-// result. Every API and transport error becomes words in Reply.
-func (c *Core) Run(ctx context.Context, actor, approver string, op Operation) Result {
-	panic("not implemented")
+// now is the clock, in UTC, to the millisecond (as a pending request keeps it).
+func (c *Core) now() time.Time { return c.cfg.Now().UTC().Truncate(time.Millisecond) }
+
+// newID returns a random identifier of 10 lower-case letters and digits.
+func newID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
 }
 
-// Resolve decides the pending request p (as decoded by [Core.DecodePending])
-// for decider: approve or deny. It runs the operation at most once per
-// request ID in this process, however many concurrent or later calls.
-func (c *Core) Resolve(ctx context.Context, p Pending, decider string, approve bool) Verdict {
-	panic("not implemented")
+func (c *Core) pendingReply(p *Pending) Reply {
+	who := "an admin"
+	if c.cfg.Approvals == ApprovalsAll && c.IsAdmin(p.Requester) {
+		who = "another admin"
+	}
+	r := Reply{
+		Title: "Request waiting for approval",
+		Text: fmt.Sprintf("Your request to %s needs %s's approval. Nothing has been done yet: you will get the result here when an admin decides. The request expires in %s.",
+			p.Op, who, fmtDuration(c.cfg.ApprovalTTL)),
+		Fields: []Field{{Label: "Request", Value: p.ID}, {Label: "Operation", Value: p.Op.String()}},
+	}
+	if p.Op.Reason != "" {
+		r.Fields = append(r.Fields, Field{Label: "Reason", Value: p.Op.Reason})
+	}
+	return r
 }
 
-// EncodePending returns p as a signed string of at most 2000 bytes, for a
-// Slack button's value.
-func (c *Core) EncodePending(p Pending) string {
-	panic("not implemented")
-}
-
-// DecodePending checks the signature of s and returns the request.
-func (c *Core) DecodePending(s string) (Pending, error) {
-	panic("not implemented")
-}
-
-// Help returns the usage of command ("/maildomain" or "/mailbox").
-func Help(command string) Reply {
-	panic("not implemented")
-}
-
-// ParseApprovalMode parses MAILBOT_APPROVALS.
-func ParseApprovalMode(s string) (ApprovalMode, error) {
-	panic("not implemented")
-}
-
-// NormalizeDomain validates a domain name and returns it lower case, in
-// ASCII (punycode), without a trailing dot.
-func NormalizeDomain(s string) (string, error) {
-	panic("not implemented")
-}
-
-// CheckDomainPatterns validates MAILBOT_DOMAINS patterns: domain names and
-// *.suffix.
-func CheckDomainPatterns(patterns []string) error {
-	panic("not implemented")
-}
-
-// Target is the operation's target: the domain, or user@domain.
-func (o Operation) Target() string {
-	panic("not implemented")
-}
-
-// String describes the operation in words: "register domain example.com",
-// "add mailbox alice@example.com".
-func (o Operation) String() string {
-	panic("not implemented")
-}
-
-// PlainText renders the reply for a console.
-func (r Reply) PlainText() string {
-	panic("not implemented")
-}
-
-// Summary renders the notice in words; mention renders a user ID (the Slack
-// adapter passes "<@U…>", the shell the bare ID).
-func (n Notice) Summary(mention func(userID string) string) string {
-	panic("not implemented")
+// fmtDuration writes whole hours and minutes without the zero units: 24h, 90m.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
 }

@@ -1,0 +1,168 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// Limits of domain names (RFC 1035 §2.3.4) and of mailbox names (the real
+// service's rules).
+const (
+	maxDomainLen = 253
+	maxLabelLen  = 63
+	maxLoginLen  = 30
+)
+
+// NormalizeDomain validates a domain name and returns it lower case, in
+// ASCII (punycode), without a trailing dot.
+//
+// Its errors are short and lower case, for a configuration message that puts
+// the variable's name in front; they name the offending label, never more.
+func NormalizeDomain(s string) (string, error) {
+	s = strings.TrimSuffix(s, ".")
+	if s == "" {
+		return "", errors.New("empty domain name")
+	}
+	if isASCII(s) {
+		s = strings.ToLower(s)
+	} else {
+		a, err := idna.Lookup.ToASCII(s)
+		if err != nil {
+			return "", errors.New("not a valid internationalised domain name")
+		}
+		s = strings.TrimSuffix(a, ".")
+	}
+	if err := checkDomain(s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// checkDomain applies RFC 1035 to a lower-case ASCII name.
+func checkDomain(s string) error {
+	if len(s) > maxDomainLen {
+		return fmt.Errorf("longer than %d characters", maxDomainLen)
+	}
+	labels := strings.Split(s, ".")
+	if len(labels) < 2 {
+		return errors.New("needs at least two labels, such as example.com")
+	}
+	for _, l := range labels {
+		if err := checkLabel(l); err != nil {
+			return err
+		}
+	}
+	if tld := labels[len(labels)-1]; strings.Trim(tld, "0123456789") == "" {
+		return fmt.Errorf("top-level domain %q is all digits", tld)
+	}
+	return nil
+}
+
+func checkLabel(l string) error {
+	switch {
+	case l == "":
+		return errors.New("has an empty label (two dots in a row, or a leading dot)")
+	case len(l) > maxLabelLen:
+		return fmt.Errorf("label %q is longer than %d characters", l[:12]+"…", maxLabelLen)
+	case l[0] == '-' || l[len(l)-1] == '-':
+		return fmt.Errorf("label %q starts or ends with a hyphen", l)
+	}
+	for i := 0; i < len(l); i++ {
+		if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return fmt.Errorf("label %q has a character other than letters, digits and hyphens", l)
+		}
+	}
+	return nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// displayDomain is the ASCII name, followed by its Unicode form when the
+// name is internationalised: "xn--e1afmkfd.xn--p1ai (пример.рф)".
+func displayDomain(ascii string) string {
+	if !strings.Contains(ascii, "xn--") {
+		return ascii
+	}
+	u, err := idna.Display.ToUnicode(ascii)
+	if err != nil || u == ascii {
+		return ascii
+	}
+	return ascii + " (" + u + ")"
+}
+
+// CheckDomainPatterns validates MAILBOT_DOMAINS patterns: domain names and
+// *.suffix.
+func CheckDomainPatterns(patterns []string) error {
+	_, err := normalizePatterns(patterns)
+	return err
+}
+
+// normalizePatterns returns the patterns with each name normalised.
+func normalizePatterns(patterns []string) ([]string, error) {
+	out := make([]string, 0, len(patterns))
+	for _, p := range patterns {
+		name, wild := strings.CutPrefix(strings.TrimSpace(p), "*.")
+		d, err := NormalizeDomain(name)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q: %v", p, err)
+		}
+		if wild {
+			d = "*." + d
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// allowed reports whether domain matches one of the normalised patterns: an
+// exact name, or *.suffix for the subdomains of suffix (not suffix itself).
+// No patterns allow every domain.
+func allowed(patterns []string, domain string) bool {
+	if len(patterns) == 0 {
+		return true
+	}
+	for _, p := range patterns {
+		if suffix, ok := strings.CutPrefix(p, "*."); ok {
+			if strings.HasSuffix(domain, "."+suffix) {
+				return true
+			}
+		} else if domain == p {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizeLogin validates a mailbox's user name by the real service's
+// rules and returns it lower case: Latin letters, digits, '-' and '.';
+// starting with a letter, ending with a letter or digit; at most 30.
+func normalizeLogin(s string) (string, error) {
+	s = strings.ToLower(s)
+	switch {
+	case s == "":
+		return "", errors.New("it is empty")
+	case len(s) > maxLoginLen:
+		return "", fmt.Errorf("it is longer than %d characters", maxLoginLen)
+	case !(s[0] >= 'a' && s[0] <= 'z'):
+		return "", errors.New("it must start with a Latin letter")
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return "", errors.New("it may hold only Latin letters, digits, '-' and '.'")
+		}
+	}
+	if c := s[len(s)-1]; c == '-' || c == '.' {
+		return "", errors.New("it must end with a letter or a digit")
+	}
+	return s, nil
+}

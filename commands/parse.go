@@ -1,0 +1,328 @@
+package commands
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The slash commands.
+const (
+	CmdDomain  = "/maildomain"
+	CmdMailbox = "/mailbox"
+)
+
+// maxReason bounds the reason kept, in characters, so that a pending
+// request always fits in a Slack button's value.
+const maxReason = 200
+
+// Invocation is a parsed slash command.
+type Invocation struct {
+	Command string // CmdDomain or CmdMailbox
+	// Help is set for "help" and for an empty text: answer with the usage.
+	Help bool
+	// Op is the operation when Help is not set. For "/mailbox add <user>"
+	// its Domain is empty: the caller supplies the default domain.
+	Op Operation
+}
+
+// UsageError is input that cannot be run: it says what was wrong and what
+// to type instead.
+type UsageError struct {
+	Command string // the slash command, such as "/mailbox"
+	Problem string // what was wrong, a sentence for people
+	Fix     string // what to type instead, such as "/mailbox add alice@example.com"
+	Usage   bool   // the answer should list the command's usage
+}
+
+func (e *UsageError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Command, e.Problem)
+}
+
+// Parse parses the text of a slash command (the words after command) by the
+// grammar of interface §3. It is pure: it validates the syntax, the domain
+// and the user name, but not the policy.
+func Parse(command, text string) (Invocation, error) {
+	command = strings.ToLower(strings.TrimSpace(command))
+	if command != CmdDomain && command != CmdMailbox {
+		return Invocation{}, &UsageError{Command: command, Problem: fmt.Sprintf("mailbot does not know the command %q.", trunc(command, 40)),
+			Fix: "/maildomain help or /mailbox help", Usage: true}
+	}
+	toks := tokenize(text)
+	if len(toks) == 0 {
+		return Invocation{Command: command, Help: true}, nil
+	}
+	sub := strings.ToLower(toks[0].raw)
+	var inv Invocation
+	var err error
+	switch {
+	case sub == "help":
+		inv = Invocation{Command: command, Help: true}
+	case command == CmdDomain && sub == "register":
+		inv, err = parseRegister(text, toks[1:])
+	case command == CmdMailbox && sub == "add":
+		inv, err = parseAdd(text, toks[1:])
+	default:
+		err = &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)),
+			Fix: command + " help", Usage: true}
+	}
+	if err != nil {
+		return Invocation{}, err
+	}
+	return inv, nil
+}
+
+func parseRegister(text string, toks []token) (Invocation, error) {
+	const fix = "/maildomain register example.com [reason]"
+	if len(toks) == 0 {
+		return Invocation{}, &UsageError{Command: CmdDomain, Problem: "No domain given.", Fix: fix}
+	}
+	arg, err := toks[0].value(CmdDomain, fix)
+	if err != nil {
+		return Invocation{}, err
+	}
+	if arg.kind == kindEmail || strings.Contains(arg.text, "@") {
+		return Invocation{}, &UsageError{Command: CmdDomain, Problem: fmt.Sprintf("%s is an email address, not a domain.", trunc(arg.text, 80)), Fix: fix}
+	}
+	d, err := domainArg(CmdDomain, arg.text, fix)
+	if err != nil {
+		return Invocation{}, err
+	}
+	op := Operation{Action: ActionRegisterDomain, Domain: d, Reason: reasonFrom(text, toks[1:])}
+	return Invocation{Command: CmdDomain, Op: op}, nil
+}
+
+func parseAdd(text string, toks []token) (Invocation, error) {
+	const fix = "/mailbox add alice@example.com [reason]"
+	if len(toks) == 0 {
+		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: "No mailbox given.", Fix: fix}
+	}
+	first, err := toks[0].value(CmdMailbox, fix)
+	if err != nil {
+		return Invocation{}, err
+	}
+	if first.kind == kindLink {
+		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%s is a web address, not a mailbox.", trunc(first.text, 80)), Fix: fix}
+	}
+	user, domain, isAddr := cutAddress(first.text)
+	login, err := normalizeLogin(user)
+	if err != nil {
+		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%q is not a valid user name: %v.", trunc(user, 40), err), Fix: fix}
+	}
+	op := Operation{Action: ActionAddMailbox, Login: login}
+	if isAddr {
+		if op.Domain, err = domainArg(CmdMailbox, domain, fix); err != nil {
+			return Invocation{}, err
+		}
+	}
+	rest := toks[1:]
+	if len(rest) > 0 && strings.Contains(rest[0].raw, ".") {
+		second, err := rest[0].value(CmdMailbox, fix)
+		if err != nil {
+			return Invocation{}, err
+		}
+		d, err := domainArg(CmdMailbox, second.text, "/mailbox add "+login+" example.com [reason]")
+		if err != nil {
+			return Invocation{}, err
+		}
+		if isAddr && d != op.Domain {
+			return Invocation{}, &UsageError{Command: CmdMailbox,
+				Problem: fmt.Sprintf("The address %s@%s is not in the domain %s.", login, op.Domain, d),
+				Fix:     fmt.Sprintf("/mailbox add %s@%s", login, d)}
+		}
+		op.Domain, rest = d, rest[1:]
+	}
+	op.Reason = reasonFrom(text, rest)
+	return Invocation{Command: CmdMailbox, Op: op}, nil
+}
+
+// cutAddress splits user@domain at its last @.
+func cutAddress(s string) (user, domain string, ok bool) {
+	i := strings.LastIndexByte(s, '@')
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// domainArg normalises a domain typed by a person, explaining a refusal.
+func domainArg(command, s, fix string) (string, error) {
+	d, err := NormalizeDomain(s)
+	if err != nil {
+		return "", &UsageError{Command: command, Problem: fmt.Sprintf("%q is not a valid domain name: %v.", trunc(s, 80), err), Fix: fix}
+	}
+	return d, nil
+}
+
+// tokenKind says what Slack made of a word.
+type tokenKind int
+
+const (
+	kindPlain tokenKind = iota
+	kindEmail           // <mailto:a@b.com|a@b.com>
+	kindLink            // <http://b.com|b.com>
+)
+
+// token is one word of the text; a Slack form <…> is one word even with
+// spaces inside.
+type token struct {
+	raw        string
+	start, end int // byte offsets in the text
+}
+
+// arg is a word as a plain value.
+type arg struct {
+	text string
+	kind tokenKind
+}
+
+// tokenize splits text at white space outside Slack's <…> forms.
+func tokenize(text string) []token {
+	var toks []token
+	start, inForm := -1, false
+	for i, r := range text {
+		switch {
+		case start < 0 && !unicode.IsSpace(r):
+			start, inForm = i, r == '<'
+		case start >= 0 && r == '<':
+			inForm = true
+		case start >= 0 && r == '>':
+			inForm = false
+		case start >= 0 && !inForm && unicode.IsSpace(r):
+			toks = append(toks, token{raw: text[start:i], start: start, end: i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		toks = append(toks, token{raw: text[start:], start: start, end: len(text)})
+	}
+	return toks
+}
+
+// value unwraps a word where a domain or an address may stand: Slack's
+// mailto and http forms become their text, entities are decoded, and
+// anything else in angle brackets (mentions, channel links, @here) is refused.
+func (t token) value(command, fix string) (arg, error) {
+	s := t.raw
+	if !strings.ContainsAny(s, "<>") {
+		return arg{text: unescape(s)}, nil
+	}
+	refuse := func(problem string) (arg, error) {
+		return arg{}, &UsageError{Command: command, Problem: problem, Fix: fix}
+	}
+	if s[0] != '<' || s[len(s)-1] != '>' || strings.Count(s, "<") != 1 || strings.Count(s, ">") != 1 {
+		return refuse(fmt.Sprintf("%q mixes text and Slack formatting; type the domain or address as plain text.", trunc(cleanText(s), 60)))
+	}
+	target, label, _ := strings.Cut(s[1:len(s)-1], "|")
+	target, label = unescape(target), unescape(label)
+	switch {
+	case strings.HasPrefix(target, "@"):
+		return refuse(fmt.Sprintf("%s is a mention of a person, not a domain or an address.", cleanText(s)))
+	case strings.HasPrefix(target, "#"):
+		return refuse(fmt.Sprintf("%s is a channel, not a domain or an address.", cleanText(s)))
+	case strings.HasPrefix(target, "!"):
+		return refuse(fmt.Sprintf("%s is a special mention, not a domain or an address.", cleanText(s)))
+	case hasPrefixFold(target, "mailto:"):
+		addr := target[len("mailto:"):]
+		if label != "" && !strings.EqualFold(label, addr) {
+			return refuse(fmt.Sprintf("The link %q points to %q; type the address as plain text.", trunc(label, 60), trunc(addr, 60)))
+		}
+		return arg{text: addr, kind: kindEmail}, nil
+	case hasPrefixFold(target, "http://"), hasPrefixFold(target, "https://"):
+		return linkValue(target, label, refuse)
+	}
+	return refuse(fmt.Sprintf("%q is Slack formatting mailbot does not understand; type plain text.", trunc(cleanText(s), 60)))
+}
+
+// linkValue is the host of <http://b.com|b.com>: a link to a bare domain
+// whose text, if any, is that domain.
+func linkValue(target, label string, refuse func(string) (arg, error)) (arg, error) {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" || u.User != nil || u.Port() != "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return refuse(fmt.Sprintf("%q is a web address, not a domain; type the domain alone, such as example.com.", trunc(target, 80)))
+	}
+	host := u.Hostname()
+	if label != "" && !strings.EqualFold(label, host) && !strings.EqualFold(label, target) {
+		return refuse(fmt.Sprintf("The link %q points to %q; type the domain as plain text.", trunc(label, 60), trunc(host, 60)))
+	}
+	return arg{text: host, kind: kindLink}, nil
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+var entities = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">")
+
+// unescape decodes the three entities Slack escapes.
+func unescape(s string) string { return entities.Replace(s) }
+
+// reasonFrom is the free text from the first of toks to the end, as plain
+// text: Slack forms become readable text (so that the reason mentions no one
+// when it is shown again), white space is collapsed, and it is cut to
+// maxReason characters.
+func reasonFrom(text string, toks []token) string {
+	if len(toks) == 0 {
+		return ""
+	}
+	return trunc(cleanText(text[toks[0].start:]), maxReason)
+}
+
+// cleanText turns Slack's markup into plain text: <@U1|ann> becomes @ann,
+// <#C1|ops> #ops, <!here> @here, links their text; entities are decoded,
+// control characters and runs of white space become one space.
+func cleanText(s string) string {
+	var b strings.Builder
+	for s != "" {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		j := strings.IndexByte(s[i:], '>')
+		if j < 0 {
+			b.WriteString(s[i+1:])
+			break
+		}
+		b.WriteString(formText(s[i+1 : i+j]))
+		s = s[i+j+1:]
+	}
+	return strings.Join(strings.FieldsFunc(unescape(b.String()), func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError
+	}), " ")
+}
+
+// formText is the readable text of the inside of one <…> form.
+func formText(inner string) string {
+	target, label, hasLabel := strings.Cut(inner, "|")
+	switch {
+	case strings.HasPrefix(target, "@") || strings.HasPrefix(target, "#"):
+		if hasLabel {
+			return target[:1] + strings.TrimLeft(label, "@#")
+		}
+		return target
+	case strings.HasPrefix(target, "!"):
+		if hasLabel {
+			return label
+		}
+		name, _, _ := strings.Cut(target[1:], "^")
+		return "@" + name
+	case hasLabel:
+		return label
+	case hasPrefixFold(target, "mailto:"):
+		return target[len("mailto:"):]
+	}
+	return target
+}
+
+// trunc cuts s to n characters, marking the cut with an ellipsis.
+func trunc(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,67 @@
+package commands
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ParseApprovalMode parses MAILBOT_APPROVALS: off, requests or all, in any
+// letter case; empty means off.
+func ParseApprovalMode(s string) (ApprovalMode, error) {
+	switch m := ApprovalMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "":
+		return ApprovalsOff, nil
+	case ApprovalsOff, ApprovalsRequests, ApprovalsAll:
+		return m, nil
+	}
+	return "", fmt.Errorf("must be off, requests or all, got %q", trunc(s, 20))
+}
+
+// IsAdmin reports whether userID is one of the admins.
+func (c *Core) IsAdmin(userID string) bool {
+	return userID != "" && slices.Contains(c.cfg.Admins, userID)
+}
+
+// checkOp re-validates op as the parser would and checks it against the
+// allow-list. It returns a refusal in words, or nil.
+func (c *Core) checkOp(op Operation) *UsageError {
+	cmd, fix := CmdDomain, "/maildomain register example.com"
+	if op.Action == ActionAddMailbox {
+		cmd, fix = CmdMailbox, "/mailbox add alice@example.com"
+	}
+	if op.Action != ActionRegisterDomain && op.Action != ActionAddMailbox {
+		return &UsageError{Command: cmd, Problem: fmt.Sprintf("Unknown operation %q.", trunc(string(op.Action), 20)), Fix: fix}
+	}
+	if d, err := NormalizeDomain(op.Domain); err != nil || d != op.Domain {
+		return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid domain name.", trunc(op.Domain, 80)), Fix: fix}
+	}
+	if op.Action == ActionAddMailbox {
+		if l, err := normalizeLogin(op.Login); err != nil || l != op.Login {
+			return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid user name.", trunc(op.Login, 40)), Fix: fix}
+		}
+	} else if op.Login != "" {
+		return &UsageError{Command: cmd, Problem: "Registering a domain takes no user name.", Fix: fix}
+	}
+	if !allowed(c.domains, op.Domain) {
+		return &UsageError{Command: cmd,
+			Problem: fmt.Sprintf("mailbot may not touch %s: it is not in the list of allowed domains (%s).", op.Domain, strings.Join(c.domains, ", ")),
+			Fix:     "a domain from that list, or ask an operator to add it to MAILBOT_DOMAINS"}
+	}
+	return nil
+}
+
+// authorise decides, by the approval mode, whether userID may run op now,
+// must ask for approval, or is refused (with the reason).
+func (c *Core) authorise(userID string) (Outcome, string) {
+	admin := c.IsAdmin(userID)
+	switch {
+	case c.cfg.Approvals == ApprovalsAll:
+		return OutcomeApproval, ""
+	case admin:
+		return OutcomeRun, ""
+	case c.cfg.Approvals == ApprovalsRequests:
+		return OutcomeApproval, ""
+	}
+	return OutcomeReply, "Only mailbot admins may register domains and add mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
+}
