@@ -179,15 +179,15 @@ type message struct {
 	ReplaceOriginal bool   `json:"replace_original"`
 	Text            string `json:"text"`
 	Blocks          []struct {
-		Type     string `json:"type"`
-		BlockID  string `json:"block_id"`
+		Type     string                 `json:"type"`
+		BlockID  string                 `json:"block_id"`
 		Text     *struct{ Text string } `json:"text"`
 		Elements []struct {
-			Type     string `json:"type"`
-			ActionID string `json:"action_id"`
-			Value    string `json:"value"`
+			Type     string          `json:"type"`
+			ActionID string          `json:"action_id"`
+			Value    string          `json:"value"`
 			Text     json.RawMessage `json:"text"`
-			Style    string `json:"style"`
+			Style    string          `json:"style"`
 			Confirm  json.RawMessage `json:"confirm"`
 		} `json:"elements"`
 	} `json:"blocks"`

@@ -74,6 +74,7 @@ type Server struct {
 	rateLimited map[string]int      // method -> 429s to answer
 	authError   map[string]string   // token kind "app"/"bot" -> error
 	callDelay   time.Duration
+	expiredURLs bool
 	ts          atomic.Int64
 	envelopes   atomic.Int64
 	closed      bool
@@ -243,7 +244,22 @@ func (s *Server) webAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// ExpireResponseURLs makes every response_url answer 404 expired_url, as
+// Slack does after 30 minutes or 5 uses.
+func (s *Server) ExpireResponseURLs(expired bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expiredURLs = expired
+}
+
 func (s *Server) responseURL(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	expired := s.expiredURLs
+	s.mu.Unlock()
+	if expired {
+		http.Error(w, "expired_url", http.StatusNotFound)
+		return
+	}
 	raw, _ := io.ReadAll(r.Body)
 	var body map[string]any
 	if err := json.Unmarshal(raw, &body); err != nil {
