@@ -49,13 +49,13 @@ func registerReply(domain string, d *apiclient.Domain) Reply {
 			break
 		}
 		s := d.Secrets
-		r.Text = "Prove that you own the domain, one way or the other:"
+		r.Text = "The domain is connected but not verified. Prove that you own it with the secrets below, then point its mail at the service."
 		r.Fields = append(r.Fields,
 			Field{Label: "Secret name", Value: s.Name, Secret: true},
 			Field{Label: "Secret content", Value: s.Content, Secret: true})
 		r.Steps = []string{
 			fmt.Sprintf("Publish a file at "+verifyFileURL+" whose whole content is %s", domain, s.Name, s.Content),
-			fmt.Sprintf("or add a DNS record: CNAME "+verifyCNAME+" pointing to %s.", s.Name, domain, verifyCNAMETarget),
+			fmt.Sprintf("Or, instead of the file, add a DNS record: CNAME "+verifyCNAME+" pointing to %s.", s.Name, domain, verifyCNAMETarget),
 			mx,
 		}
 		r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."

@@ -1,0 +1,144 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// timeoutErr is a network error that timed out.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string { return "i/o timeout" }
+func (timeoutErr) Timeout() bool { return true }
+
+// TestRunReplies runs each operation against a fake API and compares the
+// reply and the notice with golden files.
+func TestRunReplies(t *testing.T) {
+	t.Parallel()
+	regOp := Operation{Action: ActionRegisterDomain, Domain: "example.com", Reason: "new brand"}
+	addOp := Operation{Action: ActionAddMailbox, Domain: "example.com", Login: "alice"}
+	fail := func(err error) func(context.Context, string) (*apiclient.Domain, error) {
+		return func(context.Context, string) (*apiclient.Domain, error) { return nil, err }
+	}
+	failAdd := func(err error) func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
+		return func(context.Context, string, string, string) (*apiclient.Mailbox, error) { return nil, err }
+	}
+	status := func(s apiclient.Status) func(context.Context, string) (*apiclient.Domain, error) {
+		return func(_ context.Context, d string) (*apiclient.Domain, error) {
+			return &apiclient.Domain{Name: d, Status: s}, nil
+		}
+	}
+	tests := []struct {
+		name string
+		op   Operation
+		api  *fakeAPI
+		ok   bool
+		code string
+	}{
+		{"register-domain-activate", regOp, &fakeAPI{}, true, ""},
+		{"register-mx-activate", regOp, &fakeAPI{register: status(apiclient.StatusMXActivate)}, true, ""},
+		{"register-added", regOp, &fakeAPI{register: status(apiclient.StatusAdded)}, true, ""},
+		{"register-idn", Operation{Action: ActionRegisterDomain, Domain: "xn--e1afmkfd.xn--p1ai"}, &fakeAPI{register: status(apiclient.StatusAdded)}, true, ""},
+		{"add", addOp, &fakeAPI{}, true, ""},
+		{"error-occupied-register", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeOccupied, Attempts: 1})}, false, "occupied"},
+		{"error-occupied-add", addOp, &fakeAPI{add: failAdd(&apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeOccupied, Attempts: 1})}, false, "occupied"},
+		{"error-unknown-retried", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeUnknown, Attempts: 3})}, false, "unknown"},
+		{"error-bad-token", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeBadToken, Attempts: 1})}, false, "bad_token"},
+		{"error-not-allowed", addOp, &fakeAPI{add: failAdd(&apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeNotAllowed, Attempts: 1})}, false, "not_allowed"},
+		{"error-undocumented-code", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: "quota_frozen", Attempts: 1})}, false, "quota_frozen"},
+		{"error-response", regOp, &fakeAPI{register: fail(&apiclient.ResponseError{Op: apiclient.OpRegisterDomain, StatusCode: 502, Reason: "unexpected HTTP status", Excerpt: "<html>"})}, false, CodeResponse},
+		{"error-response-add", addOp, &fakeAPI{add: failAdd(&apiclient.ResponseError{Op: apiclient.OpAddMailbox, StatusCode: 500, Reason: "unexpected HTTP status"})}, false, CodeResponse},
+		{"error-transport-timeout-add", addOp, &fakeAPI{add: failAdd(&apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: timeoutErr{}})}, false, CodeTransport},
+		{"error-transport-refused", regOp, &fakeAPI{register: fail(&apiclient.TransportError{Op: apiclient.OpRegisterDomain, Err: errors.New("connection refused")})}, false, CodeTransport},
+		{"error-internal", regOp, &fakeAPI{register: fail(errors.New("boom"))}, false, CodeInternal},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent string
+			if tc.op.Action == ActionAddMailbox && tc.api.add == nil {
+				tc.api.add = func(_ context.Context, d, l, pw string) (*apiclient.Mailbox, error) {
+					sent = pw
+					return &apiclient.Mailbox{Domain: d, Login: l + "@" + d, UID: 1130000000000042}, nil
+				}
+			}
+			obs, logs := observer.New(zapcore.DebugLevel)
+			c, err := New(tc.api, Config{Admins: []string{"UADMIN1"}}, zap.New(obs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := c.Run(t.Context(), "UUSER1", "UADMIN1", tc.op)
+			if res.Notice.OK != tc.ok || res.Notice.Code != tc.code || res.Reply.Error == tc.ok {
+				t.Errorf("Run = notice %+v, reply error %v; want ok %v, code %q", res.Notice, res.Reply.Error, tc.ok, tc.code)
+			}
+			if n := tc.api.calls.Load(); n != 1 {
+				t.Errorf("Run called the API %d times, want 1", n)
+			}
+			text := res.Reply.PlainText()
+			var secrets []string
+			for _, f := range res.Reply.Fields {
+				if f.Secret {
+					secrets = append(secrets, f.Value)
+				}
+			}
+			if sent != "" {
+				if len(secrets) != 1 || secrets[0] != sent {
+					t.Errorf("reply secrets %q, want exactly the password sent to the API %q", secrets, sent)
+				}
+				text = strings.ReplaceAll(text, sent, "<password>")
+			}
+			text = regexp.MustCompile(`ref [a-z2-7]{8}`).ReplaceAllString(text, "ref <ref>")
+			summary := res.Notice.Summary(nil)
+			assertNoSecret(t, "notice", summary, secrets)
+			for _, e := range logs.All() {
+				b, _ := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()).EncodeEntry(e.Entry, e.Context)
+				assertNoSecret(t, "log", b.String(), secrets)
+			}
+			if logs.Len() == 0 {
+				t.Error("Run logged nothing, want one line per operation")
+			}
+			golden(t, "replies/"+tc.name, text+"--- notice\n"+summary+"\n")
+		})
+	}
+}
+
+func assertNoSecret(t *testing.T, where, s string, secrets []string) {
+	t.Helper()
+	for _, sec := range secrets {
+		if sec != "" && strings.Contains(s, sec) {
+			t.Errorf("%s %q holds the secret %q", where, s, sec)
+		}
+	}
+}
+
+// TestRunRefusesInvalid checks that an operation that does not validate
+// never reaches the API, whatever the caller hands Run.
+func TestRunRefusesInvalid(t *testing.T) {
+	t.Parallel()
+	api := &fakeAPI{}
+	c := newCore(t, api, Config{Domains: []string{"example.com"}})
+	for _, op := range []Operation{
+		{Action: ActionRegisterDomain, Domain: "Example.com"},
+		{Action: ActionRegisterDomain, Domain: "example.org"},
+		{Action: ActionAddMailbox, Domain: "example.com", Login: "Bad Name"},
+		{Action: ActionAddMailbox, Domain: "example.com"},
+		{Action: "delete", Domain: "example.com"},
+	} {
+		res := c.Run(t.Context(), "UADMIN1", "", op)
+		if !res.Reply.Error || res.Notice.Code != CodeInvalid {
+			t.Errorf("Run(%+v) = %+v, want a refusal with code %q", op, res, CodeInvalid)
+		}
+	}
+	if n := api.calls.Load(); n != 0 {
+		t.Errorf("the API was called %d times for invalid operations", n)
+	}
+}
