@@ -57,7 +57,7 @@ func (b *syncBuffer) String() string {
 // harness is a bot under test: the real socketmode client against the fake
 // Slack, and the real PDD client against the sandbox over HTTP.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	slack   *slackfake.Server
 	sim     *pddsim.Server
 	simURL  string
@@ -87,7 +87,7 @@ func withBotConfig(f func(*bot.Config)) option {
 
 // newHarness starts a fake Slack, a sandbox and a bot, and waits for the
 // socket to connect.
-func newHarness(t *testing.T, opts ...option) *harness {
+func newHarness(t testing.TB, opts ...option) *harness {
 	t.Helper()
 	h := &harness{t: t, slack: slackfake.New(), sim: pddsim.New(), logs: &syncBuffer{}}
 	t.Cleanup(h.slack.Close)
@@ -193,7 +193,7 @@ type message struct {
 	} `json:"blocks"`
 }
 
-func decodeMessage(t *testing.T, raw string) message {
+func decodeMessage(t testing.TB, raw string) message {
 	t.Helper()
 	var m message
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
