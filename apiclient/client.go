@@ -132,20 +132,27 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// CheckURL parses raw and requires https, or http to a loopback host.
+// CheckURL parses raw and requires https, or http to a loopback host. Its
+// errors show the URL without user information, query or fragment, which
+// may hold a secret, and do not show a value that does not parse.
 func CheckURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.User != nil {
-		return nil, fmt.Errorf("%q is not an absolute URL", raw)
+	if err != nil {
+		return nil, errors.New("the value is not a URL")
 	}
+	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 	switch {
+	case u.Host == "":
+		return nil, fmt.Errorf("%q is not an absolute URL", shown)
+	case u.User != nil:
+		return nil, fmt.Errorf("%q: a base URL has no user information", shown)
 	case u.Scheme == "https":
 	case u.Scheme == "http" && IsLoopback(u.Hostname()):
 	default:
-		return nil, fmt.Errorf("%q: the scheme must be https (http only to a loopback host)", raw)
+		return nil, fmt.Errorf("%q: the scheme must be https (http only to a loopback host)", shown)
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%q: a base URL has no query or fragment", raw)
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return nil, fmt.Errorf("%q: a base URL has no query or fragment", shown)
 	}
 	return u, nil
 }
@@ -298,10 +305,14 @@ func decode(op Op, status int, body []byte, secrets ...string) (*response, error
 	var r response
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&r); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		var syntaxErr *json.SyntaxError
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 			return nil, bad("truncated JSON answer")
+		case errors.As(err, &syntaxErr):
+			return nil, bad("answer is not JSON")
 		}
-		return nil, bad("answer is not a JSON object")
+		return nil, bad("answer is not a JSON object of the PDD API")
 	}
 	if dec.More() {
 		return nil, bad("trailing data after the JSON answer")

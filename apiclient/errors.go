@@ -133,7 +133,18 @@ func (e *ResponseError) Error() string {
 	if e.Excerpt != "" {
 		s += fmt.Sprintf(": %q", e.Excerpt)
 	}
+	if e.Op == OpAddMailbox && e.MayHaveHappened() {
+		s += " (the mailbox may exist now)"
+	}
 	return s
+}
+
+// MayHaveHappened reports whether the service may have performed the
+// operation even so: the answer was garbled (HTTP 200) or a server failed
+// (5xx) after the request had reached it. It matters for email/add, which is
+// never retried for this reason.
+func (e *ResponseError) MayHaveHappened() bool {
+	return e.StatusCode == 200 || e.StatusCode >= 500
 }
 
 // TransportError is a request that got no answer: the connection failed or
