@@ -1,0 +1,146 @@
+package apiclient_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// TestBadAnswers checks answers that are not PDD answers: each is a
+// *ResponseError with the status, a reason and a short excerpt.
+func TestBadAnswers(t *testing.T) {
+	t.Parallel()
+	huge := `{"success":"ok","domain":"` + strings.Repeat("x", 70_000) + `"}`
+	tests := []struct {
+		name       string
+		op         apiclient.Op
+		status     int
+		body       string
+		wantReason string
+		wantExcpt  string // a part of the excerpt; "" when none is wanted
+	}{
+		{"oversized", apiclient.OpRegisterDomain, 200, huge, "larger than 65536 bytes", ""},
+		{"oversized error page", apiclient.OpRegisterDomain, 503, huge, "larger than 65536 bytes", ""},
+		{"html", apiclient.OpRegisterDomain, 200, "<html><body>Service Unavailable</body></html>", "not JSON", "<html><body>Service"},
+		{"plain text", apiclient.OpAddMailbox, 200, "OK", "not JSON", "OK"},
+		{"empty", apiclient.OpRegisterDomain, 200, "", "truncated", ""},
+		{"truncated", apiclient.OpRegisterDomain, 200, `{"domain":"example.com","success":"o`, "truncated", `{"domain":"example.com"`},
+		{"truncated add", apiclient.OpAddMailbox, 200, `{"domain":"example.com","login":"u@ex`, "truncated", `"login"`},
+		{"trailing garbage", apiclient.OpRegisterDomain, 200, `{"status":"added","success":"ok"}garbage`, "trailing data", "garbage"},
+		{"two objects", apiclient.OpRegisterDomain, 200, `{"success":"ok"} {"success":"ok"}`, "trailing data", ""},
+		{"null", apiclient.OpRegisterDomain, 200, `null`, `no "success"`, "null"},
+		{"array", apiclient.OpRegisterDomain, 200, `[{"success":"ok"}]`, "not a JSON object", "[{"},
+		{"number", apiclient.OpRegisterDomain, 200, `42`, "not a JSON object", "42"},
+		{"wrong field type", apiclient.OpRegisterDomain, 200, `{"success":true}`, "not a JSON object", "true"},
+		{"no success", apiclient.OpRegisterDomain, 200, `{"domain":"example.com","status":"added"}`, `no "success"`, ""},
+		{"odd success", apiclient.OpRegisterDomain, 200, `{"success":"maybe"}`, `no "success"`, "maybe"},
+		{"error without code", apiclient.OpRegisterDomain, 200, `{"success":"error"}`, `no "success"`, ""},
+		{"HTTP 500 with JSON", apiclient.OpAddMailbox, 500, `{"success":"error","error":"unknown"}`, "unexpected HTTP status", `"unknown"`},
+		{"HTTP 404", apiclient.OpAddMailbox, 404, `not found`, "unexpected HTTP status", "not found"},
+		{"HTTP 401", apiclient.OpRegisterDomain, 401, ``, "unexpected HTTP status", ""},
+		{"unknown status", apiclient.OpRegisterDomain, 200, `{"domain":"example.com","status":"verified","success":"ok"}`, `unknown domain status "verified"`, ""},
+		{"no status", apiclient.OpRegisterDomain, 200, `{"domain":"example.com","success":"ok"}`, `unknown domain status ""`, ""},
+		{"domain-activate without secrets", apiclient.OpRegisterDomain, 200, `{"domain":"example.com","status":"domain-activate","stage":"owner-check","success":"ok"}`, "without verification secrets", ""},
+		{"domain-activate with empty secrets", apiclient.OpRegisterDomain, 200, `{"domain":"example.com","status":"domain-activate","secrets":{"name":"","content":""},"success":"ok"}`, "without verification secrets", ""},
+		{"no uid", apiclient.OpAddMailbox, 200, `{"domain":"example.com","login":"u@example.com","success":"ok"}`, "no valid uid", ""},
+		{"negative uid", apiclient.OpAddMailbox, 200, `{"domain":"example.com","login":"u@example.com","uid":-1,"success":"ok"}`, "no valid uid", "-1"},
+		{"fractional uid", apiclient.OpAddMailbox, 200, `{"domain":"example.com","login":"u@example.com","uid":1.5,"success":"ok"}`, "no valid uid", "1.5"},
+		{"uid past int64", apiclient.OpAddMailbox, 200, `{"domain":"example.com","login":"u@example.com","uid":9223372036854775808,"success":"ok"}`, "no valid uid", ""},
+		{"uid not a number", apiclient.OpAddMailbox, 200, `{"domain":"example.com","login":"u@example.com","uid":"abc","success":"ok"}`, "not a JSON object", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var requests atomic.Int32
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			}))
+			t.Cleanup(ts.Close)
+			c, err := apiclient.New(ts.URL, "TOKEN", apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.op == apiclient.OpRegisterDomain {
+				_, err = c.RegisterDomain(t.Context(), "example.com")
+			} else {
+				_, err = c.AddMailbox(t.Context(), "example.com", "u", password)
+			}
+			var re *apiclient.ResponseError
+			if !errors.As(err, &re) {
+				t.Fatalf("error = %v (%T), want a *ResponseError", err, err)
+			}
+			if re.Op != tc.op || re.StatusCode != tc.status || !strings.Contains(re.Reason, tc.wantReason) {
+				t.Errorf("error = {%s %d %q}, want {%s %d %q}", re.Op, re.StatusCode, re.Reason, tc.op, tc.status, tc.wantReason)
+			}
+			if !strings.Contains(re.Excerpt, tc.wantExcpt) {
+				t.Errorf("Excerpt = %q, want it to contain %q", re.Excerpt, tc.wantExcpt)
+			}
+			if n := utf8.RuneCountInString(re.Excerpt); n > 65 {
+				t.Errorf("Excerpt of %d runes, want at most 64 and an ellipsis", n)
+			}
+			if !strings.Contains(err.Error(), re.Reason) || !strings.Contains(err.Error(), fmt.Sprint(tc.status)) {
+				t.Errorf("error text %q, want the status and the reason", err)
+			}
+			if n := requests.Load(); n != 1 {
+				t.Errorf("server saw %d requests, want 1", n)
+			}
+			checkNoSecrets(t, err, "TOKEN", password)
+		})
+	}
+}
+
+// TestNoSecretsInErrors has a server put the token and the password, as
+// they are and encoded, wherever an error might show them.
+func TestNoSecretsInErrors(t *testing.T) {
+	t.Parallel()
+	const token = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST"
+	pw := password
+	jsonPW := strings.NewReplacer("&", `\u0026`).Replace(pw)
+	tests := []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"echo of the request in a 502", 502, token + " " + url.Values{"password": {pw}}.Encode()},
+		{"password at the start of a page", 200, pw + " was received, " + token},
+		{"query-escaped password", 200, url.QueryEscape(pw) + url.PathEscape(pw)},
+		{"json-escaped password", 200, `{"success":"` + jsonPW + `"}`},
+		{"token as the error code", 200, `{"success":"error","error":"` + token + `"}`},
+		{"password in the error code", 200, `{"success":"error","error":"bad ` + jsonPW + `"}`},
+		{"token as the domain status", 200, `{"success":"ok","domain":"example.com","status":"` + token + `"}`},
+		{"password as the uid", 200, `{"success":"ok","domain":"example.com","login":"u@example.com","uid":"` + jsonPW + `"}`},
+		{"long page, secrets inside", 500, strings.Repeat("x", 40) + token + pw + strings.Repeat("y", 100)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			}))
+			t.Cleanup(ts.Close)
+			c, err := apiclient.New(ts.URL, token, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, regErr := c.RegisterDomain(t.Context(), "example.com")
+			_, addErr := c.AddMailbox(t.Context(), "example.com", "u", pw)
+			if regErr == nil || addErr == nil {
+				t.Fatalf("errors = %v, %v; want two", regErr, addErr)
+			}
+			checkNoSecrets(t, regErr, token)
+			checkNoSecrets(t, addErr, token, pw, jsonPW, url.PathEscape(pw))
+		})
+	}
+}
