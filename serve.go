@@ -60,9 +60,12 @@ func runServe(ctx context.Context, cfg *config, args []string, logger *zap.Logge
 			return &configError{Var: "MAILBOT_HTTP_ADDR", Reason: err.Error()}
 		}
 		srv := newHTTPServer(cfg.HTTPAddr, b.Ready, reg, logger)
+		// The listener outlives the stop signal, so that /readyz answers
+		// 503 while the work in flight finishes; it closes on return.
+		httpCtx, stopHTTP := context.WithCancel(context.WithoutCancel(ctx))
 		httpDone := make(chan error, 1)
-		go func() { httpDone <- serveHTTP(ctx, srv, ln) }()
-		defer func() { <-httpDone }()
+		go func() { httpDone <- serveHTTP(httpCtx, srv, ln) }()
+		defer func() { stopHTTP(); <-httpDone }()
 		logger.Info("health and metrics listening", zap.String("addr", ln.Addr().String()))
 	}
 

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/bot/slackfake"
+)
+
+// lockedBuffer is a writer run() and the test share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// serveEnv is a complete serve configuration against a fake Slack and a
+// sandbox.
+func serveEnv(t *testing.T) (map[string]string, *slackfake.Server, *pddsim.Server) {
+	t.Helper()
+	fake := slackfake.New()
+	t.Cleanup(fake.Close)
+	sim := pddsim.New()
+	simSrv := httptest.NewServer(sim)
+	t.Cleanup(simSrv.Close)
+	env := map[string]string{
+		"SLACK_APP_TOKEN":     slackfake.AppToken,
+		"SLACK_BOT_TOKEN":     slackfake.BotToken,
+		"SLACK_API_URL":       strings.TrimSuffix(fake.URL, "/"), // mailbot adds the slash
+		"PDD_TOKEN":           sim.NewAccount(),
+		"PDD_BASE_URL":        simSrv.URL,
+		"MAILBOT_ADMINS":      "UADMIN1",
+		"MAILBOT_OPS_CHANNEL": "COPS",
+		"MAILBOT_HTTP_ADDR":   freeAddr(t),
+	}
+	return env, fake, sim
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func getenvFrom(env map[string]string) func(string) string {
+	return func(k string) string { return env[k] }
+}
+
+func httpStatus(url string) int {
+	res, err := http.Get(url)
+	if err != nil {
+		return 0
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, res.Body)
+	return res.StatusCode
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	env, fake, sim := serveEnv(t)
+	var stdout, stderr lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"mailbot", "serve"}, getenvFrom(env), strings.NewReader(""), &stdout, &stderr) }()
+
+	if err := fake.WaitConnected(1, 10*time.Second); err != nil {
+		t.Fatalf("%v; logs:\n%s", err, stderr.String())
+	}
+	base := "http://" + env["MAILBOT_HTTP_ADDR"]
+	if err := fake.Wait(5*time.Second, "readyz 200", func() bool { return httpStatus(base+"/readyz") == 200 }); err != nil {
+		t.Fatal(err)
+	}
+	id, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/mailbox", "add <mailto:alice@example.com|alice@example.com>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/maildomain", "register example.com"); err != nil {
+		t.Fatal(err)
+	}
+	posts, err := fake.WaitPosts(id, 1, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg struct{ Text string }
+	if err := json.Unmarshal([]byte(posts[0].Raw), &msg); err != nil {
+		t.Fatal(err)
+	}
+	// The mailbox may have raced the register: either a credential or
+	// not_allowed is an honest answer; both name the address.
+	if !strings.Contains(msg.Text, "alice@example.com") {
+		t.Errorf("reply %q lacks the address", msg.Text)
+	}
+	if _, err := fake.WaitCalls("chat.postMessage", 2, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := httpStatus(base + "/metrics"); got != 200 {
+		t.Errorf("/metrics = %d, want 200", got)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run = %v, want nil after the stop", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	logs := stderr.String()
+	for _, secret := range []string{slackfake.AppToken, slackfake.BotToken, env["PDD_TOKEN"]} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("a token is in the logs")
+		}
+	}
+	if pw, ok := sim.Mailbox("alice@example.com"); ok && strings.Contains(logs, pw) {
+		t.Errorf("the password is in the logs")
+	}
+}
+
+func TestServeRejectedTokens(t *testing.T) {
+	for _, tc := range []struct{ kind, wantVar string }{
+		{"bot", "SLACK_BOT_TOKEN"},
+		{"app", "SLACK_APP_TOKEN"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			env, fake, _ := serveEnv(t)
+			fake.RejectToken(tc.kind, "invalid_auth")
+			var out lockedBuffer
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			err := run(ctx, []string{"mailbot"}, getenvFrom(env), strings.NewReader(""), &out, &out)
+			if err == nil {
+				t.Fatal("run = nil, want an error for a rejected token")
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("run took until the deadline: a rejected token must end it at once")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tc.wantVar) || !strings.Contains(msg, "invalid_auth") {
+				t.Errorf("error %q does not name %s and invalid_auth", msg, tc.wantVar)
+			}
+			for _, tok := range []string{slackfake.AppToken, slackfake.BotToken} {
+				if strings.Contains(msg, tok) || strings.Contains(out.String(), tok) {
+					t.Errorf("a token is in the error or the logs")
+				}
+			}
+		})
+	}
+}
+
+// TestBinarySignals builds mailbot and drives the binary as an operator
+// does: a bad configuration fails with one line naming the variable, and
+// SIGTERM with work in flight finishes the work and exits 0.
+func TestBinarySignals(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "mailbot")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	bad := exec.Command(bin, "serve")
+	bad.Env = []string{"MAILBOT_PASSWORD_LENGTH=30", "SLACK_APP_TOKEN=xoxb-wrong-kind-secret"}
+	var badErr bytes.Buffer
+	bad.Stderr = &badErr
+	if err := bad.Run(); err == nil {
+		t.Error("bad configuration: exit 0, want non-zero")
+	}
+	if lines := strings.Split(strings.TrimSpace(badErr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "SLACK_APP_TOKEN") {
+		t.Errorf("bad configuration: stderr %q, want one line naming SLACK_APP_TOKEN", badErr.String())
+	}
+	if strings.Contains(badErr.String(), "wrong-kind-secret") {
+		t.Errorf("the token is in the error: %q", badErr.String())
+	}
+
+	env, fake, sim := serveEnv(t)
+	cmd := exec.Command(bin)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if err := fake.WaitConnected(1, 10*time.Second); err != nil {
+		_ = cmd.Process.Kill()
+		t.Fatalf("%v; logs:\n%s", err, stderr.String())
+	}
+	sim.SetLatency(time.Second)
+	id, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/maildomain", "register inflight.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fake.WaitAck(id, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v, want status 0; logs:\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("mailbot did not exit after SIGTERM")
+	}
+	if posts := fake.Posts(id); len(posts) == 0 || !strings.Contains(posts[0].Raw, "inflight.com") {
+		t.Errorf("the command in flight at SIGTERM got no result: %v", posts)
+	}
+	_ = os.Remove(bin)
+}
