@@ -91,7 +91,9 @@ func TestServeEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"mailbot", "serve"}, getenvFrom(env), strings.NewReader(""), &stdout, &stderr) }()
+	go func() {
+		done <- run(ctx, []string{"mailbot", "serve"}, getenvFrom(env), strings.NewReader(""), &stdout, &stderr)
+	}()
 
 	if err := fake.WaitConnected(1, 10*time.Second); err != nil {
 		t.Fatalf("%v; logs:\n%s", err, stderr.String())
