@@ -51,7 +51,7 @@ func (o Operation) apiOp() apiclient.Op {
 // "Label: value" line per field, numbered steps and the note.
 func (r Reply) PlainText() string {
 	var b strings.Builder
-	b.Grow(256)
+	b.Grow(r.textLen())
 	b.WriteString(r.Title)
 	b.WriteByte('\n')
 	if r.Text != "" {
@@ -77,6 +77,18 @@ func (r Reply) PlainText() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// textLen is about the length of PlainText, so that it allocates once.
+func (r Reply) textLen() int {
+	n := len(r.Title) + len(r.Text) + len(r.Note) + 3
+	for _, f := range r.Fields {
+		n += len(f.Label) + len(f.Value) + 5
+	}
+	for _, s := range r.Steps {
+		n += len(s) + 8
+	}
+	return n
 }
 
 // Summary renders the notice in words; mention renders a user ID (the Slack

@@ -146,7 +146,10 @@ func advice(e *apiclient.Error) string {
 func (c *Core) logResult(n Notice, err error) {
 	fields := []zap.Field{
 		zap.String("action", string(n.Op.Action)), zap.String("target", n.Op.Target()),
-		zap.String("actor", n.Actor), zap.String("approver", n.Approver), zap.Bool("ok", n.OK),
+		zap.String("actor", n.Actor), zap.Bool("ok", n.OK),
+	}
+	if n.Approver != "" {
+		fields = append(fields, zap.String("approver", n.Approver))
 	}
 	switch {
 	case n.OK && n.Op.Action == ActionRegisterDomain:
