@@ -2,13 +2,216 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pddsim"
 )
 
-// runSim serves the PDD sandbox until ctx ends.
+// simShutdownTimeout bounds the wait for requests in flight at a signal.
+const simShutdownTimeout = 5 * time.Second
+
+// runSim serves the PDD sandbox until ctx ends (interface §1). Its first two
+// lines on stdout are PDD_BASE_URL=<url> and PDD_TOKEN=<token>; with --tls a
+// third, SSL_CERT_FILE=<path>, names a PEM file of the certificate authority
+// that signed the server's certificate, removed again when the sandbox stops.
 func runSim(ctx context.Context, cfg *config, args []string, logger *zap.Logger, stdout io.Writer) error {
-	return errors.New("sim: not built yet")
+	fs := flag.NewFlagSet("mailbot sim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on")
+	useTLS := fs.Bool("tls", false, "serve HTTPS with a certificate made up at start")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprintln(stdout, "usage: mailbot sim [--addr host:port] [--tls]")
+			fs.PrintDefaults()
+			return nil
+		}
+		return fmt.Errorf("sim: %w (usage: mailbot sim [--addr host:port] [--tls])", err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("sim: unexpected argument %q (usage: mailbot sim [--addr host:port] [--tls])", fs.Arg(0))
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	defer ln.Close()
+	sim := pddsim.New()
+	token := sim.NewAccount()
+	host := urlHost(ln.Addr().(*net.TCPAddr))
+	scheme, extra := "http", ""
+	if *useTLS {
+		caFile, tlsCfg, err := simTLS(host)
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		defer os.Remove(caFile)
+		ln = tls.NewListener(ln, tlsCfg)
+		scheme, extra = "https", "SSL_CERT_FILE="+caFile+"\n"
+	}
+	baseURL := scheme + "://" + host
+	if _, err := apiclient.CheckURL(baseURL); err != nil {
+		logger.Warn("mailbot will refuse this base URL: listen on a loopback address, or use --tls", zap.String("url", baseURL))
+	}
+	if _, err := fmt.Fprintf(stdout, "PDD_BASE_URL=%s\nPDD_TOKEN=%s\n%s", baseURL, token, extra); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	logger.Info("pdd sandbox listening", zap.String("url", baseURL))
+	return serveSim(ctx, ln, logRequests(sim, logger), logger)
+}
+
+// serveSim serves h on ln until ctx ends, then shuts down gracefully.
+func serveSim(ctx context.Context, ln net.Listener, h http.Handler, logger *zap.Logger) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          zap.NewStdLog(logger.Named("http")),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("sim: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), simShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		return fmt.Errorf("sim: %w", serr)
+	}
+	if err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("sim: shutdown: %w", err)
+	}
+	logger.Info("pdd sandbox stopped")
+	return nil
+}
+
+// urlHost is the host:port of a URL that reaches addr: an unspecified
+// address (all interfaces, IPv4 included even for "[::]") is reached
+// through 127.0.0.1.
+func urlHost(addr *net.TCPAddr) string {
+	ip := addr.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return net.JoinHostPort(ip.String(), strconv.Itoa(addr.Port))
+}
+
+// logRequests logs each request at debug level: method, path and status,
+// never the form (it holds passwords) or the PddToken header.
+func logRequests(h http.Handler, logger *zap.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		logger.Debug("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
+			zap.Int("status", sw.status), zap.Duration("took", time.Since(start)))
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// simTLS makes up a certificate authority and a server certificate it signs
+// for host (and the loopback names), writes the authority's PEM to a
+// temporary file for SSL_CERT_FILE, and returns the file's path and the
+// server's TLS configuration.
+func simTLS(host string) (caFile string, _ *tls.Config, _ error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", nil, err
+	}
+	now := time.Now()
+	ca := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "mailbot sim CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(7 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		MaxPathLenZero:        true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		return "", nil, err
+	}
+	ca, err = x509.ParseCertificate(caDER)
+	if err != nil {
+		return "", nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", nil, err
+	}
+	leaf := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: "mailbot sim"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(7 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		if ip := net.ParseIP(h); ip != nil && !ip.IsLoopback() {
+			leaf.IPAddresses = append(leaf.IPAddresses, ip)
+		}
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := os.CreateTemp("", "mailbot-sim-ca-*.pem")
+	if err != nil {
+		return "", nil, err
+	}
+	werr := pem.Encode(f, &pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name())
+		return "", nil, werr
+	}
+	cert := tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key}
+	return f.Name(), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// serial returns a random certificate serial number of 128 bits.
+func serial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	return n
 }

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// simTimeout bounds each wait of the sim tests.
+const simTimeout = 10 * time.Second
+
+// simOutput is a writer the test reads once run has returned.
+type simOutput struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *simOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *simOutput) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+// simRun is `mailbot sim` running in run().
+type simRun struct {
+	lines  []string   // the first lines of stdout
+	rest   *simOutput // stdout after them
+	stderr *simOutput
+	cancel context.CancelFunc
+	errc   chan error
+}
+
+// startSimCommand runs `mailbot sim --addr 127.0.0.1:0 extra...` and reads the
+// first n lines of its stdout.
+func startSimCommand(t *testing.T, n int, extra ...string) *simRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	s := &simRun{rest: &simOutput{}, stderr: &simOutput{}, cancel: cancel, errc: make(chan error, 1)}
+	env := map[string]string{"MAILBOT_LOG_LEVEL": "debug"}
+	args := append([]string{"mailbot", "sim", "--addr", "127.0.0.1:0"}, extra...)
+	go func() {
+		err := run(ctx, args, func(k string) string { return env[k] }, strings.NewReader(""), pw, s.stderr)
+		pw.Close()
+		s.errc <- err
+	}()
+	linec := make(chan []string, 1)
+	go func() {
+		r := bufio.NewReader(pr)
+		var lines []string
+		for range n {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				break
+			}
+			lines = append(lines, strings.TrimSuffix(line, "\n"))
+		}
+		linec <- lines
+		_, _ = io.Copy(s.rest, r)
+	}()
+	select {
+	case s.lines = <-linec:
+	case <-time.After(simTimeout):
+		cancel()
+		t.Fatalf("mailbot sim printed nothing within %s; stderr: %s", simTimeout, s.stderr)
+	}
+	if len(s.lines) != n {
+		cancel()
+		t.Fatalf("mailbot sim printed %q, want %d lines; run: %v; stderr: %s", s.lines, n, <-s.errc, s.stderr)
+	}
+	t.Cleanup(cancel)
+	return s
+}
+
+// stop cancels the context, as a signal would, and returns run's error.
+func (s *simRun) stop(t *testing.T) error {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.errc:
+		return err
+	case <-time.After(simTimeout):
+		t.Fatalf("mailbot sim did not return within %s of the signal", simTimeout)
+		return nil
+	}
+}
+
+// value returns the value of the line "name=value" at index i.
+func (s *simRun) value(t *testing.T, i int, name string) string {
+	t.Helper()
+	v, ok := strings.CutPrefix(s.lines[i], name+"=")
+	if !ok {
+		t.Fatalf("line %d = %q, want %s=...", i+1, s.lines[i], name)
+	}
+	return v
+}
+
+var simTokenRe = regexp.MustCompile(`^[A-Z2-7]{52}$`)
+
+// TestSim runs `mailbot sim`, registers a domain over HTTP as curl would,
+// adds a mailbox with apiclient, and stops it as a signal would.
+func TestSim(t *testing.T) {
+	t.Parallel()
+	s := startSimCommand(t, 2)
+	base, token := s.value(t, 0, "PDD_BASE_URL"), s.value(t, 1, "PDD_TOKEN")
+	if !regexp.MustCompile(`^http://127\.0\.0\.1:[0-9]+$`).MatchString(base) {
+		t.Errorf("PDD_BASE_URL = %q, want http://127.0.0.1:<port>", base)
+	}
+	if !simTokenRe.MatchString(token) {
+		t.Errorf("PDD_TOKEN = %q, want 52 base32 characters", token)
+	}
+
+	// curl -H 'PddToken: <token>' -d domain=example.com <base>/api2/admin/domain/register
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/api2/admin/domain/register", strings.NewReader("domain=example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("PddToken", token)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	err = json.NewDecoder(res.Body).Decode(&got)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("register: HTTP %d, %v", res.StatusCode, err)
+	}
+	secrets, _ := got["secrets"].(map[string]any)
+	hex12 := regexp.MustCompile(`^[0-9a-f]{12}$`)
+	if name, _ := secrets["name"].(string); !hex12.MatchString(name) {
+		t.Errorf("secrets.name = %v, want 12 hex characters", secrets["name"])
+	}
+	if content, _ := secrets["content"].(string); !hex12.MatchString(content) {
+		t.Errorf("secrets.content = %v, want 12 hex characters", secrets["content"])
+	}
+	delete(got, "secrets")
+	want := map[string]any{"domain": "example.com", "status": "domain-activate", "stage": "owner-check", "success": "ok"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("register answer (-want +got):\n%s", diff)
+	}
+
+	const password = "Pa&ss+w%rd;1"
+	c, err := apiclient.New(base, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := c.AddMailbox(t.Context(), "example.com", "ivan", password); err != nil || m.Login != "ivan@example.com" {
+		t.Errorf("AddMailbox = %+v, %v; want ivan@example.com", m, err)
+	}
+
+	if err := s.stop(t); err != nil {
+		t.Errorf("run after the signal = %v, want nil", err)
+	}
+	if rest := s.rest.String(); rest != "" {
+		t.Errorf("stdout after the two lines: %q, want nothing", rest)
+	}
+	logs := s.stderr.String()
+	if !strings.Contains(logs, "pdd sandbox stopped") || !strings.Contains(logs, "/api2/admin/email/add") {
+		t.Errorf("logs %q: want the requests and the stop", logs)
+	}
+	for _, secret := range []string{token, password, url.QueryEscape(password), secrets["name"].(string)} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("logs hold the secret %q:\n%s", secret, logs)
+		}
+	}
+}
+
+// TestSimTLS runs `mailbot sim --tls`: the certificate authority in
+// SSL_CERT_FILE makes the server trusted, and the file goes at the end.
+func TestSimTLS(t *testing.T) {
+	t.Parallel()
+	s := startSimCommand(t, 3, "--tls")
+	base, token, caFile := s.value(t, 0, "PDD_BASE_URL"), s.value(t, 1, "PDD_TOKEN"), s.value(t, 2, "SSL_CERT_FILE")
+	if !strings.HasPrefix(base, "https://127.0.0.1:") {
+		t.Errorf("PDD_BASE_URL = %q, want https://127.0.0.1:<port>", base)
+	}
+	pemBytes, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatalf("SSL_CERT_FILE: %v", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		t.Fatalf("SSL_CERT_FILE %s holds no PEM certificate", caFile)
+	}
+
+	// Without the authority the server is not trusted: TLS is real.
+	untrusted, err := apiclient.New(base, token, apiclient.WithHTTPClient(&http.Client{}), apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unknownAuthority x509.UnknownAuthorityError
+	if _, err := untrusted.RegisterDomain(t.Context(), "example.com"); !errors.As(err, &unknownAuthority) {
+		t.Errorf("RegisterDomain without SSL_CERT_FILE = %v, want an unknown authority error", err)
+	}
+
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		u := strings.Replace(base, "127.0.0.1", host, 1)
+		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+		c, err := apiclient.New(u, token, apiclient.WithHTTPClient(hc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := c.RegisterDomain(t.Context(), "example.com")
+		if err != nil || d.Status != apiclient.StatusDomainActivate || d.Secrets == nil {
+			t.Errorf("RegisterDomain via %s = %+v, %v; want domain-activate with secrets", u, d, err)
+		}
+	}
+
+	if err := s.stop(t); err != nil {
+		t.Errorf("run after the signal = %v, want nil", err)
+	}
+	if _, err := os.Stat(caFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("SSL_CERT_FILE %s after the stop: %v, want it removed", caFile, err)
+	}
+}
+
+// TestSimRefuses checks command lines `mailbot sim` cannot run.
+func TestSimRefuses(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { busy.Close() })
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"extra argument", []string{"--addr", "127.0.0.1:0", "now"}, `unexpected argument "now"`},
+		{"unknown flag", []string{"--port", "1"}, "flag provided but not defined: -port"},
+		{"bad address", []string{"--addr", "127.0.0.1:99999"}, "invalid port"},
+		{"address in use", []string{"--addr", busy.Addr().String()}, "address already in use"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr simOutput
+			err := run(t.Context(), append([]string{"mailbot", "sim"}, tc.args...), func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "sim: ") {
+				t.Errorf("run(sim %q) = %v, want an error with %q", tc.args, err, tc.wantErr)
+			}
+			if stdout.String() != "" {
+				t.Errorf("stdout = %q, want nothing", stdout.String())
+			}
+		})
+	}
+}
+
+func TestSimHelp(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr simOutput
+	err := run(t.Context(), []string{"mailbot", "sim", "-h"}, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+	if err != nil || !strings.Contains(stdout.String(), "usage: mailbot sim") || !strings.Contains(stdout.String(), "-tls") {
+		t.Errorf("run(sim -h) = %v, stdout %q; want nil and the usage", err, stdout.String())
+	}
+}
+
+func TestURLHost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		addr net.TCPAddr
+		want string
+	}{
+		{net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8081}, "127.0.0.1:8081"},
+		{net.TCPAddr{IP: net.IPv4zero, Port: 8081}, "127.0.0.1:8081"},
+		{net.TCPAddr{IP: net.IPv6unspecified, Port: 8081}, "127.0.0.1:8081"},
+		{net.TCPAddr{Port: 8081}, "127.0.0.1:8081"},
+		{net.TCPAddr{IP: net.IPv6loopback, Port: 1}, "[::1]:1"},
+		{net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 443}, "192.0.2.7:443"},
+	}
+	for _, tc := range tests {
+		if got := urlHost(&tc.addr); got != tc.want {
+			t.Errorf("urlHost(%v) = %q, want %q", tc.addr, got, tc.want)
+		}
+	}
+}
