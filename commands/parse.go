@@ -323,6 +323,9 @@ func trunc(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
+	if n < 1 {
+		return ""
+	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
