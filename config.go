@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -157,8 +156,12 @@ func (c *config) check() error {
 	return nil
 }
 
-// requireServe checks that what serve needs is there.
+// requireServe checks that what serve needs is there. The shell shows
+// approval requests on the console, so only serve needs the ops channel.
 func (c *config) requireServe() error {
+	if c.Approvals != string(commands.ApprovalsOff) && c.OpsChannel == "" {
+		return &configError{Var: "MAILBOT_APPROVALS", Reason: "mode " + c.Approvals + " needs MAILBOT_OPS_CHANNEL for the approval requests"}
+	}
 	for _, r := range []struct {
 		name string
 		set  bool
@@ -254,14 +257,8 @@ func checkAddr(addr string) error {
 }
 
 func (c *config) checkApprovals() error {
-	mode, err := commands.ParseApprovalMode(c.Approvals)
-	if err != nil {
-		return err
-	}
-	if mode != commands.ApprovalsOff && c.OpsChannel == "" {
-		return errors.New("mode " + c.Approvals + " needs MAILBOT_OPS_CHANNEL for the approval requests")
-	}
-	return nil
+	_, err := commands.ParseApprovalMode(c.Approvals)
+	return err
 }
 
 func (c *config) checkDefaultDomain() error {

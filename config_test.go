@@ -67,8 +67,6 @@ func TestLoadConfigErrorsNameTheVariable(t *testing.T) {
 		{"length 5", map[string]string{"MAILBOT_PASSWORD_LENGTH": "5"}, "MAILBOT_PASSWORD_LENGTH"},
 		{"length not a number", map[string]string{"MAILBOT_PASSWORD_LENGTH": "long"}, "MAILBOT_PASSWORD_LENGTH"},
 		{"unknown mode", map[string]string{"MAILBOT_APPROVALS": "sometimes"}, "MAILBOT_APPROVALS"},
-		{"requests without ops channel", map[string]string{"MAILBOT_APPROVALS": "requests"}, "MAILBOT_OPS_CHANNEL"},
-		{"all without ops channel", map[string]string{"MAILBOT_APPROVALS": "all"}, "MAILBOT_APPROVALS"},
 		{"bad admin", map[string]string{"MAILBOT_ADMINS": "alice"}, "MAILBOT_ADMINS"},
 		{"bad channel", map[string]string{"MAILBOT_OPS_CHANNEL": "#ops"}, "MAILBOT_OPS_CHANNEL"},
 		{"bad domain pattern", map[string]string{"MAILBOT_DOMAINS": "exa mple.com"}, "MAILBOT_DOMAINS"},
@@ -92,6 +90,27 @@ func TestLoadConfigErrorsNameTheVariable(t *testing.T) {
 				t.Errorf("error %q shows the token", msg)
 			}
 		})
+	}
+}
+
+func TestServeNeedsOpsChannelForApprovals(t *testing.T) {
+	for _, mode := range []string{"requests", "all"} {
+		env := map[string]string{
+			"SLACK_APP_TOKEN": "xapp-1-A-1-x", "SLACK_BOT_TOKEN": "xoxb-1-x", "PDD_TOKEN": "p",
+			"MAILBOT_ADMINS": "U1AAA", "MAILBOT_APPROVALS": mode,
+		}
+		cfg, err := loadConfig(getenvFrom(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cfg.requireServe()
+		if err == nil || !strings.Contains(err.Error(), "MAILBOT_OPS_CHANNEL") || !strings.Contains(err.Error(), "MAILBOT_APPROVALS") {
+			t.Errorf("mode %s without an ops channel: requireServe = %v, want an error naming both variables", mode, err)
+		}
+		env["MAILBOT_OPS_CHANNEL"] = "C0OPS"
+		if cfg, _ := loadConfig(getenvFrom(env)); cfg.requireServe() != nil {
+			t.Errorf("mode %s with an ops channel: %v", mode, cfg.requireServe())
+		}
 	}
 }
 
