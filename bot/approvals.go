@@ -125,9 +125,13 @@ func (b *Bot) decide(ctx context.Context, cb slack.InteractionCallback, a slack.
 		log.Info("request denied", zap.String("requester", p.Requester))
 		b.updateRequest(ctx, cb, p, fmt.Sprintf(":no_entry: Denied by %s at %s.", mention(cb.User.ID), stamp), log)
 		denied := commands.Reply{Title: "Your request was denied", Text: fmt.Sprintf("An admin denied your request to %s. Nothing was done.", p.Op.String()), Error: true}
+		if v.ForRequester != nil {
+			denied = *v.ForRequester // says who denied
+		}
 		if err := b.toRequester(ctx, p.Channel, p.Requester, denied); err != nil {
 			log.Error("denial not delivered to the requester", zap.Error(err))
 		}
+		b.tellClicker(ctx, cb, v.Reply, log)
 	case commands.VerdictExpired:
 		b.m.approvals.WithLabelValues("expired").Inc()
 		log.Info("request expired")

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +42,10 @@ type Call struct {
 	Method string
 	Form   url.Values // the form fields (token removed)
 	At     time.Time
+	// TS is the ts of the message the call posts (chat.postMessage, when
+	// it succeeds) or updates (chat.update), so that a test can click a
+	// button of a message the bot posted.
+	TS string
 }
 
 // Post is one post to a response_url.
@@ -164,7 +167,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 func (s *Server) connectionsOpen(w http.ResponseWriter, r *http.Request) {
-	s.record(r, "apps.connections.open")
+	s.record(r, "apps.connections.open", "")
 	s.mu.Lock()
 	authErr := s.authError["app"]
 	s.mu.Unlock()
@@ -178,7 +181,7 @@ func (s *Server) connectionsOpen(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) record(r *http.Request, method string) {
+func (s *Server) record(r *http.Request, method, ts string) {
 	_ = r.ParseForm()
 	form := url.Values{}
 	for k, v := range r.PostForm {
@@ -187,14 +190,23 @@ func (s *Server) record(r *http.Request, method string) {
 		}
 	}
 	s.mu.Lock()
-	s.calls = append(s.calls, Call{Method: method, Form: form, At: time.Now()})
+	s.calls = append(s.calls, Call{Method: method, Form: form, At: time.Now(), TS: ts})
 	s.cond.Broadcast()
 	s.mu.Unlock()
 }
 
 func (s *Server) webAPI(w http.ResponseWriter, r *http.Request) {
 	method := strings.TrimPrefix(r.URL.Path, "/api/")
-	s.record(r, method)
+	ts := fmt.Sprintf("%d.%06d", s.ts.Add(1), 0)
+	if method == "chat.update" {
+		ts = r.PostFormValue("ts")
+	}
+	switch method {
+	case "chat.postMessage", "chat.update":
+		s.record(r, method, ts)
+	default:
+		s.record(r, method, "")
+	}
 	s.mu.Lock()
 	delay := s.callDelay
 	authErr := s.authError["bot"]
@@ -225,7 +237,6 @@ func (s *Server) webAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": false, "error": code})
 		return
 	}
-	ts := fmt.Sprintf("%d.%06d", s.ts.Add(1), 0)
 	switch method {
 	case "auth.test":
 		writeJSON(w, map[string]any{"ok": true, "user_id": BotUser, "user": "mailbot", "team_id": "T0FAKE", "team": "Fake", "bot_id": "B0FAKE", "url": "https://fake.slack.com/"})
@@ -235,9 +246,6 @@ func (s *Server) webAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": true, "message_ts": ts})
 	case "chat.postMessage", "chat.update":
 		ch := r.PostFormValue("channel")
-		if method == "chat.update" {
-			ts = r.PostFormValue("ts")
-		}
 		writeJSON(w, map[string]any{"ok": true, "channel": ch, "ts": ts})
 	default:
 		writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
@@ -385,9 +393,12 @@ func (s *Server) Wait(timeout time.Duration, what string, cond func() bool) erro
 	return nil
 }
 
-// send sends an envelope on the current connection and returns its id.
-func (s *Server) send(typ string, payload any) (string, error) {
-	id := fmt.Sprintf("env-%d", s.envelopes.Add(1))
+// newEnvelopeID returns a fresh envelope id; a command's or a click's
+// response_url is named after it.
+func (s *Server) newEnvelopeID() string { return fmt.Sprintf("env-%d", s.envelopes.Add(1)) }
+
+// send sends an envelope with the id on the current connection.
+func (s *Server) send(id, typ string, payload any) (string, error) {
 	s.mu.Lock()
 	conn := s.conn
 	s.sent[id] = time.Now()
@@ -405,26 +416,26 @@ func (s *Server) send(typ string, payload any) (string, error) {
 // SlashCommand sends a slash command typed by user in channel and returns
 // the envelope id. Its response_url is ResponseURL(envelope id).
 func (s *Server) SlashCommand(user, channel, command, text string) (string, error) {
-	n := s.envelopes.Load() + 1
-	return s.send("slash_commands", map[string]any{
+	id := s.newEnvelopeID()
+	return s.send(id, "slash_commands", map[string]any{
 		"token": "verification-token-unused", "team_id": "T0FAKE", "team_domain": "fake",
 		"channel_id": channel, "channel_name": "general", "user_id": user, "user_name": strings.ToLower(user),
-		"command": command, "text": text, "api_app_id": "A0FAKE", "trigger_id": "trigger-" + strconv.FormatInt(n, 10),
-		"response_url": s.ResponseURL("env-" + strconv.FormatInt(n, 10)),
+		"command": command, "text": text, "api_app_id": "A0FAKE", "trigger_id": "trigger-" + id,
+		"response_url": s.ResponseURL(id),
 	})
 }
 
 // Click sends a block_actions click by user on the button actionID (in
 // blockID, with value) of the message ts in channel.
 func (s *Server) Click(user, channel, ts, blockID, actionID, value string) (string, error) {
-	n := s.envelopes.Load() + 1
-	return s.send("interactive", map[string]any{
+	id := s.newEnvelopeID()
+	return s.send(id, "interactive", map[string]any{
 		"type": "block_actions", "team": map[string]any{"id": "T0FAKE"},
 		"user": map[string]any{"id": user, "username": strings.ToLower(user)}, "api_app_id": "A0FAKE",
 		"channel":    map[string]any{"id": channel},
 		"container":  map[string]any{"type": "message", "message_ts": ts, "channel_id": channel},
 		"message":    map[string]any{"ts": ts, "type": "message"},
-		"trigger_id": "trigger-" + strconv.FormatInt(n, 10), "response_url": s.ResponseURL("env-" + strconv.FormatInt(n, 10)),
+		"trigger_id": "trigger-" + id, "response_url": s.ResponseURL(id),
 		"actions": []map[string]any{{"type": "button", "action_id": actionID, "block_id": blockID, "value": value, "action_ts": "1.1"}},
 	})
 }
