@@ -218,7 +218,7 @@ func TestShellApprovals(t *testing.T) {
 	t.Parallel()
 	sim, url, token := startSim(t)
 	env := map[string]string{"PDD_TOKEN": token, "PDD_BASE_URL": url, "MAILBOT_ADMINS": "UADMIN2",
-		"MAILBOT_APPROVALS": "requests", "MAILBOT_OPS_CHANNEL": "C0OPS"}
+		"MAILBOT_APPROVALS": "requests"}
 	inR, inW := io.Pipe()
 	var out, log shellOutput
 	done := make(chan error, 1)
