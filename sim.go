@@ -72,6 +72,9 @@ func runSim(ctx context.Context, cfg *config, args []string, logger *zap.Logger,
 	if _, err := apiclient.CheckURL(baseURL); err != nil {
 		logger.Warn("mailbot will refuse this base URL: listen on a loopback address, or use --tls", zap.String("url", baseURL))
 	}
+	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+		logger.Warn("the sandbox listens beyond loopback, and its /sim/ controls need no token", zap.String("addr", ln.Addr().String()))
+	}
 	if _, err := fmt.Fprintf(stdout, "PDD_BASE_URL=%s\nPDD_TOKEN=%s\n%s", baseURL, token, extra); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
@@ -80,12 +83,14 @@ func runSim(ctx context.Context, cfg *config, args []string, logger *zap.Logger,
 }
 
 // serveSim serves h on ln until ctx ends, then shuts down gracefully.
+// Requests in flight see ctx end too, so that one waiting out an injected
+// latency is dropped at once rather than holding up the stop.
 func serveSim(ctx context.Context, ln net.Listener, h http.Handler, logger *zap.Logger) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          zap.NewStdLog(logger.Named("http")),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -101,8 +106,8 @@ func serveSim(ctx context.Context, ln net.Listener, h http.Handler, logger *zap.
 		return fmt.Errorf("sim: %w", serr)
 	}
 	if err != nil {
+		logger.Warn("requests still in flight at the stop were cut off", zap.Error(err))
 		_ = srv.Close()
-		return fmt.Errorf("sim: shutdown: %w", err)
 	}
 	logger.Info("pdd sandbox stopped")
 	return nil

@@ -240,6 +240,40 @@ func TestSimTLS(t *testing.T) {
 	}
 }
 
+// TestSimStopsWithRequestsInFlight stops the sandbox while a request waits
+// out a minute of latency: run returns nil at once, the request is dropped.
+func TestSimStopsWithRequestsInFlight(t *testing.T) {
+	t.Parallel()
+	s := startSimCommand(t, 2)
+	base, token := s.value(t, 0, "PDD_BASE_URL"), s.value(t, 1, "PDD_TOKEN")
+	res, err := http.PostForm(base+"/sim/latency", url.Values{"d": {"1m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	c, err := apiclient.New(base, token, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.RegisterDomain(t.Context(), "example.com")
+		errc <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // let the request arrive
+	start := time.Now()
+	if err := s.stop(t); err != nil {
+		t.Errorf("run after the signal = %v, want nil", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("stop took %s with a request in flight, want it prompt", took)
+	}
+	var te *apiclient.TransportError
+	if err := <-errc; !errors.As(err, &te) {
+		t.Errorf("the request in flight got %v, want a *TransportError (no answer)", err)
+	}
+}
+
 // TestSimRefuses checks command lines `mailbot sim` cannot run.
 func TestSimRefuses(t *testing.T) {
 	t.Parallel()

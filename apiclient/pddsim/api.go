@@ -63,7 +63,8 @@ func (s *Server) api(op apiclient.Op, do operation) http.Handler {
 		_ = r.ParseForm() // pairs that parse are kept; see the package doc
 		latency, f := s.takeFault()
 		if !wait(r.Context(), latency) {
-			return // the client went away: drop the request
+			abort(r) // the client went away, or the server is stopping
+			return
 		}
 		switch {
 		case f.code != "":
@@ -82,11 +83,20 @@ func (s *Server) api(op apiclient.Op, do operation) http.Handler {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(body[:len(body)/2])
 		case FaultReset:
-			panic(http.ErrAbortHandler) // closes the connection, unanswered
+			abort(r)
 		default:
 			writeJSON(w, http.StatusOK, a)
 		}
 	})
+}
+
+// abort leaves the request unanswered: under a net/http server it closes
+// the connection (the panic is the server's documented way to do so).
+// Called directly, ServeHTTP just returns without writing.
+func abort(r *http.Request) {
+	if r.Context().Value(http.ServerContextKey) != nil {
+		panic(http.ErrAbortHandler)
+	}
 }
 
 func (s *Server) count(op apiclient.Op) {

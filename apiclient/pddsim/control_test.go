@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -238,5 +239,31 @@ func TestTokens(t *testing.T) {
 			t.Fatalf("NewAccount() = %q: want 52 new base32 characters", tok)
 		}
 		seen[tok] = true
+	}
+}
+
+// TestServeHTTPDirectly calls ServeHTTP with no server around it, as an
+// in-process transport would: answers as over HTTP, and a reset fault
+// leaves the recorder empty instead of panicking.
+func TestServeHTTPDirectly(t *testing.T) {
+	t.Parallel()
+	sim := New()
+	token := sim.NewAccount()
+	serve := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/api2/admin/domain/register", strings.NewReader("domain=example.com"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("PddToken", token)
+		rec := httptest.NewRecorder()
+		sim.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := serve(); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"status":"domain-activate"`) {
+		t.Errorf("ServeHTTP = %d %q, want 200 domain-activate", rec.Code, rec.Body)
+	}
+	if err := sim.InjectFault(FaultReset, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rec := serve(); rec.Body.Len() != 0 {
+		t.Errorf("ServeHTTP with a reset fault wrote %q, want nothing", rec.Body)
 	}
 }

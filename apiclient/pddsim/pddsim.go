@@ -62,8 +62,9 @@
 //     another path under /api2/ HTTP 404, both with a JSON error body
 //     (method_not_allowed, not_found): these are not PDD operations.
 //   - Requests wait out the latency of [Server.SetLatency] after the body is
-//     read; a request whose client goes away meanwhile is dropped, and its
-//     operation does not happen.
+//     read; a request whose context ends meanwhile (the client went away,
+//     the server is stopping) is dropped: its operation does not happen and
+//     its connection is closed unanswered.
 //
 // # Controls
 //
@@ -232,7 +233,8 @@ const (
 	// FaultTruncated performs the operation and cuts its JSON answer short.
 	FaultTruncated Fault = "truncated"
 	// FaultReset performs the operation and closes the connection without
-	// an answer.
+	// an answer. Only a net/http server can close it: when ServeHTTP is
+	// called directly, it returns without writing anything.
 	FaultReset Fault = "reset"
 )
 
