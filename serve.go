@@ -35,6 +35,7 @@ func runServe(ctx context.Context, cfg *config, args []string, logger *zap.Logge
 	}
 	coreCfg := cfg.coreConfig()
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
+	coreCfg.Mention = bot.Mention
 	core, err := commands.New(newMeteredAPI(pdd, reg), coreCfg, logger)
 	if err != nil {
 		return err

@@ -108,14 +108,13 @@ func (b *Bot) decide(ctx context.Context, cb slack.InteractionCallback, a slack.
 	}
 	log = log.With(zap.String("request_id", p.ID))
 	v := b.core.Resolve(ctx, p, cb.User.ID, a.ActionID == actionApprove)
-	stamp := v.DecidedAt.UTC().Format(time.RFC1123)
 	switch v.Kind {
 	case commands.VerdictApproved:
 		b.m.approvals.WithLabelValues("approved").Inc()
 		b.m.commands.WithLabelValues(commandOf(p.Op), okOrError(v.Result.Notice.OK)).Inc()
 		log.Info("operation", zap.String("action", string(p.Op.Action)), zap.String("target", p.Op.Target()),
 			zap.String("requester", p.Requester), zap.String("outcome", okOrError(v.Result.Notice.OK)), zap.String("code", v.Result.Notice.Code))
-		b.updateRequest(ctx, cb, p, fmt.Sprintf(":white_check_mark: Approved by %s at %s. %s", mention(cb.User.ID), stamp, noticeMessage(v.Result.Notice)), log)
+		b.updateRequest(ctx, cb, p, ":white_check_mark: "+escape(v.Summary(p, Mention)), log)
 		if err := b.toRequester(ctx, p.Channel, p.Requester, v.Result.Reply); err != nil {
 			log.Error("result not delivered to the requester", zap.Error(err))
 		}
@@ -123,7 +122,7 @@ func (b *Bot) decide(ctx context.Context, cb slack.InteractionCallback, a slack.
 	case commands.VerdictDenied:
 		b.m.approvals.WithLabelValues("denied").Inc()
 		log.Info("request denied", zap.String("requester", p.Requester))
-		b.updateRequest(ctx, cb, p, fmt.Sprintf(":no_entry: Denied by %s at %s.", mention(cb.User.ID), stamp), log)
+		b.updateRequest(ctx, cb, p, ":no_entry: "+escape(v.Summary(p, Mention)), log)
 		denied := commands.Reply{Title: "Your request was denied", Text: fmt.Sprintf("An admin denied your request to %s. Nothing was done.", p.Op.String()), Error: true}
 		if v.ForRequester != nil {
 			denied = *v.ForRequester // says who denied

@@ -327,7 +327,7 @@ func TestApprovalApproveDeliversCredentialOnce(t *testing.T) {
 		t.Errorf("updated request still offers buttons: %+v", updated.Blocks)
 	}
 	wantContains(t, "updated request", allText(updated),
-		"Approved by <@"+admin+"> at "+epoch.Add(time.Hour).Format(time.RFC1123),
+		"Approved by <@"+admin+"> at "+epoch.Add(time.Hour).UTC().Format("2006-01-02 15:04 UTC"),
 		"add mailbox alice@example.com", "uid "+uid[1], "<@"+stranger+">")
 	if n := len(h.slack.Calls("chat.postMessage")); n != 1 {
 		t.Errorf("%d chat.postMessage calls, want 1: the update of the request is the ops notification", n)
@@ -498,13 +498,13 @@ func TestApprovalConcurrentClicksRunOnce(t *testing.T) {
 		t.Fatalf("clicks: winner %q and %d told already decided, want one winner and %d", winner, len(already), clicks-1)
 	}
 	for _, i := range already {
-		wantContains(t, "answer to a later click", h.result(ids[i]).shown(), winner+" already approved")
+		wantContains(t, "answer to a later click", h.result(ids[i]).shown(), "<@"+winner+"> already approved")
 	}
 
 	// A later click, approve or deny, changes nothing either.
 	for _, action := range []string{approve, deny} {
 		answer := decide(t, h, admin2, req, action)
-		wantContains(t, "answer to a repeated "+action, answer.shown(), "Already decided", winner+" already approved")
+		wantContains(t, "answer to a repeated "+action, answer.shown(), "Already decided", "<@"+winner+"> already approved")
 	}
 
 	if n := h.sim.Requests(apiclient.OpAddMailbox); n != 1 {

@@ -95,7 +95,7 @@ func newHarness(t testing.TB, opts ...option) *harness {
 	t.Cleanup(simSrv.Close)
 	h.simURL = simSrv.URL
 	h.token = h.sim.NewAccount()
-	h.coreCfg = commands.Config{Admins: []string{admin, admin2}, SigningKey: []byte("test signing key")}
+	h.coreCfg = commands.Config{Admins: []string{admin, admin2}, SigningKey: []byte("test signing key"), Mention: bot.Mention}
 	h.botCfg = bot.Config{OpsChannel: ops, ShutdownTimeout: 5 * time.Second, WorkTimeout: 20 * time.Second}
 	for _, o := range opts {
 		o(h)

@@ -1,7 +1,7 @@
 package bot
 
 import (
-	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -9,12 +9,25 @@ import (
 	"github.com/mailbot/mailbot/commands"
 )
 
+// Mention marks a user ID in the core's texts (commands.Config.Mention):
+// rendering turns the mark into a real Slack mention, after escaping the
+// text around it, so that user text can never form one.
+func Mention(userID string) string { return "\x00@" + userID + "\x00" }
+
+var (
+	slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	mentionMark  = regexp.MustCompile("\x00@([A-Z0-9]+)\x00")
+)
+
 // escape applies Slack's escaping of &, < and >, so that text shows as it
-// is and never forms a mention or a link.
-var escape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
+// is and never forms a mention or a link; then it renders the marks of
+// [Mention] as mentions.
+func escape(s string) string {
+	return mentionMark.ReplaceAllString(slackEscaper.Replace(s), "<@$1>")
+}
 
 // mention renders a user ID as a Slack mention. IDs come from Slack.
-func mention(userID string) string { return "<@" + escape(userID) + ">" }
+func mention(userID string) string { return escape(Mention(userID)) }
 
 // replyBlocks renders a reply as Block Kit: the title and text, the fields
 // (secrets in code spans, verbatim), the steps, and the note.
@@ -106,16 +119,4 @@ func messageOptions(r commands.Reply) []slack.MsgOption {
 
 // noticeMessage renders an ops notice: the core's words, escaped, with
 // real mentions for the user IDs.
-func noticeMessage(n commands.Notice) string {
-	ids := map[string]string{}
-	placeholder := func(id string) string {
-		p := fmt.Sprintf("\x00%d\x00", len(ids))
-		ids[p] = id
-		return p
-	}
-	text := escape(n.Summary(placeholder))
-	for p, id := range ids {
-		text = strings.ReplaceAll(text, p, mention(id))
-	}
-	return text
-}
+func noticeMessage(n commands.Notice) string { return escape(n.Summary(Mention)) }
