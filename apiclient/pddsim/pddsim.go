@@ -47,9 +47,11 @@
 //     a letter or digit. Its format is checked before its length. It is
 //     stored and answered in lower case; passwords are case-sensitive.
 //   - Checks run in this order, and the first that fails answers: the
-//     PddToken header, the parameters that are missing (domain, login,
-//     password, in that order), the domain name, the domain's owner, the
-//     login, the password, and last the state (occupied, the domain limit).
+//     PddToken header; the parameters that are missing (domain, login,
+//     password, in that order); the domain name (bad_domain, then for
+//     register prohibited and blocked); the domain's owner (occupied for
+//     register, not_allowed for add); the login; the password; and last the
+//     state (an existing mailbox; the domain limit).
 //   - An error answer carries the domain parameter as sent, when one was
 //     sent, beside success and error.
 //   - An empty PddToken header counts as missing (no_auth). Parameters are
@@ -79,9 +81,14 @@
 //	POST /sim/account                                          [Server.NewAccount]
 //	GET  /sim/requests                                         [Server.Requests]
 //
-// Injected faults form one queue, taken by the next /api2 requests in order,
-// whatever their operation or token. The controls need no token: run the
-// sandbox on a loopback address only.
+// Injected faults form one queue, taken by the next /api2 requests in order
+// as they arrive, whatever their operation or token (a request dropped during
+// its latency uses its fault up). An injected error code and a 502 answer
+// without performing the operation; a truncated answer and a reset come
+// after it was performed, as when an answer is lost on its way back.
+// [Server.Requests] counts every request as it arrives, faults and
+// refusals included. The controls need no token: run the sandbox on a
+// loopback address only.
 package pddsim
 
 import (
