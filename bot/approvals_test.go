@@ -167,33 +167,8 @@ func hasButtons(m message) bool {
 	return false
 }
 
-// visible returns the strings in raw: raw itself and, when raw is JSON,
-// every string inside it; each with Slack's escaping undone, as Slack
-// shows them.
-func visible(raw string) []string {
-	out := []string{unescape(raw)}
-	var v any
-	if json.Unmarshal([]byte(raw), &v) != nil {
-		return out
-	}
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			out = append(out, unescape(v))
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case map[string]any:
-			for _, e := range v {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-	return out
-}
+// visible returns the strings in raw as Slack shows them.
+func visible(raw string) []string { return slackfake.Flatten(raw) }
 
 // callShows reports whether any field of a Web API call shows s.
 func callShows(c slackfake.Call, s string) bool {

@@ -536,7 +536,7 @@ func (s *Server) Texts() Visible {
 		var texts []string
 		for _, vals := range c.Form {
 			for _, val := range vals {
-				texts = append(texts, flatten(val)...)
+				texts = append(texts, Flatten(val)...)
 			}
 		}
 		switch c.Method {
@@ -548,22 +548,22 @@ func (s *Server) Texts() Visible {
 	}
 	for _, p := range s.Posts("") {
 		if p.Body["response_type"] == "in_channel" {
-			v.Public = append(v.Public, flatten(p.Raw)...)
+			v.Public = append(v.Public, Flatten(p.Raw)...)
 		} else {
-			v.Private = append(v.Private, flatten(p.Raw)...)
+			v.Private = append(v.Private, Flatten(p.Raw)...)
 		}
 	}
 	for _, a := range s.Acks() {
-		v.Private = append(v.Private, flatten(string(a.Payload))...)
+		v.Private = append(v.Private, Flatten(string(a.Payload))...)
 	}
 	return v
 }
 
 var slackUnescape = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">")
 
-// flatten returns the strings in s: s itself, and when s is JSON, every
+// Flatten returns the strings in s: s itself, and when s is JSON, every
 // string inside it; each with Slack's escaping decoded.
-func flatten(s string) []string {
+func Flatten(s string) []string {
 	out := []string{slackUnescape.Replace(s)}
 	var v any
 	if json.Unmarshal([]byte(s), &v) != nil {
