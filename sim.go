@@ -153,66 +153,76 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // temporary file for SSL_CERT_FILE, and returns the file's path and the
 // server's TLS configuration.
 func simTLS(host string) (caFile string, _ *tls.Config, _ error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return "", nil, err
-	}
-	now := time.Now()
-	ca := &x509.Certificate{
-		SerialNumber:          serial(),
+	ca, caKey, err := newCert(&x509.Certificate{
 		Subject:               pkix.Name{CommonName: "mailbot sim CA"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(7 * 24 * time.Hour),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 		MaxPathLenZero:        true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
-	if err != nil {
-		return "", nil, err
-	}
-	ca, err = x509.ParseCertificate(caDER)
-	if err != nil {
-		return "", nil, err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	}, nil, nil)
 	if err != nil {
 		return "", nil, err
 	}
 	leaf := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "mailbot sim"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(7 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		Subject:     pkix.Name{CommonName: "mailbot sim"},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		if ip := net.ParseIP(h); ip != nil && !ip.IsLoopback() {
 			leaf.IPAddresses = append(leaf.IPAddresses, ip)
 		}
 	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	leaf, key, err := newCert(leaf, ca, caKey)
 	if err != nil {
 		return "", nil, err
 	}
+	caFile, err = writePEM(ca.Raw)
+	if err != nil {
+		return "", nil, err
+	}
+	cert := tls.Certificate{Certificate: [][]byte{leaf.Raw}, PrivateKey: key, Leaf: leaf}
+	return caFile, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// newCert signs template, valid for a week, with a new P-256 key, by
+// parent and its key (itself when parent is nil).
+func newCert(template, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	if parent == nil {
+		parent, parentKey = template, key
+	}
+	now := time.Now()
+	template.SerialNumber = serial()
+	template.NotBefore, template.NotAfter = now.Add(-time.Hour), now.Add(7*24*time.Hour)
+	der, err := x509.CreateCertificate(rand.Reader, template, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	return cert, key, err
+}
+
+// writePEM writes a certificate to a new temporary PEM file.
+func writePEM(der []byte) (string, error) {
 	f, err := os.CreateTemp("", "mailbot-sim-ca-*.pem")
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
-	werr := pem.Encode(f, &pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	err = pem.Encode(f, &pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if werr != nil {
+	if err != nil {
 		_ = os.Remove(f.Name())
-		return "", nil, werr
+		return "", err
 	}
-	cert := tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key}
-	return f.Name(), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+	return f.Name(), nil
 }
 
 // serial returns a random certificate serial number of 128 bits.
