@@ -205,7 +205,7 @@ func TestCancel(t *testing.T) {
 		e.sim.SetLatency(time.Minute)
 		before := e.sim.Requests("")
 		ctx, cancel := context.WithCancel(t.Context())
-		time.AfterFunc(50*time.Millisecond, cancel)
+		go cancelOnRequest(t, e.sim, before+1, cancel)
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
 		if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
@@ -221,7 +221,7 @@ func TestCancel(t *testing.T) {
 		e.sim.FailNext(3)
 		before := e.sim.Requests("")
 		ctx, cancel := context.WithCancel(t.Context())
-		time.AfterFunc(50*time.Millisecond, cancel)
+		go cancelOnRequest(t, e.sim, before+1, cancel)
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
 		if apiclient.ErrorCode(err) != apiclient.CodeUnknown || time.Since(start) > 5*time.Second {
@@ -231,6 +231,20 @@ func TestCancel(t *testing.T) {
 			t.Errorf("the sandbox saw %d requests, want 1", got)
 		}
 	})
+}
+
+// cancelOnRequest calls cancel once the sandbox has seen n requests, and a
+// little later, so that the request is in flight (or its backoff begun).
+func cancelOnRequest(t *testing.T, sim *pddsim.Server, n int, cancel context.CancelFunc) {
+	defer cancel()
+	for deadline := time.Now().Add(5 * time.Second); sim.Requests("") < n; {
+		if time.Now().After(deadline) {
+			t.Errorf("the sandbox saw %d requests in 5s, want %d", sim.Requests(""), n)
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
 }
 
 // TestConcurrentUse runs one client from many goroutines; run with -race.
