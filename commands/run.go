@@ -142,7 +142,10 @@ func advice(e *apiclient.Error) string {
 	return ""
 }
 
-// logResult logs one line per executed operation; never a secret.
+// logResult logs an executed operation; never a secret. Successes are
+// logged at debug level: the transport (bot, shell) logs the one info line
+// per operation with its own context (envelope, duration). Failures are
+// logged here at warn level, once, with the error's detail.
 func (c *Core) logResult(n Notice, err error) {
 	fields := []zap.Field{
 		zap.String("action", string(n.Op.Action)), zap.String("target", n.Op.Target()),
@@ -153,9 +156,9 @@ func (c *Core) logResult(n Notice, err error) {
 	}
 	switch {
 	case n.OK && n.Op.Action == ActionRegisterDomain:
-		c.logger.Info("operation", append(fields, zap.String("status", string(n.Status)))...)
+		c.logger.Debug("operation", append(fields, zap.String("status", string(n.Status)))...)
 	case n.OK:
-		c.logger.Info("operation", append(fields, zap.Int64("uid", n.UID))...)
+		c.logger.Debug("operation", append(fields, zap.Int64("uid", n.UID))...)
 	case err != nil:
 		c.logger.Warn("operation", append(fields, zap.String("code", n.Code), zap.Error(err))...)
 	default:
