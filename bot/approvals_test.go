@@ -482,20 +482,7 @@ func TestApprovalConcurrentClicksRunOnce(t *testing.T) {
 		wantContains(t, "answer to a repeated "+action, answer.shown(), "Already decided", "<@"+winner+"> already approved")
 	}
 
-	if n := h.sim.Requests(apiclient.OpAddMailbox); n != 1 {
-		t.Errorf("sandbox saw %d email/add requests, want exactly 1", n)
-	}
-	if n := len(h.slack.Calls("chat.update")); n != 1 {
-		t.Errorf("%d chat.update calls, want 1", n)
-	}
-	eph := ephemeralsTo(h, stranger)
-	if len(eph) != 1 {
-		t.Fatalf("%d chat.postEphemeral calls for the requester, want 1", len(eph))
-	}
-	_, spans := credential(t, eph[0], general, stranger)
-	if stored, _ := h.sim.Mailbox("alice@example.com"); len(spans) != 1 || spans[0] != stored {
-		t.Errorf("requester sees %q, sandbox stored %q", spans, stored)
-	}
+	assertAddedOnce(t, h)
 }
 
 func TestApprovalExpired(t *testing.T) {
@@ -538,20 +525,7 @@ func TestApprovalAfterRestart(t *testing.T) {
 	answer := decide(t, h, admin, req, approve)
 
 	wantContains(t, "answer after the restart", answer.shown(), "Request approved")
-	if n := h.sim.Requests(apiclient.OpAddMailbox); n != 1 {
-		t.Errorf("sandbox saw %d email/add requests, want 1", n)
-	}
-	if n := len(h.slack.Calls("chat.update")); n != 1 {
-		t.Errorf("%d chat.update calls, want 1", n)
-	}
-	eph := ephemeralsTo(h, stranger)
-	if len(eph) != 1 {
-		t.Fatalf("%d chat.postEphemeral calls for the requester, want 1", len(eph))
-	}
-	_, spans := credential(t, eph[0], general, stranger)
-	if stored, _ := h.sim.Mailbox("alice@example.com"); len(spans) != 1 || spans[0] != stored {
-		t.Errorf("requester sees %q, sandbox stored %q", spans, stored)
-	}
+	assertAddedOnce(t, h)
 }
 
 func TestApprovalResultFallsBackToDirectMessage(t *testing.T) {
@@ -707,5 +681,27 @@ func TestApprovalSecretsReachOnlyTheRequester(t *testing.T) {
 				t.Errorf("secret %q in a reply, ack or metric: %s", s, txt)
 			}
 		}
+	}
+}
+
+// assertAddedOnce checks that an approved add of alice@example.com for
+// stranger ran exactly once: one email/add, one update of the request
+// message, and one ephemeral for the requester whose password is the one
+// the sandbox stored.
+func assertAddedOnce(t *testing.T, h *harness) {
+	t.Helper()
+	if n := h.sim.Requests(apiclient.OpAddMailbox); n != 1 {
+		t.Errorf("sandbox saw %d email/add requests, want exactly 1", n)
+	}
+	if n := len(h.slack.Calls("chat.update")); n != 1 {
+		t.Errorf("%d chat.update calls, want 1", n)
+	}
+	eph := ephemeralsTo(h, stranger)
+	if len(eph) != 1 {
+		t.Fatalf("%d chat.postEphemeral calls for the requester, want 1", len(eph))
+	}
+	_, spans := credential(t, eph[0], general, stranger)
+	if stored, _ := h.sim.Mailbox("alice@example.com"); len(spans) != 1 || spans[0] != stored {
+		t.Errorf("requester sees %q, sandbox stored %q", spans, stored)
 	}
 }
