@@ -143,7 +143,7 @@ func (c *config) check() error {
 		{"MAILBOT_DEFAULT_DOMAIN", c.checkDefaultDomain()},
 		{"MAILBOT_PASSWORD_LENGTH", inRange(c.PasswordLength, apiclient.MinPasswordLen, apiclient.MaxPasswordLen)},
 		{"MAILBOT_HTTP_ADDR", checkAddr(c.HTTPAddr)},
-		{"MAILBOT_LOG_LEVEL", checkLevel(c.LogLevel)},
+		{"MAILBOT_LOG_LEVEL", oneOf(c.LogLevel, "debug", "info", "warn", "error")},
 		{"MAILBOT_LOG_FORMAT", oneOf(c.LogFormat, "json", "console")},
 		{"MAILBOT_SHUTDOWN_TIMEOUT", positive(c.ShutdownTimeout)},
 		{"MAILBOT_CONCURRENCY", inRange(c.Concurrency, 1, 1024)},
@@ -235,13 +235,6 @@ func matchAll(values []string, re *regexp.Regexp, what string) error {
 		if !re.MatchString(v) {
 			return fmt.Errorf("%q is not %s", v, what)
 		}
-	}
-	return nil
-}
-
-func checkLevel(s string) error {
-	if err := oneOf(s, "debug", "info", "warn", "error"); err != nil {
-		return err
 	}
 	return nil
 }

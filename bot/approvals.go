@@ -41,7 +41,7 @@ func (b *Bot) requestApproval(ctx context.Context, cmd slack.SlashCommand, d com
 		b.m.approvals.WithLabelValues("requested").Inc()
 		log.Info("approval requested", zap.String("request_id", p.ID), zap.String("action", string(p.Op.Action)), zap.String("target", p.Op.Target()))
 	}
-	if err := b.replyTo(ctx, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, reply); err != nil {
+	if err := b.replyTo(ctx, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, reply, true); err != nil {
 		log.Error("reply not delivered", zap.Error(err))
 	}
 }
@@ -174,19 +174,16 @@ func (b *Bot) tellClicker(ctx context.Context, cb slack.InteractionCallback, r c
 	if r.Title == "" {
 		return
 	}
-	if err := b.postResponse(ctx, cb.ResponseURL, r, false); err == nil {
-		return
-	}
-	if _, err := b.api.PostEphemeralContext(ctx, cb.Channel.ID, cb.User.ID, messageOptions(r)...); err != nil {
+	if err := b.replyTo(ctx, cb.ResponseURL, cb.Channel.ID, cb.User.ID, r, false); err != nil {
 		log.Warn("answer to the clicker not delivered", zap.Error(err))
 	}
 }
 
 func commandOf(op commands.Operation) string {
 	if op.Action == commands.ActionRegisterDomain {
-		return "/maildomain"
+		return commands.CmdDomain
 	}
-	return "/mailbox"
+	return commands.CmdMailbox
 }
 
 func okOrError(ok bool) string {

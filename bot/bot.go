@@ -5,9 +5,11 @@
 // secrets to the ops channel.
 package bot
 
+import "github.com/mailbot/mailbot/commands"
+
 // SlashCommands are the slash commands the bot handles; the Slack app
 // manifest must declare exactly these.
-func SlashCommands() []string { return []string{"/maildomain", "/mailbox"} }
+func SlashCommands() []string { return []string{commands.CmdDomain, commands.CmdMailbox} }
 
 // WebAPIMethods are the Slack Web API methods the bot calls, each with the
 // bot scope it needs ("" when the method needs none, or only the app-level

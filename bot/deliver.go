@@ -21,11 +21,11 @@ const maxRateLimitWait = 30 * time.Second
 // answers 429.
 const rateLimitAttempts = 4
 
-// replyTo gives r to user alone: through the command's response_url
-// (replacing the interim reply), or, where that fails, with
-// chat.postEphemeral in the channel.
-func (b *Bot) replyTo(ctx context.Context, responseURL, channel, user string, r commands.Reply) error {
-	errURL := b.postResponse(ctx, responseURL, r, true)
+// replyTo gives r to user alone: through the response_url (replacing the
+// original message when replace is true: a command's interim reply), or,
+// where that fails, with chat.postEphemeral in the channel.
+func (b *Bot) replyTo(ctx context.Context, responseURL, channel, user string, r commands.Reply, replace bool) error {
+	errURL := b.postResponse(ctx, responseURL, r, replace)
 	if errURL == nil {
 		return nil
 	}

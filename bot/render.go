@@ -60,8 +60,7 @@ func fieldLines(fields []commands.Field, markup bool) string {
 	lines := make([]string, 0, len(fields))
 	for _, f := range fields {
 		v := escape(f.Value)
-		switch {
-		case markup && f.Secret:
+		if markup && f.Secret {
 			v = "`" + v + "`"
 		}
 		if markup {

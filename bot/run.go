@@ -80,9 +80,7 @@ func New(api *slack.Client, sm *socketmode.Client, core *commands.Core, cfg Conf
 
 // Ready reports whether the socket is connected and the bot takes work.
 func (b *Bot) Ready() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.connected.Load() && !b.draining
+	return b.connected.Load() && !b.isDraining()
 }
 
 // AuthError is a token Slack rejected.

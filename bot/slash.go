@@ -68,7 +68,7 @@ func (b *Bot) runNow(ctx context.Context, cmd slack.SlashCommand, op commands.Op
 	b.m.commands.WithLabelValues(cmd.Command, outcome).Inc()
 	log.Info("operation", zap.String("action", string(op.Action)), zap.String("target", op.Target()),
 		zap.String("outcome", outcome), zap.String("code", res.Notice.Code), zap.Duration("took", time.Since(received)))
-	if err := b.replyTo(ctx, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, res.Reply); err != nil {
+	if err := b.replyTo(ctx, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, res.Reply, true); err != nil {
 		log.Error("result not delivered", zap.Error(err))
 	}
 	b.notify(ctx, noticeMessage(res.Notice))
