@@ -67,6 +67,7 @@ type Pending struct {
 	Channel   string    // where the request was typed; may be empty
 	Op        Operation // exactly what will be sent to the API (never a password)
 	Created   time.Time
+	Expires   time.Time // after this it can no longer be decided
 }
 
 // Verdict is the core's answer to an admin's click on Approve or Deny.
