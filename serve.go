@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-
+	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 	"go.uber.org/zap"
@@ -17,59 +20,30 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/commands/pgstore"
 )
 
 // runServe runs the Slack bot until ctx ends: interface §1.
-func runServe(ctx context.Context, cfg *config, args []string, logger *zap.Logger, stdout io.Writer) error {
-	if len(args) > 0 {
-		return errUsage
-	}
+func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Writer) error {
 	if err := cfg.requireServe(); err != nil {
 		return err
 	}
 	reg := newRegistry()
+	var ready atomic.Pointer[bot.Bot]
+	if cfg.HTTPAddr != "" {
+		stop, err := startHTTP(ctx, cfg.HTTPAddr, func() bool { b := ready.Load(); return b != nil && b.Ready() }, reg, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	pdd, err := apiclient.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(),
 		apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()))
 	if err != nil {
 		return &configError{Var: "PDD_BASE_URL", Reason: err.Error()}
 	}
-	coreCfg := cfg.coreConfig()
-	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
-	coreCfg.Mention = bot.Mention
-	core, err := commands.New(newMeteredAPI(pdd, reg), coreCfg, logger)
-	if err != nil {
-		return err
-	}
-	slackLog := zap.NewStdLog(logger.Named("slack").WithOptions(zap.IncreaseLevel(zapcore.WarnLevel)))
-	api := slack.New(cfg.SlackBotToken.reveal(),
-		slack.OptionAppLevelToken(cfg.SlackAppToken.reveal()),
-		slack.OptionAPIURL(cfg.SlackAPIURL),
-		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}),
-		slack.OptionLog(slackLog))
-	sm := socketmode.New(api, socketmode.OptionLog(slackLog))
-	b := bot.New(api, sm, core, bot.Config{
-		OpsChannel:      cfg.OpsChannel,
-		ApprovalTTL:     cfg.ApprovalTTL,
-		Concurrency:     cfg.Concurrency,
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		WorkTimeout:     workTimeout(cfg.PDDTimeout),
-	}, logger, bot.NewMetrics(reg))
-
-	if cfg.HTTPAddr != "" {
-		ln, err := net.Listen("tcp", cfg.HTTPAddr)
-		if err != nil {
-			return &configError{Var: "MAILBOT_HTTP_ADDR", Reason: err.Error()}
-		}
-		srv := newHTTPServer(cfg.HTTPAddr, b.Ready, reg, logger)
-		// The listener outlives the stop signal, so that /readyz answers
-		// 503 while the work in flight finishes; it closes on return.
-		httpCtx, stopHTTP := context.WithCancel(context.WithoutCancel(ctx))
-		httpDone := make(chan error, 1)
-		go func() { httpDone <- serveHTTP(httpCtx, srv, ln) }()
-		defer func() { stopHTTP(); <-httpDone }()
-		logger.Info("health and metrics listening", zap.String("addr", ln.Addr().String()))
-	}
-
+	api := newSlackClient(cfg, logger)
 	auth, err := bot.CheckAuth(ctx, api, logger)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -77,13 +51,98 @@ func runServe(ctx context.Context, cfg *config, args []string, logger *zap.Logge
 		}
 		return err
 	}
+	store, closeStore, err := openStore(ctx, cfg, logger)
+	if err != nil || ctx.Err() != nil {
+		return err
+	}
+	defer closeStore()
+	metrics := bot.NewMetrics(reg)
+	var groups *bot.Groups
+	if ids := cfg.adminGroups(); len(ids) > 0 {
+		groups = bot.NewGroups(api, ids, bot.GroupRefreshEvery, logger.Named("groups"), metrics)
+		if err := groups.Load(ctx); err != nil {
+			return err
+		}
+	}
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel}, logger, metrics)
+	coreCfg := cfg.coreConfig()
+	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
+	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
+	if groups != nil {
+		coreCfg.InGroup = groups.Contains
+	}
+	core, err := commands.New(newMeteredAPI(pdd, reg), store, msgr, coreCfg, logger)
+	if err != nil {
+		return err
+	}
+	sm := socketmode.New(api, socketmode.OptionLog(slackStdLog(logger)))
+	b := bot.New(api, sm, core, msgr, groups, bot.Config{
+		Concurrency:      cfg.Concurrency,
+		ShutdownTimeout:  cfg.ShutdownTimeout,
+		WorkTimeout:      workTimeout(cfg.PDDTimeout),
+		CloseSocketFirst: store.Durable(),
+	}, logger, metrics)
+	ready.Store(b)
 	logger.Info("starting", zap.String("team", auth.Team), zap.String("bot_user_id", auth.UserID),
-		zap.String("approvals", cfg.Approvals), zap.Int("admins", len(cfg.Admins)))
+		zap.String("approvals", cfg.Approvals), zap.Int("admins", len(cfg.Admins)), zap.Bool("database", store.Durable()))
 	if err := b.Run(ctx); err != nil {
 		return err
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// newSlackClient is the Slack Web API client of the configuration.
+func newSlackClient(cfg *config, logger *zap.Logger) *slack.Client {
+	return slack.New(cfg.SlackBotToken.reveal(),
+		slack.OptionAppLevelToken(cfg.SlackAppToken.reveal()),
+		slack.OptionAPIURL(cfg.SlackAPIURL),
+		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+		slack.OptionLog(slackStdLog(logger)))
+}
+
+// slackStdLog is slack-go's logger: warnings and worse only.
+func slackStdLog(logger *zap.Logger) *log.Logger {
+	return zap.NewStdLog(logger.Named("slack").WithOptions(zap.IncreaseLevel(zapcore.WarnLevel)))
+}
+
+// startHTTP serves /healthz, /readyz and /metrics on addr. The listener
+// outlives the stop signal, so that /readyz answers 503 while the work in
+// flight finishes; stop closes it.
+func startHTTP(ctx context.Context, addr string, ready func() bool, reg *prometheus.Registry, logger *zap.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, &configError{Var: "MAILBOT_HTTP_ADDR", Reason: err.Error()}
+	}
+	srv := newHTTPServer(addr, ready, reg, logger)
+	httpCtx, stopHTTP := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(httpCtx, srv, ln) }()
+	logger.Info("health and metrics listening", zap.String("addr", ln.Addr().String()))
+	return func() {
+		stopHTTP()
+		if err := <-done; err != nil {
+			logger.Error("health and metrics listener failed", zap.Error(err))
+		}
+	}, nil
+}
+
+// openStore opens the PostgreSQL store of MAILBOT_DATABASE_URL, retrying
+// for up to 30 s while it cannot be reached, or keeps state in memory
+// without one.
+func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.Store, func(), error) {
+	dsn := cfg.DatabaseURL.reveal()
+	if dsn == "" {
+		return memstore.New(), func() {}, nil
+	}
+	st, err := pgstore.Open(ctx, dsn, logger.Named("store"))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("MAILBOT_DATABASE_URL: %w", err)
+	}
+	return st, st.Close, nil
 }
 
 // signingKey derives the key that signs pending approval requests from the

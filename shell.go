@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +17,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pddsim"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/memstore"
 )
 
 // shellUser is the shell's own user: always an admin.
@@ -30,30 +29,23 @@ const shellHelp = `Type a slash command as in Slack, or a shell command:
   /mailbox add <user>@<domain> [reason…]
   /maildomain help, /mailbox help
   as <USER_ID>      act as another Slack user (` + shellUser + ` is the shell's own admin)
+  /maildomain check <domain>
+  /mailbox add <user> <domain> [reason…]
+  /mailbox add <user> [reason…]   (in MAILBOT_DEFAULT_DOMAIN)
   approve <id>      approve a pending request as the acting user
   deny <id>         deny it
+  cancel <id>       withdraw your own pending request
+  home              what the Slack Home tab shows the acting user
+  audit             the audit trail of this session
   exit              leave (so does end of input)
 `
 
 // runShell reads slash-command lines from stdin and prints the replies:
 // mailbot on a console. Without PDD_TOKEN it drives an embedded PDD
-// sandbox on loopback.
-func runShell(ctx context.Context, cfg *config, args []string, logger *zap.Logger, stdin io.Reader, stdout io.Writer) error {
-	fs := flag.NewFlagSet("shell", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	as := fs.String("as", shellUser, "act as this Slack user ID (an admin only if MAILBOT_ADMINS names it)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return fmt.Errorf("shell: %w", err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("shell: unexpected argument %q; usage: mailbot shell [--as USER_ID]", fs.Arg(0))
-	}
-	if !validUser(*as) {
-		return fmt.Errorf("shell: --as %q is not a Slack user ID such as U012AB3CD", *as)
-	}
+// sandbox on loopback. It acts as user as (a valid user ID: run checked).
+// The shell is a thin transport over the core's one application flow: its
+// messenger prints what Slack would show, marked by who would see it.
+func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, stdin io.Reader, stdout io.Writer) error {
 	api, stop, err := shellAPI(cfg, stdout)
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
@@ -61,11 +53,12 @@ func runShell(ctx context.Context, cfg *config, args []string, logger *zap.Logge
 	defer stop()
 	ccfg := cfg.coreConfig()
 	ccfg.Admins = append(slices.Clone(ccfg.Admins), shellUser)
-	core, err := commands.New(api, ccfg, logger.Named("shell"))
+	sh := &shell{out: stdout, user: as, values: map[string]string{}, store: memstore.New()}
+	core, err := commands.New(api, sh.store, sh, ccfg, logger.Named("shell"))
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}
-	sh := &shell{core: core, out: stdout, user: *as, pending: map[string]string{}}
+	sh.core = core
 	return sh.loop(ctx, stdin, isTerminal(stdin))
 }
 
@@ -119,10 +112,11 @@ func validUser(id string) bool { return slackUserID.MatchString(id) }
 
 // shell is one console session.
 type shell struct {
-	core    *commands.Core
-	out     io.Writer
-	user    string            // the acting user
-	pending map[string]string // request ID → encoded request, as a Slack button would keep it
+	core   *commands.Core
+	store  *memstore.Store
+	out    io.Writer
+	user   string            // the acting user
+	values map[string]string // request ID → signed request, as a Slack button keeps it
 }
 
 // loop reads lines until exit, end of input or ctx's end. The reader runs
@@ -168,8 +162,11 @@ func (sh *shell) loop(ctx context.Context, stdin io.Reader, prompt bool) error {
 	}
 }
 
-// handle runs one line; it returns false to end the session.
+// handle runs one line; it returns false to end the session. Before
+// each line the requests past their deadline expire, as the bot's sweep
+// does every 20 s.
 func (sh *shell) handle(ctx context.Context, line string) bool {
+	sh.core.Sweep(ctx)
 	word, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch strings.ToLower(word) {
@@ -180,8 +177,12 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 		fmt.Fprint(sh.out, shellHelp)
 	case "as":
 		sh.switchUser(rest)
-	case "approve", "deny":
-		sh.resolve(ctx, rest, strings.EqualFold(word, "approve"))
+	case "approve", "deny", "cancel":
+		sh.click(ctx, commands.ButtonKind(strings.ToLower(word)), rest)
+	case "home":
+		fmt.Fprint(sh.out, sh.core.Home(ctx, sh.user).PlainText(plainID))
+	case "audit":
+		sh.audit(ctx)
 	default:
 		if !strings.HasPrefix(word, "/") {
 			fmt.Fprintf(sh.out, "Unknown input %q: type a slash command such as /maildomain help, or help.\n", clip(word, 40))
@@ -191,6 +192,8 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 	}
 	return true
 }
+
+func plainID(id string) string { return id }
 
 func (sh *shell) switchUser(id string) {
 	if !validUser(id) {
@@ -205,46 +208,90 @@ func (sh *shell) switchUser(id string) {
 	fmt.Fprintf(sh.out, "Acting as %s (%s).\n", id, role)
 }
 
-// command runs a slash command as the acting user.
+// command runs a slash command as the acting user. The shell has no
+// forms: a command typed bare answers with the usage.
 func (sh *shell) command(ctx context.Context, cmd, text string) {
 	d := sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: text})
-	switch d.Outcome {
-	case commands.OutcomeRun:
-		res := sh.core.Run(ctx, sh.user, "", d.Op)
-		fmt.Fprint(sh.out, res.Reply.PlainText())
-		fmt.Fprintln(sh.out, "[ops] "+res.Notice.Summary(nil))
-	case commands.OutcomeApproval:
-		sh.pending[d.Pending.ID] = sh.core.EncodePending(*d.Pending)
-		fmt.Fprint(sh.out, d.Reply.PlainText())
-		fmt.Fprintf(sh.out, "[ops] Approval request %s: %s. An admin types: approve %s, or deny %s\n",
-			d.Pending.ID, d.Pending.Summary(nil), d.Pending.ID, d.Pending.ID)
-	default:
-		fmt.Fprint(sh.out, d.Reply.PlainText())
+	if d.Outcome == commands.OutcomeForm {
+		d = commands.Decision{Outcome: commands.OutcomeReply, Reply: d.Reply}
+	}
+	sh.core.Execute(ctx, commands.Route{User: sh.user}, d)
+}
+
+// click clicks a request's button as the acting user, with the signed
+// value a Slack button would carry.
+func (sh *shell) click(ctx context.Context, kind commands.ButtonKind, id string) {
+	value, ok := sh.values[id]
+	if !ok {
+		fmt.Fprintf(sh.out, "No request %q in this session.\n", clip(id, 40))
+		return
+	}
+	sh.core.Click(ctx, commands.Click{Kind: kind, Value: value, User: sh.user, Route: commands.Route{User: sh.user}})
+}
+
+// audit prints the session's audit trail, oldest first.
+func (sh *shell) audit(ctx context.Context) {
+	entries, err := sh.store.Audit(ctx, time.Time{}, 0, false)
+	if err != nil {
+		fmt.Fprintf(sh.out, "The audit trail cannot be read: %v\n", err)
+		return
+	}
+	fmt.Fprintf(sh.out, "Audit trail of this session: %d entries\n", len(entries))
+	for _, e := range entries {
+		fmt.Fprintln(sh.out, "  "+e.Line(plainID))
 	}
 }
 
-// resolve decides a pending request as the acting user, through the same
-// encoding a Slack button carries.
-func (sh *shell) resolve(ctx context.Context, id string, approve bool) {
-	enc, ok := sh.pending[id]
-	if !ok {
-		fmt.Fprintf(sh.out, "No pending request %q in this session.\n", clip(id, 40))
-		return
+// Deliver prints r, marked when the acting user is not the one who sees it.
+func (sh *shell) Deliver(_ context.Context, to commands.Route, r commands.Reply) error {
+	if to.User != sh.user {
+		fmt.Fprintf(sh.out, "[to %s, only them]\n", to.User)
 	}
-	p, err := sh.core.DecodePending(enc)
-	if err != nil {
-		fmt.Fprintf(sh.out, "Request %s does not decode: %v\n", id, err)
-		return
+	fmt.Fprint(sh.out, r.PlainText())
+	for _, b := range r.Buttons {
+		switch b.Kind {
+		case commands.ButtonCancel:
+			if p, err := sh.core.DecodePending(b.Value); err == nil {
+				fmt.Fprintf(sh.out, "  [%s: type cancel %s]\n", b.Label, p.ID)
+			}
+		case commands.ButtonCheckDNS:
+			fmt.Fprintf(sh.out, "  [%s: type /maildomain check <domain>]\n", b.Label)
+		}
 	}
-	v := sh.core.Resolve(ctx, p, sh.user, approve)
-	fmt.Fprint(sh.out, v.Reply.PlainText())
-	if s := v.Summary(p, nil); s != "" {
-		fmt.Fprintln(sh.out, "[ops] "+s)
-	}
-	if v.ForRequester != nil {
-		fmt.Fprintf(sh.out, "[to %s, only them]\n%s", p.Requester, v.ForRequester.PlainText())
-	}
+	return nil
 }
+
+// PostRequest prints a new request as the ops channel would show it.
+func (sh *shell) PostRequest(_ context.Context, v commands.RequestView) (commands.MessageRef, error) {
+	id := v.Pending.ID
+	sh.values[id] = v.Value
+	fmt.Fprintf(sh.out, "[ops] Approval request %s: %s. An admin types: approve %s, or deny %s\n", id, v.Pending.Summary(nil), id, id)
+	return commands.MessageRef{Channel: "shell", TS: id}, nil
+}
+
+// UpdateRequest prints the request's new state.
+func (sh *shell) UpdateRequest(_ context.Context, ref commands.MessageRef, v commands.RequestView) error {
+	if v.Value != "" {
+		sh.values[ref.TS] = v.Value
+	}
+	fmt.Fprintf(sh.out, "[ops] Request %s (%s): %s\n", ref.TS, v.State, v.Text)
+	return nil
+}
+
+// Notify prints an ops notice.
+func (sh *shell) Notify(_ context.Context, text string) error {
+	fmt.Fprintln(sh.out, "[ops] "+text)
+	return nil
+}
+
+// Remind prints a reminder.
+func (sh *shell) Remind(_ context.Context, ref commands.MessageRef, text string) error {
+	fmt.Fprintf(sh.out, "[ops, thread of %s] %s\n", ref.TS, text)
+	return nil
+}
+
+// ShowsDecision is never asked: the session's store knows every request.
+func (sh *shell) ShowsDecision(context.Context, commands.MessageRef) (bool, error) { return false, nil }
 
 // clip cuts s to n bytes at most, for echoing input.
 func clip(s string, n int) string {

@@ -4,88 +4,89 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/slack-go/slack"
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 )
 
-// maxRateLimitWait bounds one wait on Slack's Retry-After.
-const maxRateLimitWait = 30 * time.Second
+// maxRetryWait bounds one wait before a retry (Slack's Retry-After).
+const maxRetryWait = 10 * time.Second
 
-// rateLimitAttempts bounds the calls of one Web API method when Slack
-// answers 429.
-const rateLimitAttempts = 4
+// attempts bounds the calls of one route when Slack answers with a
+// temporary failure.
+const attempts = 3
 
-// replyTo gives r to user alone: through the response_url (replacing the
-// original message when replace is true: a command's interim reply), or,
-// where that fails, with chat.postEphemeral in the channel.
-func (b *Bot) replyTo(ctx context.Context, responseURL, channel, user string, r commands.Reply, replace bool) error {
-	errURL := b.postResponse(ctx, responseURL, r, replace)
-	if errURL == nil {
+// Deliver gives r to to.User alone, trying in order (interface §4): the
+// response_url, chat.postEphemeral in the channel, and chat.postEphemeral
+// in the user's direct-message channel with the bot. Each route retries a
+// temporary failure (HTTP 5xx, 429 after Retry-After, a reset) a few times
+// before the next is tried. It returns an error only when no route worked.
+func (m *Messenger) Deliver(ctx context.Context, to commands.Route, r commands.Reply) error {
+	var errs []error
+	if to.Handle != "" {
+		err := m.postResponse(ctx, to.Handle, r, to.Replace)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	opts := messageOptions(r)
+	if to.Channel != "" {
+		err := m.ephemeral(ctx, to.Channel, to.User, opts)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	err := m.ephemeralDM(ctx, to.User, opts)
+	if err == nil {
 		return nil
 	}
-	b.log.Warn("response_url failed, falling back to chat.postEphemeral", zap.Error(errURL))
-	_, err := withRateLimit(ctx, func() (string, error) {
-		return b.api.PostEphemeralContext(ctx, channel, user, messageOptions(r)...)
-	})
-	if err != nil {
-		return fmt.Errorf("chat.postEphemeral: %w", err)
-	}
-	return nil
+	errs = append(errs, err)
+	m.m.undelivered.Inc()
+	return errors.Join(errs...)
 }
 
 // postResponse posts r, ephemeral, to a response_url.
-func (b *Bot) postResponse(ctx context.Context, responseURL string, r commands.Reply, replace bool) error {
+func (m *Messenger) postResponse(ctx context.Context, responseURL string, r commands.Reply, replace bool) error {
 	if err := checkResponseURL(responseURL); err != nil {
 		return err
 	}
-	blocks := replyBlocks(r)
 	msg := &slack.WebhookMessage{
 		ResponseType:    slack.ResponseTypeEphemeral,
 		ReplaceOriginal: replace,
 		Text:            fallbackText(r),
-		Blocks:          &slack.Blocks{BlockSet: blocks},
+		Blocks:          &slack.Blocks{BlockSet: replyBlocks(r)},
 	}
-	if err := slack.PostWebhookCustomHTTPContext(ctx, responseURL, b.cfg.HTTPClient, msg); err != nil {
+	_, err := retrying(ctx, func() (struct{}, error) {
+		return struct{}{}, slack.PostWebhookCustomHTTPContext(ctx, responseURL, m.http, msg)
+	})
+	if err != nil {
 		return fmt.Errorf("response_url: %w", err)
 	}
 	return nil
 }
 
-// checkResponseURL accepts https URLs, and http ones on loopback (tests).
-func checkResponseURL(raw string) error {
-	if raw == "" {
-		return errors.New("no response_url")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return errors.New("response_url is not a URL")
-	}
-	if u.Scheme != "https" && !(u.Scheme == "http" && apiclient.IsLoopback(u.Hostname())) {
-		return errors.New("response_url is not https")
+// ephemeral posts an ephemeral message to user in channel.
+func (m *Messenger) ephemeral(ctx context.Context, channel, user string, opts []slack.MsgOption) error {
+	_, err := retrying(ctx, func() (string, error) { return m.api.PostEphemeralContext(ctx, channel, user, opts...) })
+	if err != nil {
+		return fmt.Errorf("chat.postEphemeral in %s: %w", channel, err)
 	}
 	return nil
 }
 
-// toRequester gives r to user alone, ephemerally, in channel; where that
-// fails (the bot is not in the channel, a private channel, no channel), in
-// the user's direct-message channel with the bot.
-func (b *Bot) toRequester(ctx context.Context, channel, user string, r commands.Reply) error {
-	opts := messageOptions(r)
-	if channel != "" {
-		_, err := withRateLimit(ctx, func() (string, error) { return b.api.PostEphemeralContext(ctx, channel, user, opts...) })
-		if err == nil {
-			return nil
-		}
-		b.log.Info("ephemeral in the request's channel failed, trying the DM", zap.String("channel", channel), zap.Error(err))
-	}
-	dm, err := withRateLimit(ctx, func() (string, error) {
-		ch, _, _, err := b.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{user}, ReturnIM: true})
+// ephemeralDM posts an ephemeral message in user's direct-message channel
+// with the bot.
+func (m *Messenger) ephemeralDM(ctx context.Context, user string, opts []slack.MsgOption) error {
+	dm, err := retrying(ctx, func() (string, error) {
+		ch, _, _, err := m.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{user}, ReturnIM: true})
 		if err != nil {
 			return "", err
 		}
@@ -94,46 +95,109 @@ func (b *Bot) toRequester(ctx context.Context, channel, user string, r commands.
 	if err != nil {
 		return fmt.Errorf("conversations.open: %w", err)
 	}
-	if _, err := withRateLimit(ctx, func() (string, error) { return b.api.PostEphemeralContext(ctx, dm, user, opts...) }); err != nil {
-		return fmt.Errorf("chat.postEphemeral in the DM: %w", err)
+	return m.ephemeral(ctx, dm, user, opts)
+}
+
+// checkResponseURL accepts https URLs, and http ones on loopback (tests).
+func checkResponseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return errors.New("response_url is not a URL")
+	}
+	if u.Scheme != "https" && (u.Scheme != "http" || !isLoopback(u.Hostname())) {
+		return errors.New("response_url is not https")
 	}
 	return nil
 }
 
-// notify posts text to the ops channel. A failure is logged: it never
-// delays or breaks the user's reply, which is delivered first.
-func (b *Bot) notify(ctx context.Context, text string) {
-	if b.cfg.OpsChannel == "" {
-		return
+// isLoopback reports whether host is localhost or a loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
 	}
-	_, err := withRateLimit(ctx, func() (string, error) {
-		_, ts, err := b.api.PostMessageContext(ctx, b.cfg.OpsChannel, slack.MsgOptionText(text, false))
-		return ts, err
-	})
-	if err != nil {
-		b.m.notifications.WithLabelValues("failed").Inc()
-		b.log.Error("ops notification failed", zap.String("channel", b.cfg.OpsChannel), zap.Error(err))
-		return
-	}
-	b.m.notifications.WithLabelValues("ok").Inc()
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
-// withRateLimit calls fn again after Slack's Retry-After when Slack answers
-// 429, at most rateLimitAttempts times in all.
-func withRateLimit[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+// retrying calls fn again when Slack answers with a temporary failure:
+// 429 (after its Retry-After), HTTP 5xx, or a connection reset; at most
+// attempts calls in all, and never past ctx.
+func retrying[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	backoff := 200 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		v, err := fn()
-		var rl *slack.RateLimitedError
-		if err == nil || !errors.As(err, &rl) || attempt >= rateLimitAttempts {
+		wait, again := retryAfter(err, backoff)
+		if !again || attempt >= attempts {
 			return v, err
 		}
-		wait := min(max(rl.RetryAfter, 100*time.Millisecond), maxRateLimitWait)
-		t := time.NewTimer(wait)
+		t := time.NewTimer(min(wait, maxRetryWait))
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return v, err
 		case <-t.C:
 		}
+		backoff *= 2
 	}
+}
+
+// retryAfter says whether err is a temporary failure worth another try,
+// and how long to wait first.
+func retryAfter(err error, backoff time.Duration) (time.Duration, bool) {
+	var (
+		rl  *slack.RateLimitedError
+		sce slack.StatusCodeError
+		ne  net.Error
+		oe  *net.OpError
+	)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.As(err, &rl):
+		return max(rl.RetryAfter, 100*time.Millisecond), true
+	case errors.As(err, &sce):
+		return backoff, sce.Code >= 500 || sce.Code == http.StatusTooManyRequests
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return 0, false
+	case errors.As(err, &oe), errors.As(err, &ne):
+		return backoff, true
+	}
+	return backoff, isReset(err)
+}
+
+// isReset reports a connection closed before the answer: the server went
+// away mid-request (io.ErrUnexpectedEOF, EOF, ECONNRESET).
+func isReset(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue) && !ue.Timeout()
+}
+
+// Notify posts text to the ops channel, if there is one. text is the
+// core's words with user IDs marked by [Mention]; it is escaped here.
+func (m *Messenger) Notify(ctx context.Context, text string) error {
+	if m.cfg.OpsChannel == "" {
+		return nil
+	}
+	body := escape(text)
+	_, err := retrying(ctx, func() (string, error) {
+		_, ts, err := m.api.PostMessageContext(ctx, m.cfg.OpsChannel,
+			slack.MsgOptionText(fitText(body, maxNoticeText), false),
+			slack.MsgOptionBlocks(plainSection(body)))
+		return ts, err
+	})
+	m.count(err)
+	if err != nil {
+		return fmt.Errorf("ops notice: %w", err)
+	}
+	return nil
+}
+
+// count counts a message to the ops channel by outcome.
+func (m *Messenger) count(err error) {
+	if err != nil {
+		m.m.notifications.WithLabelValues("failed").Inc()
+		m.log.Warn("ops channel message failed", zap.String("channel", m.cfg.OpsChannel), zap.Error(err))
+		return
+	}
+	m.m.notifications.WithLabelValues("ok").Inc()
 }

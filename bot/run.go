@@ -18,14 +18,19 @@ import (
 
 // Config is the bot's part of mailbot's configuration.
 type Config struct {
-	OpsChannel      string        // MAILBOT_OPS_CHANNEL; empty: no notifications
-	ApprovalTTL     time.Duration // shown on approval requests
 	Concurrency     int           // operations run at once
 	MaxQueue        int           // operations accepted and waiting; more are turned away
 	WorkTimeout     time.Duration // deadline of one piece of work
 	ShutdownTimeout time.Duration // how long work in flight may finish after the stop
 	AckTimeout      time.Duration // how long an ack may wait for the socket
-	HTTPClient      *http.Client  // for response_url posts
+	// CloseSocketFirst closes the Socket Mode connection as soon as the
+	// stop begins, so that Slack sends new commands to the other replicas
+	// (with a database); otherwise the socket stays open during the
+	// drain and new commands are told that mailbot is restarting.
+	CloseSocketFirst bool
+	// SweepEvery is how often requests are expired and reminders sent;
+	// zero means commands.SweepEvery, negative never.
+	SweepEvery time.Duration
 }
 
 func (c *Config) defaults() {
@@ -44,38 +49,51 @@ func (c *Config) defaults() {
 	if c.AckTimeout <= 0 {
 		c.AckTimeout = 2 * time.Second
 	}
-	if c.ApprovalTTL <= 0 {
-		c.ApprovalTTL = 24 * time.Hour
-	}
-	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	if c.SweepEvery == 0 {
+		c.SweepEvery = commands.SweepEvery
 	}
 }
 
-// Bot serves the slash commands over Socket Mode.
+// Bot serves the slash commands, clicks, forms and the Home tab over
+// Socket Mode. Its event loop only acknowledges: everything that talks to
+// Slack's Web API, the PDD API or the database runs on the worker side.
 type Bot struct {
-	api  *slack.Client
-	sm   *socketmode.Client
-	core *commands.Core
-	cfg  Config
-	log  *zap.Logger
-	m    *Metrics
+	api    *slack.Client
+	sm     *socketmode.Client
+	core   *commands.Core
+	msgr   *Messenger
+	groups *Groups
+	cfg    Config
+	log    *zap.Logger
+	m      *Metrics
+	seen   *envelopes
 
-	sem       chan struct{}
+	queue     chan job // work waiting for a worker
+	answers   chan job // short answers (refusals, forms, Home), apart from the work
 	queued    atomic.Int64
 	connected atomic.Bool
 
-	mu       sync.Mutex // guards draining and the Add side of work
-	draining bool
-	work     sync.WaitGroup
-	workCtx  context.Context
+	mu            sync.Mutex // guards draining, answersClosed and sends on the queues
+	draining      bool
+	answersClosed bool
+}
+
+// job is one piece of work: run runs it; notRun answers for it when it
+// will not start (the stop came first).
+type job struct {
+	run    func(ctx context.Context)
+	notRun func(ctx context.Context)
 }
 
 // New returns a bot that receives events through sm, calls the Web API
-// through api and runs commands with core.
-func New(api *slack.Client, sm *socketmode.Client, core *commands.Core, cfg Config, logger *zap.Logger, m *Metrics) *Bot {
+// through api, decides with core and answers through msgr. groups, which
+// may be nil, is refreshed on subteam_members_changed and periodically.
+func New(api *slack.Client, sm *socketmode.Client, core *commands.Core, msgr *Messenger, groups *Groups, cfg Config, logger *zap.Logger, m *Metrics) *Bot {
 	cfg.defaults()
-	return &Bot{api: api, sm: sm, core: core, cfg: cfg, log: logger, m: m, sem: make(chan struct{}, cfg.Concurrency)}
+	return &Bot{api: api, sm: sm, core: core, msgr: msgr, groups: groups, cfg: cfg, log: logger, m: m,
+		seen:    newEnvelopes(4096),
+		queue:   make(chan job, cfg.MaxQueue),
+		answers: make(chan job, 256)}
 }
 
 // Ready reports whether the socket is connected and the bot takes work.
@@ -96,6 +114,15 @@ func (e *AuthError) Error() string {
 // fatalAuthCodes are the auth errors that retrying cannot mend.
 var fatalAuthCodes = map[string]bool{"invalid_auth": true, "account_inactive": true, "token_revoked": true, "not_authed": true, "not_allowed_token_type": true}
 
+// slackCode is Slack's error code in err ("invalid_auth"), or "".
+func slackCode(err error) string {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return ""
+}
+
 // CheckAuth calls auth.test with the bot token until it succeeds, a token
 // error says the token is bad, or ctx ends. Transient failures are retried.
 func CheckAuth(ctx context.Context, api *slack.Client, logger *zap.Logger) (*slack.AuthTestResponse, error) {
@@ -105,66 +132,184 @@ func CheckAuth(ctx context.Context, api *slack.Client, logger *zap.Logger) (*sla
 		if err == nil {
 			return resp, nil
 		}
-		if fatalAuthCodes[err.Error()] {
-			return nil, &AuthError{Var: "SLACK_BOT_TOKEN", Code: err.Error()}
+		if code := slackCode(err); fatalAuthCodes[code] {
+			return nil, &AuthError{Var: "SLACK_BOT_TOKEN", Code: code}
 		}
 		logger.Warn("auth.test failed, retrying", zap.Error(err), zap.Duration("retry_in", delay))
+		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return nil, fmt.Errorf("slack auth.test: %w", ctx.Err())
-		case <-time.After(delay):
+		case <-t.C:
 		}
 		delay = min(2*delay, 30*time.Second)
 	}
 }
 
 // Run serves until ctx ends, then stops taking new work, lets the work in
-// flight finish (at most ShutdownTimeout), closes the socket and returns
-// nil. It returns an error when the socket cannot go on: a rejected app
-// token, or another failure the client does not retry.
+// flight finish (at most ShutdownTimeout), answers what will not run,
+// closes the socket and returns nil. It returns an error when the socket
+// cannot go on: a rejected app token, or another failure the client does
+// not retry. Run owns every goroutine it starts.
 func (b *Bot) Run(ctx context.Context) error {
 	sockCtx, stopSock := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSock()
-	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopWork()
-	b.workCtx = workCtx
+	workCtx, stopWork := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopWork(nil)
 
+	var wg, answerWG sync.WaitGroup
 	sockErr := make(chan error, 1)
 	go func() { sockErr <- b.sm.RunContext(sockCtx) }()
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); b.loop(sockCtx) }()
+	b.startWorkers(workCtx, &wg)
+	answerWG.Add(1)
+	go func() { defer answerWG.Done(); b.work(context.WithoutCancel(ctx), b.answers) }()
+	bgCtx, stopBG := context.WithCancel(workCtx)
+	bgDone := b.background(bgCtx)
 
 	var err error
 	select {
 	case err = <-sockErr:
 		err = classifySocketError(err)
+		sockErr <- nil
 	case <-ctx.Done():
-		b.log.Info("stopping: finishing work in flight", zap.Duration("budget", b.cfg.ShutdownTimeout))
+		b.log.Info("stopping: finishing work in flight", zap.Duration("budget", b.cfg.ShutdownTimeout),
+			zap.Bool("socket_closed_first", b.cfg.CloseSocketFirst))
 	}
-	b.drain(stopWork)
+	stopBG()
+	<-bgDone
+	if b.cfg.CloseSocketFirst {
+		b.setDraining()
+		stopSock()
+	}
+	b.drain(&wg, stopWork)
 	stopSock()
-	if err == nil {
-		<-sockErr
-	}
+	<-sockErr
 	<-loopDone
+	b.mu.Lock()
+	b.answersClosed = true
+	close(b.answers)
+	b.mu.Unlock()
+	answerWG.Wait()
 	b.setConnected(false)
 	return err
 }
 
-// drain stops new work and waits for the work in flight, at most
-// ShutdownTimeout; then it cancels what is left and waits for it to return.
-func (b *Bot) drain(stopWork context.CancelFunc) {
+// errShutdown is the cause of the work's cancellation at the stop.
+var errShutdown = errors.New("mailbot stopped before the operation finished (MAILBOT_SHUTDOWN_TIMEOUT)")
+
+// drain stops new work and waits for the queue to empty, at most
+// ShutdownTimeout; then it cancels what runs (its answers still go out)
+// and answers every job that never started.
+func (b *Bot) drain(wg *sync.WaitGroup, stopWork context.CancelCauseFunc) {
+	b.setDraining()
 	b.mu.Lock()
-	b.draining = true
+	close(b.queue)
 	b.mu.Unlock()
 	done := make(chan struct{})
-	go func() { b.work.Wait(); close(done) }()
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(b.cfg.ShutdownTimeout)
+	defer t.Stop()
 	select {
 	case <-done:
-	case <-time.After(b.cfg.ShutdownTimeout):
+	case <-t.C:
 		b.log.Warn("shutdown budget spent: cancelling work in flight", zap.Int64("in_flight", b.queued.Load()))
-		stopWork()
+		stopWork(errShutdown)
 		<-done
+	}
+}
+
+// startWorkers starts Concurrency workers on the queue.
+func (b *Bot) startWorkers(ctx context.Context, wg *sync.WaitGroup) {
+	for range b.cfg.Concurrency {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.work(ctx, b.queue) }()
+	}
+}
+
+// work runs jobs until q is closed and empty. Once ctx is cancelled (the
+// shutdown budget is spent) the jobs left are answered, not run.
+func (b *Bot) work(ctx context.Context, q <-chan job) {
+	for j := range q {
+		if ctx.Err() != nil {
+			if j.notRun != nil {
+				j.notRun(ctx)
+			}
+		} else {
+			jctx, cancel := context.WithTimeoutCause(ctx, b.cfg.WorkTimeout, errWorkTimeout)
+			j.run(jctx)
+			cancel()
+		}
+		b.queued.Add(-1)
+		b.m.inFlight.Dec()
+	}
+}
+
+var errWorkTimeout = errors.New("the operation ran out of time")
+
+// submit queues j for a worker. It returns false when the bot is stopping
+// or too much work waits already. It never blocks.
+func (b *Bot) submit(j job) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.draining && b.enqueue(b.queue, j)
+}
+
+// answer queues a short answer (a refusal, a form, the Home tab) on its
+// own worker, so that the event loop never waits on Slack. Answers are
+// taken while the bot drains, until its socket is closed.
+func (b *Bot) answer(fn func(ctx context.Context)) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.answersClosed && b.enqueue(b.answers, job{run: fn})
+}
+
+// enqueue sends j on q without blocking; the caller holds mu.
+func (b *Bot) enqueue(q chan job, j job) bool {
+	select {
+	case q <- j:
+		b.queued.Add(1)
+		b.m.inFlight.Inc()
+		return true
+	default:
+		return false
+	}
+}
+
+// background runs the periodic work: the sweep of expiries and reminders,
+// and the refresh of admin user groups. It returns a channel closed when
+// all of it has stopped.
+func (b *Bot) background(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	if b.cfg.SweepEvery > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.sweep(ctx) }()
+	}
+	if b.groups != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.groups.Run(ctx) }()
+	}
+	go func() { wg.Wait(); close(done) }()
+	return done
+}
+
+// sweep calls the core's sweep every SweepEvery until ctx ends.
+func (b *Bot) sweep(ctx context.Context) {
+	t := time.NewTicker(b.cfg.SweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if expired, reminded := b.core.Sweep(ctx); expired+reminded > 0 {
+				b.m.approvals.WithLabelValues("expired").Add(float64(expired))
+				b.m.reminders.Add(float64(reminded))
+			}
+		}
 	}
 }
 
@@ -172,8 +317,8 @@ func classifySocketError(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return nil
 	}
-	if fatalAuthCodes[err.Error()] {
-		return &AuthError{Var: "SLACK_APP_TOKEN", Code: err.Error()}
+	if code := slackCode(err); fatalAuthCodes[code] {
+		return &AuthError{Var: "SLACK_APP_TOKEN", Code: code}
 	}
 	var sce slack.StatusCodeError
 	if errors.As(err, &sce) && sce.Code == http.StatusNotFound {
@@ -191,100 +336,11 @@ func (b *Bot) setConnected(up bool) {
 	}
 }
 
-// loop reads the socket's events until ctx ends.
-func (b *Bot) loop(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case evt := <-b.sm.Events:
-			b.handle(ctx, evt)
-		}
-	}
-}
-
-func (b *Bot) handle(ctx context.Context, evt socketmode.Event) {
-	received := time.Now()
-	switch evt.Type {
-	case socketmode.EventTypeConnecting:
-		b.setConnected(false)
-	case socketmode.EventTypeConnected:
-		b.setConnected(true)
-		if ce, ok := evt.Data.(*socketmode.ConnectedEvent); ok && ce.ConnectionCount > 0 {
-			b.m.reconnects.Inc()
-		}
-		b.log.Info("socket connected")
-	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError:
-		b.setConnected(false)
-		b.log.Warn("socket trouble, reconnecting", zap.String("event", string(evt.Type)), zap.Error(eventError(evt.Data)))
-	case socketmode.EventTypeInvalidAuth:
-		b.log.Error("socket: app token rejected")
-	case socketmode.EventTypeSlashCommand:
-		if cmd, ok := evt.Data.(slack.SlashCommand); ok && evt.Request != nil {
-			b.slashCommand(ctx, evt.Request, cmd, received)
-		}
-	case socketmode.EventTypeInteractive:
-		if cb, ok := evt.Data.(slack.InteractionCallback); ok && evt.Request != nil {
-			b.interaction(ctx, evt.Request, cb, received)
-		}
-	default:
-		if evt.Request != nil && evt.Request.EnvelopeID != "" {
-			b.ack(ctx, evt.Request, nil, received)
-		}
-	}
-}
-
-func eventError(data any) error {
-	switch e := data.(type) {
-	case *slack.ConnectionErrorEvent:
-		return e.ErrorObj
-	case *slack.IncomingEventError:
-		return e.ErrorObj
-	}
-	return nil
-}
-
-// ack acknowledges an envelope, with an optional payload (the immediate
-// reply to a slash command).
-func (b *Bot) ack(ctx context.Context, req *socketmode.Request, payload any, received time.Time) {
-	ctx, cancel := context.WithTimeout(ctx, b.cfg.AckTimeout)
-	defer cancel()
-	if err := b.sm.AckCtx(ctx, req.EnvelopeID, payload); err != nil {
-		b.log.Error("ack failed", zap.String("envelope_id", req.EnvelopeID), zap.Error(err))
-		return
-	}
-	b.m.ackLatency.Observe(time.Since(received).Seconds())
-}
-
-// submit runs fn in the bounded pool, under WorkTimeout. It returns false
-// when the bot is stopping or too much work waits already.
-func (b *Bot) submit(fn func(ctx context.Context)) bool {
+func (b *Bot) setDraining() {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.draining || b.queued.Load() >= int64(b.cfg.MaxQueue) {
-		return false
-	}
-	b.queued.Add(1)
-	b.m.inFlight.Inc()
-	b.work.Add(1)
-	go func() {
-		defer b.work.Done()
-		defer b.m.inFlight.Dec()
-		defer b.queued.Add(-1)
-		select {
-		case b.sem <- struct{}{}:
-		case <-b.workCtx.Done():
-			return
-		}
-		defer func() { <-b.sem }()
-		ctx, cancel := context.WithTimeoutCause(b.workCtx, b.cfg.WorkTimeout, errWorkTimeout)
-		defer cancel()
-		fn(ctx)
-	}()
-	return true
+	b.draining = true
+	b.mu.Unlock()
 }
-
-var errWorkTimeout = errors.New("the operation ran out of time")
 
 // isDraining reports whether the bot has stopped taking work.
 func (b *Bot) isDraining() bool {

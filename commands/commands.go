@@ -31,7 +31,7 @@ const (
 
 // Config is the core's policy.
 type Config struct {
-	Admins         []string      // Slack user IDs allowed to run operations
+	Admins         []string      // Slack user IDs (U…, W…) and user group IDs (S…) allowed to run operations
 	Approvals      ApprovalMode  // zero value means ApprovalsOff
 	ApprovalTTL    time.Duration // a pending request older than this is expired; zero means 24h
 	Domains        []string      // allow-list patterns: example.com, *.example.org; empty allows all
@@ -45,7 +45,26 @@ type Config struct {
 	// Mention renders a user ID in the texts of replies and verdicts (the
 	// Slack adapter passes one that returns "<@U…>"); nil means the bare ID.
 	Mention func(userID string) string
+	// MentionGroup renders a user group ID in reminders; nil means the
+	// bare ID.
+	MentionGroup func(groupID string) string
+	// InGroup reports whether userID is a member of the user group
+	// groupID (an S… entry of Admins), from the transport's last reading
+	// of the group; it must not wait on the network. Nil means nobody is.
+	InGroup func(groupID, userID string) bool
+	// ApprovalsRequired is how many different admins must approve a
+	// request, 1 to MaxApprovalsRequired; zero means 1.
+	ApprovalsRequired int
+	// RemindAfter is how long a request may wait before the admins are
+	// reminded of it, once; zero means no reminders.
+	RemindAfter time.Duration
+	// DNS checks a domain's DNS records (/maildomain check); nil means
+	// the checklist is not available.
+	DNS DNSChecker
 }
+
+// MaxApprovalsRequired bounds Config.ApprovalsRequired.
+const MaxApprovalsRequired = 5
 
 // Request is one slash command as a person typed it.
 type Request struct {
@@ -79,5 +98,7 @@ type Outcome int
 const (
 	OutcomeReply    Outcome = iota // Reply is the whole answer: help, usage, invalid input or refusal
 	OutcomeRun                     // run Op now, with Core.Run
-	OutcomeApproval                // Op needs an admin's approval: post Pending, tell the requester Reply
+	OutcomeApproval                // Op needs an admin's approval: post Pending, tell the requester
+	OutcomeForm                    // a bare command: show Form (the shell answers with the usage)
+	OutcomeCheck                   // run the DNS checklist of Op.Domain
 )

@@ -18,9 +18,10 @@ import (
 // Decision is the core's answer to a [Request] before anything is run.
 type Decision struct {
 	Outcome Outcome
-	Op      Operation // for OutcomeRun and OutcomeApproval
-	Reply   Reply     // for OutcomeReply: the answer; for OutcomeApproval: "pending" for the requester
+	Op      Operation // for OutcomeRun, OutcomeApproval and OutcomeCheck (its Domain)
+	Reply   Reply     // for OutcomeReply: the answer
 	Pending *Pending  // for OutcomeApproval: the request to post for the admins
+	Form    *Form     // for OutcomeForm: the form to show
 }
 
 // Reply is a transport-free answer to the person who asked. The Slack
@@ -30,9 +31,30 @@ type Reply struct {
 	Text   string   // a lead paragraph, may be empty
 	Fields []Field  // labelled values
 	Steps  []string // instructions, in order (how to verify a domain)
-	Note   string   // a closing remark, such as "Only you can see this."
-	Error  bool     // the request failed or was refused
+	Note    string   // a closing remark, such as "Only you can see this."
+	Error   bool     // the request failed or was refused
+	Buttons []Button // actions offered to the person who asked
 }
+
+// Button is an action a reply, a request message or the Home tab offers.
+// Its Value is signed: the transport hands it back on a click, and only a
+// value this mailbot signed is acted on.
+type Button struct {
+	Kind  ButtonKind
+	Label string
+	Value string
+}
+
+// ButtonKind says what a [Button] does.
+type ButtonKind string
+
+// The buttons.
+const (
+	ButtonApprove  ButtonKind = "approve"   // approve a request (admins)
+	ButtonDeny     ButtonKind = "deny"      // deny a request (admins)
+	ButtonCancel   ButtonKind = "cancel"    // withdraw a request (its requester)
+	ButtonCheckDNS ButtonKind = "check_dns" // run the DNS checklist of a registered domain
+)
 
 // Field is one labelled value of a [Reply].
 type Field struct {
@@ -44,13 +66,21 @@ type Field struct {
 // Notice is the ops-channel account of an executed operation. It never
 // holds a password or verification secret.
 type Notice struct {
-	Actor    string // user ID of the requester
-	Approver string // user ID of the admin who approved, if any
-	Op       Operation
-	OK       bool
-	Status   apiclient.Status // register: the domain's status
-	UID      int64            // add: the new mailbox's uid
-	Code     string           // on failure: the PDD error code, or "transport", "response", "internal"
+	Actor     string   // user ID of the requester
+	Approvers []string // user IDs of the admins who approved, if any
+	Op        Operation
+	OK        bool
+	Status    apiclient.Status // register: the domain's status
+	Stage     apiclient.Stage  // register: the domain's stage
+	UID       int64            // add: the new mailbox's uid
+	Code      string           // on failure: the PDD error code, or "transport", "response", "internal", "store"
+	// NothingDone is set on a failure after which the PDD API certainly
+	// changed nothing and a later attempt may succeed: an approval is not
+	// used up by it.
+	NothingDone bool
+	// Uncertain is set when the operation may or may not have happened
+	// (an add that was sent and got no answer).
+	Uncertain bool
 }
 
 // Result is what running an operation produced.
@@ -70,42 +100,16 @@ type Pending struct {
 	Expires   time.Time // after this it can no longer be decided
 }
 
-// Verdict is the core's answer to an admin's click on Approve or Deny.
-type Verdict struct {
-	Kind      VerdictKind
-	Reply     Reply     // for the person who clicked
-	DecidedBy string    // who decided (for Approved, Denied, AlreadyDecided)
-	DecidedAt time.Time // when
-	Approved  bool      // for AlreadyDecided: what the earlier decision was
-	Result    *Result   // for Approved: the operation's result (Reply for the requester)
-	// ForRequester is what to tell the requester now, ephemerally: for
-	// Approved the Result's Reply (secrets included), for Denied who
-	// denied; nil otherwise.
-	ForRequester *Reply
-}
-
-// VerdictKind classifies a [Verdict].
-type VerdictKind int
-
-// The kinds of [Verdict].
-const (
-	VerdictRefused        VerdictKind = iota // this person may not decide; nothing changes
-	VerdictExpired                           // the request is older than the TTL; nothing runs
-	VerdictAlreadyDecided                    // someone decided before; nothing runs again
-	VerdictDenied                            // denied now
-	VerdictApproved                          // approved now and run exactly once
-	VerdictInvalid                           // the request does not decode, is forged, or no longer validates
-)
-
 // Core is the transport-free core. It is safe for concurrent use.
 type Core struct {
 	api     API
+	store   Store
+	msgr    Messenger
 	cfg     Config
 	logger  *zap.Logger
 	domains []string // the allow-list, normalised
 	gen     *password.Generator
 	key     []byte // signs pending requests
-	guard   guard  // exactly-once decisions
 }
 
 // Defaults of [Config].
@@ -114,11 +118,13 @@ const (
 	DefaultPasswordLength = 16
 )
 
-// New returns a core that runs operations on api under cfg's policy. It
-// checks cfg as config.go does, so that a core never runs on a bad policy.
-func New(api API, cfg Config, logger *zap.Logger) (*Core, error) {
-	if api == nil {
-		return nil, errors.New("commands: nil API")
+// New returns a core that runs operations on api under cfg's policy,
+// keeps requests and the audit trail in store, and answers through msgr.
+// It checks cfg as config.go does, so that a core never runs on a bad
+// policy.
+func New(api API, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (*Core, error) {
+	if api == nil || store == nil || msgr == nil {
+		return nil, errors.New("commands: nil API, store or messenger")
 	}
 	if logger == nil {
 		logger = zap.NewNop()
@@ -129,6 +135,12 @@ func New(api API, cfg Config, logger *zap.Logger) (*Core, error) {
 	}
 	if cfg.ApprovalTTL <= 0 {
 		cfg.ApprovalTTL = DefaultApprovalTTL
+	}
+	if cfg.ApprovalsRequired == 0 {
+		cfg.ApprovalsRequired = 1
+	}
+	if cfg.ApprovalsRequired < 1 || cfg.ApprovalsRequired > MaxApprovalsRequired {
+		return nil, fmt.Errorf("commands: approvals required must be 1 to %d, got %d", MaxApprovalsRequired, cfg.ApprovalsRequired)
 	}
 	if cfg.PasswordLength == 0 {
 		cfg.PasswordLength = DefaultPasswordLength
@@ -151,6 +163,9 @@ func New(api API, cfg Config, logger *zap.Logger) (*Core, error) {
 	if cfg.Mention == nil {
 		cfg.Mention = func(id string) string { return id }
 	}
+	if cfg.MentionGroup == nil {
+		cfg.MentionGroup = func(id string) string { return id }
+	}
 	cfg.Admins = slices.Clone(cfg.Admins)
 	key := slices.Clone(cfg.SigningKey)
 	if len(key) == 0 {
@@ -161,9 +176,7 @@ func New(api API, cfg Config, logger *zap.Logger) (*Core, error) {
 	if err != nil {
 		return nil, fmt.Errorf("commands: password generator: %w", err)
 	}
-	c := &Core{api: api, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key}
-	c.guard.entries = make(map[string]*decided)
-	return c, nil
+	return &Core{api: api, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key}, nil
 }
 
 // Decide parses and validates req and decides, by the policy, whether it is
@@ -179,8 +192,16 @@ func (c *Core) Decide(req Request) Decision {
 		}
 		return Decision{Outcome: OutcomeReply, Reply: Help(req.Command)}
 	}
-	if inv.Help {
+	switch {
+	case inv.Help:
 		return Decision{Outcome: OutcomeReply, Reply: c.help(inv.Command)}
+	case inv.Check:
+		return Decision{Outcome: OutcomeCheck, Op: inv.Op}
+	case inv.Bare:
+		if outcome, why := c.authorise(req.UserID); outcome == OutcomeReply {
+			return c.notAllowed(why)
+		}
+		return Decision{Outcome: OutcomeForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
 	}
 	op := inv.Op
 	if op.Action == ActionAddMailbox && op.Domain == "" {
@@ -197,13 +218,19 @@ func (c *Core) Decide(req Request) Decision {
 	outcome, why := c.authorise(req.UserID)
 	switch outcome {
 	case OutcomeReply:
-		return Decision{Outcome: OutcomeReply, Reply: Reply{Title: "Not allowed", Text: why,
-			Note: "Ask a mailbot admin to do it for you.", Error: true}}
+		return c.notAllowed(why)
 	case OutcomeRun:
 		return Decision{Outcome: OutcomeRun, Op: op}
 	}
-	p := &Pending{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Op: op, Created: c.now()}
-	return Decision{Outcome: OutcomeApproval, Op: op, Reply: c.pendingReply(p), Pending: p}
+	now := c.now()
+	p := &Pending{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Op: op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
+	return Decision{Outcome: OutcomeApproval, Op: op, Pending: p}
+}
+
+// notAllowed refuses a person who may not run operations.
+func (c *Core) notAllowed(why string) Decision {
+	return Decision{Outcome: OutcomeReply, Reply: Reply{Title: "Not allowed", Text: why,
+		Note: "Ask a mailbot admin to do it for you.", Error: true}}
 }
 
 // now is the clock, in UTC, to the millisecond (as a pending request keeps it).
@@ -216,16 +243,20 @@ func newID() string {
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
 }
 
-func (c *Core) pendingReply(p *Pending) Reply {
-	who := "an admin"
+func (c *Core) pendingReply(p Pending) Reply {
+	who := "an admin's approval"
 	if c.cfg.Approvals == ApprovalsAll && c.IsAdmin(p.Requester) {
-		who = "another admin"
+		who = "another admin's approval"
+	}
+	if n := c.cfg.ApprovalsRequired; n > 1 {
+		who = fmt.Sprintf("the approval of %d admins", n)
 	}
 	r := Reply{
 		Title: "Request waiting for approval",
-		Text: fmt.Sprintf("Your request to %s needs %s's approval. Nothing has been done yet: you will get the result here when an admin decides. The request expires in %s.",
-			p.Op, who, fmtDuration(c.cfg.ApprovalTTL)),
-		Fields: []Field{{Label: "Request", Value: p.ID}, {Label: "Operation", Value: p.Op.String()}},
+		Text: fmt.Sprintf("Your request to %s needs %s. Nothing has been done yet: you will get the result here when the admins decide. The request expires at %s.",
+			p.Op, who, fmtTime(p.Expires)),
+		Fields:  []Field{{Label: "Request", Value: p.ID}, {Label: "Operation", Value: p.Op.String()}},
+		Buttons: []Button{{Kind: ButtonCancel, Label: "Cancel request", Value: c.EncodePending(p)}},
 	}
 	if p.Op.Reason != "" {
 		r.Fields = append(r.Fields, Field{Label: "Reason", Value: p.Op.Reason})

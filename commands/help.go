@@ -11,10 +11,13 @@ type usage struct {
 // The help texts and the usage shown for bad input are generated from it.
 var registry = []usage{
 	{CmdDomain, "/maildomain register <domain> [reason…]", "Connect the domain to the mail service; the reply gives the secrets that prove you own it."},
+	{CmdDomain, "/maildomain check <domain>", "Check the domain's DNS records (MX, SPF) and say what to publish; open to everyone, changes nothing."},
+	{CmdDomain, "/maildomain", "Open a form to register a domain (so does /maildomain register alone)."},
 	{CmdDomain, "/maildomain help", "Show this help."},
 	{CmdMailbox, "/mailbox add <user>@<domain> [reason…]", "Create the mailbox; the reply gives its password, to you alone."},
 	{CmdMailbox, "/mailbox add <user> <domain> [reason…]", "The same, with the domain as a separate word."},
 	{CmdMailbox, "/mailbox add <user> [reason…]", "The same, in the default domain (MAILBOT_DEFAULT_DOMAIN)."},
+	{CmdMailbox, "/mailbox", "Open a form to create a mailbox (so does /mailbox add alone)."},
 	{CmdMailbox, "/mailbox help", "Show this help."},
 }
 

@@ -21,10 +21,18 @@ const maxReason = 200
 // Invocation is a parsed slash command.
 type Invocation struct {
 	Command string // CmdDomain or CmdMailbox
-	// Help is set for "help" and for an empty text: answer with the usage.
+	// Help is set for "help": answer with the usage.
 	Help bool
-	// Op is the operation when Help is not set. For "/mailbox add <user>"
-	// its Domain is empty: the caller supplies the default domain.
+	// Bare is set for a command typed with no text, or with only its
+	// sub-command ("/mailbox", "/maildomain register"): Op.Action says
+	// which operation the form is for.
+	Bare bool
+	// Check is set for "/maildomain check <domain>": Op.Domain is the
+	// domain whose DNS records to check.
+	Check bool
+	// Op is the operation when neither Help nor Bare is set. For
+	// "/mailbox add <user>" its Domain is empty: the caller supplies the
+	// default domain.
 	Op Operation
 }
 
@@ -51,8 +59,12 @@ func Parse(command, text string) (Invocation, error) {
 			Fix: "/maildomain help or /mailbox help", Usage: true}
 	}
 	toks := tokenize(text)
+	action := ActionRegisterDomain
+	if command == CmdMailbox {
+		action = ActionAddMailbox
+	}
 	if len(toks) == 0 {
-		return Invocation{Command: command, Help: true}, nil
+		return Invocation{Command: command, Bare: true, Op: Operation{Action: action}}, nil
 	}
 	sub := strings.ToLower(toks[0].raw)
 	var inv Invocation
@@ -60,6 +72,10 @@ func Parse(command, text string) (Invocation, error) {
 	switch {
 	case sub == "help":
 		inv = Invocation{Command: command, Help: true}
+	case len(toks) == 1 && sub == string(action):
+		inv = Invocation{Command: command, Bare: true, Op: Operation{Action: action}}
+	case command == CmdDomain && sub == "check":
+		inv, err = parseCheck(toks[1:])
 	case command == CmdDomain && sub == "register":
 		inv, err = parseRegister(text, toks[1:])
 	case command == CmdMailbox && sub == "add":
@@ -92,6 +108,25 @@ func parseRegister(text string, toks []token) (Invocation, error) {
 	}
 	op := Operation{Action: ActionRegisterDomain, Domain: d, Reason: reasonFrom(text, toks[1:])}
 	return Invocation{Command: CmdDomain, Op: op}, nil
+}
+
+func parseCheck(toks []token) (Invocation, error) {
+	const fix = "/maildomain check example.com"
+	if len(toks) != 1 {
+		return Invocation{}, &UsageError{Command: CmdDomain, Problem: "Give exactly one domain to check.", Fix: fix}
+	}
+	arg, err := toks[0].value(CmdDomain, fix)
+	if err != nil {
+		return Invocation{}, err
+	}
+	if arg.kind == kindEmail || strings.Contains(arg.text, "@") {
+		return Invocation{}, &UsageError{Command: CmdDomain, Problem: fmt.Sprintf("%s is an email address, not a domain.", trunc(arg.text, 80)), Fix: fix}
+	}
+	d, err := domainArg(CmdDomain, arg.text, fix)
+	if err != nil {
+		return Invocation{}, err
+	}
+	return Invocation{Command: CmdDomain, Check: true, Op: Operation{Domain: d}}, nil
 }
 
 func parseAdd(text string, toks []token) (Invocation, error) {
@@ -267,8 +302,12 @@ func reasonFrom(text string, toks []token) string {
 	if len(toks) == 0 {
 		return ""
 	}
-	return trunc(cleanText(text[toks[0].start:]), maxReason)
+	return cleanReason(text[toks[0].start:])
 }
+
+// cleanReason is a reason as mailbot keeps and shows it, typed or
+// submitted in a form.
+func cleanReason(s string) string { return trunc(cleanText(s), maxReason) }
 
 // cleanText turns Slack's markup into plain text: <@U1|ann> becomes @ann,
 // <#C1|ops> #ops, <!here> @here, links their text; entities are decoded,

@@ -18,9 +18,40 @@ func ParseApprovalMode(s string) (ApprovalMode, error) {
 	return "", fmt.Errorf("must be off, requests or all, got %q", trunc(s, 20))
 }
 
-// IsAdmin reports whether userID is one of the admins.
+// IsAdmin reports whether userID is one of the admins: listed, or a
+// member of a listed user group by the transport's last reading of it. It
+// never waits on the network.
 func (c *Core) IsAdmin(userID string) bool {
-	return userID != "" && slices.Contains(c.cfg.Admins, userID)
+	if userID == "" {
+		return false
+	}
+	if slices.Contains(c.cfg.Admins, userID) {
+		return true
+	}
+	if c.cfg.InGroup == nil {
+		return false
+	}
+	for _, a := range c.cfg.Admins {
+		if IsGroupID(a) && c.cfg.InGroup(a, userID) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsGroupID reports whether an entry of the admins is a Slack user group
+// ID (S…) rather than a user ID.
+func IsGroupID(id string) bool { return strings.HasPrefix(id, "S") }
+
+// AdminGroups returns the user group IDs among the admins.
+func (c *Core) AdminGroups() []string {
+	var gs []string
+	for _, a := range c.cfg.Admins {
+		if IsGroupID(a) {
+			gs = append(gs, a)
+		}
+	}
+	return gs
 }
 
 // checkOp re-validates op as the parser would and checks it against the

@@ -34,7 +34,7 @@ func StatusMeaning(s apiclient.Status) string {
 // registerReply describes a registered domain to the person who asked. For
 // domain-activate it holds the verification secrets, verbatim, and both
 // ways to publish them.
-func registerReply(domain string, d *apiclient.Domain) Reply {
+func (c *Core) registerReply(domain string, d *apiclient.Domain) Reply {
 	r := Reply{
 		Title: "Domain " + domain + " registered",
 		Fields: []Field{
@@ -59,6 +59,7 @@ func registerReply(domain string, d *apiclient.Domain) Reply {
 			mx,
 		}
 		r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
+		r.Buttons = []Button{c.checkButton(domain, s.Name)}
 	case apiclient.StatusMXActivate:
 		r.Text = "The domain is verified."
 		r.Steps = []string{fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, mxHost, mxPriority)}

@@ -107,11 +107,17 @@ func (n Notice) Summary(mention func(userID string) string) string {
 		s = fmt.Sprintf("%s %s: %s", who, n.Op.pastTense(), n.Status)
 	case n.OK:
 		s = fmt.Sprintf("%s %s: uid %d", who, n.Op.pastTense(), n.UID)
+	case n.Uncertain:
+		s = fmt.Sprintf("%s: %s: no answer from the PDD API (%s): the mailbox may exist now", who, n.Op, n.Code)
 	default:
 		s = fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, codeMeaning(n.Op, n.Code))
 	}
-	if n.Approver != "" {
-		s += ", approved by " + mention(n.Approver)
+	for i, a := range n.Approvers {
+		if i == 0 {
+			s += ", approved by " + mention(a)
+		} else {
+			s += ", " + mention(a)
+		}
 	}
 	if n.Op.Reason != "" {
 		s += "; reason: " + n.Op.Reason

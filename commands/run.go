@@ -19,18 +19,31 @@ const (
 	CodeInvalid   = "invalid"   // the operation did not validate; nothing was sent
 )
 
-// Run executes op for actor (and approver, when approved; may be empty):
-// it generates the password when needed, calls the API, and describes the
-// result. Every API and transport error becomes words in Reply. An
-// operation that does not validate is refused without calling the API.
-func (c *Core) Run(ctx context.Context, actor, approver string, op Operation) Result {
-	n := Notice{Actor: actor, Approver: approver, Op: op}
+// CodeStore is the notice code of an operation that was not run because
+// it could not be recorded in the database.
+const CodeStore = "store"
+
+// run executes op for actor (approved by deciders, for request reqID; both
+// empty for a direct operation): it records the operation in the audit
+// trail, generates the password when needed, calls the API, records the
+// outcome and describes the result. An operation that does not validate,
+// or that cannot be recorded, is refused without calling the API. It logs
+// the one line of the operation.
+func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
+	n := Notice{Actor: actor, Approvers: deciders, Op: op}
 	if ue := c.checkOp(op); ue != nil {
-		n.Code = CodeInvalid
+		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
+	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: reqID, Event: EventRun, Actor: actor, Deciders: deciders,
+		Action: op.Action, Domain: op.Domain, Login: op.Login, Reason: op.Reason}
+	id, err := c.store.Begin(ctx, e)
+	if c.storeFailed(err, "begin") {
+		n.Code, n.NothingDone = CodeStore, true
+		c.logResult(n, err)
+		return Result{Reply: replyStoreDown, Notice: n}
+	}
 	var res Result
-	var err error
 	if op.Action == ActionRegisterDomain {
 		res, err = c.register(ctx, n)
 	} else {
@@ -39,8 +52,36 @@ func (c *Core) Run(ctx context.Context, actor, approver string, op Operation) Re
 	if err != nil {
 		res = c.failure(n, err)
 	}
+	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
 	return res
+}
+
+// complete records the outcome of the audit entry id.
+func (c *Core) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
+	e.Outcome, e.Status, e.Stage, e.UID, e.Code = OutcomeOK, string(n.Status), string(n.Stage), n.UID, n.Code
+	switch {
+	case n.Uncertain:
+		e.Outcome = OutcomeUnknown
+	case !n.OK:
+		e.Outcome = OutcomeError
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.store.Complete(ectx, id, e); err != nil {
+		c.logger.Error("audit entry not completed", zap.Int64("audit_id", id), zap.Error(err))
+	}
+}
+
+// label is the metrics label of a result.
+func (r Result) label() string {
+	if r.Notice.OK {
+		return LabelOK
+	}
+	if r.Notice.Code == CodeStore {
+		return LabelStoreDown
+	}
+	return LabelError
 }
 
 func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
@@ -48,8 +89,8 @@ func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	n.OK, n.Status = true, d.Status
-	return Result{Reply: registerReply(n.Op.Domain, d), Notice: n}, nil
+	n.OK, n.Status, n.Stage = true, d.Status, d.Stage
+	return Result{Reply: c.registerReply(n.Op.Domain, d), Notice: n}, nil
 }
 
 func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
@@ -89,13 +130,16 @@ func (c *Core) failure(n Notice, err error) Result {
 	switch {
 	case errors.As(err, &apiErr):
 		n.Code = string(apiErr.Code)
+		n.NothingDone = apiErr.Code == apiclient.CodeUnknown
 		r.Text = fmt.Sprintf("The PDD API answered %s: %s.", apiErr.Code, apiErr.Meaning())
 		r.Note = advice(apiErr)
 	case errors.As(err, &respErr):
 		n.Code = CodeResponse
 		r.Text = fmt.Sprintf("The PDD API gave an answer mailbot cannot read (HTTP %d: %s).", respErr.StatusCode, respErr.Reason)
 		r.Note = "Try again later."
+		n.NothingDone = !add && respErr.StatusCode >= 500
 		if add {
+			n.Uncertain = true
 			r.Note = "The request reached the API, so the mailbox may exist now: check before you try again."
 		}
 	case errors.As(err, &transErr):
@@ -105,6 +149,8 @@ func (c *Core) failure(n Notice, err error) Result {
 			r.Text = "The PDD API did not answer in time."
 		}
 		r.Note = "Try again later."
+		n.NothingDone = !transErr.Sent
+		n.Uncertain = add && transErr.Sent
 		if add && transErr.Sent {
 			r.Note = "The request was sent, so the mailbox may exist now: check before you try again."
 		}
@@ -142,23 +188,23 @@ func advice(e *apiclient.Error) string {
 	return ""
 }
 
-// logResult logs an executed operation; never a secret. Successes are
-// logged at debug level: the transport (bot, shell) logs the one info line
-// per operation with its own context (envelope, duration). Failures are
-// logged here at warn level, once, with the error's detail.
+// logResult logs an executed operation, the one line per operation
+// (the core owns it; transports do not log operations); never a secret.
+// Successes are logged at info level, failures at warn, with the error's
+// detail.
 func (c *Core) logResult(n Notice, err error) {
 	fields := []zap.Field{
 		zap.String("action", string(n.Op.Action)), zap.String("target", n.Op.Target()),
 		zap.String("actor", n.Actor), zap.Bool("ok", n.OK),
 	}
-	if n.Approver != "" {
-		fields = append(fields, zap.String("approver", n.Approver))
+	if len(n.Approvers) > 0 {
+		fields = append(fields, zap.Strings("approvers", n.Approvers))
 	}
 	switch {
 	case n.OK && n.Op.Action == ActionRegisterDomain:
-		c.logger.Debug("operation", append(fields, zap.String("status", string(n.Status)))...)
+		c.logger.Info("operation", append(fields, zap.String("status", string(n.Status)))...)
 	case n.OK:
-		c.logger.Debug("operation", append(fields, zap.Int64("uid", n.UID))...)
+		c.logger.Info("operation", append(fields, zap.Int64("uid", n.UID))...)
 	case err != nil:
 		c.logger.Warn("operation", append(fields, zap.String("code", n.Code), zap.Error(err))...)
 	default:

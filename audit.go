@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/pgstore"
+)
+
+// runAudit prints the audit trail of MAILBOT_DATABASE_URL since the given
+// time ago, oldest first: a table, or one JSON object a line (interface
+// §1, §8). The dispatch checked that the URL is set.
+func runAudit(ctx context.Context, cfg *config, since time.Duration, asJSON bool, logger *zap.Logger, stdout io.Writer) error {
+	st, err := pgstore.Open(ctx, cfg.DatabaseURL.reveal(), logger.Named("store"))
+	if err != nil {
+		return fmt.Errorf("MAILBOT_DATABASE_URL: %w", err)
+	}
+	defer st.Close()
+	entries, err := st.Audit(ctx, time.Now().Add(-since), 0, false)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if asJSON {
+		return writeAuditJSON(stdout, entries)
+	}
+	return writeAuditTable(stdout, entries)
+}
+
+// auditJSON is one line of `mailbot audit --json`.
+type auditJSON struct {
+	ID        int64     `json:"id"`
+	Time      time.Time `json:"time"`
+	RequestID string    `json:"request_id,omitempty"`
+	Event     string    `json:"event"`
+	Actor     string    `json:"actor"`
+	Deciders  []string  `json:"deciders,omitempty"`
+	Action    string    `json:"action"`
+	Domain    string    `json:"domain"`
+	Mailbox   string    `json:"mailbox,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	Outcome   string    `json:"outcome,omitempty"`
+	Status    string    `json:"status,omitempty"`
+	Stage     string    `json:"stage,omitempty"`
+	UID       int64     `json:"uid,omitempty"`
+	Code      string    `json:"code,omitempty"`
+}
+
+func writeAuditJSON(w io.Writer, entries []commands.AuditEntry) error {
+	enc := json.NewEncoder(w)
+	for _, e := range entries {
+		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
+			Deciders: e.Deciders, Action: string(e.Action), Domain: e.Domain, Reason: e.Reason, Outcome: e.Outcome,
+			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code}
+		if e.Login != "" {
+			j.Mailbox = e.Login + "@" + e.Domain
+		}
+		if err := enc.Encode(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeAuditTable(w io.Writer, entries []commands.AuditEntry) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tREQUEST\tEVENT\tACTOR\tDECIDERS\tACTION\tTARGET\tOUTCOME\tDETAIL\tREASON")
+	for _, e := range entries {
+		target := e.Domain
+		if e.Login != "" {
+			target = e.Login + "@" + e.Domain
+		}
+		var detail []string
+		for _, kv := range [][2]string{{"status", e.Status}, {"stage", e.Stage}, {"code", e.Code}} {
+			if kv[1] != "" {
+				detail = append(detail, kv[0]+"="+kv[1])
+			}
+		}
+		if e.UID != 0 {
+			detail = append(detail, "uid="+strconv.FormatInt(e.UID, 10))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
+			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Outcome), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// tabless keeps a reason on its column.
+func tabless(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }

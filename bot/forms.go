@@ -1,0 +1,145 @@
+package bot
+
+import (
+	"context"
+	"strings"
+
+	"github.com/slack-go/slack"
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/commands"
+)
+
+// The form's callback_id, and the block_id of each field; each field's
+// element has the action_id "value".
+const (
+	formCallbackID = "mailbot_form"
+	formValue      = "value"
+)
+
+// formBlockIDs maps the core's field names to the form's block_ids, so
+// that a problem shows next to its field.
+var formBlockIDs = map[string]string{
+	commands.FieldDomain: "mailbot_domain",
+	commands.FieldUser:   "mailbot_user",
+	commands.FieldReason: "mailbot_reason",
+}
+
+// openForm opens the form of a command typed bare. Its trigger lives
+// 3 s, so it goes on the short-answers worker, straight after the ack;
+// when the form cannot open, the person gets the usage instead.
+func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.Route, log *zap.Logger) {
+	view := formView(d.Form)
+	ok := b.answer(func(ctx context.Context) {
+		_, err := b.api.OpenViewContext(ctx, cmd.TriggerID, view)
+		if err == nil {
+			b.m.commands.WithLabelValues(cmd.Command, "form").Inc()
+			return
+		}
+		log.Warn("form not opened: answering with the usage", zap.Error(err))
+		b.tell(ctx, to, d.Reply, "usage", cmd.Command)
+	})
+	if !ok {
+		log.Warn("form not opened: stopping or busy")
+	}
+}
+
+// formView is the modal of a form: the fields of the typed command.
+func formView(f *commands.Form) slack.ModalViewRequest {
+	title, submit := "Register a domain", "Register"
+	var blocks []slack.Block
+	if f.Action == commands.ActionAddMailbox {
+		title, submit = "Create a mailbox", "Create"
+		blocks = append(blocks, textInput(commands.FieldUser, "User name", "alice", "", false))
+	}
+	blocks = append(blocks, domainInput(f))
+	hint := "Optional: why this is needed. The admins see it."
+	if f.ReasonRequired {
+		hint = "Required: this needs an admin's approval, and the admins see why."
+	}
+	reason := textInput(commands.FieldReason, "Reason", "New hire in sales", "", !f.ReasonRequired)
+	reason.Hint = slack.NewTextBlockObject(slack.PlainTextType, hint, false, false)
+	blocks = append(blocks, reason)
+	return slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		CallbackID:      formCallbackID,
+		Title:           slack.NewTextBlockObject(slack.PlainTextType, title, false, false),
+		Submit:          slack.NewTextBlockObject(slack.PlainTextType, submit, false, false),
+		Close:           slack.NewTextBlockObject(slack.PlainTextType, "Cancel", false, false),
+		PrivateMetadata: f.Metadata,
+		Blocks:          slack.Blocks{BlockSet: blocks},
+	}
+}
+
+// domainInput is a choice of the allowed domains when the allow-list
+// names exact domains, else a text input; the default is preselected.
+func domainInput(f *commands.Form) *slack.InputBlock {
+	if len(f.Domains) == 0 || len(f.Domains) > maxSelectOptions {
+		return textInput(commands.FieldDomain, "Domain", "example.com", f.DefaultDomain, false)
+	}
+	opts := make([]*slack.OptionBlockObject, len(f.Domains))
+	var initial *slack.OptionBlockObject
+	for i, d := range f.Domains {
+		opts[i] = slack.NewOptionBlockObject(d, slack.NewTextBlockObject(slack.PlainTextType, fitText(d, maxOptionText), false, false), nil)
+		if d == f.DefaultDomain {
+			initial = opts[i]
+		}
+	}
+	sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, slack.NewTextBlockObject(slack.PlainTextType, "Choose a domain", false, false), formValue, opts...)
+	sel.InitialOption = initial
+	return slack.NewInputBlock(formBlockIDs[commands.FieldDomain], slack.NewTextBlockObject(slack.PlainTextType, "Domain", false, false), nil, sel)
+}
+
+// textInput is a one-line text field.
+func textInput(field, label, placeholder, initial string, optional bool) *slack.InputBlock {
+	el := slack.NewPlainTextInputBlockElement(slack.NewTextBlockObject(slack.PlainTextType, placeholder, false, false), formValue)
+	el.InitialValue = initial
+	el.MaxLength = 500
+	in := slack.NewInputBlock(formBlockIDs[field], slack.NewTextBlockObject(slack.PlainTextType, label, false, false), nil, el)
+	in.Optional = optional
+	return in
+}
+
+// submitForm checks a submitted form with the core and returns the
+// acknowledgement's payload: the problems by field (the form stays open,
+// nothing runs) or "clear", with the operation handed to the workers.
+func (b *Bot) submitForm(cb slack.InteractionCallback) any {
+	if cb.View.CallbackID != formCallbackID {
+		return nil
+	}
+	v := commands.FormValues{Domain: formField(cb, commands.FieldDomain), User: formField(cb, commands.FieldUser), Reason: formField(cb, commands.FieldReason)}
+	d, channel, problems := b.core.SubmitForm(cb.User.ID, cb.View.PrivateMetadata, v)
+	if len(problems) > 0 {
+		errs := make(map[string]string, len(problems))
+		for field, p := range problems {
+			errs[formBlockIDs[field]] = fitText(p, maxFormError)
+		}
+		b.m.commands.WithLabelValues("form", "invalid").Inc()
+		return slack.NewErrorsViewSubmissionResponse(errs)
+	}
+	to := commands.Route{User: cb.User.ID, Channel: channel}
+	cmd := commands.CmdDomain
+	if d.Op.Action == commands.ActionAddMailbox {
+		cmd = commands.CmdMailbox
+	}
+	j := job{
+		run:    func(ctx context.Context) { b.m.commands.WithLabelValues(cmd, b.core.Execute(ctx, to, d)).Inc() },
+		notRun: func(ctx context.Context) { b.tell(ctx, to, replyNotRun, "not_run", cmd) },
+	}
+	if !b.submit(j) {
+		b.answer(func(ctx context.Context) { b.tell(ctx, to, replyBusy, "busy", cmd) })
+	}
+	return slack.NewClearViewSubmissionResponse()
+}
+
+// formField is the value of a field of a submitted form: typed, or chosen.
+func formField(cb slack.InteractionCallback, field string) string {
+	a, ok := cb.View.State.Values[formBlockIDs[field]][formValue]
+	if !ok {
+		return ""
+	}
+	if a.SelectedOption.Value != "" {
+		return a.SelectedOption.Value
+	}
+	return strings.TrimSpace(a.Value)
+}

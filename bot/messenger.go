@@ -1,0 +1,140 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/slack-go/slack"
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/commands"
+)
+
+// MessengerConfig is where the messenger posts.
+type MessengerConfig struct {
+	OpsChannel string       // MAILBOT_OPS_CHANNEL; empty: no notifications
+	HTTPClient *http.Client // for response_url posts; nil: a client with a 10 s timeout
+}
+
+// Messenger is the core's way out to Slack (commands.Messenger): private
+// answers by every route there is, the request messages in the ops
+// channel, notices and reminders. It keeps no state: any replica can
+// update any request's message.
+type Messenger struct {
+	api  *slack.Client
+	cfg  MessengerConfig
+	http *http.Client
+	log  *zap.Logger
+	m    *Metrics
+}
+
+var _ commands.Messenger = (*Messenger)(nil)
+
+// NewMessenger returns a messenger that posts through api.
+func NewMessenger(api *slack.Client, cfg MessengerConfig, logger *zap.Logger, m *Metrics) *Messenger {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 10 * time.Second}
+	}
+	return &Messenger{api: api, cfg: cfg, http: hc, log: logger, m: m}
+}
+
+// PostRequest posts a new request, with Approve and Deny, to the ops
+// channel.
+func (m *Messenger) PostRequest(ctx context.Context, v commands.RequestView) (commands.MessageRef, error) {
+	if m.cfg.OpsChannel == "" {
+		return commands.MessageRef{}, fmt.Errorf("no ops channel (MAILBOT_OPS_CHANNEL) to post the request to")
+	}
+	blocks, err := requestBlocks(v)
+	if err != nil {
+		return commands.MessageRef{}, err
+	}
+	ch, ts, err := retryingPair(ctx, func() (string, string, error) {
+		return m.api.PostMessageContext(ctx, m.cfg.OpsChannel,
+			slack.MsgOptionText(fitText(escape("Approval requested: "+v.Pending.Op.String()), maxNoticeText), false),
+			slack.MsgOptionBlocks(blocks...))
+	})
+	m.count(err)
+	if err != nil {
+		return commands.MessageRef{}, fmt.Errorf("chat.postMessage: %w", err)
+	}
+	m.m.approvals.WithLabelValues("requested").Inc()
+	return commands.MessageRef{Channel: ch, TS: ts}, nil
+}
+
+// UpdateRequest shows the request's state in its message; while it is not
+// pending the message offers no buttons. For an approved request this
+// update is the ops notice of the operation.
+func (m *Messenger) UpdateRequest(ctx context.Context, ref commands.MessageRef, v commands.RequestView) error {
+	blocks, err := requestBlocks(v)
+	if err != nil {
+		return err
+	}
+	_, err = retrying(ctx, func() (string, error) {
+		_, _, _, err := m.api.UpdateMessageContext(ctx, ref.Channel, ref.TS,
+			slack.MsgOptionText(fitText(escape("Request: "+v.Pending.Op.String()+": "+string(v.State)), maxNoticeText), false),
+			slack.MsgOptionBlocks(blocks...))
+		return "", err
+	})
+	m.count(err)
+	if err != nil {
+		return fmt.Errorf("chat.update: %w", err)
+	}
+	return nil
+}
+
+// Remind posts text in the thread of the request message.
+func (m *Messenger) Remind(ctx context.Context, ref commands.MessageRef, text string) error {
+	body := escape(text)
+	_, err := retrying(ctx, func() (string, error) {
+		_, ts, err := m.api.PostMessageContext(ctx, ref.Channel, slack.MsgOptionTS(ref.TS),
+			slack.MsgOptionText(fitText(body, maxNoticeText), false))
+		return ts, err
+	})
+	m.count(err)
+	if err != nil {
+		return fmt.Errorf("reminder: %w", err)
+	}
+	return nil
+}
+
+// ShowsDecision reads the request message back (conversations.history,
+// the one message at its ts) and reports whether it shows a decision: it
+// no longer offers the approval buttons, or it is gone.
+func (m *Messenger) ShowsDecision(ctx context.Context, ref commands.MessageRef) (bool, error) {
+	resp, err := retrying(ctx, func() (*slack.GetConversationHistoryResponse, error) {
+		return m.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
+			ChannelID: ref.Channel, Latest: ref.TS, Oldest: ref.TS, Inclusive: true, Limit: 1})
+	})
+	if err != nil {
+		return false, fmt.Errorf("conversations.history: %w", err)
+	}
+	for _, msg := range resp.Messages {
+		if msg.Timestamp == ref.TS {
+			return !offersButtons(msg.Blocks), nil
+		}
+	}
+	return true, nil // gone: run nothing
+}
+
+// offersButtons reports whether a request message still has its
+// approval buttons.
+func offersButtons(b slack.Blocks) bool {
+	for _, blk := range b.BlockSet {
+		if a, ok := blk.(*slack.ActionBlock); ok && a.BlockID == approvalBlockID {
+			return true
+		}
+	}
+	return false
+}
+
+// retryingPair is retrying for calls that answer two strings.
+func retryingPair(ctx context.Context, fn func() (string, string, error)) (string, string, error) {
+	v, err := retrying(ctx, func() ([2]string, error) {
+		a, b, err := fn()
+		return [2]string{a, b}, err
+	})
+	return v[0], v[1], err
+}

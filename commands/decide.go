@@ -1,0 +1,276 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+)
+
+// Click is a person's click on a button that mailbot offered.
+type Click struct {
+	Kind  ButtonKind
+	Value string // the button's value, as the transport hands it back
+	User  string // who clicked
+	Route Route  // where to answer the person who clicked
+	// Message is the request message clicked, when the click came from
+	// it (the ops channel's Approve and Deny); zero from the Home tab
+	// and for Cancel, which sits in the requester's own notice.
+	Message MessageRef
+}
+
+// Click carries out a click: it checks the signed value and who clicked,
+// takes the decision by compare-and-set in the store, runs an approved
+// operation once, and tells everyone concerned through the messenger. It
+// returns a label for metrics.
+func (c *Core) Click(ctx context.Context, k Click) string {
+	if k.Kind == ButtonCheckDNS {
+		return c.clickCheck(ctx, k)
+	}
+	p, err := c.DecodePending(k.Value)
+	if err != nil {
+		c.logger.Warn("button value rejected", zap.String("user_id", k.User), zap.String("button", string(k.Kind)), zap.Error(err))
+		c.deliver(ctx, k.Route, Reply{Title: "This request is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
+		return LabelInvalid
+	}
+	if why := c.mayClick(k, p); why != "" {
+		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: why + " Nothing was changed.", Error: true})
+		return LabelRefused
+	}
+	if ok, label := c.confirmPending(ctx, k, p); !ok {
+		return label
+	}
+	switch k.Kind {
+	case ButtonApprove:
+		return c.approve(ctx, k, p)
+	case ButtonDeny:
+		return c.end(ctx, k, p, StateDenied)
+	default:
+		return c.end(ctx, k, p, StateCancelled)
+	}
+}
+
+// mayClick says why k.User may not make this click, or "" when they may.
+func (c *Core) mayClick(k Click, p Pending) string {
+	switch k.Kind {
+	case ButtonCancel:
+		if k.User != p.Requester {
+			return "Only the person who made the request may cancel it."
+		}
+		return ""
+	case ButtonApprove, ButtonDeny:
+		if !c.IsAdmin(k.User) {
+			return "Only mailbot admins may approve or deny requests."
+		}
+		if c.cfg.Approvals == ApprovalsAll && k.User == p.Requester {
+			return "You made this request yourself: another admin must decide it."
+		}
+		return ""
+	}
+	return "mailbot does not know this button."
+}
+
+// confirmPending makes sure that a request the store does not know was not
+// decided before a restart: without a database, the request message is
+// read back and nothing runs when it shows a decision (§7). It answers
+// the clicker and returns false when the click must go no further.
+func (c *Core) confirmPending(ctx context.Context, k Click, p Pending) (bool, string) {
+	if c.store.Durable() {
+		return true, ""
+	}
+	_, known, err := c.store.Get(ctx, p.ID)
+	if err != nil || known {
+		return true, "" // the store's own answer comes next
+	}
+	if k.Message.IsZero() {
+		c.deliver(ctx, k.Route, Reply{Title: "Cannot confirm this request", Error: true,
+			Text: "mailbot restarted since this request was made and cannot tell from here whether it is still pending. Nothing was done: use the buttons of the request message in the ops channel."})
+		return false, LabelInvalid
+	}
+	decided, err := c.msgr.ShowsDecision(ctx, k.Message)
+	switch {
+	case err != nil:
+		c.logger.Warn("request message not read back", zap.String("request_id", p.ID), zap.Error(err))
+		c.deliver(ctx, k.Route, Reply{Title: "Cannot confirm this request", Error: true,
+			Text: "mailbot could not read the request message back to check that nobody decided it before. Nothing was done; try again in a minute."})
+		return false, LabelError
+	case decided:
+		c.deliver(ctx, k.Route, Reply{Title: "Already decided",
+			Text: fmt.Sprintf("The request to %s by %s was decided before; its message shows the decision. Nothing more was done.", p.Op, c.cfg.Mention(p.Requester))})
+		return false, LabelDecided
+	}
+	return true, ""
+}
+
+// approve counts an approval and, on the last one, runs the operation.
+func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
+	if ue := c.checkOp(p.Op); ue != nil {
+		c.deliver(ctx, k.Route, Reply{Title: "Request no longer valid", Error: true, Text: ue.Problem + " Nothing was sent to the PDD API."})
+		return LabelInvalid
+	}
+	rec, res, err := c.store.Approve(ctx, p, k.User, c.cfg.ApprovalsRequired, c.cfg.Now())
+	if c.storeFailed(err, "approve") {
+		c.deliver(ctx, k.Route, replyStoreDown)
+		return LabelStoreDown
+	}
+	rec.Message = c.messageOf(rec, k)
+	switch res {
+	case ApproveDuplicate:
+		c.deliver(ctx, k.Route, Reply{Title: "Already counted",
+			Text: fmt.Sprintf("You approved this request already. %s; another admin must approve it too.", c.approvalsLine(rec.Approvers))})
+		return LabelDecided
+	case ApproveClosed:
+		c.deliver(ctx, k.Route, c.alreadyDecided(rec))
+		return LabelDecided
+	case ApproveExpired:
+		c.announceExpiry(ctx, rec)
+		c.deliver(ctx, k.Route, c.expiredReply(rec.Pending))
+		return LabelExpired
+	case ApproveCounted:
+		c.record(ctx, rec, EventApproval, rec.Approvers)
+		c.updateRequest(ctx, rec, "")
+		c.deliver(ctx, k.Route, Reply{Title: "Approval counted",
+			Text: fmt.Sprintf("You approved the request to %s by %s. %s: it runs when %d admins have approved.",
+				p.Op, c.cfg.Mention(p.Requester), c.approvalsLine(rec.Approvers), c.cfg.ApprovalsRequired)})
+		return LabelCounted
+	}
+	c.record(ctx, rec, EventApproved, rec.Approvers)
+	return c.runApproved(ctx, k, rec)
+}
+
+// messageOf is where rec's message is: as the store knows it, or the
+// message clicked.
+func (c *Core) messageOf(rec Record, k Click) MessageRef {
+	if rec.Message.IsZero() {
+		return k.Message
+	}
+	return rec.Message
+}
+
+// runApproved runs the operation of a request that Approve moved to
+// running, records how it ended, updates the request message (the ops
+// notice of the operation) and gives the result to the requester.
+func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
+	p := rec.Pending
+	res := c.run(ctx, p.Requester, rec.Approvers, p.ID, p.Op)
+	n := res.Notice
+	bare := n
+	bare.Approvers = nil // said first
+	to, summary := StateDone, bare.Summary(c.cfg.Mention)
+	switch {
+	case !n.OK && n.NothingDone:
+		return c.reopen(ctx, k, rec, n)
+	case n.Uncertain:
+		to = StateUncertain
+	case !n.OK:
+		to = StateFailed
+	}
+	text := fmt.Sprintf("Approved by %s at %s: %s", c.mentionAll(rec.Approvers), fmtTime(c.cfg.Now()), summary)
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.store.Finish(ectx, p.ID, to, summary, c.cfg.Now()); err != nil {
+		c.logger.Error("run not finished in the store", zap.String("request_id", p.ID), zap.Error(err))
+	}
+	rec.State = to
+	c.updateRequest(ctx, rec, text)
+	c.deliverResult(ctx, Route{User: p.Requester, Channel: p.Channel}, res)
+	outcome := "It succeeded; " + c.cfg.Mention(p.Requester) + " gets the result."
+	if !n.OK {
+		outcome = "It failed: " + n.Code + " (" + codeMeaning(p.Op, n.Code) + "). " + c.cfg.Mention(p.Requester) + " is told."
+	}
+	c.deliver(ctx, k.Route, Reply{Title: "Request approved", Error: !n.OK,
+		Text: fmt.Sprintf("You approved the request to %s by %s. %s", p.Op, c.cfg.Mention(p.Requester), outcome)})
+	return res.label()
+}
+
+// reopen returns a request whose run certainly did nothing to pending:
+// the approval is not used up, and the message offers the buttons again.
+func (c *Core) reopen(ctx context.Context, k Click, rec Record, n Notice) string {
+	why := fmt.Sprintf("%s (%s)", n.Code, codeMeaning(rec.Op, n.Code))
+	text := fmt.Sprintf("Approved by %s, but the run failed at %s: %s. Nothing was done: the request can be approved again.",
+		c.mentionAll(rec.Approvers), fmtTime(c.cfg.Now()), why)
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.store.Finish(ectx, rec.ID, StatePending, text, c.cfg.Now()); err != nil {
+		c.logger.Error("failed run not reopened in the store", zap.String("request_id", rec.ID), zap.Error(err))
+	}
+	rec.State, rec.Approvers = StatePending, nil
+	c.updateRequest(ctx, rec, text)
+	c.deliver(ctx, k.Route, Reply{Title: "The approved operation failed", Error: true,
+		Text: fmt.Sprintf("You approved the request to %s, but it failed: %s. Nothing was done, and the request waits for approval again: try again later.", rec.Op, why)})
+	return LabelError
+}
+
+// end denies or cancels p.
+func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
+	now := c.cfg.Now()
+	if !now.Before(p.Expires) {
+		to = StateExpired
+	}
+	rec, ended, err := c.store.End(ctx, p, to, k.User, now)
+	if c.storeFailed(err, "end") {
+		c.deliver(ctx, k.Route, replyStoreDown)
+		return LabelStoreDown
+	}
+	rec.Message = c.messageOf(rec, k)
+	switch {
+	case !ended:
+		c.deliver(ctx, k.Route, c.alreadyDecided(rec))
+		return LabelDecided
+	case to == StateExpired:
+		c.announceExpiry(ctx, rec)
+		c.deliver(ctx, k.Route, c.expiredReply(p))
+		return LabelExpired
+	case to == StateDenied:
+		c.record(ctx, rec, EventDenied, []string{k.User})
+		c.updateRequest(ctx, rec, fmt.Sprintf("Denied by %s at %s: %s", c.cfg.Mention(k.User), fmtTime(now), p.Summary(c.cfg.Mention)))
+		c.deliver(ctx, Route{User: p.Requester, Channel: p.Channel}, Reply{Title: "Request denied", Error: true,
+			Text: fmt.Sprintf("%s denied your request to %s. Nothing was done.", c.cfg.Mention(k.User), p.Op)})
+		c.deliver(ctx, k.Route, Reply{Title: "Request denied",
+			Text: fmt.Sprintf("You denied the request to %s by %s. Nothing was sent to the PDD API.", p.Op, c.cfg.Mention(p.Requester))})
+		return LabelDenied
+	}
+	c.record(ctx, rec, EventCancelled, []string{k.User})
+	c.updateRequest(ctx, rec, fmt.Sprintf("Cancelled by the requester, %s, at %s: %s", c.cfg.Mention(k.User), fmtTime(now), p.Summary(c.cfg.Mention)))
+	c.deliver(ctx, k.Route, Reply{Title: "Request cancelled",
+		Text: fmt.Sprintf("You cancelled your request to %s. Nothing was done.", p.Op)})
+	return LabelCancelled
+}
+
+// alreadyDecided tells a clicker what became of a request decided before.
+func (c *Core) alreadyDecided(rec Record) Reply {
+	var what string
+	switch rec.State {
+	case StateRunning:
+		what = "was approved by " + c.mentionAll(rec.Approvers) + " and is running"
+	case StateDone, StateFailed, StateUncertain:
+		what = fmt.Sprintf("was approved by %s at %s (%s)", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), rec.State)
+	case StateDenied:
+		what = fmt.Sprintf("was denied by %s at %s", c.cfg.Mention(rec.DecidedBy), fmtTime(rec.DecidedAt))
+	case StateCancelled:
+		what = fmt.Sprintf("was cancelled by the requester at %s", fmtTime(rec.DecidedAt))
+	case StateExpired:
+		what = "expired without a decision"
+	default:
+		what = "was decided before"
+	}
+	return Reply{Title: "Already decided", Text: fmt.Sprintf("The request to %s by %s %s. Nothing more was done.", rec.Op, c.cfg.Mention(rec.Requester), what)}
+}
+
+// expiredReply tells a clicker that p expired.
+func (c *Core) expiredReply(p Pending) Reply {
+	return Reply{Title: "Request expired", Error: true,
+		Text: fmt.Sprintf("The request to %s by %s expired at %s and can no longer be decided. Nothing was sent to the PDD API; %s may ask again.",
+			p.Op, c.cfg.Mention(p.Requester), fmtTime(p.Expires), c.cfg.Mention(p.Requester))}
+}
+
+// record adds a decision to the audit trail; a failure is logged.
+func (c *Core) record(ctx context.Context, rec Record, ev Event, deciders []string) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: rec.ID, Event: ev, Actor: rec.Requester, Deciders: deciders,
+		Action: rec.Op.Action, Domain: rec.Op.Domain, Login: rec.Op.Login, Reason: rec.Op.Reason}
+	if err := c.store.Record(ectx, e); err != nil {
+		c.logger.Error("decision not recorded in the audit trail", zap.String("request_id", rec.ID), zap.String("event", string(ev)), zap.Error(err))
+	}
+}

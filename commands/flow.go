@@ -1,0 +1,240 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Messenger is what the application flow needs of a transport (the Slack
+// adapter, the shell): where private answers, approval requests and ops
+// notices go. Its methods are called with a context of their own, not the
+// work's, so that an answer is sent even when the work ran out of time.
+type Messenger interface {
+	// Deliver gives r to to.User alone. The Slack adapter tries every
+	// route it has (interface §4) before it gives up with an error.
+	Deliver(ctx context.Context, to Route, r Reply) error
+	// PostRequest shows a new request to the admins and says where.
+	PostRequest(ctx context.Context, v RequestView) (MessageRef, error)
+	// UpdateRequest shows the request's new state in its message: the
+	// buttons only while it is pending.
+	UpdateRequest(ctx context.Context, ref MessageRef, v RequestView) error
+	// Notify tells the ops channel text, which never holds a secret.
+	Notify(ctx context.Context, text string) error
+	// Remind posts text as a reply to the request message.
+	Remind(ctx context.Context, ref MessageRef, text string) error
+	// ShowsDecision reads the request message back and reports whether
+	// it shows a decision (it no longer offers the buttons).
+	ShowsDecision(ctx context.Context, ref MessageRef) (bool, error)
+}
+
+// Route says where a private answer goes: the person, where they typed
+// or clicked, and the transport's reply handle for that (Slack's
+// response_url), if any.
+type Route struct {
+	User    string
+	Channel string
+	Handle  string
+	Replace bool // the answer replaces the interim answer at Handle
+}
+
+// RequestView is what a request message shows: the request, its state,
+// the approvals so far and a line on what happened, without a secret.
+type RequestView struct {
+	Pending   Pending
+	Value     string // the signed request, for the Approve and Deny buttons
+	State     State
+	Approvers []string
+	Need      int    // approvals needed in all
+	Text      string // what happened, in words; user IDs marked by Config.Mention
+}
+
+// Buttons reports whether the message offers Approve and Deny.
+func (v RequestView) Buttons() bool { return v.State == StatePending }
+
+// effectTimeout bounds one answer or notice. It is not the work's
+// deadline: answers go out even after the work ran out of time (§9).
+const effectTimeout = 15 * time.Second
+
+// detach returns a context for answers and notices that the work's end
+// does not cancel.
+func detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), effectTimeout)
+}
+
+// replyStoreDown answers work that could not be recorded (§7).
+var replyStoreDown = Reply{Title: "mailbot cannot reach its database", Error: true,
+	Text: "mailbot cannot reach its database; nothing was done. Try again in a minute."}
+
+// Labels that Execute and Click return, for metrics.
+const (
+	LabelOK        = "ok"
+	LabelError     = "error"
+	LabelRequested = "approval_requested"
+	LabelAnswered  = "answered"
+	LabelRefused   = "refused"
+	LabelCounted   = "approval_counted"
+	LabelApproved  = "approved"
+	LabelDenied    = "denied"
+	LabelCancelled = "cancelled"
+	LabelExpired   = "expired"
+	LabelDecided   = "already_decided"
+	LabelInvalid   = "invalid"
+	LabelStoreDown = "store_unavailable"
+)
+
+// Execute carries out d, which Decide returned for what to.User typed:
+// it runs the operation, posts the approval request, or checks DNS, and
+// answers to.User through the messenger. It returns a label for metrics.
+func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
+	switch d.Outcome {
+	case OutcomeRun:
+		res := c.run(ctx, to.User, nil, "", d.Op)
+		c.deliverResult(ctx, to, res)
+		c.notify(ctx, res.Notice.Summary(c.cfg.Mention))
+		return res.label()
+	case OutcomeApproval:
+		return c.submit(ctx, to, *d.Pending)
+	case OutcomeCheck:
+		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain, ""))
+		return LabelAnswered
+	}
+	c.deliver(ctx, to, d.Reply)
+	if d.Reply.Error {
+		return LabelRefused
+	}
+	return LabelAnswered
+}
+
+// submit records a new request, posts it for the admins and tells the
+// requester it waits, with a Cancel button. Nothing reaches the PDD API.
+func (c *Core) submit(ctx context.Context, to Route, p Pending) string {
+	if err := c.store.Submit(ctx, p); err != nil {
+		c.logger.Warn("request not recorded", zap.String("request_id", p.ID), zap.Error(err))
+		c.deliver(ctx, to, replyStoreDown)
+		return LabelStoreDown
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	ref, err := c.msgr.PostRequest(ectx, c.requestView(Record{Pending: p, State: StatePending}, ""))
+	if err != nil {
+		c.logger.Error("approval request not posted", zap.String("request_id", p.ID), zap.Error(err))
+		if _, _, err := c.store.End(ectx, p, StateCancelled, p.Requester, c.cfg.Now()); err != nil {
+			c.logger.Warn("unposted request not ended", zap.String("request_id", p.ID), zap.Error(err))
+		}
+		c.deliver(ctx, to, Reply{Title: "Your request could not be sent to the admins", Error: true,
+			Text: "Nothing was done. Try again later, or ask an admin."})
+		return LabelError
+	}
+	if err := c.store.Attach(ectx, p.ID, ref); err != nil {
+		c.logger.Warn("request message not recorded", zap.String("request_id", p.ID), zap.Error(err))
+	}
+	c.logger.Info("approval requested", zap.String("request_id", p.ID), zap.String("actor", p.Requester),
+		zap.String("action", string(p.Op.Action)), zap.String("target", p.Op.Target()))
+	c.deliver(ctx, to, c.pendingReply(p))
+	return LabelRequested
+}
+
+// deliver gives r to to.User; a failure is logged.
+func (c *Core) deliver(ctx context.Context, to Route, r Reply) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.msgr.Deliver(ectx, to, r); err != nil {
+		c.logger.Warn("answer not delivered", zap.String("user_id", to.User), zap.String("title", r.Title), zap.Error(err))
+	}
+}
+
+// deliverResult gives an operation's result to to.User. When no route
+// reaches them, the ops channel is told that the result of that operation
+// could not be delivered, with the target and never the secret (§4).
+func (c *Core) deliverResult(ctx context.Context, to Route, res Result) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	err := c.msgr.Deliver(ectx, to, res.Reply)
+	if err == nil {
+		return
+	}
+	c.logger.Error("result not delivered", zap.String("user_id", to.User), zap.String("action", string(res.Notice.Op.Action)),
+		zap.String("target", res.Notice.Op.Target()), zap.Bool("ok", res.Notice.OK), zap.Error(err))
+	c.notify(ctx, fmt.Sprintf("The result of %s for %s could not be delivered to them: mailbot found no way to reach them privately. Nothing secret is shown here; %s",
+		res.Notice.Op, c.cfg.Mention(to.User), undeliveredAdvice(res.Notice)))
+}
+
+func undeliveredAdvice(n Notice) string {
+	switch {
+	case n.OK && n.Op.Action == ActionAddMailbox:
+		return "the mailbox exists: an admin should reset its password and pass it on."
+	case n.OK:
+		return "the domain is registered: run /maildomain register again to see its verification secrets."
+	}
+	return "the operation did not succeed (" + n.Code + ")."
+}
+
+// notify tells the ops channel, if there is one; a failure is logged.
+func (c *Core) notify(ctx context.Context, text string) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.msgr.Notify(ectx, text); err != nil {
+		c.logger.Warn("ops notice not posted", zap.Error(err))
+	}
+}
+
+// updateRequest shows rec's state in its message, if it has one.
+func (c *Core) updateRequest(ctx context.Context, rec Record, text string) {
+	if rec.Message.IsZero() {
+		return
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.msgr.UpdateRequest(ectx, rec.Message, c.requestView(rec, text)); err != nil {
+		c.logger.Warn("request message not updated", zap.String("request_id", rec.ID), zap.Error(err))
+	}
+}
+
+// requestView is rec as its message shows it.
+func (c *Core) requestView(rec Record, text string) RequestView {
+	v := RequestView{Pending: rec.Pending, State: rec.State, Approvers: rec.Approvers, Need: c.cfg.ApprovalsRequired, Text: text}
+	if rec.State == StatePending {
+		v.Value = c.EncodePending(rec.Pending)
+		if v.Text == "" && len(rec.Approvers) > 0 {
+			v.Text = c.approvalsLine(rec.Approvers)
+		}
+	}
+	return v
+}
+
+// approvalsLine says how many approvals a request has: "1 of 2 approvals: Ada".
+func (c *Core) approvalsLine(approvers []string) string {
+	return fmt.Sprintf("%d of %d approvals: %s", len(approvers), c.cfg.ApprovalsRequired, c.mentionAll(approvers))
+}
+
+// mentionAll lists user IDs as mentions: "A, B and C".
+func (c *Core) mentionAll(ids []string) string {
+	s := ""
+	for i, id := range ids {
+		switch {
+		case i == 0:
+		case i == len(ids)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += c.cfg.Mention(id)
+	}
+	return s
+}
+
+// storeFailed reports whether err is the store's failure to reach its
+// database, logging it.
+func (c *Core) storeFailed(err error, what string) bool {
+	if err == nil {
+		return false
+	}
+	if !errors.Is(err, ErrStoreUnavailable) {
+		c.logger.Error("store failed", zap.String("during", what), zap.Error(err))
+	}
+	return true
+}

@@ -1,0 +1,164 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Form is the form a command typed bare opens (interface §3): the same
+// fields as the typed command, checked by the same rules.
+type Form struct {
+	Action  Action
+	Command string
+	// Domains lists the domains to choose from, when the allow-list
+	// names exact domains only; empty: the domain is typed.
+	Domains []string
+	// DefaultDomain is preselected (or typed in advance); may be empty.
+	DefaultDomain string
+	// ReasonRequired is set when the operation will need approval.
+	ReasonRequired bool
+	// Metadata is signed: where the command was typed and for which
+	// operation. The transport keeps it in the form and hands it back.
+	Metadata string
+}
+
+// FormValues is what a person submitted in a [Form].
+type FormValues struct {
+	Domain string
+	User   string // add only
+	Reason string
+}
+
+// The fields of a form, as [Core.SubmitForm] names them in its errors.
+const (
+	FieldDomain = "domain"
+	FieldUser   = "user"
+	FieldReason = "reason"
+)
+
+// formKind prefixes a form's signed metadata.
+const formKind = "f1"
+
+// wireForm is a form's signed metadata.
+type wireForm struct {
+	Channel string `json:"c,omitempty"`
+	Action  Action `json:"a"`
+}
+
+// form is the form for action, typed bare by req.UserID in req.ChannelID.
+func (c *Core) form(req Request, action Action) *Form {
+	cmd := CmdDomain
+	if action == ActionAddMailbox {
+		cmd = CmdMailbox
+	}
+	outcome, _ := c.authorise(req.UserID)
+	f := &Form{Action: action, Command: cmd, ReasonRequired: outcome == OutcomeApproval,
+		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: action})}
+	if exact := c.exactDomains(); len(exact) > 0 {
+		f.Domains = exact
+	}
+	if action == ActionAddMailbox {
+		f.DefaultDomain = c.cfg.DefaultDomain
+	}
+	return f
+}
+
+// exactDomains returns the allow-list when it names exact domains only.
+func (c *Core) exactDomains() []string {
+	for _, d := range c.domains {
+		if strings.HasPrefix(d, "*.") {
+			return nil
+		}
+	}
+	return c.domains
+}
+
+// SubmitForm checks a submitted form by the rules of typed text and the
+// policy. When something is wrong it returns the problems by field (the
+// form stays open and nothing runs); otherwise the decision to carry out,
+// as [Core.Decide] would return it for the typed command, and the channel
+// where the command was typed (from the signed metadata, never trusted
+// unsigned).
+func (c *Core) SubmitForm(user, metadata string, v FormValues) (d Decision, channel string, errs map[string]string) {
+	var w wireForm
+	if err := c.unseal(formKind, metadata, &w); err != nil || (w.Action != ActionRegisterDomain && w.Action != ActionAddMailbox) {
+		return Decision{}, "", map[string]string{FieldDomain: "This form is not valid: mailbot cannot read it. Close it and type the command again."}
+	}
+	op, errs := c.formOperation(w.Action, v)
+	outcome, why := c.authorise(user)
+	switch {
+	case outcome == OutcomeReply:
+		errs = addErr(errs, FieldDomain, why)
+	case outcome == OutcomeApproval && op.Reason == "":
+		errs = addErr(errs, FieldReason, "This operation needs an admin's approval: say why it is needed.")
+	}
+	if len(errs) > 0 {
+		return Decision{}, w.Channel, errs
+	}
+	if outcome == OutcomeRun {
+		return Decision{Outcome: OutcomeRun, Op: op}, w.Channel, nil
+	}
+	now := c.now()
+	p := &Pending{ID: newID(), Requester: user, Channel: w.Channel, Op: op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
+	return Decision{Outcome: OutcomeApproval, Op: op, Pending: p}, w.Channel, nil
+}
+
+// formOperation validates the fields of a form into an operation.
+func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string]string) {
+	var errs map[string]string
+	op := Operation{Action: action, Reason: cleanReason(v.Reason)}
+	domain := strings.TrimSpace(v.Domain)
+	if domain == "" && action == ActionAddMailbox {
+		domain = c.cfg.DefaultDomain
+	}
+	d, err := domainArg(commandOf(action), domain, "")
+	switch {
+	case domain == "":
+		errs = addErr(errs, FieldDomain, "Give a domain, such as example.com.")
+	case strings.ContainsAny(domain, " \t"):
+		errs = addErr(errs, FieldDomain, "A domain has no spaces, such as example.com.")
+	case err != nil:
+		errs = addErr(errs, FieldDomain, problemOf(err))
+	default:
+		op.Domain = d
+	}
+	if action == ActionAddMailbox {
+		login, err := normalizeLogin(strings.TrimSpace(v.User))
+		if err != nil {
+			errs = addErr(errs, FieldUser, fmt.Sprintf("%q is not a valid user name: %v.", trunc(v.User, 40), err))
+		}
+		op.Login = login
+	}
+	if len(errs) == 0 {
+		if ue := c.checkOp(op); ue != nil {
+			errs = addErr(errs, FieldDomain, ue.Problem)
+		}
+	}
+	return op, errs
+}
+
+func addErr(errs map[string]string, field, problem string) map[string]string {
+	if errs == nil {
+		errs = map[string]string{}
+	}
+	if _, ok := errs[field]; !ok {
+		errs[field] = problem
+	}
+	return errs
+}
+
+// problemOf is the sentence of a usage error.
+func problemOf(err error) string {
+	if ue, ok := err.(*UsageError); ok {
+		return ue.Problem
+	}
+	return err.Error()
+}
+
+// commandOf is the slash command of an action.
+func commandOf(a Action) string {
+	if a == ActionAddMailbox {
+		return CmdMailbox
+	}
+	return CmdDomain
+}

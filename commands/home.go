@@ -1,0 +1,119 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// HomeLimit bounds each list of the Home tab.
+const HomeLimit = 20
+
+// Home is what the Home tab shows a person (interface §6): an admin the
+// pending requests with Approve and Deny, and the latest entries of the
+// audit trail; anyone else their own pending requests with Cancel, and
+// how to use the commands. It never holds a secret.
+type Home struct {
+	User    string
+	Admin   bool
+	Need    int // approvals a request needs
+	Pending []HomeRequest
+	Recent  []AuditEntry // newest first; admins only
+	Help    []Field      // the commands' usage
+	Problem string       // what went wrong reading the store, if anything
+}
+
+// HomeRequest is a pending request on the Home tab, with the signed value
+// its buttons carry.
+type HomeRequest struct {
+	Record
+	Value string
+}
+
+// Home returns the Home tab of user.
+func (c *Core) Home(ctx context.Context, user string) Home {
+	h := Home{User: user, Admin: c.IsAdmin(user), Need: c.cfg.ApprovalsRequired, Help: usageFields("")}
+	mine := user
+	if h.Admin {
+		mine = ""
+	}
+	recs, err := c.store.Pending(ctx, mine, HomeLimit)
+	if c.storeFailed(err, "home pending") {
+		h.Problem = "mailbot cannot reach its database right now: the lists below may be incomplete."
+	}
+	for _, r := range recs {
+		h.Pending = append(h.Pending, HomeRequest{Record: r, Value: c.EncodePending(r.Pending)})
+	}
+	if h.Admin {
+		h.Recent, err = c.store.Audit(ctx, time.Time{}, HomeLimit, true)
+		if c.storeFailed(err, "home audit") {
+			h.Problem = "mailbot cannot reach its database right now: the lists below may be incomplete."
+		}
+	}
+	return h
+}
+
+// PlainText renders the Home tab for a console; mention renders user IDs.
+func (h Home) PlainText(mention func(string) string) string {
+	var b strings.Builder
+	role := "you may ask for operations; an admin decides"
+	if h.Admin {
+		role = "you are a mailbot admin"
+	}
+	fmt.Fprintf(&b, "mailbot home for %s (%s)\n", mention(h.User), role)
+	if h.Problem != "" {
+		b.WriteString(h.Problem + "\n")
+	}
+	title := "Your pending requests"
+	if h.Admin {
+		title = "Pending requests"
+	}
+	fmt.Fprintf(&b, "%s: %d\n", title, len(h.Pending))
+	for _, r := range h.Pending {
+		fmt.Fprintf(&b, "  %s  %s, expires %s", r.ID, r.Summary(mention), fmtTime(r.Expires))
+		if len(r.Approvers) > 0 {
+			fmt.Fprintf(&b, " (%d of %d approvals)", len(r.Approvers), h.Need)
+		}
+		b.WriteByte('\n')
+	}
+	if h.Admin {
+		fmt.Fprintf(&b, "Latest entries of the audit trail: %d\n", len(h.Recent))
+		for _, e := range h.Recent {
+			b.WriteString("  " + e.Line(mention) + "\n")
+		}
+	}
+	b.WriteString("Commands:\n")
+	for _, f := range h.Help {
+		fmt.Fprintf(&b, "  %s  %s\n", f.Label, f.Value)
+	}
+	return b.String()
+}
+
+// Line describes an audit entry in one line, without a secret.
+func (e AuditEntry) Line(mention func(string) string) string {
+	op := Operation{Action: e.Action, Domain: e.Domain, Login: e.Login}
+	s := fmt.Sprintf("%s  %s  %s %s", e.Time.UTC().Format("2006-01-02 15:04:05"), e.Event, op, "by "+mention(e.Actor))
+	if len(e.Deciders) > 0 {
+		names := make([]string, len(e.Deciders))
+		for i, d := range e.Deciders {
+			names[i] = mention(d)
+		}
+		s += ", decided by " + strings.Join(names, ", ")
+	}
+	if e.Outcome != "" {
+		s += ": " + e.Outcome
+	}
+	for _, kv := range [][2]string{{"status", e.Status}, {"code", e.Code}} {
+		if kv[1] != "" {
+			s += " " + kv[0] + "=" + kv[1]
+		}
+	}
+	if e.UID != 0 {
+		s += fmt.Sprintf(" uid=%d", e.UID)
+	}
+	if e.RequestID != "" {
+		s += " request=" + e.RequestID
+	}
+	return s
+}

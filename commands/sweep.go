@@ -1,0 +1,86 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// SweepEvery is how often a transport should call [Core.Sweep]: expiries
+// happen within a minute of the deadline (§6).
+const SweepEvery = 20 * time.Second
+
+// sweepBatch bounds the requests one sweep claims of each kind.
+const sweepBatch = 50
+
+// Sweep expires the requests past their deadline and reminds the admins
+// of the requests waiting longer than Config.RemindAfter. Each request is
+// claimed in the store, so that with any number of replicas each expiry
+// and each reminder happens once. It returns how many of each it did.
+func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
+	now := c.cfg.Now()
+	recs, err := c.store.ClaimExpired(ctx, now, sweepBatch)
+	if c.storeFailed(err, "claim expired") {
+		c.logger.Warn("expiry sweep skipped", zap.Error(err))
+	}
+	for _, rec := range recs {
+		c.announceExpiry(ctx, rec)
+	}
+	if c.cfg.RemindAfter <= 0 {
+		return len(recs), 0
+	}
+	due, err := c.store.ClaimReminders(ctx, now.Add(-c.cfg.RemindAfter), now, sweepBatch)
+	if c.storeFailed(err, "claim reminders") {
+		c.logger.Warn("reminder sweep skipped", zap.Error(err))
+	}
+	for _, rec := range due {
+		c.remind(ctx, rec)
+	}
+	return len(recs), len(due)
+}
+
+// announceExpiry tells everyone, once, that rec expired: the audit trail,
+// the request message (without buttons) and the requester.
+func (c *Core) announceExpiry(ctx context.Context, rec Record) {
+	rec.State = StateExpired
+	c.record(ctx, rec, EventExpired, nil)
+	c.logger.Info("request expired", zap.String("request_id", rec.ID), zap.String("actor", rec.Requester))
+	c.updateRequest(ctx, rec, fmt.Sprintf("Expired at %s without a decision: %s. Nothing was done.", fmtTime(rec.Expires), rec.Summary(c.cfg.Mention)))
+	c.deliver(ctx, Route{User: rec.Requester, Channel: rec.Channel}, Reply{Title: "Request expired", Error: true,
+		Text: fmt.Sprintf("Your request to %s expired at %s: no admin decided it in time. Nothing was done; you may ask again.", rec.Op, fmtTime(rec.Expires))})
+}
+
+// remind posts one reminder in rec's thread, mentioning the admins.
+func (c *Core) remind(ctx context.Context, rec Record) {
+	if rec.Message.IsZero() {
+		return
+	}
+	text := fmt.Sprintf("Reminder: %s has waited %s for a decision and expires at %s. %s, please approve or deny it.",
+		rec.Summary(c.cfg.Mention), fmtDuration(c.cfg.RemindAfter), fmtTime(rec.Expires), c.adminMentions())
+	if len(rec.Approvers) > 0 {
+		text += " " + c.approvalsLine(rec.Approvers) + "."
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.msgr.Remind(ectx, rec.Message, text); err != nil {
+		c.logger.Warn("reminder not posted", zap.String("request_id", rec.ID), zap.Error(err))
+		return
+	}
+	c.logger.Info("reminder posted", zap.String("request_id", rec.ID))
+}
+
+// adminMentions mentions every admin: users by ID, user groups as groups.
+func (c *Core) adminMentions() string {
+	parts := make([]string, 0, len(c.cfg.Admins))
+	for _, a := range c.cfg.Admins {
+		if IsGroupID(a) {
+			parts = append(parts, c.cfg.MentionGroup(a))
+		} else {
+			parts = append(parts, c.cfg.Mention(a))
+		}
+	}
+	return strings.Join(parts, " ")
+}
