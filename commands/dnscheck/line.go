@@ -1,0 +1,95 @@
+package dnscheck
+
+import (
+	"strconv"
+	"strings"
+)
+
+// maxListed is how many found records a line names before "and N more".
+const maxListed = 10
+
+// maxShownTXT is how many bytes of a found TXT record a line shows.
+const maxShownTXT = 255
+
+// Line renders the item as one line of plain text, marked with its state:
+//
+//	✅ MX: in place (mx.yandex.net)
+//	❌ MX: wrong: mail goes to other hosts; remove this: mx.other.net; publish: example.com. MX 10 mx.yandex.net.
+//	⚠️ SPF: could not check: the DNS server did not answer within 5s
+func (it Item) Line() string {
+	var b strings.Builder
+	b.WriteString(it.State.Mark())
+	b.WriteByte(' ')
+	b.WriteString(string(it.Kind))
+	b.WriteString(": ")
+	b.WriteString(it.State.String())
+	switch it.State {
+	case StateOK:
+		b.WriteString(" (")
+		b.WriteString(it.inPlace())
+		b.WriteString(")")
+	case StateWrong, StateError:
+		b.WriteString(": ")
+		b.WriteString(it.Reason)
+	}
+	if len(it.Remove) > 0 {
+		b.WriteString("; remove ")
+		b.WriteString(plural(len(it.Remove), "this", "these"))
+		b.WriteString(": ")
+		b.WriteString(it.list(it.Remove))
+	}
+	if it.Publish != "" {
+		b.WriteString("; publish: ")
+		b.WriteString(it.Publish)
+	}
+	return b.String()
+}
+
+// inPlace describes what was found for a record in place.
+func (it Item) inPlace() string {
+	if it.Kind == KindVerification && len(it.Found) == 1 {
+		return strings.TrimSuffix(it.Name, ".") + " points to " + it.Found[0]
+	}
+	return it.list(it.Found)
+}
+
+// list shows values of Found or Remove, at most maxListed of them.
+func (it Item) list(values []string) string {
+	shown := make([]string, 0, min(len(values), maxListed)+1)
+	for i, v := range values {
+		if i == maxListed {
+			shown = append(shown, "and "+strconv.Itoa(len(values)-maxListed)+" more")
+			break
+		}
+		shown = append(shown, it.show(v))
+	}
+	return strings.Join(shown, ", ")
+}
+
+// show renders one value of Found or Remove: a host name as it is (it was
+// validated by the resolver), a CNAME as its whole record, a TXT record
+// quoted and cut to maxShownTXT bytes.
+func (it Item) show(v string) string {
+	switch it.Kind {
+	case KindSPF:
+		if len(v) > maxShownTXT {
+			return quoteTXT(v[:maxShownTXT]) + "…"
+		}
+		return quoteTXT(v)
+	case KindVerification:
+		return it.Name + " CNAME " + v + "."
+	case KindMX:
+		if v == "." {
+			return ". (a null MX: the domain takes no mail)"
+		}
+	}
+	return v
+}
+
+// plural is one or many, for n things.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,185 @@
+package dnscheck
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+	"golang.org/x/net/dns/dnsmessage"
+)
+
+func TestIsSPF(t *testing.T) {
+	t.Parallel()
+	for txt, want := range map[string]bool{
+		"v=spf1":                          true,
+		"v=spf1 -all":                     true,
+		"V=SpF1 include:_spf.yandex.net":  true,
+		"v=spf10 include:_spf.yandex.net": false,
+		"v=spf1-all":                      false,
+		" v=spf1 -all":                    false,
+		"v=spf":                           false,
+		"":                                false,
+		"google-site-verification=abc":    false,
+	} {
+		if got := isSPF(txt); got != want {
+			t.Errorf("isSPF(%q) = %v, want %v", txt, got, want)
+		}
+	}
+}
+
+func TestSPFAuthorises(t *testing.T) {
+	t.Parallel()
+	for rec, want := range map[string]bool{
+		"v=spf1 redirect=_spf.yandex.net":                     true,
+		"v=spf1 redirect=_SPF.Yandex.Net.":                    true,
+		"v=spf1 include:_spf.yandex.net ~all":                 true,
+		"v=spf1 ip4:192.0.2.1 +include:_spf.yandex.net -all":  true,
+		"v=spf1  mx   include:_spf.yandex.net.   ?all":        true,
+		"v=spf1 -all include:_spf.yandex.net":                 false, // never reached
+		"v=spf1 ~include:_spf.yandex.net -all":                false, // soft-fails the service
+		"v=spf1 -include:_spf.yandex.net":                     false,
+		"v=spf1 redirect=_spf.yandex.net -all":                false, // "all" voids the redirect
+		"v=spf1 redirect=_spf.yandex.net.example.com":         false,
+		"v=spf1 include:_spf.yandex.net.evil.example":         false,
+		"v=spf1 include:x._spf.yandex.net":                    false,
+		"v=spf1 exists:_spf.yandex.net":                       false,
+		"v=spf1 mx a ~all":                                    false,
+		"v=spf1":                                              false,
+		"v=spf1 a:include:_spf.yandex.net redirect=other.net": false,
+		"v=spf1 mx\u00a0include:_spf.yandex.net":              false, // one odd term
+		"v=spf1 mx\tinclude:_spf.yandex.net":                  false,
+	} {
+		if got := spfAuthorises(rec); got != want {
+			t.Errorf("spfAuthorises(%q) = %v, want %v", rec, got, want)
+		}
+	}
+}
+
+func TestFixSPF(t *testing.T) {
+	t.Parallel()
+	for rec, want := range map[string]string{
+		"v=spf1":                                "v=spf1 include:_spf.yandex.net",
+		"v=spf1 mx -all":                        "v=spf1 include:_spf.yandex.net mx -all",
+		"V=SPF1 mx  a\t~all":                    "v=spf1 include:_spf.yandex.net mx a\t~all",
+		"v=spf1 -all include:_spf.yandex.net":   "v=spf1 include:_spf.yandex.net -all",
+		"v=spf1 ~Include:_spf.yandex.net. -all": "v=spf1 include:_spf.yandex.net -all",
+		"v=spf1 redirect=_spf.yandex.net ~all":  "v=spf1 include:_spf.yandex.net ~all",
+		"v=spf1 ip4:192.0.2.1 redirect=x.net":   "v=spf1 include:_spf.yandex.net ip4:192.0.2.1 redirect=x.net",
+	} {
+		if got := fixSPF(rec); got != want {
+			t.Errorf("fixSPF(%q) = %q, want %q", rec, got, want)
+		}
+	}
+}
+
+func TestQuoteTXT(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]string{
+		"":                       `""`,
+		"v=spf1 -all":            `"v=spf1 -all"`,
+		`say "hi" \ bye`:         `"say \"hi\" \\ bye"`,
+		"tab\there\x00\x7f":      `"tab\009here\000\127"`,
+		"é":                      `"\195\169"`,
+		strings.Repeat("a", 256): `"` + strings.Repeat("a", 255) + `" "a"`,
+	} {
+		if got := quoteTXT(s); got != want {
+			t.Errorf("quoteTXT(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+// FuzzSPF checks the SPF rules on any TXT record: no panic; a fixed record
+// is an SPF record that authorises the service, and fixing it again
+// changes nothing.
+func FuzzSPF(f *testing.F) {
+	f.Fuzz(func(t *testing.T, txt string) {
+		if authorised := spfAuthorises(txt); !isSPF(txt) {
+			if authorised {
+				t.Errorf("spfAuthorises(%q) = true for a record that is not SPF", txt)
+			}
+			return
+		}
+		fixed := fixSPF(txt)
+		if !isSPF(fixed) || !spfAuthorises(fixed) {
+			t.Errorf("fixSPF(%q) = %q, which does not authorise the service", txt, fixed)
+		}
+		if again := fixSPF(fixed); again != fixed {
+			t.Errorf("fixSPF(%q) = %q, but fixSPF(%q) = %q", txt, fixed, fixed, again)
+		}
+	})
+}
+
+// FuzzQuoteTXT checks that quoteTXT's output is printable ASCII and that a
+// zone-file parser (miekg/dns) reads it back into exactly the input bytes
+// on the wire (decoded by x/net's dnsmessage, as Go's resolver does).
+func FuzzQuoteTXT(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4000 {
+			return
+		}
+		q := quoteTXT(s)
+		for i := 0; i < len(q); i++ {
+			if q[i] < ' ' || q[i] > '~' {
+				t.Fatalf("quoteTXT(%q) = %q holds byte %#x", s, q, q[i])
+			}
+		}
+		if got := wireTXT(t, q); got != s {
+			t.Errorf("quoteTXT(%q) = %s, which reads back as %q", s, q, got)
+		}
+	})
+}
+
+// wireTXT parses a TXT record's zone-file text and returns its strings,
+// joined, as they travel in a DNS message.
+func wireTXT(t *testing.T, quoted string) string {
+	t.Helper()
+	rr, err := dns.NewRR("x. 60 IN TXT " + quoted)
+	if err != nil || rr == nil {
+		t.Fatalf("dns.NewRR(TXT %s): %v", quoted, err)
+	}
+	m := new(dns.Msg)
+	m.Answer = []dns.RR{rr}
+	wire, err := m.Pack()
+	if err != nil {
+		t.Fatalf("Pack: %v", err)
+	}
+	var p dnsmessage.Parser
+	if _, err := p.Start(wire); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SkipAllQuestions(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AnswerHeader(); err != nil {
+		t.Fatal(err)
+	}
+	txt, err := p.TXTResource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(txt.TXT, "")
+}
+
+// FuzzNormaliseDomain checks the domain guard: what it accepts is a
+// lower-case host name that miekg/dns also takes for one, and accepting it
+// again changes nothing.
+func FuzzNormaliseDomain(f *testing.F) {
+	f.Fuzz(func(t *testing.T, domain string) {
+		d, ok := normaliseDomain(domain)
+		if !ok {
+			if d != "" {
+				t.Errorf("normaliseDomain(%q) = %q, false; want no name with false", domain, d)
+			}
+			return
+		}
+		if strings.Trim(d, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" || strings.HasSuffix(d, ".") {
+			t.Errorf("normaliseDomain(%q) = %q, which holds more than letters, digits, dots and hyphens", domain, d)
+		}
+		if _, ok := dns.IsDomainName(d); !ok || len(d) > maxNameLen {
+			t.Errorf("normaliseDomain(%q) = %q, which is no DNS name", domain, d)
+		}
+		if again, ok := normaliseDomain(d); !ok || again != d {
+			t.Errorf("normaliseDomain(%q) = %q, %v; want %q, true", d, again, ok, d)
+		}
+	})
+}
