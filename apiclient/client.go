@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -33,19 +32,6 @@ const DefaultTimeout = 15 * time.Second
 // maxBody bounds what is read of an answer; PDD answers are a few hundred bytes.
 const maxBody = 64 << 10
 
-// excerptLen is how much of a bad body an error shows.
-const excerptLen = 64
-
-// RetryPolicy bounds the retries of temporary failures.
-type RetryPolicy struct {
-	Attempts  int           // requests in all, the first included; at least 1
-	BaseDelay time.Duration // delay before the first retry, doubled each time
-	MaxDelay  time.Duration // upper bound of one delay
-}
-
-// DefaultRetryPolicy makes 3 attempts, 200 ms then 400 ms apart (with jitter).
-var DefaultRetryPolicy = RetryPolicy{Attempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 2 * time.Second}
-
 // Client calls the PDD API with one account's token. It is safe for
 // concurrent use.
 type Client struct {
@@ -55,18 +41,35 @@ type Client struct {
 	timeout   time.Duration
 	userAgent string
 	retry     RetryPolicy
+	rt        http.RoundTripper     // WithTransport
+	onRetry   func(Op, RetryReason) // WithRetryHook
 }
 
 // Option configures a [Client].
 type Option func(*Client) error
 
 // WithHTTPClient sets the HTTP client, for a custom transport or trust store.
+// It cannot be combined with [WithTransport].
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) error {
 		if hc == nil {
 			return errors.New("nil http client")
 		}
 		c.hc = hc
+		return nil
+	}
+}
+
+// WithTransport sends the requests through rt, such as a transport of
+// [NewTransport] sized to the number of concurrent calls, in an HTTP client
+// of the package's own (its timeouts unchanged). It cannot be combined with
+// [WithHTTPClient].
+func WithTransport(rt http.RoundTripper) Option {
+	return func(c *Client) error {
+		if rt == nil {
+			return errors.New("nil transport")
+		}
+		c.rt = rt
 		return nil
 	}
 }
@@ -90,17 +93,6 @@ func WithUserAgent(ua string) Option {
 	}
 }
 
-// WithRetry sets the retry policy of temporary failures.
-func WithRetry(p RetryPolicy) Option {
-	return func(c *Client) error {
-		if p.Attempts < 1 || p.BaseDelay < 0 || p.MaxDelay < p.BaseDelay {
-			return fmt.Errorf("invalid retry policy %+v", p)
-		}
-		c.retry = p
-		return nil
-	}
-}
-
 // New returns a client of the PDD API at baseURL (scheme and host, such as
 // [DefaultBaseURL]), acting with token.
 func New(baseURL, token string, opts ...Option) (*Client, error) {
@@ -120,8 +112,11 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
-	if c.hc == nil {
-		c.hc = &http.Client{Timeout: c.timeout + time.Second}
+	switch {
+	case c.hc != nil && c.rt != nil:
+		return nil, errors.New("both an http client and a transport given")
+	case c.hc == nil:
+		c.hc = &http.Client{Transport: c.rt, Timeout: c.timeout + time.Second}
 	}
 	// Never follow a redirect: the PddToken header would go along to
 	// whatever host the redirect names. A copy, so the caller's client is
@@ -178,75 +173,9 @@ type response struct {
 	UID     json.Number `json:"uid"`
 }
 
-// call posts form to path and decodes the answer, retrying as idempotent
-// allows: a temporary failure ("unknown") and a request that was never sent
-// are always retried; a request that was sent but got no answer (a timeout, a
-// reset, a 5xx) only when idempotent is true.
-func (c *Client) call(ctx context.Context, op Op, form url.Values, idempotent bool, secrets ...string) (*response, error) {
-	secrets = append(secrets, c.token)
-	var err error
-	for attempt := 1; ; attempt++ {
-		var resp *response
-		var sent bool
-		resp, sent, err = c.once(ctx, op, form, secrets)
-		if err == nil {
-			if resp.Success == "ok" {
-				return resp, nil
-			}
-			err = &Error{Op: op, Code: Code(redact(resp.Error, secrets)), Attempts: attempt}
-		}
-		if attempt >= c.retry.Attempts || !retryable(err, sent, idempotent) {
-			return nil, err
-		}
-		if werr := sleep(ctx, c.backoff(attempt)); werr != nil {
-			return nil, err
-		}
-	}
-}
-
-func retryable(err error, sent, idempotent bool) bool {
-	var apiErr *Error
-	var respErr *ResponseError
-	switch {
-	case errors.As(err, &apiErr):
-		return apiErr.Code.Temporary()
-	case errors.As(err, &respErr):
-		return idempotent && respErr.StatusCode >= 500 && respErr.StatusCode != http.StatusNotImplemented
-	default:
-		return !sent || idempotent
-	}
-}
-
-// backoff is the delay after the given attempt: exponential, with full jitter
-// in its upper half.
-func (c *Client) backoff(attempt int) time.Duration {
-	if c.retry.BaseDelay == 0 {
-		return 0
-	}
-	d := c.retry.BaseDelay << (attempt - 1)
-	if d > c.retry.MaxDelay || d <= 0 {
-		d = c.retry.MaxDelay
-	}
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// once sends one request; sent reports whether it may have reached the
-// service.
-func (c *Client) once(ctx context.Context, op Op, form url.Values, secrets []string) (_ *response, sent bool, _ error) {
+// once sends one request. A *TransportError says whether it may have
+// reached the service.
+func (c *Client) once(ctx context.Context, op Op, form url.Values, secrets []string) (*response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	// The transport calls WroteHeaders from its own goroutine, which may
@@ -258,7 +187,7 @@ func (c *Client) once(ctx context.Context, op Op, form url.Values, secrets []str
 	u := c.base.JoinPath("api2/admin", string(op))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, false, fmt.Errorf("pdd %s: %w", op, err)
+		return nil, fmt.Errorf("pdd %s: %w", op, err)
 	}
 	req.Header.Set("PddToken", c.token)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -266,17 +195,15 @@ func (c *Client) once(ctx context.Context, op Op, form url.Values, secrets []str
 	req.Header.Set("User-Agent", c.userAgent)
 	res, err := c.hc.Do(req)
 	if err != nil {
-		sent = wrote.Load()
-		return nil, sent, &TransportError{Op: op, Sent: sent, Err: cleanURLError(err)}
+		return nil, &TransportError{Op: op, Sent: wrote.Load(), Err: cleanURLError(err)}
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody+1))
 	if err != nil {
-		return nil, true, &TransportError{Op: op, Sent: true, Err: cleanURLError(err)}
+		return nil, &TransportError{Op: op, Sent: true, Err: cleanURLError(err)}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, maxBody))
-	resp, err := decode(op, res.StatusCode, body, secrets...)
-	return resp, true, err
+	return decode(op, res.StatusCode, body, secrets...)
 }
 
 // cleanURLError drops the URL from a *url.Error: it holds no secret, but the
@@ -291,10 +218,16 @@ func cleanURLError(err error) error {
 
 // decode turns an HTTP answer into a PDD answer. The answer is a PDD answer
 // only with status 200, a JSON object within the size limit, and a "success"
-// of "ok" or "error" (with a code).
+// of "ok" or "error" (with a code, which becomes an *Error); anything else is
+// a *ResponseError. Only the error of a status other than 200 carries an
+// excerpt of the body.
 func decode(op Op, status int, body []byte, secrets ...string) (*response, error) {
 	bad := func(reason string) error {
-		return &ResponseError{Op: op, StatusCode: status, Reason: reason, Excerpt: excerpt(body, excerptLen, secrets...)}
+		e := &ResponseError{Op: op, StatusCode: status, Reason: reason}
+		if status != http.StatusOK { // a 200 body may hold the verification secrets
+			e.Excerpt = excerpt(body, excerptLen, secrets...)
+		}
+		return e
 	}
 	if len(body) > maxBody {
 		return nil, &ResponseError{Op: op, StatusCode: status, Reason: fmt.Sprintf("answer larger than %d bytes", maxBody)}
@@ -321,7 +254,7 @@ func decode(op Op, status int, body []byte, secrets ...string) (*response, error
 	case r.Success == "ok":
 		return &r, nil
 	case r.Success == "error" && r.Error != "":
-		return &r, nil
+		return nil, &Error{Op: op, Code: cutCode(r.Error, secrets), Attempts: 1}
 	default:
 		return nil, bad(`answer has no "success" of "ok" or "error"`)
 	}

@@ -12,8 +12,9 @@ import (
 var fuzzSecrets = []string{"TOKEN2345ABCDEFG", "Pa&ss+w%rd;1"}
 
 // FuzzDecode checks the decoder of answers: it never panics, returns a
-// result or an error but never both, a result is a PDD answer, and an error
-// is a *ResponseError with a short excerpt and no secret.
+// result or an error but never both, a result is a PDD success, an "error"
+// answer is an *Error with a bounded code, anything else a *ResponseError
+// with a short excerpt (none for HTTP 200); no error carries a secret.
 func FuzzDecode(f *testing.F) {
 	// The seed corpus is in testdata/fuzz/FuzzDecode.
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
@@ -23,17 +24,24 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("decode(%d, %q) = %v, %v; want exactly one of a result and an error", status, body, r, err)
 			}
 			if r != nil {
-				if status != 200 || len(body) > maxBody || !(r.Success == "ok" || r.Success == "error" && r.Error != "") {
-					t.Fatalf("decode(%d, %q) = %+v: not a PDD answer", status, body, r)
+				if status != 200 || len(body) > maxBody || r.Success != "ok" {
+					t.Fatalf("decode(%d, %q) = %+v: not a PDD success", status, body, r)
 				}
 				continue
 			}
+			var apiErr *Error
 			var re *ResponseError
-			if !errors.As(err, &re) || re.Op != op || re.StatusCode != status || re.Reason == "" {
+			switch {
+			case errors.As(err, &apiErr):
+				if status != 200 || apiErr.Op != op || utf8.RuneCountInString(string(apiErr.Code)) > MaxCodeLen {
+					t.Fatalf("decode(%d, %q) error = %#v, want an *Error of %s with a code of at most %d characters", status, body, err, op, MaxCodeLen)
+				}
+			case !errors.As(err, &re) || re.Op != op || re.StatusCode != status || re.Reason == "":
 				t.Fatalf("decode(%d, %q) error = %#v, want a *ResponseError of %s", status, body, err, op)
-			}
-			if n := utf8.RuneCountInString(re.Excerpt); n > excerptLen+1 {
-				t.Fatalf("excerpt of %d runes: %q", n, re.Excerpt)
+			case status == 200 && re.Excerpt != "":
+				t.Fatalf("decode(200, %q): excerpt %q of a 200 body", body, re.Excerpt)
+			case utf8.RuneCountInString(re.Excerpt) > excerptLen+1:
+				t.Fatalf("excerpt of %d runes: %q", utf8.RuneCountInString(re.Excerpt), re.Excerpt)
 			}
 			for _, s := range fuzzSecrets {
 				if msg := err.Error(); strings.Contains(msg, s) || strings.Contains(msg, url.QueryEscape(s)) {
@@ -53,7 +61,10 @@ func TestExcerpt(t *testing.T) {
 	}{
 		{"short", "abc", 64, "abc"},
 		{"cut", "abcdef", 3, "abc…"},
-		{"control characters", "a\x00b\nc\x1bd", 64, "a b c d"},
+		{"line breaks and tabs", "a\tb\nc\r\nd", 64, "a b c  d"},
+		{"cut at a control character", "a b\x00c", 64, "a b…"},
+		{"cut at a zero-width space", "pass\u200bword: x", 64, "pass…"},
+		{"cut at a right-to-left override", "ab\u202ecd", 64, "ab…"},
 		{"runes, not bytes", "ёжик в тумане", 4, "ёжик…"},
 		{"invalid utf-8", "a\xffb", 64, "a\ufffdb"},
 		{"secret", "x TOKEN2345ABCDEFG y", 64, "x <redacted> y"},

@@ -61,12 +61,18 @@ func (c *Client) RegisterDomain(ctx context.Context, domain string) (*Domain, er
 	if err != nil {
 		return nil, err
 	}
+	return domainOf(r, domain, c.token)
+}
+
+// domainOf reads the domain of a successful register answer for the domain
+// asked for.
+func domainOf(r *response, asked string, secrets ...string) (*Domain, error) {
 	d := &Domain{Name: r.Domain, Status: Status(r.Status), Stage: Stage(r.Stage), Secrets: r.Secrets}
 	if d.Name == "" {
-		d.Name = domain
+		d.Name = asked
 	}
 	if !d.Status.Known() {
-		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: fmt.Sprintf("unknown domain status %q", excerpt([]byte(r.Status), excerptLen, c.token))}
+		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: fmt.Sprintf("unknown domain status %q", excerpt([]byte(r.Status), excerptLen, secrets...))}
 	}
 	if d.Status == StatusDomainActivate && (d.Secrets == nil || d.Secrets.Name == "" || d.Secrets.Content == "") {
 		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: "status domain-activate without verification secrets"}

@@ -1,17 +1,17 @@
 package apiclient
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
-	"unicode"
+	"net/http"
+	"unicode/utf8"
 )
 
 // Code is an error code of the PDD API, the value of the "error" field of a
 // response whose "success" is "error". A code this package does not know is
-// kept exactly as received.
+// kept as received, but cut to [MaxCodeLen] characters and without anything
+// that looks like a secret (see [ResponseError]), so that no answer can make
+// a message too long for Slack or carry a secret into a log.
 type Code string
 
 // Codes of seed §7 (the same list for both operations), with their alternates.
@@ -105,10 +105,17 @@ type Error struct {
 	Op       Op
 	Code     Code
 	Attempts int // requests sent in all, retries included
+
+	// uncertain: an earlier attempt may have performed the operation.
+	uncertain bool
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("pdd %s: %s (%s)", e.Op, e.Code, e.Meaning())
+	code := e.Code
+	if utf8.RuneCountInString(string(code)) > MaxCodeLen {
+		code = cutCode(string(code), nil)
+	}
+	return fmt.Sprintf("pdd %s: %s (%s)", e.Op, code, e.Meaning())
 }
 
 // Meaning describes the code in words, for this operation.
@@ -121,11 +128,20 @@ func (e *Error) Meaning() string {
 
 // ResponseError is an answer that is not a PDD API answer at all: a status
 // other than 200, a body that is not JSON, truncated or too large.
+//
+// Its Excerpt never holds a secret: an HTTP 200 body (where the PDD API
+// puts verification secrets) gets no excerpt at all, and the excerpt of
+// another body drops the token and the password wherever they appear, the
+// value of every field named like a secret (secrets, name, content,
+// password, token, PddToken and their kin), and everything after an
+// escape or invisible character that could disguise such a name.
 type ResponseError struct {
 	Op         Op
 	StatusCode int
 	Reason     string // what is wrong, in words
-	Excerpt    string // a short, sanitised start of the body
+	Excerpt    string // a short, sanitised start of the body; "" for HTTP 200
+
+	uncertain bool // an earlier attempt may have performed the operation
 }
 
 func (e *ResponseError) Error() string {
@@ -140,11 +156,13 @@ func (e *ResponseError) Error() string {
 }
 
 // MayHaveHappened reports whether the service may have performed the
-// operation even so: the answer was garbled (HTTP 200) or a server failed
-// (5xx) after the request had reached it. It matters for email/add, which is
-// never retried for this reason.
+// operation even so: the answer was garbled (HTTP 200), or a server failed
+// (5xx) after an add had reached it. A register answered by a 5xx counts
+// as not performed: the PDD API answers its own errors with HTTP 200, so a
+// 5xx comes from a server in front of it, and should the domain have been
+// registered after all, registering it again is harmless for its owner.
 func (e *ResponseError) MayHaveHappened() bool {
-	return e.StatusCode == 200 || e.StatusCode >= 500
+	return e.uncertain || e.StatusCode == http.StatusOK || e.StatusCode >= 500 && e.Op != OpRegisterDomain
 }
 
 // TransportError is a request that got no answer: the connection failed or
@@ -155,14 +173,20 @@ type TransportError struct {
 	// the operation may have happened even though no answer came back.
 	Sent bool
 	Err  error
+
+	uncertain bool // an earlier attempt may have performed the operation
 }
+
+// maxTransportText bounds the text of a transport failure: the HTTP
+// client quotes a malformed answer's first line in its errors.
+const maxTransportText = 200
 
 func (e *TransportError) Error() string {
 	s := fmt.Sprintf("pdd %s: no answer", e.Op)
 	if e.Sent && e.Op == OpAddMailbox {
 		s += " after the request was sent (the mailbox may exist now)"
 	}
-	return s + ": " + e.Err.Error()
+	return s + ": " + scrub(e.Err.Error(), maxTransportText)
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }
@@ -182,37 +206,81 @@ func ErrorCode(err error) Code {
 	return ""
 }
 
-// excerpt returns at most n runes of body, printable, with every secret
-// replaced.
-func excerpt(body []byte, n int, secrets ...string) string {
-	s := redact(string(body), secrets)
-	var b strings.Builder
-	for _, r := range s {
-		if n == 0 {
-			b.WriteString("…")
-			break
-		}
-		if !unicode.IsPrint(r) {
-			r = ' '
-		}
-		b.WriteRune(r)
-		n--
+// NothingDone reports whether err, from [Client.RegisterDomain] or
+// [Client.AddMailbox], means that the PDD API certainly changed nothing and
+// that a later attempt may succeed, so that the operation may be offered
+// again (an approval is not used up). It is true for:
+//
+//   - "unknown" (a temporary failure) after the retries;
+//   - a request that was never sent: the connection could not be made, or
+//     the caller's context ended before the request left;
+//   - a register answered by HTTP 5xx (see [ResponseError.MayHaveHappened]);
+//   - HTTP 429 Too Many Requests, a refusal before any work.
+//
+// It is false when the operation may have happened ([MayHaveHappened]: an
+// add that was sent and got no answer, an answer garbled on its way back,
+// or an earlier attempt of a register that may have registered), for a
+// definitive answer of the API such as "occupied" or "bad_token" (nothing
+// was done, but trying again will not help), for any other HTTP status,
+// for another error, and for nil.
+func NothingDone(err error) bool {
+	var (
+		apiErr   *Error
+		respErr  *ResponseError
+		transErr *TransportError
+	)
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &apiErr):
+		return !apiErr.uncertain && apiErr.Code.Temporary()
+	case errors.As(err, &respErr):
+		return !respErr.MayHaveHappened() &&
+			(respErr.StatusCode >= 500 || respErr.StatusCode == http.StatusTooManyRequests)
+	case errors.As(err, &transErr):
+		return !transErr.uncertain && !transErr.Sent
 	}
-	return strings.TrimSpace(b.String())
+	return false
 }
 
-// redact replaces in s every secret, as it is and as a form, a URL path or
-// a JSON string would encode it, by "<redacted>".
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec == "" {
-			continue
-		}
-		js, _ := json.Marshal(sec)
-		forms := []string{sec, url.QueryEscape(sec), url.PathEscape(sec), string(js[1 : len(js)-1])}
-		for _, f := range forms {
-			s = strings.ReplaceAll(s, f, "<redacted>")
-		}
+// MayHaveHappened reports whether err, from [Client.RegisterDomain] or
+// [Client.AddMailbox], leaves it open whether the operation happened: a
+// request that was sent and got no answer, an answer garbled on its way
+// back (HTTP 200 that is not a PDD answer), an add answered by HTTP 5xx, or
+// a failure after an earlier attempt that may have performed it. For an
+// add, the mailbox may exist now. It is never true together with
+// [NothingDone]; when neither is, the operation failed definitively.
+func MayHaveHappened(err error) bool {
+	var (
+		apiErr   *Error
+		respErr  *ResponseError
+		transErr *TransportError
+	)
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.uncertain
+	case errors.As(err, &respErr):
+		return respErr.MayHaveHappened()
+	case errors.As(err, &transErr):
+		return transErr.uncertain || transErr.Sent
 	}
-	return s
+	return false
+}
+
+// markUncertain records on err, the last attempt's error, that an earlier
+// attempt may have performed the operation.
+func markUncertain(err error) {
+	var (
+		apiErr   *Error
+		respErr  *ResponseError
+		transErr *TransportError
+	)
+	switch {
+	case errors.As(err, &apiErr):
+		apiErr.uncertain = true
+	case errors.As(err, &respErr):
+		respErr.uncertain = true
+	case errors.As(err, &transErr):
+		transErr.uncertain = true
+	}
 }

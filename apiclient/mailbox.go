@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 )
@@ -26,9 +27,16 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string)
 	if err != nil {
 		return nil, err
 	}
+	return mailboxOf(r, domain, password, c.token)
+}
+
+// mailboxOf reads the mailbox of a successful add answer for the domain
+// asked for.
+func mailboxOf(r *response, domain string, secrets ...string) (*Mailbox, error) {
 	uid, err := strconv.ParseInt(r.UID.String(), 10, 64)
 	if err != nil || uid <= 0 {
-		return nil, &ResponseError{Op: OpAddMailbox, StatusCode: 200, Reason: "answer has no valid uid", Excerpt: excerpt([]byte(r.UID.String()), excerptLen, password, c.token)}
+		uidText := excerpt([]byte(r.UID.String()), excerptLen, secrets...)
+		return nil, &ResponseError{Op: OpAddMailbox, StatusCode: 200, Reason: fmt.Sprintf("answer has no valid uid %q", uidText)}
 	}
 	m := &Mailbox{Domain: r.Domain, Login: r.Login, UID: uid}
 	if m.Domain == "" {

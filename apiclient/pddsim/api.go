@@ -3,7 +3,6 @@ package pddsim
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -53,7 +52,9 @@ func (s *Server) routes() {
 // meet an injected fault or perform the operation, answer.
 func (s *Server) api(op apiclient.Op, do operation) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.count(op)
+		if hook := s.count(op); hook != nil {
+			hook(op)
+		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
@@ -99,13 +100,15 @@ func abort(r *http.Request) {
 	}
 }
 
-func (s *Server) count(op apiclient.Op) {
+// count counts a request of op and returns the hook of [Server.OnRequest].
+func (s *Server) count(op apiclient.Op) func(apiclient.Op) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.total++
 	if op != "" {
 		s.requests[op]++
 	}
+	return s.onRequest
 }
 
 // takeFault returns the latency and takes the next injected fault, if any.
@@ -216,7 +219,7 @@ func (s *Server) addMailbox(acct *account, form url.Values) answer {
 	user, code := checkLogin(login, name)
 	address := user + "@" + name
 	if code == "" {
-		code = passwordCode(apiclient.ValidatePassword(address, password))
+		code = passwordCode(password, user, address)
 	}
 	if _, ok := s.mailboxes[address]; code == "" && ok {
 		code = apiclient.CodeOccupied
@@ -230,21 +233,10 @@ func (s *Server) addMailbox(acct *account, form url.Values) answer {
 	return answer{Domain: name, Login: address, UID: uid, Success: "ok"}
 }
 
-// passwordCode maps a broken rule of seed §8 to the real service's code.
-func passwordCode(err error) apiclient.Code {
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, apiclient.ErrPasswordTooShort):
-		return apiclient.CodePasswdTooShort
-	case errors.Is(err, apiclient.ErrPasswordTooLong):
-		return apiclient.CodePasswdTooLong
-	}
-	return apiclient.CodeBadPasswdChars
-}
-
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	s.count("")
+	if hook := s.count(""); hook != nil {
+		hook("")
+	}
 	writeJSON(w, http.StatusNotFound, failure("not_found", ""))
 }
 

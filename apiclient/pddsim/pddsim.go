@@ -24,9 +24,9 @@
 // password gives no_domain, no_login or no_password; a domain that is not a
 // host name gives bad_domain; a domain the account does not own gives
 // not_allowed; a login that breaks the login rules gives badlogin, or
-// login-toolong past 30 characters; a password that breaks seed §8
-// ([apiclient.ValidatePassword]) gives passwd-tooshort, passwd-toolong or
-// badpasswd; an existing mailbox gives occupied. Success answers the domain,
+// login-toolong past 30 characters; a password that breaks seed §8 gives
+// passwd-tooshort, passwd-toolong or badpasswd (the sandbox's own reading of
+// §8, below, not the client's check); an existing mailbox gives occupied. Success answers the domain,
 // the full address as login, and a uid above 2^40.
 //
 // # Assumptions where the seed is silent
@@ -46,6 +46,13 @@
 //     30 Latin letters, digits, '-' and '.', starts with a letter and ends with
 //     a letter or digit. Its format is checked before its length. It is
 //     stored and answered in lower case; passwords are case-sensitive.
+//   - A password is judged by seed §8 as the sandbox reads it, in this
+//     order: only Latin letters, digits and ! @ # $ % ^ & * ( ) _ - + : ; , .
+//     (else badpasswd); 6 to 20 characters (else passwd-tooshort or
+//     passwd-toolong); different from the user name and from the full
+//     address in any letter case (else badpasswd, as the real service
+//     answers). The seed names no code for a bad password; these are the
+//     real service's.
 //   - Checks run in this order, and the first that fails answers: the
 //     PddToken header; the parameters that are missing (domain, login,
 //     password, in that order); the domain name (bad_domain, then for
@@ -85,9 +92,10 @@
 // as they arrive, whatever their operation or token (a request dropped during
 // its latency uses its fault up). An injected error code and a 502 answer
 // without performing the operation; a truncated answer and a reset come
-// after it was performed, as when an answer is lost on its way back.
-// [Server.Requests] counts every request as it arrives, faults and
-// refusals included. The controls need no token: run the sandbox on a
+// after it was performed, as when an answer is lost on its way back. Any
+// code may be injected, an unknown or very long one included (the client
+// must cut it). [Server.Requests] counts every request as it arrives, faults
+// and refusals included, and [Server.OnRequest] reports each arrival. The controls need no token: run the sandbox on a
 // loopback address only.
 package pddsim
 
@@ -124,6 +132,7 @@ type Server struct {
 	requests   map[apiclient.Op]int
 	total      int
 	nextUID    int64
+	onRequest  func(apiclient.Op)
 }
 
 type account struct{ domains int }
@@ -279,6 +288,17 @@ func (s *Server) Requests(op apiclient.Op) int {
 		return s.total
 	}
 	return s.requests[op]
+}
+
+// OnRequest makes fn be called as each /api2 request arrives, after it is
+// counted and before its latency and fault, with its operation ("" for a
+// path that is no operation); nil removes it. fn runs on the request's
+// goroutine and the answer waits for it: a test learns that a request
+// arrived without polling, or holds requests back until it lets them go.
+func (s *Server) OnRequest(fn func(op apiclient.Op)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onRequest = fn
 }
 
 // Mailbox reports whether the mailbox user@domain exists and its password.
