@@ -32,7 +32,7 @@ func (s *Server) handler(network string) dns.Handler {
 		case truncate && network == "udp":
 			reply.Truncated = true
 		default:
-			reply.Answer, reply.Rcode = s.answer(name, q.Qtype)
+			reply.Answer, reply.Rcode = s.lookup(name, q.Qtype)
 		}
 		_ = w.WriteMsg(reply)
 	})
@@ -58,10 +58,12 @@ func (s *Server) behaviour(q Query) (rcode int, drop, truncate bool) {
 	return rcode, false, s.truncateAll || s.truncate[q.Name]
 }
 
-// answer looks name up in the zone: the records of type qtype, after the
+// lookup looks name up in the zone: the records of type qtype, after the
 // CNAMEs that lead there when qtype is not CNAME itself, and NXDOMAIN for a
 // name that does not exist.
-func (s *Server) answer(name string, qtype uint16) ([]dns.RR, int) {
+func (s *Server) lookup(name string, qtype uint16) ([]dns.RR, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.exists[name] {
 		return nil, dns.RcodeNameError
 	}

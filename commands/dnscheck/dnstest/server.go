@@ -37,11 +37,11 @@ type Query struct {
 // that does. The knob methods change that per name and may be called at any
 // time; they are safe for concurrent use.
 type Server struct {
-	addr    string
-	records map[string][]dns.RR // by lower-case FQDN; fixed after NewServer
-	exists  map[string]bool     // names that hold records, and their ancestors
+	addr string
 
 	mu          sync.Mutex
+	records     map[string][]dns.RR // by lower-case FQDN
+	exists      map[string]bool     // names that hold records, and their ancestors
 	nxdomain    map[string]bool
 	servfail    map[string]bool
 	refused     map[string]bool
@@ -67,9 +67,7 @@ func NewServer(t testing.TB, zone string) *Server {
 		drop:     map[string]bool{},
 		truncate: map[string]bool{},
 	}
-	if err := s.load(zone); err != nil {
-		t.Fatalf("dnstest: zone: %v", err)
-	}
+	s.Add(t, zone)
 	pc, l, err := listen()
 	if err != nil {
 		t.Fatalf("dnstest: %v", err)
@@ -105,17 +103,29 @@ func listen() (net.PacketConn, net.Listener, error) {
 	return nil, nil, errors.Join(errors.New("no free port for both UDP and TCP"), lastErr)
 }
 
-// load reads the zone's records into s.records and s.exists.
-func (s *Server) load(zone string) error {
+// Add serves the records of zone (zone-file text, as for [NewServer]) too,
+// from now on: for instance a verification CNAME whose name a test learns
+// only after registering a domain. A zone that does not parse fails the
+// test at once and adds nothing.
+func (s *Server) Add(t testing.TB, zone string) {
+	t.Helper()
+	var rrs []dns.RR
 	zp := dns.NewZoneParser(strings.NewReader("$TTL 3600\n"+zone), ".", "")
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		rrs = append(rrs, rr)
+	}
+	if err := zp.Err(); err != nil {
+		t.Fatalf("dnstest: zone: %v", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rr := range rrs {
 		name := fqdn(rr.Header().Name)
 		s.records[name] = append(s.records[name], rr)
 		for n := name; n != "."; n = parent(n) {
 			s.exists[n] = true
 		}
 	}
-	return zp.Err()
 }
 
 // Addr is the server's "host:port", the same for UDP and TCP.

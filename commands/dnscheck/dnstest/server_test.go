@@ -131,6 +131,29 @@ func TestServerDrops(t *testing.T) {
 	}
 }
 
+func TestServerAdd(t *testing.T) {
+	t.Parallel()
+	srv := dnstest.NewServer(t, zone)
+	if r := exchange(t, srv, "udp", "yamail-x.example.com.", dns.TypeCNAME); r.Rcode != dns.RcodeNameError {
+		t.Fatalf("before Add: rcode %s, want NXDOMAIN", dns.RcodeToString[r.Rcode])
+	}
+	srv.Add(t, "yamail-x.example.com. CNAME mail.yandex.ru.")
+	r := exchange(t, srv, "udp", "yamail-x.example.com.", dns.TypeCNAME)
+	if c, ok := firstCNAME(r); !ok || c.Target != "mail.yandex.ru." {
+		t.Errorf("after Add: answer %v, want the CNAME", r.Answer)
+	}
+}
+
+// firstCNAME is the first record of r's answer, when it is the only one and
+// a CNAME.
+func firstCNAME(r *dns.Msg) (*dns.CNAME, bool) {
+	if len(r.Answer) != 1 {
+		return nil, false
+	}
+	c, ok := r.Answer[0].(*dns.CNAME)
+	return c, ok
+}
+
 func TestNewServerRejectsBadZone(t *testing.T) {
 	t.Parallel()
 	ft := &fatalRecorder{TB: t}
