@@ -50,20 +50,23 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	if s.closed || len(s.socks) >= MaxConnections {
+		closed := s.closed
 		s.mu.Unlock()
-		c := &socket{ws: ws}
-		_ = c.write(map[string]any{"type": "disconnect", "reason": "too_many_websockets", "debug_info": map[string]any{"host": "fake"}})
+		if !closed {
+			_ = ws.WriteJSON(map[string]any{"type": "disconnect", "reason": "too_many_websockets", "debug_info": map[string]any{"host": "fake"}})
+		}
 		_ = ws.Close()
 		return
 	}
 	s.connects++
 	c := &socket{id: s.connects, ws: ws}
+	c.writeMu.Lock() // hello goes out before any envelope
 	s.socks = append(s.socks, c)
 	n := len(s.socks)
 	s.changed()
 	s.mu.Unlock()
-
-	_ = c.write(map[string]any{"type": "hello", "num_connections": n, "connection_info": map[string]any{"app_id": AppID}, "debug_info": map[string]any{"host": "fake"}})
+	_ = ws.WriteJSON(map[string]any{"type": "hello", "num_connections": n, "connection_info": map[string]any{"app_id": AppID}, "debug_info": map[string]any{"host": "fake"}})
+	c.writeMu.Unlock()
 	done := make(chan struct{})
 	go s.pinger(c, done)
 	defer close(done)
