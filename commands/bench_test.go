@@ -29,8 +29,8 @@ func BenchmarkDecideIDN(b *testing.B) {
 
 // BenchmarkPlainText renders a register reply with secrets and steps.
 func BenchmarkPlainText(b *testing.B) {
-	c := newCore(b, &fakeAPI{}, Config{})
-	r := c.Run(b.Context(), "UADMIN1", "", Operation{Action: ActionRegisterDomain, Domain: "example.com"}).Reply
+	c := newCoreOn(b, &fakeAPI{}, &auditStore{}, Config{})
+	r := c.run(b.Context(), "UADMIN1", nil, "", Operation{Action: ActionRegisterDomain, Domain: "example.com"}).Reply
 	b.ReportAllocs()
 	for b.Loop() {
 		if r.PlainText() == "" {

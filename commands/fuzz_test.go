@@ -15,6 +15,9 @@ func FuzzParse(f *testing.F) {
 		{"/mailbox", "add alice@example.com reason"},
 		{"/mailbox", "add <mailto:a@b.com|a@b.com>"},
 		{"/maildomain", "register <http://пример.рф|пример.рф> <@U1|x>"},
+		{"/maildomain", "check example.com"},
+		{"/mailbox", " add "},
+		{"/maildomain", ""},
 	} {
 		f.Add(s.cmd, s.text)
 	}
@@ -29,13 +32,32 @@ func FuzzParse(f *testing.F) {
 		if inv.Command != CmdDomain && inv.Command != CmdMailbox {
 			t.Fatalf("Parse(%q, %q) command = %q", command, text, inv.Command)
 		}
-		if inv.Help {
-			if inv.Op != (Operation{}) {
-				t.Fatalf("Parse(%q, %q) = help with an operation %+v", command, text, inv.Op)
+		action := ActionRegisterDomain
+		if inv.Command == CmdMailbox {
+			action = ActionAddMailbox
+		}
+		switch {
+		case inv.Help:
+			if inv.Op != (Operation{}) || inv.Bare || inv.Check {
+				t.Fatalf("Parse(%q, %q) = help with more: %+v", command, text, inv)
+			}
+			return
+		case inv.Bare:
+			if inv.Op != (Operation{Action: action}) || inv.Check {
+				t.Fatalf("Parse(%q, %q) = bare with more than the action %s: %+v", command, text, action, inv)
+			}
+			return
+		case inv.Check:
+			if d, err := NormalizeDomain(inv.Op.Domain); inv.Command != CmdDomain || err != nil || d != inv.Op.Domain ||
+				inv.Op != (Operation{Domain: d}) {
+				t.Fatalf("Parse(%q, %q) = check %+v, want a /maildomain check of one normalised domain", command, text, inv)
 			}
 			return
 		}
 		op := inv.Op
+		if op.Action != action {
+			t.Fatalf("Parse(%q, %q) = %s for %s", command, text, op.Action, inv.Command)
+		}
 		if op.Domain != "" || op.Action == ActionRegisterDomain {
 			if d, err := NormalizeDomain(op.Domain); err != nil || d != op.Domain {
 				t.Fatalf("Parse(%q, %q) domain %q is not normalised: %q, %v", command, text, op.Domain, d, err)
@@ -55,6 +77,58 @@ func FuzzParse(f *testing.F) {
 		}
 		if strings.ContainsAny(op.Reason, "\n\r\t\x00") || utf8.RuneCountInString(op.Reason) > maxReason || !utf8.ValidString(op.Reason) {
 			t.Fatalf("Parse(%q, %q) reason %q is not plain text within %d characters", command, text, op.Reason, maxReason)
+		}
+	})
+}
+
+// FuzzSubmitForm checks that any submitted form is either refused with
+// problems keyed by the form's fields or decided into an operation that
+// validates, as typed text would be; never both, never a panic. The core's
+// store and messenger panic if used: checking a form is pure.
+func FuzzSubmitForm(f *testing.F) {
+	c := newCore(f, &fakeAPI{}, Config{Approvals: ApprovalsRequests, Domains: []string{"example.com", "*.example.org"},
+		DefaultDomain: "example.com", SigningKey: []byte("fuzz")})
+	add := c.Decide(Request{UserID: "UUSER1", ChannelID: "C1", Command: CmdMailbox}).Form.Metadata
+	reg := c.Decide(Request{UserID: "UUSER1", ChannelID: "C1", Command: CmdDomain}).Form.Metadata
+	for _, s := range [][5]string{
+		{"UUSER1", add, "example.com", "alice", "new hire"},
+		{"UADMIN1", add, "", "Bob", ""},
+		{"UUSER1", reg, "a.example.org.", "", "<!here> launch"},
+		{"UUSER1", reg, "пример.рф", "", "x"},
+		{"UUSER1", "f1.e30.AAAA", "example.com", "alice", "r"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3], s[4])
+	}
+	f.Fuzz(func(t *testing.T, user, meta, domain, login, reason string) {
+		d, channel, errs := c.SubmitForm(user, meta, FormValues{Domain: domain, User: login, Reason: reason})
+		if len(errs) > 0 {
+			for field, problem := range errs {
+				if (field != FieldDomain && field != FieldUser && field != FieldReason) || problem == "" {
+					t.Fatalf("SubmitForm error %q: %q, want a problem keyed by a field", field, problem)
+				}
+			}
+			if d.Outcome != OutcomeReply || d.Pending != nil {
+				t.Fatalf("SubmitForm = %+v and errors %q", d, errs)
+			}
+			return
+		}
+		if ue := c.checkOp(d.Op); ue != nil {
+			t.Fatalf("SubmitForm decided %+v, which does not validate: %s", d.Op, ue.Problem)
+		}
+		switch d.Outcome {
+		case OutcomeRun:
+			if !c.IsAdmin(user) {
+				t.Fatalf("SubmitForm lets non-admin %q run %+v", user, d.Op)
+			}
+		case OutcomeApproval:
+			if d.Pending == nil || d.Pending.Requester != user || d.Pending.Channel != channel || d.Pending.Op != d.Op || d.Op.Reason == "" {
+				t.Fatalf("SubmitForm approval = %+v (channel %q), want the requester's pending request with a reason", d, channel)
+			}
+		default:
+			t.Fatalf("SubmitForm outcome %v without errors", d.Outcome)
+		}
+		if strings.ContainsAny(d.Op.Reason, "\n\r\t\x00") || utf8.RuneCountInString(d.Op.Reason) > maxReason {
+			t.Fatalf("SubmitForm reason %q is not plain text within %d characters", d.Op.Reason, maxReason)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -55,13 +56,59 @@ func newClock() *clock {
 func (c *clock) Now() time.Time          { return time.Unix(0, c.t.Load()).UTC() }
 func (c *clock) Advance(d time.Duration) { c.t.Add(int64(d)) }
 
-// newCore returns a core on api with cfg; Admins default to U1 and U2.
+// noStore is a Store that must not be used: it embeds the nil interface,
+// so any call panics. A core built on it proves that what the test calls
+// (Decide, SubmitForm, EncodePending…) is pure.
+type noStore struct{ Store }
+
+// noMessenger is a Messenger that must not be used: any call panics.
+type noMessenger struct{ Messenger }
+
+// auditStore is a Store that knows only the audit trail of runs (Begin
+// and Complete); any other call panics. It lets a test call the core's
+// run without the request flow.
+type auditStore struct {
+	Store
+	mu      sync.Mutex
+	entries []AuditEntry
+}
+
+func (s *auditStore) Begin(_ context.Context, e AuditEntry) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.ID = int64(len(s.entries) + 1)
+	s.entries = append(s.entries, e)
+	return e.ID, nil
+}
+
+func (s *auditStore) Complete(_ context.Context, id int64, e AuditEntry) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := &s.entries[id-1]
+	a.Outcome, a.Status, a.Stage, a.UID, a.Code = e.Outcome, e.Status, e.Stage, e.UID, e.Code
+	return nil
+}
+
+func (s *auditStore) all() []AuditEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]AuditEntry(nil), s.entries...)
+}
+
+// newCore returns a pure core on api with cfg: its store and messenger
+// panic if used. Admins default to UADMIN1 and UADMIN2.
 func newCore(t testing.TB, api API, cfg Config) *Core {
+	t.Helper()
+	return newCoreOn(t, api, noStore{}, cfg)
+}
+
+// newCoreOn is newCore on store.
+func newCoreOn(t testing.TB, api API, store Store, cfg Config) *Core {
 	t.Helper()
 	if cfg.Admins == nil {
 		cfg.Admins = []string{"UADMIN1", "UADMIN2"}
 	}
-	c, err := New(api, cfg, zap.NewNop())
+	c, err := New(api, store, noMessenger{}, cfg, zap.NewNop())
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -25,22 +25,34 @@ func TestParseApprovalMode(t *testing.T) {
 func TestNewRejectsBadConfig(t *testing.T) {
 	t.Parallel()
 	for name, cfg := range map[string]Config{
-		"mode":           {Approvals: "sometimes"},
-		"short password": {PasswordLength: 5},
-		"long password":  {PasswordLength: 21},
-		"default domain": {DefaultDomain: "not a domain"},
-		"domains":        {Domains: []string{"*"}},
+		"mode":               {Approvals: "sometimes"},
+		"short password":     {PasswordLength: 5},
+		"long password":      {PasswordLength: 21},
+		"default domain":     {DefaultDomain: "not a domain"},
+		"domains":            {Domains: []string{"*"}},
+		"negative approvals": {ApprovalsRequired: -1},
+		"too many approvals": {ApprovalsRequired: MaxApprovalsRequired + 1},
 	} {
-		if _, err := New(&fakeAPI{}, cfg, nil); err == nil {
+		if _, err := New(&fakeAPI{}, noStore{}, noMessenger{}, cfg, nil); err == nil {
 			t.Errorf("New(%s) = nil error, want one", name)
 		}
 	}
-	if _, err := New(nil, Config{}, nil); err == nil {
+	if _, err := New(&fakeAPI{}, noStore{}, noMessenger{}, Config{ApprovalsRequired: MaxApprovalsRequired}, nil); err != nil {
+		t.Errorf("New(%d approvals required) = %v, want no error", MaxApprovalsRequired, err)
+	}
+	if _, err := New(nil, noStore{}, noMessenger{}, Config{}, nil); err == nil {
 		t.Error("New(nil API) = nil error, want one")
+	}
+	if _, err := New(&fakeAPI{}, nil, noMessenger{}, Config{}, nil); err == nil {
+		t.Error("New(nil store) = nil error, want one")
+	}
+	if _, err := New(&fakeAPI{}, noStore{}, nil, Config{}, nil); err == nil {
+		t.Error("New(nil messenger) = nil error, want one")
 	}
 }
 
-// TestDecidePolicy checks who may do what in every approval mode.
+// TestDecidePolicy checks who may do what in every approval mode. The
+// core's store and messenger panic if used: Decide is pure.
 func TestDecidePolicy(t *testing.T) {
 	t.Parallel()
 	const admin, user = "UADMIN1", "UUSER1"
@@ -78,11 +90,21 @@ func TestDecidePolicy(t *testing.T) {
 				}
 			case OutcomeApproval:
 				p := d.Pending
-				if p == nil || len(p.ID) != 10 || p.Requester != tc.user || p.Channel != "C1" || p.Op != d.Op || !p.Created.Equal(clk.Now()) {
-					t.Errorf("pending = %+v, want ID, requester %s, channel C1, op %+v, created %v", p, tc.user, d.Op, clk.Now())
+				if p == nil || len(p.ID) != 10 || p.Requester != tc.user || p.Channel != "C1" || p.Op != d.Op ||
+					!p.Created.Equal(clk.Now()) || !p.Expires.Equal(clk.Now().Add(DefaultApprovalTTL)) {
+					t.Errorf("pending = %+v, want ID, requester %s, channel C1, op %+v, created %v, expiring a TTL later", p, tc.user, d.Op, clk.Now())
 				}
-				if d.Reply.Error || !strings.Contains(d.Reply.Text, "needs") || !strings.Contains(d.Reply.PlainText(), p.ID) {
-					t.Errorf("pending reply = %+v, want it to say it waits, with the id", d.Reply)
+				r := c.pendingReply(*p)
+				if r.Error || !strings.Contains(r.Text, "needs") || !strings.Contains(r.PlainText(), p.ID) ||
+					len(r.Buttons) != 1 || r.Buttons[0].Kind != ButtonCancel {
+					t.Errorf("pending reply = %+v, want it to say it waits, with the id and a Cancel button", r)
+				}
+				if got, err := c.DecodePending(r.Buttons[0].Value); err != nil || got != *p {
+					t.Errorf("Cancel button value decodes to %+v, %v; want the request %+v", got, err, *p)
+				}
+			case OutcomeRun:
+				if d.Pending != nil || d.Form != nil {
+					t.Errorf("run decision = %+v, want no pending request and no form", d)
 				}
 			}
 			if n := api.calls.Load(); n != 0 {
@@ -123,8 +145,12 @@ func TestDecide(t *testing.T) {
 			outcome: OutcomeReply, text: "is not a valid domain name", err: true},
 		{name: "help", req: Request{UserID: "UNOBODY", Command: "/mailbox", Text: "help"},
 			outcome: OutcomeReply, text: "The default domain is example.com."},
-		{name: "empty", req: Request{UserID: "UNOBODY", Command: "/maildomain"},
-			outcome: OutcomeReply},
+		{name: "empty by a non-admin in mode off", req: Request{UserID: "UNOBODY", Command: "/maildomain"},
+			outcome: OutcomeReply, text: "Only mailbot admins", err: true},
+		{name: "check needs no admin", req: Request{UserID: "UNOBODY", Command: "/maildomain", Text: "check Example.NET."},
+			outcome: OutcomeCheck, op: Operation{Domain: "example.net"}},
+		{name: "check one domain", req: Request{UserID: "UNOBODY", Command: "/maildomain", Text: "check a.com b.com"},
+			outcome: OutcomeReply, text: "exactly one domain", err: true},
 		{name: "unknown", req: Request{UserID: "UADMIN1", Command: "/maildomain", Text: "remove example.com"},
 			outcome: OutcomeReply, text: "no sub-command", err: true},
 	}
@@ -135,7 +161,7 @@ func TestDecide(t *testing.T) {
 			if d.Outcome != tc.outcome {
 				t.Fatalf("Decide(%+v) outcome = %v, want %v; reply %+v", tc.req, d.Outcome, tc.outcome, d.Reply)
 			}
-			if tc.outcome == OutcomeRun {
+			if tc.outcome == OutcomeRun || tc.outcome == OutcomeCheck {
 				if diff := cmp.Diff(tc.op, d.Op); diff != "" {
 					t.Errorf("Decide(%+v) op mismatch (-want +got):\n%s", tc.req, diff)
 				}
@@ -162,9 +188,42 @@ func TestDecideNoDefaultDomain(t *testing.T) {
 
 func TestPendingReplyAllMode(t *testing.T) {
 	t.Parallel()
-	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsAll, ApprovalTTL: 90 * time.Minute})
+	clk := newClock()
+	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsAll, ApprovalTTL: 90 * time.Minute, Now: clk.Now})
 	d := c.Decide(Request{UserID: "UADMIN1", Command: "/maildomain", Text: "register example.com"})
-	if !strings.Contains(d.Reply.Text, "another admin") || !strings.Contains(d.Reply.Text, "90m") {
-		t.Errorf("pending reply for an admin in mode all = %q, want it to ask another admin and give the TTL", d.Reply.Text)
+	r := c.pendingReply(*d.Pending)
+	if !strings.Contains(r.Text, "another admin") || !strings.Contains(r.Text, "2026-03-01 13:30 UTC") {
+		t.Errorf("pending reply for an admin in mode all = %q, want it to ask another admin and give the expiry", r.Text)
+	}
+	two := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsAll, ApprovalsRequired: 2, Now: clk.Now})
+	r = two.pendingReply(*two.Decide(Request{UserID: "UUSER1", Command: "/maildomain", Text: "register example.com"}).Pending)
+	if !strings.Contains(r.Text, "the approval of 2 admins") {
+		t.Errorf("pending reply with 2 approvals required = %q, want it to say 2 admins must approve", r.Text)
+	}
+}
+
+// TestIsAdminGroups checks admins listed by ID and by user group: a
+// member of a listed group is an admin by the transport's last reading of
+// it, and IsAdmin never answers for the empty user.
+func TestIsAdminGroups(t *testing.T) {
+	t.Parallel()
+	members := map[string]bool{"UMEMBER": true}
+	var asked []string
+	c := newCore(t, &fakeAPI{}, Config{Admins: []string{"UADMIN1", "SADMINS"}, InGroup: func(g, u string) bool {
+		asked = append(asked, g)
+		return g == "SADMINS" && members[u]
+	}})
+	for user, want := range map[string]bool{"UADMIN1": true, "UMEMBER": true, "UOTHER": false, "": false} {
+		if got := c.IsAdmin(user); got != want {
+			t.Errorf("IsAdmin(%q) = %v, want %v", user, got, want)
+		}
+	}
+	for _, g := range asked {
+		if g != "SADMINS" {
+			t.Errorf("InGroup asked about %q, which is not a group of the admins", g)
+		}
+	}
+	if diff := cmp.Diff([]string{"SADMINS"}, c.AdminGroups()); diff != "" {
+		t.Errorf("AdminGroups mismatch (-want +got):\n%s", diff)
 	}
 }

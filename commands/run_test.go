@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,7 +22,8 @@ func (timeoutErr) Error() string { return "i/o timeout" }
 func (timeoutErr) Timeout() bool { return true }
 
 // TestRunReplies runs each operation against a fake API and compares the
-// reply and the notice with golden files.
+// reply and the notice with golden files; the audit entry of the run holds
+// the outcome and no secret.
 func TestRunReplies(t *testing.T) {
 	t.Parallel()
 	regOp := Operation{Action: ActionRegisterDomain, Domain: "example.com", Reason: "new brand"}
@@ -37,29 +39,33 @@ func TestRunReplies(t *testing.T) {
 			return &apiclient.Domain{Name: d, Status: s}, nil
 		}
 	}
+	// fate is what the notice says of a failure: "nothing" (NothingDone:
+	// an approval is not used up), "uncertain" (the mailbox may exist), or
+	// "" (a definitive failure, or a success).
 	tests := []struct {
 		name string
 		op   Operation
 		api  *fakeAPI
 		ok   bool
 		code string
+		fate string
 	}{
-		{"register-domain-activate", regOp, &fakeAPI{}, true, ""},
-		{"register-mx-activate", regOp, &fakeAPI{register: status(apiclient.StatusMXActivate)}, true, ""},
-		{"register-added", regOp, &fakeAPI{register: status(apiclient.StatusAdded)}, true, ""},
-		{"register-idn", Operation{Action: ActionRegisterDomain, Domain: "xn--e1afmkfd.xn--p1ai"}, &fakeAPI{register: status(apiclient.StatusAdded)}, true, ""},
-		{"add", addOp, &fakeAPI{}, true, ""},
-		{"error-occupied-register", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeOccupied, Attempts: 1})}, false, "occupied"},
-		{"error-occupied-add", addOp, &fakeAPI{add: failAdd(&apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeOccupied, Attempts: 1})}, false, "occupied"},
-		{"error-unknown-retried", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeUnknown, Attempts: 3})}, false, "unknown"},
-		{"error-bad-token", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeBadToken, Attempts: 1})}, false, "bad_token"},
-		{"error-not-allowed", addOp, &fakeAPI{add: failAdd(&apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeNotAllowed, Attempts: 1})}, false, "not_allowed"},
-		{"error-undocumented-code", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: "quota_frozen", Attempts: 1})}, false, "quota_frozen"},
-		{"error-response", regOp, &fakeAPI{register: fail(&apiclient.ResponseError{Op: apiclient.OpRegisterDomain, StatusCode: 502, Reason: "unexpected HTTP status", Excerpt: "<html>"})}, false, CodeResponse},
-		{"error-response-add", addOp, &fakeAPI{add: failAdd(&apiclient.ResponseError{Op: apiclient.OpAddMailbox, StatusCode: 500, Reason: "unexpected HTTP status"})}, false, CodeResponse},
-		{"error-transport-timeout-add", addOp, &fakeAPI{add: failAdd(&apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: timeoutErr{}})}, false, CodeTransport},
-		{"error-transport-refused", regOp, &fakeAPI{register: fail(&apiclient.TransportError{Op: apiclient.OpRegisterDomain, Err: errors.New("connection refused")})}, false, CodeTransport},
-		{"error-internal", regOp, &fakeAPI{register: fail(errors.New("boom"))}, false, CodeInternal},
+		{"register-domain-activate", regOp, &fakeAPI{}, true, "", ""},
+		{"register-mx-activate", regOp, &fakeAPI{register: status(apiclient.StatusMXActivate)}, true, "", ""},
+		{"register-added", regOp, &fakeAPI{register: status(apiclient.StatusAdded)}, true, "", ""},
+		{"register-idn", Operation{Action: ActionRegisterDomain, Domain: "xn--e1afmkfd.xn--p1ai"}, &fakeAPI{register: status(apiclient.StatusAdded)}, true, "", ""},
+		{"add", addOp, &fakeAPI{}, true, "", ""},
+		{"error-occupied-register", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeOccupied, Attempts: 1})}, false, "occupied", ""},
+		{"error-occupied-add", addOp, &fakeAPI{add: failAdd(&apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeOccupied, Attempts: 1})}, false, "occupied", ""},
+		{"error-unknown-retried", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeUnknown, Attempts: 3})}, false, "unknown", "nothing"},
+		{"error-bad-token", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeBadToken, Attempts: 1})}, false, "bad_token", ""},
+		{"error-not-allowed", addOp, &fakeAPI{add: failAdd(&apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeNotAllowed, Attempts: 1})}, false, "not_allowed", ""},
+		{"error-undocumented-code", regOp, &fakeAPI{register: fail(&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: "quota_frozen", Attempts: 1})}, false, "quota_frozen", ""},
+		{"error-response", regOp, &fakeAPI{register: fail(&apiclient.ResponseError{Op: apiclient.OpRegisterDomain, StatusCode: 502, Reason: "unexpected HTTP status", Excerpt: "<html>"})}, false, CodeResponse, "nothing"},
+		{"error-response-add", addOp, &fakeAPI{add: failAdd(&apiclient.ResponseError{Op: apiclient.OpAddMailbox, StatusCode: 500, Reason: "unexpected HTTP status"})}, false, CodeResponse, "uncertain"},
+		{"error-transport-timeout-add", addOp, &fakeAPI{add: failAdd(&apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: timeoutErr{}})}, false, CodeTransport, "uncertain"},
+		{"error-transport-refused", regOp, &fakeAPI{register: fail(&apiclient.TransportError{Op: apiclient.OpRegisterDomain, Err: errors.New("connection refused")})}, false, CodeTransport, "nothing"},
+		{"error-internal", regOp, &fakeAPI{register: fail(errors.New("boom"))}, false, CodeInternal, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,17 +78,31 @@ func TestRunReplies(t *testing.T) {
 				}
 			}
 			obs, logs := observer.New(zapcore.DebugLevel)
-			c, err := New(tc.api, Config{Admins: []string{"UADMIN1"}}, zap.New(obs))
+			store := &auditStore{}
+			c, err := New(tc.api, store, noMessenger{}, Config{Admins: []string{"UADMIN1"}}, zap.New(obs))
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := c.Run(t.Context(), "UUSER1", "UADMIN1", tc.op)
+			res := c.run(t.Context(), "UUSER1", []string{"UADMIN1"}, "", tc.op)
 			if res.Notice.OK != tc.ok || res.Notice.Code != tc.code || res.Reply.Error == tc.ok {
-				t.Errorf("Run = notice %+v, reply error %v; want ok %v, code %q", res.Notice, res.Reply.Error, tc.ok, tc.code)
+				t.Errorf("run = notice %+v, reply error %v; want ok %v, code %q", res.Notice, res.Reply.Error, tc.ok, tc.code)
 			}
 			if n := tc.api.calls.Load(); n != 1 {
-				t.Errorf("Run called the API %d times, want 1", n)
+				t.Errorf("run called the API %d times, want 1", n)
 			}
+			fate := ""
+			switch {
+			case res.Notice.NothingDone && res.Notice.Uncertain:
+				fate = "both"
+			case res.Notice.NothingDone:
+				fate = "nothing"
+			case res.Notice.Uncertain:
+				fate = "uncertain"
+			}
+			if fate != tc.fate {
+				t.Errorf("run notice fate = %q (%+v), want %q", fate, res.Notice, tc.fate)
+			}
+			checkRunEntry(t, store.all(), res.Notice)
 			text := res.Reply.PlainText()
 			var secrets []string
 			for _, f := range res.Reply.Fields {
@@ -99,12 +119,13 @@ func TestRunReplies(t *testing.T) {
 			text = regexp.MustCompile(`ref [a-z2-7]{8}`).ReplaceAllString(text, "ref <ref>")
 			summary := res.Notice.Summary(nil)
 			assertNoSecret(t, "notice", summary, secrets)
+			assertNoSecret(t, "audit entry", fmt.Sprintf("%+v", store.all()), secrets)
 			for _, e := range logs.All() {
 				b, _ := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()).EncodeEntry(e.Entry, e.Context)
 				assertNoSecret(t, "log", b.String(), secrets)
 			}
 			if logs.Len() == 0 {
-				t.Error("Run logged nothing, want one line per operation")
+				t.Error("run logged nothing, want one line per operation")
 			}
 			golden(t, "replies/"+tc.name, text+"--- notice\n"+summary+"\n")
 		})
@@ -121,10 +142,11 @@ func assertNoSecret(t *testing.T, where, s string, secrets []string) {
 }
 
 // TestRunRefusesInvalid checks that an operation that does not validate
-// never reaches the API, whatever the caller hands Run.
+// never reaches the API, whatever the caller hands run.
 func TestRunRefusesInvalid(t *testing.T) {
 	t.Parallel()
 	api := &fakeAPI{}
+	// The store panics if used: an invalid operation is not even recorded.
 	c := newCore(t, api, Config{Domains: []string{"example.com"}})
 	for _, op := range []Operation{
 		{Action: ActionRegisterDomain, Domain: "Example.com"},
@@ -133,12 +155,33 @@ func TestRunRefusesInvalid(t *testing.T) {
 		{Action: ActionAddMailbox, Domain: "example.com"},
 		{Action: "delete", Domain: "example.com"},
 	} {
-		res := c.Run(t.Context(), "UADMIN1", "", op)
-		if !res.Reply.Error || res.Notice.Code != CodeInvalid {
-			t.Errorf("Run(%+v) = %+v, want a refusal with code %q", op, res, CodeInvalid)
+		res := c.run(t.Context(), "UADMIN1", nil, "", op)
+		if !res.Reply.Error || res.Notice.Code != CodeInvalid || !res.Notice.NothingDone {
+			t.Errorf("run(%+v) = %+v, want a refusal with code %q that did nothing", op, res, CodeInvalid)
 		}
 	}
 	if n := api.calls.Load(); n != 0 {
 		t.Errorf("the API was called %d times for invalid operations", n)
+	}
+}
+
+// checkRunEntry checks the one audit entry of a run against its notice:
+// begun before the call, completed after with the outcome.
+func checkRunEntry(t *testing.T, entries []AuditEntry, n Notice) {
+	t.Helper()
+	if len(entries) != 1 {
+		t.Fatalf("audit entries = %+v, want exactly one", entries)
+	}
+	e := entries[0]
+	want := OutcomeOK
+	switch {
+	case n.Uncertain:
+		want = OutcomeUnknown
+	case !n.OK:
+		want = OutcomeError
+	}
+	if e.Event != EventRun || e.Actor != n.Actor || e.Outcome != want || e.Code != n.Code || e.UID != n.UID ||
+		e.Status != string(n.Status) || e.Domain != n.Op.Domain || e.Login != n.Op.Login || e.Reason != n.Op.Reason {
+		t.Errorf("audit entry = %+v, want a run by %s with outcome %q for notice %+v", e, n.Actor, want, n)
 	}
 }
