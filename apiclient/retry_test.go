@@ -205,11 +205,16 @@ func TestCancel(t *testing.T) {
 		e.sim.SetLatency(time.Minute)
 		before := e.sim.Requests("")
 		ctx, cancel := context.WithCancel(t.Context())
-		go cancelOnRequest(t, e.sim, before+1, cancel)
+		// The sandbox has the request, and holds it for its latency: cancel.
+		e.sim.OnRequest(func(apiclient.Op) { cancel() })
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
 		if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
 			t.Errorf("error = %v after %s, want context.Canceled soon", err, time.Since(start))
+		}
+		var te *apiclient.TransportError
+		if !errors.As(err, &te) || !te.Sent {
+			t.Errorf("error = %v, want a *TransportError that was sent", err)
 		}
 		if got := e.sim.Requests("") - before; got != 1 {
 			t.Errorf("the sandbox saw %d requests, want 1 (no retry once cancelled)", got)
@@ -217,11 +222,17 @@ func TestCancel(t *testing.T) {
 	})
 	t.Run("during a backoff", func(t *testing.T) {
 		t.Parallel()
-		e := setup(t, false, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Hour, MaxDelay: time.Hour}))
+		ctx, cancel := context.WithCancel(t.Context())
+		// The hook runs when the retry is decided, just before its backoff
+		// of an hour: cancel there.
+		var hooked []apiclient.RetryReason
+		hook := apiclient.WithRetryHook(func(_ apiclient.Op, r apiclient.RetryReason) {
+			hooked = append(hooked, r)
+			cancel()
+		})
+		e := setup(t, false, hook, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Hour, MaxDelay: time.Hour}))
 		e.sim.FailNext(3)
 		before := e.sim.Requests("")
-		ctx, cancel := context.WithCancel(t.Context())
-		go cancelOnRequest(t, e.sim, before+1, cancel)
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
 		if apiclient.ErrorCode(err) != apiclient.CodeUnknown || time.Since(start) > 5*time.Second {
@@ -230,21 +241,10 @@ func TestCancel(t *testing.T) {
 		if got := e.sim.Requests("") - before; got != 1 {
 			t.Errorf("the sandbox saw %d requests, want 1", got)
 		}
-	})
-}
-
-// cancelOnRequest calls cancel once the sandbox has seen n requests, and a
-// little later, so that the request is in flight (or its backoff begun).
-func cancelOnRequest(t *testing.T, sim *pddsim.Server, n int, cancel context.CancelFunc) {
-	defer cancel()
-	for deadline := time.Now().Add(5 * time.Second); sim.Requests("") < n; {
-		if time.Now().After(deadline) {
-			t.Errorf("the sandbox saw %d requests in 5s, want %d", sim.Requests(""), n)
-			return
+		if len(hooked) != 1 || hooked[0] != apiclient.RetryUnknown {
+			t.Errorf("retry hook calls = %v, want one, unknown", hooked)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond)
+	})
 }
 
 // TestConcurrentUse runs one client from many goroutines; run with -race.

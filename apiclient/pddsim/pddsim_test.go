@@ -22,6 +22,7 @@ import (
 // mx.example (mx-activate) and done.example (added); Bob owns bob.example.
 type fixture struct {
 	sim        *Server
+	ts         *httptest.Server
 	url        string
 	alice, bob string
 }
@@ -33,7 +34,7 @@ func newFixture(t *testing.T, opts ...Option) *fixture {
 	sim := New(opts...)
 	ts := httptest.NewServer(sim)
 	t.Cleanup(ts.Close)
-	f := &fixture{sim: sim, url: ts.URL, alice: sim.NewAccount(), bob: sim.NewAccount()}
+	f := &fixture{sim: sim, ts: ts, url: ts.URL, alice: sim.NewAccount(), bob: sim.NewAccount()}
 	for _, d := range []string{"example.com", "mx.example", "done.example"} {
 		f.mustPost(t, "/api2/admin/domain/register", f.alice, url.Values{"domain": {d}})
 	}
@@ -357,7 +358,7 @@ func TestConcurrent(t *testing.T) {
 	sim := New()
 	ts := httptest.NewServer(sim)
 	t.Cleanup(ts.Close)
-	f := &fixture{sim: sim, url: ts.URL}
+	f := &fixture{sim: sim, ts: ts, url: ts.URL}
 	const accounts, domains = 8, 10
 	var wg sync.WaitGroup
 	var mu sync.Mutex
