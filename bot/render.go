@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -10,29 +9,102 @@ import (
 )
 
 // Mention marks a user ID in the core's texts (commands.Config.Mention):
-// rendering turns the mark into a real Slack mention, after escaping the
-// text around it, so that user text can never form one.
+// rendering turns the mark into a real Slack mention, <@ID>, after
+// escaping the text around it, so that user text can never form one.
 func Mention(userID string) string { return "\x00@" + userID + "\x00" }
 
-var (
-	slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-	mentionMark  = regexp.MustCompile("\x00@([A-Z0-9]+)\x00")
-)
+// MentionGroup marks a user group ID (S…) in the core's texts, as
+// [Mention] does a user's: rendering turns it into <!subteam^ID>, which
+// notifies the members of the group.
+func MentionGroup(groupID string) string { return "\x00!subteam^" + groupID + "\x00" }
 
 // escape applies Slack's escaping of &, < and >, so that text shows as it
-// is and never forms a mention or a link; then it renders the marks of
-// [Mention] as mentions.
+// is and never forms a mention or a link, and renders the marks of
+// [Mention] and [MentionGroup] as mentions, in one pass. A mark renders
+// only with an ID of capital letters and digits; anything else is left as
+// it is.
 func escape(s string) string {
-	return mentionMark.ReplaceAllString(slackEscaper.Replace(s), "<@$1>")
+	grow, marks := 0, false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '&':
+			grow += len("&amp;") - 1
+		case '<', '>':
+			grow += len("&lt;") - 1
+		case 0:
+			marks = true
+		}
+	}
+	if grow == 0 && !marks {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + grow) // a mark renders to as many bytes as it has
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var with string
+		n := 1
+		switch s[i] {
+		case '&':
+			with = "&amp;"
+		case '<':
+			with = "&lt;"
+		case '>':
+			with = "&gt;"
+		case 0:
+			if n = markLen(s[i:]); n == 0 {
+				continue
+			}
+		default:
+			continue
+		}
+		b.WriteString(s[start:i])
+		if with != "" {
+			b.WriteString(with)
+		} else {
+			b.WriteByte('<')
+			b.WriteString(s[i+1 : i+n-1])
+			b.WriteByte('>')
+		}
+		start = i + n
+		i += n - 1
+	}
+	b.WriteString(s[start:])
+	return b.String()
+}
+
+// markLen is the length of the mark at the start of s ("\x00@ID\x00" or
+// "\x00!subteam^ID\x00", the ID of capital letters and digits), or 0.
+func markLen(s string) int {
+	var head int
+	switch {
+	case strings.HasPrefix(s, "\x00@"):
+		head = len("\x00@")
+	case strings.HasPrefix(s, "\x00!subteam^"):
+		head = len("\x00!subteam^")
+	default:
+		return 0
+	}
+	i := head
+	for i < len(s) && ('A' <= s[i] && s[i] <= 'Z' || '0' <= s[i] && s[i] <= '9') {
+		i++
+	}
+	if i == head || i == len(s) || s[i] != 0 {
+		return 0
+	}
+	return i + 1
 }
 
 // mention renders a user ID as a Slack mention. IDs come from Slack.
 func mention(userID string) string { return escape(Mention(userID)) }
 
-// replyBlocks renders a reply as Block Kit: the title and text, the fields
-// (secrets in code spans, verbatim), the steps, and the note.
+// replyBlocks renders a reply as Block Kit within Slack's limits: the
+// title and text, the fields (secrets in code spans, verbatim), the steps,
+// and the note. Fields and steps that do not fit in one section go on in
+// more sections; a secret is never cut (a field too long to show whole is
+// left out, ending in an ellipsis).
 func replyBlocks(r commands.Reply) []slack.Block {
-	head := "*" + escape(r.Title) + "*"
+	head := "*" + fitText(escape(r.Title), maxTitleText) + "*"
 	if r.Error {
 		head = ":warning: " + head
 	}
@@ -40,63 +112,124 @@ func replyBlocks(r commands.Reply) []slack.Block {
 		head += "\n" + escape(r.Text)
 	}
 	blocks := []slack.Block{section(head)}
-	if len(r.Fields) > 0 {
-		blocks = append(blocks, section(fieldLines(r.Fields, true)))
-	}
-	if len(r.Steps) > 0 {
-		blocks = append(blocks, section(stepLines(r.Steps)))
-	}
+	blocks = appendSections(blocks, fieldLines(r.Fields, true))
+	blocks = appendSections(blocks, stepLines(r.Steps))
 	if r.Note != "" {
-		blocks = append(blocks, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, escape(r.Note), false, false)))
+		blocks = append(blocks, contextText(escape(r.Note)))
+	}
+	return fitBlocks(blocks, maxMessageBlocks)
+}
+
+// section is a section of escaped mrkdwn, cut to Slack's limit.
+func section(mrkdwn string) *slack.SectionBlock {
+	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, fitText(mrkdwn, maxSectionText), false, false), nil, nil)
+}
+
+// contextText is a context block of escaped mrkdwn, cut to Slack's limit.
+func contextText(mrkdwn string) *slack.ContextBlock {
+	return slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, fitText(mrkdwn, maxContextText), false, false))
+}
+
+// appendSections appends lines in as few sections as hold them.
+func appendSections(blocks []slack.Block, lines []string) []slack.Block {
+	var b strings.Builder
+	n := 0
+	for i, l := range lines {
+		l = fitText(l, maxSectionText)
+		w := textLen(l)
+		if i > 0 && n+1+w > maxSectionText {
+			blocks = append(blocks, section(b.String()))
+			b.Reset()
+			n = 0
+		} else if i > 0 {
+			b.WriteByte('\n')
+			n++
+		}
+		b.WriteString(l)
+		n += w
+	}
+	if len(lines) > 0 {
+		blocks = append(blocks, section(b.String()))
 	}
 	return blocks
 }
 
-func section(mrkdwn string) *slack.SectionBlock {
-	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, mrkdwn, false, false), nil, nil)
-}
+// Per-line bounds of a field, so that a line always fits in a section and
+// a secret (a few dozen characters) always fits whole.
+const (
+	maxFieldLabel = 100
+	maxFieldValue = maxSectionText - maxFieldLabel - 20
+)
 
-func fieldLines(fields []commands.Field, markup bool) string {
+func fieldLines(fields []commands.Field, markup bool) []string {
 	lines := make([]string, 0, len(fields))
 	for _, f := range fields {
+		label := fitText(escape(f.Label), maxFieldLabel)
 		v := escape(f.Value)
+		if !f.Secret {
+			v = fitText(v, maxFieldValue)
+		}
 		if markup && f.Secret {
 			v = "`" + v + "`"
 		}
 		if markup {
-			lines = append(lines, "*"+escape(f.Label)+":* "+v)
+			lines = append(lines, "*"+label+":* "+v)
 		} else {
-			lines = append(lines, escape(f.Label)+": "+v)
+			lines = append(lines, label+": "+v)
 		}
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
-func stepLines(steps []string) string {
+func stepLines(steps []string) []string {
 	lines := make([]string, len(steps))
 	for i, s := range steps {
 		lines[i] = "• " + escape(s)
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // fallbackText is the plain-text version of a reply, for notifications
-// and clients that do not show blocks.
+// and clients that do not show blocks, within maxFallbackText: what does
+// not fit is cut with an ellipsis, and a secret that does not fit whole is
+// left out.
 func fallbackText(r commands.Reply) string {
-	parts := []string{escape(r.Title)}
+	lines := []string{escape(r.Title)}
 	if r.Text != "" {
-		parts = append(parts, escape(r.Text))
+		lines = append(lines, escape(r.Text))
 	}
-	if len(r.Fields) > 0 {
-		parts = append(parts, fieldLines(r.Fields, false))
-	}
-	if len(r.Steps) > 0 {
-		parts = append(parts, stepLines(r.Steps))
-	}
+	firstField := len(lines)
+	lines = append(lines, fieldLines(r.Fields, false)...)
+	lines = append(lines, stepLines(r.Steps)...)
 	if r.Note != "" {
-		parts = append(parts, escape(r.Note))
+		lines = append(lines, escape(r.Note))
 	}
-	return strings.Join(parts, "\n")
+	full := strings.Join(lines, "\n")
+	if len(full) <= maxFallbackText || textLen(full) <= maxFallbackText {
+		return full
+	}
+	secret := func(i int) bool {
+		return i >= firstField && i < firstField+len(r.Fields) && r.Fields[i-firstField].Secret
+	}
+	var b strings.Builder
+	n := 0
+	for i, l := range lines {
+		sep := min(i, 1) // a newline before every line but the first
+		if w := textLen(l); n+sep+w < maxFallbackText {
+			b.WriteString("\n"[:sep] + l)
+			n += sep + w
+			continue
+		}
+		if room := maxFallbackText - n - sep; !secret(i) && room >= 2 {
+			b.WriteString("\n"[:sep] + fitText(l, room))
+		} else if room >= 1 {
+			b.WriteString("\n"[:sep] + "…")
+		} else {
+			b.WriteString("…")
+		}
+		break
+	}
+	return b.String()
 }
 
 // ephemeral is the JSON of an acknowledgement's payload: a message for the
@@ -107,15 +240,14 @@ type ephemeral struct {
 	Blocks       slack.Blocks `json:"blocks"`
 }
 
+// ephemeralPayload renders a reply as an acknowledgement's payload, within
+// Slack's limits.
 func ephemeralPayload(r commands.Reply) ephemeral {
 	return ephemeral{ResponseType: slack.ResponseTypeEphemeral, Text: fallbackText(r), Blocks: slack.Blocks{BlockSet: replyBlocks(r)}}
 }
 
-// messageOptions renders a reply for chat.postEphemeral.
+// messageOptions renders a reply for chat.postEphemeral, within Slack's
+// limits.
 func messageOptions(r commands.Reply) []slack.MsgOption {
 	return []slack.MsgOption{slack.MsgOptionText(fallbackText(r), false), slack.MsgOptionBlocks(replyBlocks(r)...)}
 }
-
-// noticeMessage renders an ops notice: the core's words, escaped, with
-// real mentions for the user IDs.
-func noticeMessage(n commands.Notice) string { return escape(n.Summary(Mention)) }

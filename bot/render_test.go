@@ -1,0 +1,231 @@
+package bot
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/mailbot/mailbot/commands"
+)
+
+// TestEscapeAsBefore compares escape with the outputs of the former
+// implementation (a strings.Replacer, then a regexp for the marks),
+// recorded when it was replaced.
+func TestEscapeAsBefore(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"plain text", "plain text"},
+		{"a & b < c > d", "a &amp; b &lt; c &gt; d"},
+		{"&amp; &lt; &gt;", "&amp;amp; &amp;lt; &amp;gt;"},
+		{"<@U123> <!channel> <#C1|ops>", "&lt;@U123&gt; &lt;!channel&gt; &lt;#C1|ops&gt;"},
+		{"\x00@U123\x00", "<@U123>"},
+		{"by \x00@U1\x00, approved by \x00@W2ABC\x00.", "by <@U1>, approved by <@W2ABC>."},
+		{"\x00@U1\x00\x00@U2\x00", "<@U1><@U2>"},
+		{"\x00@u1\x00", "\x00@u1\x00"},
+		{"\x00@\x00", "\x00@\x00"},
+		{"\x00@U1", "\x00@U1"},
+		{"\x00@U1 \x00", "\x00@U1 \x00"},
+		{"\x00@\x00@A\x00", "\x00@<@A>"},
+		{"\x00@A\x00@B\x00", "<@A>@B\x00"},
+		{"\x00\x00@A\x00", "\x00<@A>"},
+		{"\x00@A<\x00", "\x00@A&lt;\x00"},
+		{"\x00@<U1>\x00", "\x00@&lt;U1&gt;\x00"},
+		{"x\x00y", "x\x00y"},
+		{"héllo ✓ & <пример> 😀", "héllo ✓ &amp; &lt;пример&gt; 😀"},
+		{"\x00@U1\x00 & <\x00@U2\x00>", "<@U1> &amp; &lt;<@U2>&gt;"},
+		{"\xff\xfe<&>", "\xff\xfe&lt;&amp;&gt;"},
+	} {
+		if got := escape(tc.in); got != tc.want {
+			t.Errorf("escape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestEscapeGroupMentions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"ping " + MentionGroup("S0614TZR7") + " & " + Mention("U1"), "ping <!subteam^S0614TZR7> &amp; <@U1>"},
+		{MentionGroup("S1") + MentionGroup("S2"), "<!subteam^S1><!subteam^S2>"},
+		{"\x00!subteam^s1\x00", "\x00!subteam^s1\x00"},
+		{"\x00!subteam^\x00", "\x00!subteam^\x00"},
+		{"\x00!subteam^S1", "\x00!subteam^S1"},
+		{"\x00!channel\x00", "\x00!channel\x00"},
+		{"<!subteam^S1>", "&lt;!subteam^S1&gt;"},
+	} {
+		if got := escape(tc.in); got != tc.want {
+			t.Errorf("escape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestRenderSecretNeverCut: a secret too long to show whole is left out,
+// in the blocks and in the fallback text, never shown cut.
+func TestRenderSecretNeverCut(t *testing.T) {
+	t.Parallel()
+	secret := strings.Repeat("s", 2990)
+	r := commands.Reply{Title: "Mailbox created", Fields: []commands.Field{{Label: "Address", Value: "a@example.com"}, {Label: "Password", Value: secret, Secret: true}}}
+	blocks := replyBlocks(r)
+	if len(blocks) != 2 {
+		t.Fatalf("got %d blocks, want the head and the fields", len(blocks))
+	}
+	if got := blocks[1].(*slack.SectionBlock).Text.Text; got != "*Address:* a@example.com\n*Password:*…" {
+		t.Errorf("fields section = %q, want the password's label and an ellipsis", got)
+	}
+	if got, want := fallbackText(r), "Mailbox created\nAddress: a@example.com\n…"; got != want {
+		t.Errorf("fallbackText = %q, want %q", got, want)
+	}
+	r.Fields[1].Value = "x&Y<9>qT!r2#Lm4z"
+	r.Text = strings.Repeat("t", 2990)
+	if got, want := fallbackText(r), "Mailbox created\n"+strings.Repeat("t", 2983)+"…"; got != want {
+		t.Errorf("fallbackText with a long text = %q…, want %q…", got[:40], want[:40])
+	}
+	if got := blocks[0].(*slack.SectionBlock).Text.Text; !strings.HasPrefix(got, "*Mailbox created*") {
+		t.Errorf("head = %q", got)
+	}
+	if got := replyBlocks(r)[1].(*slack.SectionBlock).Text.Text; got != "*Address:* a@example.com\n*Password:* `x&amp;Y&lt;9&gt;qT!r2#Lm4z`" {
+		t.Errorf("fields with a long text = %q", got)
+	}
+}
+
+// escapeBenchInputs are texts of the sizes the core produces: a notice with
+// two mentions, a plain reply sentence, and a long text with markup
+// characters.
+var escapeBenchInputs = map[string]string{
+	"notice": Mention("U012ABCDEF") + " added mailbox alice@example.com: uid 42, approved by " + Mention("U0ADMIN99") + "; reason: new hire <starts> Monday & Tuesday",
+	"plain":  "The mailbox alice@example.com is ready. Only you can see this message.",
+	"long":   strings.Repeat("a <b> & c "+Mention("U1")+" ", 100),
+}
+
+func BenchmarkEscape(b *testing.B) {
+	for _, name := range []string{"notice", "plain", "long"} {
+		s := escapeBenchInputs[name]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = escape(s)
+			}
+		})
+	}
+}
+
+// benchReply is an add reply as the core writes it.
+var benchReply = commands.Reply{
+	Title: "Mailbox created",
+	Text:  "The mailbox alice@example.com is ready.",
+	Fields: []commands.Field{
+		{Label: "Address", Value: "alice@example.com"},
+		{Label: "Password", Value: "x&Y<9>qT!r2#Lm4z", Secret: true},
+		{Label: "uid", Value: "1130000012345678"},
+	},
+	Note: "Only you can see this message. Requested by " + Mention("U012ABCDEF") + ".",
+}
+
+func BenchmarkRenderReply(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = ephemeralPayload(benchReply)
+	}
+}
+
+// TestRenderWithinLimits renders random replies, some huge, and checks
+// every message against Slack's documented limits; a short secret in the
+// first field always shows whole.
+func TestRenderWithinLimits(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 50 {
+		r := randomReply(rng)
+		if problems := renderProblems(r); len(problems) > 0 {
+			t.Fatalf("reply %d (%d fields, %d steps) is over Slack's limits:\n%s", i, len(r.Fields), len(r.Steps), strings.Join(problems, "\n"))
+		}
+	}
+}
+
+// FuzzRenderWithinLimits renders replies built from fuzzed texts, repeated
+// and multiplied, and checks them against Slack's documented limits.
+func FuzzRenderWithinLimits(f *testing.F) {
+	f.Add("Mailbox created", "a <@U1> & b", "Password", "x&Y<9>", uint16(1), uint8(3), uint8(2))
+	f.Add(strings.Repeat("T", 200), strings.Repeat("é\u0301", 2000), "`", "😀&lt;", uint16(900), uint8(60), uint8(70))
+	f.Fuzz(func(t *testing.T, title, text, label, value string, repeat uint16, nFields, nSteps uint8) {
+		rep := func(s string) string { return strings.Repeat(s, 1+int(repeat)%4000/max(1, len(s))) }
+		r := commands.Reply{Title: rep(title), Text: rep(text), Note: rep(value), Error: nFields%2 == 0}
+		for i := range int(nFields) {
+			r.Fields = append(r.Fields, commands.Field{Label: label, Value: rep(value), Secret: i == 0})
+		}
+		for range int(nSteps) {
+			r.Steps = append(r.Steps, rep(text))
+		}
+		if problems := renderProblems(r); len(problems) > 0 {
+			t.Fatalf("reply over Slack's limits:\n%s", strings.Join(problems, "\n"))
+		}
+	})
+}
+
+// renderProblems renders r every way render.go does and checks the result.
+func renderProblems(r commands.Reply) []string {
+	p := ephemeralPayload(r)
+	problems := blockProblems(p.Blocks.BlockSet, maxMessageBlocks)
+	if n := utf16Len(p.Text); n > maxFallbackText || n > 40000 {
+		problems = append(problems, fmt.Sprintf("text of %d characters", n))
+	}
+	if p.Text != fallbackText(r) || len(replyBlocks(r)) != len(p.Blocks.BlockSet) {
+		problems = append(problems, "ephemeralPayload differs from fallbackText and replyBlocks")
+	}
+	total := 0
+	for _, b := range p.Blocks.BlockSet {
+		total += blockTextLen(b)
+	}
+	if total > maxMessageBlocksText {
+		problems = append(problems, fmt.Sprintf("%d characters in all blocks", total))
+	}
+	if len(r.Fields) > 0 && r.Fields[0].Secret && utf8.RuneCountInString(r.Fields[0].Value) <= 64 && len(r.Fields[0].Label) <= 64 {
+		if want := "`" + escape(r.Fields[0].Value) + "`"; !strings.Contains(mustJSONString(p.Blocks), jsonString(want)) {
+			problems = append(problems, fmt.Sprintf("the secret %q does not show whole", r.Fields[0].Value))
+		}
+	}
+	return problems
+}
+
+func mustJSONString(v any) string {
+	j, _ := json.Marshal(v)
+	return string(j)
+}
+
+// jsonString is s as it appears inside a JSON string.
+func jsonString(s string) string {
+	j := mustJSONString(s)
+	return j[1 : len(j)-1]
+}
+
+// randomReply is a reply of random shape: sometimes huge texts, many
+// fields or steps, values with markup characters, multi-byte and astral
+// characters, mention marks.
+func randomReply(rng *rand.Rand) commands.Reply {
+	pieces := []string{"a", "é", "e\u0301", "😀", "\U0001F1EB\U0001F1F7", "&", "<", ">", "`", "*", " ", "\n", "ж", Mention("U1"), MentionGroup("S1"), "&amp;"}
+	text := func(max int) string {
+		n := rng.IntN(max + 1)
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	size := []int{10, 200, 3500}[rng.IntN(3)]
+	r := commands.Reply{Title: text(size), Text: text(size), Note: text(size), Error: rng.IntN(2) == 0}
+	for i := range rng.IntN([]int{4, 20, 60}[rng.IntN(3)]) {
+		r.Fields = append(r.Fields, commands.Field{Label: text(20), Value: text(size), Secret: i == 0})
+	}
+	for range rng.IntN([]int{4, 20, 60}[rng.IntN(3)]) {
+		r.Steps = append(r.Steps, text(size))
+	}
+	if r.Title == "" {
+		r.Title = "t"
+	}
+	return r
+}
