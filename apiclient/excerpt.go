@@ -154,11 +154,14 @@ func sensitiveField(s string, i int) (keyEnd, valEnd int, ok bool) {
 // matchWord returns the end of the sensitive word at i, in any letter
 // case (Unicode folding: "ſ" matches "s", the Kelvin sign "k").
 func matchWord(s string, i int) (int, bool) {
+	if c := s[i] | 0x20; s[i] < utf8.RuneSelf && !strings.ContainsRune("scnptak", rune(c)) {
+		return 0, false // no word starts so
+	}
 	for _, w := range sensitiveWords {
 		j, k := i, 0
 		for k < len(w) && j < len(s) {
 			r, size := utf8.DecodeRuneInString(s[j:])
-			if !strings.EqualFold(string(r), w[k:k+1]) {
+			if !foldsTo(r, w[k]) {
 				break
 			}
 			j += size
@@ -169,6 +172,14 @@ func matchWord(s string, i int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// foldsTo reports whether r is the lower-case ASCII letter c in any case.
+func foldsTo(r rune, c byte) bool {
+	if r < utf8.RuneSelf {
+		return byte(r)|0x20 == c
+	}
+	return strings.EqualFold(string(r), string(rune(c)))
 }
 
 // valueEnd returns where the value starting at j ends: after its closing

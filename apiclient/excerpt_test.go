@@ -224,3 +224,20 @@ func FuzzSecretsInErrors(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkExcerpt measures the excerpt of an error body: an nginx 502
+// page, and a JSON answer with verification secrets at its start.
+func BenchmarkExcerpt(b *testing.B) {
+	bodies := map[string][]byte{
+		"html_502":     []byte("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"),
+		"json_secrets": []byte(`{"secrets":{"name":"0123456789ab","content":"ba9876543210"},"domain":"example.com","success":"error","error":"unknown"}`),
+	}
+	for name, body := range bodies {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				excerpt(body, excerptLen, fuzzSecrets...)
+			}
+		})
+	}
+}
