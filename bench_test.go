@@ -46,7 +46,7 @@ func BenchmarkBinary(b *testing.B) {
 	var startup time.Duration
 	var idle, peak float64
 	for i := 0; i < b.N; i++ {
-		env, fake, _ := serveEnv(&testing.T{})
+		env, fake, _ := serveEnv(b)
 		cmd := exec.Command(bin)
 		for k, v := range env {
 			cmd.Env = append(cmd.Env, k+"="+v)

@@ -1,157 +1,442 @@
 package main
 
 import (
-	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
+	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/kelseyhightower/envconfig"
 )
 
+// Values that must never appear in an error: tokens and passwords.
+const (
+	secretAppToken = "xapp-1-A0-SECRETAPP"
+	secretBotToken = "xoxb-1-SECRETBOT"
+	secretDBPass   = "SECRETDBPASS"
+)
+
+// serveBase is what serve needs, so that a case adds only its bad value.
+func serveBase() map[string]string {
+	return map[string]string{
+		"SLACK_APP_TOKEN": secretAppToken, "SLACK_BOT_TOKEN": secretBotToken,
+		"PDD_TOKEN": "pdd-SECRETPDD", "MAILBOT_ADMINS": "UADMIN1",
+	}
+}
+
+func with(env map[string]string, kv ...string) map[string]string {
+	for i := 0; i+1 < len(kv); i += 2 {
+		env[kv[i]] = kv[i+1]
+	}
+	return env
+}
+
+// assertNoSecret fails when s holds a token or a password of the tests.
+func assertNoSecret(t *testing.T, where, s string) {
+	t.Helper()
+	for _, sec := range []string{"SECRETAPP", "SECRETBOT", "SECRETPDD", secretDBPass} {
+		if strings.Contains(s, sec) {
+			t.Errorf("%s shows a secret (%s): %q", where, sec, s)
+		}
+	}
+}
+
 func TestLoadConfigDefaults(t *testing.T) {
-	cfg, err := loadConfig(getenvFrom(nil))
+	t.Parallel()
+	cfg, err := loadConfig(envFrom(nil), "shell")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.SlackAPIURL != "https://slack.com/api/" || cfg.PDDBaseURL != "https://pddimp.yandex.ru" ||
-		cfg.PDDTimeout != 15*time.Second || cfg.Approvals != "off" || cfg.ApprovalTTL != 24*time.Hour ||
-		cfg.PasswordLength != 16 || cfg.HTTPAddr != ":8080" || cfg.LogLevel != "info" || cfg.LogFormat != "json" {
-		t.Errorf("defaults = %+v", cfg)
+	want := config{
+		SlackAPIURL: "https://slack.com/api/", PDDBaseURL: "https://pddimp.yandex.ru", PDDTimeout: 15 * time.Second,
+		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
+		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
 	}
-	if err := cfg.requireServe(); err == nil || !strings.Contains(err.Error(), "SLACK_APP_TOKEN") {
-		t.Errorf("requireServe with nothing set = %v, want SLACK_APP_TOKEN named", err)
+	if diff := cmp.Diff(want, *cfg, cmp.AllowUnexported(config{})); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+// TestServeReportsEveryMissingVariable: one run names all four.
+func TestServeReportsEveryMissingVariable(t *testing.T) {
+	t.Parallel()
+	_, err := loadConfig(envFrom(nil), "serve")
+	want := []string{
+		"configuration: SLACK_APP_TOKEN: required by serve, not set (see mailbot help)",
+		"configuration: SLACK_BOT_TOKEN: required by serve, not set (see mailbot help)",
+		"configuration: PDD_TOKEN: required by serve, not set (see mailbot help)",
+		"configuration: MAILBOT_ADMINS: required by serve, not set (see mailbot help)",
+	}
+	if err == nil {
+		t.Fatal("loadConfig(serve) with nothing set = nil error")
+	}
+	if diff := cmp.Diff(want, strings.Split(err.Error(), "\n")); diff != "" {
+		t.Errorf("error lines (-want +got):\n%s", diff)
+	}
+	cfg, err := loadConfig(envFrom(nil), "shell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.requireServe(); err == nil || strings.Count(err.Error(), "\n") != 3 {
+		t.Errorf("requireServe on the shell's configuration = %v, want the same four lines", err)
 	}
 }
 
 func TestLoadConfigValues(t *testing.T) {
-	cfg, err := loadConfig(getenvFrom(map[string]string{
-		"SLACK_API_URL":           "http://127.0.0.1:9/api",
-		"MAILBOT_ADMINS":          " U1AAA, W2BBB ,",
-		"MAILBOT_DOMAINS":         "example.com,*.example.org",
-		"MAILBOT_DEFAULT_DOMAIN":  "Example.COM.",
-		"MAILBOT_PASSWORD_LENGTH": "20",
-		"MAILBOT_APPROVALS":       "requests",
-		"MAILBOT_OPS_CHANNEL":     "C0OPS",
-		"PDD_TIMEOUT":             "2s",
-	}))
+	t.Parallel()
+	env := with(serveBase(),
+		"SLACK_API_URL", "http://127.0.0.1:9/api",
+		"MAILBOT_ADMINS", " U1AAA, W2BBB ,S3CCC,",
+		"MAILBOT_DOMAINS", "example.com, *.example.org",
+		"MAILBOT_DEFAULT_DOMAIN", "Example.COM.",
+		"MAILBOT_PASSWORD_LENGTH", "20",
+		"MAILBOT_APPROVALS", "requests",
+		"MAILBOT_APPROVALS_REQUIRED", "2",
+		"MAILBOT_APPROVAL_REMIND", "1h",
+		"MAILBOT_OPS_CHANNEL", "C0OPS",
+		"MAILBOT_DATABASE_URL", "postgresql://mailbot:"+secretDBPass+"@db.internal:5432/mailbot?sslmode=verify-full",
+		"MAILBOT_DNS_RESOLVER", "[::1]:5353",
+		"MAILBOT_LOG_LEVEL", "DEBUG",
+		"MAILBOT_LOG_FORMAT", "Console",
+		"PDD_TIMEOUT", "2s",
+	)
+	cfg, err := loadConfig(envFrom(env), "serve")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.SlackAPIURL != "http://127.0.0.1:9/api/" {
-		t.Errorf("SLACK_API_URL = %q, want the trailing slash added", cfg.SlackAPIURL)
+	got := struct {
+		SlackAPIURL, DefaultDomain, DNSResolver, LogLevel, LogFormat, DB string
+		Admins, Users, Groups, Domains                                   []string
+		Required                                                         int
+		Remind, PDDTimeout                                               time.Duration
+	}{cfg.SlackAPIURL, cfg.DefaultDomain, cfg.DNSResolver, cfg.LogLevel, cfg.LogFormat, cfg.DatabaseURL.reveal(),
+		cfg.Admins, cfg.adminUsers(), cfg.adminGroups(), cfg.Domains, cfg.ApprovalsRequired, cfg.ApprovalRemind, cfg.PDDTimeout}
+	want := got
+	want.SlackAPIURL, want.DefaultDomain, want.DNSResolver = "http://127.0.0.1:9/api/", "example.com", "[::1]:5353"
+	want.LogLevel, want.LogFormat, want.DB = "debug", "console", env["MAILBOT_DATABASE_URL"]
+	want.Admins, want.Users, want.Groups = []string{"U1AAA", "W2BBB", "S3CCC"}, []string{"U1AAA", "W2BBB"}, []string{"S3CCC"}
+	want.Domains, want.Required, want.Remind, want.PDDTimeout = []string{"example.com", "*.example.org"}, 2, time.Hour, 2*time.Second
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	if !reflect.DeepEqual(cfg.Admins, []string{"U1AAA", "W2BBB"}) {
-		t.Errorf("admins = %q", cfg.Admins)
-	}
-	if cfg.DefaultDomain != "example.com" {
-		t.Errorf("default domain = %q, want example.com", cfg.DefaultDomain)
+	core := cfg.coreConfig()
+	if !slices.Equal(core.Admins, want.Admins) || core.ApprovalsRequired != 2 || core.RemindAfter != time.Hour {
+		t.Errorf("coreConfig() = %+v, want the admins, 2 approvals and a reminder after 1h", core)
 	}
 }
 
-func TestLoadConfigErrorsNameTheVariable(t *testing.T) {
-	const tok = "xoxb-123-SECRETVALUE"
+// TestLoadConfigErrors gives one bad value per case: the error is exactly
+// one line, naming that variable, and shows no secret.
+func TestLoadConfigErrors(t *testing.T) {
+	t.Parallel()
+	dbURL := func(s string) string { return strings.ReplaceAll(s, "PW", secretDBPass) }
 	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		want string
+		name, sub string
+		env       map[string]string
+		wantVar   string
+		wantIn    string // a part of the reason
 	}{
-		{"bot token in app token", map[string]string{"SLACK_APP_TOKEN": tok}, "SLACK_APP_TOKEN"},
-		{"app token in bot token", map[string]string{"SLACK_BOT_TOKEN": "xapp-1-SECRETVALUE"}, "SLACK_BOT_TOKEN"},
-		{"plain http Slack", map[string]string{"SLACK_API_URL": "http://slack.example.com/api/"}, "SLACK_API_URL"},
-		{"plain http PDD", map[string]string{"PDD_BASE_URL": "http://pdd.example.com"}, "PDD_BASE_URL"},
-		{"malformed duration", map[string]string{"PDD_TIMEOUT": "fifteen"}, "PDD_TIMEOUT"},
-		{"negative duration", map[string]string{"MAILBOT_APPROVAL_TTL": "-1h"}, "MAILBOT_APPROVAL_TTL"},
-		{"length 30", map[string]string{"MAILBOT_PASSWORD_LENGTH": "30"}, "MAILBOT_PASSWORD_LENGTH"},
-		{"length 5", map[string]string{"MAILBOT_PASSWORD_LENGTH": "5"}, "MAILBOT_PASSWORD_LENGTH"},
-		{"length not a number", map[string]string{"MAILBOT_PASSWORD_LENGTH": "long"}, "MAILBOT_PASSWORD_LENGTH"},
-		{"unknown mode", map[string]string{"MAILBOT_APPROVALS": "sometimes"}, "MAILBOT_APPROVALS"},
-		{"bad admin", map[string]string{"MAILBOT_ADMINS": "alice"}, "MAILBOT_ADMINS"},
-		{"bad channel", map[string]string{"MAILBOT_OPS_CHANNEL": "#ops"}, "MAILBOT_OPS_CHANNEL"},
-		{"bad domain pattern", map[string]string{"MAILBOT_DOMAINS": "exa mple.com"}, "MAILBOT_DOMAINS"},
-		{"bad default domain", map[string]string{"MAILBOT_DEFAULT_DOMAIN": "-bad-.com"}, "MAILBOT_DEFAULT_DOMAIN"},
-		{"bad http addr", map[string]string{"MAILBOT_HTTP_ADDR": "8080"}, "MAILBOT_HTTP_ADDR"},
-		{"bad log level", map[string]string{"MAILBOT_LOG_LEVEL": "loud"}, "MAILBOT_LOG_LEVEL"},
-		{"bad log format", map[string]string{"MAILBOT_LOG_FORMAT": "xml"}, "MAILBOT_LOG_FORMAT"},
+		{"bot token in app token", "serve", map[string]string{"SLACK_APP_TOKEN": "xoxb-1-SECRETBOT"}, "SLACK_APP_TOKEN", "xapp-"},
+		{"app token in bot token", "serve", map[string]string{"SLACK_BOT_TOKEN": "xapp-1-SECRETAPP"}, "SLACK_BOT_TOKEN", "xoxb-"},
+		{"plain http Slack", "serve", map[string]string{"SLACK_API_URL": "http://slack.example.com/api/"}, "SLACK_API_URL", "https"},
+		{"plain http PDD", "shell", map[string]string{"PDD_BASE_URL": "http://pdd.example.com"}, "PDD_BASE_URL", "https"},
+		{"malformed duration", "shell", map[string]string{"PDD_TIMEOUT": "fifteen"}, "PDD_TIMEOUT", `"fifteen" is not a duration`},
+		{"negative duration", "shell", map[string]string{"MAILBOT_APPROVAL_TTL": "-1h"}, "MAILBOT_APPROVAL_TTL", "positive"},
+		{"length 30", "shell", map[string]string{"MAILBOT_PASSWORD_LENGTH": "30"}, "MAILBOT_PASSWORD_LENGTH", "6 to 20, got 30"},
+		{"length 5", "serve", map[string]string{"MAILBOT_PASSWORD_LENGTH": "5"}, "MAILBOT_PASSWORD_LENGTH", "6 to 20"},
+		{"length not a number", "shell", map[string]string{"MAILBOT_PASSWORD_LENGTH": "long"}, "MAILBOT_PASSWORD_LENGTH", "not a whole number"},
+		{"unknown mode", "shell", map[string]string{"MAILBOT_APPROVALS": "sometimes"}, "MAILBOT_APPROVALS", "off, requests or all"},
+		{"approvals without ops channel", "serve", map[string]string{"MAILBOT_APPROVALS": "all"}, "MAILBOT_APPROVALS", "MAILBOT_OPS_CHANNEL"},
+		{"bad admin", "serve", map[string]string{"MAILBOT_ADMINS": "UADMIN1,alice"}, "MAILBOT_ADMINS", `"alice"`},
+		{"bad channel", "serve", map[string]string{"MAILBOT_OPS_CHANNEL": "#ops"}, "MAILBOT_OPS_CHANNEL", "channel ID"},
+		{"bad domain pattern", "shell", map[string]string{"MAILBOT_DOMAINS": "exa mple.com"}, "MAILBOT_DOMAINS", ""},
+		{"bad default domain", "shell", map[string]string{"MAILBOT_DEFAULT_DOMAIN": "-bad-.com"}, "MAILBOT_DEFAULT_DOMAIN", ""},
+		{"bad http addr", "serve", map[string]string{"MAILBOT_HTTP_ADDR": "8080"}, "MAILBOT_HTTP_ADDR", "host:port"},
+		{"bad log level", "sim", map[string]string{"MAILBOT_LOG_LEVEL": "loud"}, "MAILBOT_LOG_LEVEL", "debug, info, warn, error"},
+		{"bad log format", "audit", map[string]string{"MAILBOT_LOG_FORMAT": "xml", "MAILBOT_DATABASE_URL": "postgres://h/db"}, "MAILBOT_LOG_FORMAT", "json, console"},
+		{"bad shutdown timeout", "serve", map[string]string{"MAILBOT_SHUTDOWN_TIMEOUT": "0s"}, "MAILBOT_SHUTDOWN_TIMEOUT", "positive"},
+		{"concurrency 0", "serve", map[string]string{"MAILBOT_CONCURRENCY": "0"}, "MAILBOT_CONCURRENCY", "1 to 1024"},
+		{"required 0", "shell", map[string]string{"MAILBOT_APPROVALS_REQUIRED": "0"}, "MAILBOT_APPROVALS_REQUIRED", "1 to 5"},
+		{"required 6", "shell", map[string]string{"MAILBOT_APPROVALS": "requests", "MAILBOT_APPROVALS_REQUIRED": "6"}, "MAILBOT_APPROVALS_REQUIRED", "1 to 5"},
+		{"required two", "shell", map[string]string{"MAILBOT_APPROVALS_REQUIRED": "two"}, "MAILBOT_APPROVALS_REQUIRED", "whole number"},
+		{"required with approvals off", "shell", map[string]string{"MAILBOT_APPROVALS_REQUIRED": "2"}, "MAILBOT_APPROVALS_REQUIRED", "MAILBOT_APPROVALS is off"},
+		{"required above the admins", "serve", map[string]string{"MAILBOT_ADMINS": "UADMIN1,UADMIN2,UADMIN1", "MAILBOT_APPROVALS": "requests",
+			"MAILBOT_OPS_CHANNEL": "COPS", "MAILBOT_APPROVALS_REQUIRED": "3"}, "MAILBOT_APPROVALS_REQUIRED", "only 2 admins"},
+		{"required above the admins and the shell's", "shell", map[string]string{"MAILBOT_ADMINS": "UADMIN1", "MAILBOT_APPROVALS": "all",
+			"MAILBOT_APPROVALS_REQUIRED": "3"}, "MAILBOT_APPROVALS_REQUIRED", "only 2 admins"},
+		{"remind negative", "shell", map[string]string{"MAILBOT_APPROVAL_REMIND": "-5m"}, "MAILBOT_APPROVAL_REMIND", "positive"},
+		{"remind not shorter than the TTL", "serve", map[string]string{"MAILBOT_APPROVAL_REMIND": "2h", "MAILBOT_APPROVAL_TTL": "2h"}, "MAILBOT_APPROVAL_REMIND",
+			"shorter than MAILBOT_APPROVAL_TTL (2h0m0s)"},
+		{"remind malformed", "shell", map[string]string{"MAILBOT_APPROVAL_REMIND": "daily"}, "MAILBOT_APPROVAL_REMIND", "not a duration"},
+		{"resolver without port", "shell", map[string]string{"MAILBOT_DNS_RESOLVER": "8.8.8.8"}, "MAILBOT_DNS_RESOLVER", "with a port"},
+		{"resolver without host", "serve", map[string]string{"MAILBOT_DNS_RESOLVER": ":53"}, "MAILBOT_DNS_RESOLVER", "host:port"},
+		{"resolver port out of range", "shell", map[string]string{"MAILBOT_DNS_RESOLVER": "ns1:99999"}, "MAILBOT_DNS_RESOLVER", "1 to 65535"},
+		{"database http", "serve", map[string]string{"MAILBOT_DATABASE_URL": dbURL("http://u:PW@db/x")}, "MAILBOT_DATABASE_URL", "postgres://"},
+		{"database scheme in capitals", "audit", map[string]string{"MAILBOT_DATABASE_URL": dbURL("POSTGRES://u:PW@db/x")}, "MAILBOT_DATABASE_URL", "postgres://"},
+		{"database bad port", "serve", map[string]string{"MAILBOT_DATABASE_URL": dbURL("postgres://u:PW@db:port/x")}, "MAILBOT_DATABASE_URL", "invalid port"},
+		{"database bad escape", "audit", map[string]string{"MAILBOT_DATABASE_URL": dbURL("postgres://u:PW%zz@db/x")}, "MAILBOT_DATABASE_URL", "does not parse"},
+		{"database password in the query", "serve", map[string]string{"MAILBOT_DATABASE_URL": dbURL("postgres://db/x?password=PW&sslmode=sometimes")},
+			"MAILBOT_DATABASE_URL", "sslmode"},
+		{"audit without a database", "audit", nil, "MAILBOT_DATABASE_URL", "required by audit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := loadConfig(getenvFrom(tc.env))
+			env := map[string]string{}
+			if tc.sub == "serve" {
+				env = serveBase()
+			}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			_, err := loadConfig(envFrom(env), tc.sub)
 			var ce *configError
 			if !errors.As(err, &ce) {
 				t.Fatalf("loadConfig = %v, want a *configError", err)
 			}
 			msg := err.Error()
-			if !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") {
-				t.Errorf("error %q: want one line naming %s", msg, tc.want)
+			if prefix := "configuration: " + tc.wantVar + ": "; !strings.HasPrefix(msg, prefix) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q: want one line starting %q", msg, prefix)
 			}
-			if strings.Contains(msg, "SECRETVALUE") {
-				t.Errorf("error %q shows the token", msg)
+			if !strings.Contains(msg, tc.wantIn) {
+				t.Errorf("error %q: want it to say %q", msg, tc.wantIn)
 			}
+			assertNoSecret(t, "the error", msg)
 		})
 	}
 }
 
-func TestServeNeedsOpsChannelForApprovals(t *testing.T) {
-	for _, mode := range []string{"requests", "all"} {
-		env := map[string]string{
-			"SLACK_APP_TOKEN": "xapp-1-A-1-x", "SLACK_BOT_TOKEN": "xoxb-1-x", "PDD_TOKEN": "p",
-			"MAILBOT_ADMINS": "U1AAA", "MAILBOT_APPROVALS": mode,
-		}
-		cfg, err := loadConfig(getenvFrom(env))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = cfg.requireServe()
-		if err == nil || !strings.Contains(err.Error(), "MAILBOT_OPS_CHANNEL") || !strings.Contains(err.Error(), "MAILBOT_APPROVALS") {
-			t.Errorf("mode %s without an ops channel: requireServe = %v, want an error naming both variables", mode, err)
-		}
-		env["MAILBOT_OPS_CHANNEL"] = "C0OPS"
-		if cfg, _ := loadConfig(getenvFrom(env)); cfg.requireServe() != nil {
-			t.Errorf("mode %s with an ops channel: %v", mode, cfg.requireServe())
+// TestLoadConfigReportsEveryBadVariable: every bad variable at once, one
+// line each, in the order of mailbot help.
+func TestLoadConfigReportsEveryBadVariable(t *testing.T) {
+	t.Parallel()
+	env := with(serveBase(),
+		"SLACK_APP_TOKEN", secretBotToken,
+		"PDD_TIMEOUT", "soon",
+		"MAILBOT_APPROVALS_REQUIRED", "9",
+		"MAILBOT_PASSWORD_LENGTH", "30",
+		"MAILBOT_DATABASE_URL", "postgres://mailbot:"+secretDBPass+"@db:x/mailbot",
+		"MAILBOT_LOG_LEVEL", "loud",
+	)
+	_, err := loadConfig(envFrom(env), "serve")
+	if err == nil {
+		t.Fatal("loadConfig = nil error")
+	}
+	var vars []string
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		name, _, _ := strings.Cut(strings.TrimPrefix(line, "configuration: "), ":")
+		vars = append(vars, name)
+	}
+	want := []string{"SLACK_APP_TOKEN", "PDD_TIMEOUT", "MAILBOT_APPROVALS_REQUIRED", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL", "MAILBOT_LOG_LEVEL"}
+	if diff := cmp.Diff(want, vars); diff != "" {
+		t.Errorf("variables named (-want +got):\n%s\nerror:\n%s", diff, err)
+	}
+	assertNoSecret(t, "the error", err.Error())
+	var ces configErrors
+	if !errors.As(err, &ces) || len(ces) != len(want) {
+		t.Errorf("errors.As(configErrors) = %v", ces)
+	}
+}
+
+// TestLoadConfigChecksOnlyWhatTheSubcommandReads: a bad value stops the
+// subcommands that read it, and only those.
+func TestLoadConfigChecksOnlyWhatTheSubcommandReads(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env   map[string]string
+		fails []string
+	}{
+		{map[string]string{"MAILBOT_PASSWORD_LENGTH": "30"}, []string{"serve", "shell"}},
+		{map[string]string{"SLACK_APP_TOKEN": secretBotToken}, []string{"serve"}},
+		{map[string]string{"MAILBOT_DATABASE_URL": "mysql://db"}, []string{"serve", "audit"}},
+		{map[string]string{"MAILBOT_HTTP_ADDR": "8080"}, []string{"serve"}},
+		{map[string]string{"MAILBOT_LOG_LEVEL": "loud"}, []string{"serve", "shell", "sim", "audit"}},
+	} {
+		for _, sub := range []string{"serve", "shell", "sim", "audit"} {
+			env := with(serveBase(), "MAILBOT_DATABASE_URL", "postgres://db/mailbot")
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			_, err := loadConfig(envFrom(env), sub)
+			if want := slices.Contains(tc.fails, sub); (err != nil) != want {
+				t.Errorf("%v for %s: loadConfig = %v, want an error: %v", tc.env, sub, err, want)
+			}
 		}
 	}
 }
 
-func TestSecretNeverPrints(t *testing.T) {
-	s := secret("xoxb-very-secret")
-	for _, got := range []string{fmt.Sprint(s), fmt.Sprintf("%v %s %q %+v %#v", s, s, s, s, s), fmt.Sprintf("%+v", config{SlackBotToken: s})} {
-		if strings.Contains(got, "very-secret") {
-			t.Errorf("formatted secret: %q", got)
+// TestSetAndEmpty tells a variable set and empty from an unset one.
+func TestSetAndEmpty(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		get  func(*config) any
+		want any
+	}{
+		{"HTTP addr unset", nil, func(c *config) any { return c.HTTPAddr }, ":8080"},
+		{"HTTP addr empty disables", map[string]string{"MAILBOT_HTTP_ADDR": ""}, func(c *config) any { return c.HTTPAddr }, ""},
+		{"HTTP addr blank disables", map[string]string{"MAILBOT_HTTP_ADDR": "  "}, func(c *config) any { return c.HTTPAddr }, ""},
+		{"HTTP addr set", map[string]string{"MAILBOT_HTTP_ADDR": " 127.0.0.1:9090 "}, func(c *config) any { return c.HTTPAddr }, "127.0.0.1:9090"},
+		{"timeout empty takes the default", map[string]string{"PDD_TIMEOUT": ""}, func(c *config) any { return c.PDDTimeout }, 15 * time.Second},
+		{"length blank takes the default", map[string]string{"MAILBOT_PASSWORD_LENGTH": " "}, func(c *config) any { return c.PasswordLength }, 16},
+		{"remind empty: none", map[string]string{"MAILBOT_APPROVAL_REMIND": ""}, func(c *config) any { return c.ApprovalRemind }, time.Duration(0)},
+		{"log level empty", map[string]string{"MAILBOT_LOG_LEVEL": ""}, func(c *config) any { return c.LogLevel }, "info"},
+		{"database empty", map[string]string{"MAILBOT_DATABASE_URL": ""}, func(c *config) any { return c.DatabaseURL.reveal() }, ""},
+	} {
+		cfg, err := loadConfig(envFrom(with(serveBase(), flat(tc.env)...)), "serve")
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
 		}
+		if got := tc.get(cfg); got != tc.want {
+			t.Errorf("%s: got %#v, want %#v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func flat(env map[string]string) []string {
+	var kv []string
+	for k, v := range env {
+		kv = append(kv, k, v)
+	}
+	return kv
+}
+
+// TestLoadConfigReadsTheLookupOnly shows that envconfig reads the lookup
+// run() was given, not the process environment, and reads the process
+// environment again afterwards (see envconfigLookupEnv).
+func TestLoadConfigReadsTheLookupOnly(t *testing.T) {
+	t.Setenv("MAILBOT_PASSWORD_LENGTH", "30")
+	t.Setenv("MAILBOT_LOG_LEVEL", "debug")
+	cfg, err := loadConfig(envFrom(map[string]string{"MAILBOT_PASSWORD_LENGTH": "12"}), "shell")
+	if err != nil {
+		t.Fatalf("loadConfig = %v: it read the process environment", err)
+	}
+	if cfg.PasswordLength != 12 || cfg.LogLevel != "info" {
+		t.Errorf("length %d, log level %q: want 12 and info, from the lookup alone", cfg.PasswordLength, cfg.LogLevel)
+	}
+	var plain struct {
+		Length int `envconfig:"MAILBOT_PASSWORD_LENGTH"`
+	}
+	if err := envconfig.Process("", &plain); err != nil || plain.Length != 30 {
+		t.Errorf("envconfig.Process after loadConfig = %d, %v; want 30 from the process environment", plain.Length, err)
+	}
+	if _, ok := os.LookupEnv("MAILBOT_PASSWORD_LENGTH"); !ok {
+		t.Error("loadConfig changed the process environment")
+	}
+}
+
+func TestSecretsNeverPrint(t *testing.T) {
+	t.Parallel()
+	s := secret("xoxb-" + secretBotToken)
+	d := databaseURL("postgres://mailbot:" + secretDBPass + "@db:5432/mailbot?sslmode=require&password=" + secretDBPass)
+	cfg := config{SlackBotToken: s, DatabaseURL: d}
+	js, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []string{
+		fmt.Sprint(s), fmt.Sprintf("%v %s %q %+v %#v %x", s, s, s, s, s, s),
+		fmt.Sprint(d), fmt.Sprintf("%v %s %q %+v %#v %x", d, d, d, d, d, d),
+		fmt.Sprintf("%+v %#v", cfg, cfg), string(js),
+	} {
+		assertNoSecret(t, "the formatted value", got)
+	}
+	if got, want := d.String(), "postgres://mailbot:xxxxx@db:5432/mailbot?password=xxxxx&sslmode=require"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if !strings.Contains(d.reveal(), secretDBPass) {
+		t.Error("reveal() lost the password")
 	}
 }
 
 func TestHelpListsEveryVariable(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(t.Context(), []string{"mailbot", "help"}, getenvFrom(nil), strings.NewReader(""), &out, &out); err != nil {
+	t.Parallel()
+	var out, errOut lockedBuffer
+	if err := run(t.Context(), []string{"mailbot", "help"}, envFrom(nil), strings.NewReader(""), &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	typ := reflect.TypeFor[config]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name, def := f.Tag.Get("envconfig"), f.Tag.Get("default")
-		line := ""
-		for l := range strings.SplitSeq(out.String(), "\n") {
-			if strings.HasPrefix(strings.TrimSpace(l), name+" ") {
-				line = l
-			}
+	lines := map[string]string{}
+	for l := range strings.SplitSeq(out.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 {
+			lines[f[0]] = l
 		}
-		if line == "" {
-			t.Errorf("help does not list %s", name)
-		} else if def != "" && !strings.Contains(line, def) {
-			t.Errorf("help line %q lacks the default %q", line, def)
+	}
+	// interface §2's table, as the operators read it.
+	interfaceVars := []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "SLACK_API_URL", "PDD_TOKEN", "PDD_BASE_URL", "PDD_TIMEOUT",
+		"MAILBOT_ADMINS", "MAILBOT_OPS_CHANNEL", "MAILBOT_APPROVALS", "MAILBOT_APPROVAL_TTL", "MAILBOT_APPROVALS_REQUIRED",
+		"MAILBOT_APPROVAL_REMIND", "MAILBOT_DOMAINS", "MAILBOT_DEFAULT_DOMAIN", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL",
+		"MAILBOT_DNS_RESOLVER", "MAILBOT_HTTP_ADDR", "MAILBOT_SHUTDOWN_TIMEOUT", "MAILBOT_CONCURRENCY", "MAILBOT_LOG_LEVEL", "MAILBOT_LOG_FORMAT"}
+	var tagged []string
+	for _, v := range envVars() {
+		tagged = append(tagged, v.name)
+		line, ok := lines[v.name]
+		switch {
+		case !ok:
+			t.Errorf("help does not list %s", v.name)
+		case v.def != "" && strings.Fields(line)[1] != v.def:
+			t.Errorf("help line %q: want the default %q second", line, v.def)
+		case v.def == "" && strings.Fields(line)[1] != "-":
+			t.Errorf("help line %q: want - for no default", line)
+		case len(strings.Fields(line)) < 3:
+			t.Errorf("help line %q has no meaning", line)
 		}
+	}
+	if diff := cmp.Diff(interfaceVars, tagged, cmp.Transformer("sort", func(s []string) []string { return slices.Sorted(slices.Values(s)) })); diff != "" {
+		t.Errorf("config's variables against interface §2 (-want +got):\n%s", diff)
+	}
+	for _, sc := range subcommands {
+		if !strings.Contains(out.String(), "mailbot "+sc.synopsis) {
+			t.Errorf("help does not list %q", "mailbot "+sc.synopsis)
+		}
+	}
+	if s := out.String(); !strings.Contains(lines["SLACK_BOT_TOKEN"], "(required by serve)") || !strings.Contains(s, "set and empty disables it") {
+		t.Errorf("help does not say what serve requires, or how to disable the listener:\n%s", s)
 	}
 }
 
 func TestVersionLine(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(t.Context(), []string{"mailbot", "version"}, getenvFrom(nil), strings.NewReader(""), &out, &out); err != nil {
+	t.Parallel()
+	var out lockedBuffer
+	if err := run(t.Context(), []string{"mailbot", "version"}, envFrom(nil), strings.NewReader(""), &out, &out); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); !strings.HasPrefix(got, "mailbot ") || !strings.Contains(got, "go1.") || strings.Count(got, "\n") != 1 {
 		t.Errorf("version = %q, want one line \"mailbot <version> (<commit>, <go version>)\"", got)
 	}
+}
+
+// FuzzDatabaseURL: whatever the URL, neither the check's error nor the
+// printed URL shows the password. The password carries a marker ("Zq9"),
+// so that it cannot be mistaken for the fixed words of an error.
+func FuzzDatabaseURL(f *testing.F) {
+	f.Add("mailbot", "s3cret", "db.internal:5432/mailbot?sslmode=verify-full")
+	f.Add("u", "p@ss:w/rd", "db:port/x")
+	f.Add("u", "%zz", "db/x")
+	f.Fuzz(func(t *testing.T, user, pass, rest string) {
+		pass = "Zq9" + pass
+		if strings.Contains(user+rest, pass) {
+			return // the password is also elsewhere in the URL
+		}
+		d := databaseURL("postgres://" + user + ":" + pass + "@" + rest)
+		if err := checkDatabaseURL(d); err != nil && strings.Contains(err.Error(), pass) {
+			t.Errorf("the error shows the password: %v", err)
+		}
+		u, err := url.Parse(d.reveal())
+		if err != nil {
+			if d.String() != "<not a URL, not shown>" {
+				t.Errorf("String() of a URL that does not parse = %q", d.String())
+			}
+			return
+		}
+		if p, ok := u.User.Password(); ok && p == pass && strings.Contains(d.String(), pass) {
+			t.Errorf("String() = %q shows the password", d.String())
+		}
+	})
 }

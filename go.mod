@@ -12,6 +12,7 @@ require (
 	github.com/slack-go/slack v0.35.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/net v0.62.0
+	golang.org/x/term v0.47.0
 	sigs.k8s.io/yaml v1.6.0
 )
 

@@ -2,27 +2,63 @@ package main
 
 import (
 	"io"
+	"strings"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
-// newLogger builds the logger of MAILBOT_LOG_LEVEL and MAILBOT_LOG_FORMAT,
-// writing to w.
-func newLogger(cfg *config, w io.Writer) (*zap.Logger, error) {
-	level, err := zapcore.ParseLevel(cfg.LogLevel)
+// subcommandLogger is the logger of subcommand sub, writing to stderr as
+// MAILBOT_LOG_LEVEL and MAILBOT_LOG_FORMAT say. The shell on a terminal is
+// the exception (see shellLogSettings), and when stderr is that terminal
+// its lines end in CRLF, since the console holds it in raw mode while it
+// reads a line.
+func subcommandLogger(cfg *config, sub string, lookup func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) (*zap.Logger, error) {
+	interactive := sub == "shell" && consoleIsTerminal(stdin, stdout)
+	level, format := shellLogSettings(cfg, interactive, func(name string) bool {
+		v, ok := lookup(name)
+		return ok && strings.TrimSpace(v) != ""
+	})
+	if interactive {
+		if _, ok := terminalFD(stderr); ok {
+			stderr = crlfWriter{stderr}
+		}
+	}
+	return newLogger(level, format, stderr)
+}
+
+// shellLogSettings is the level and format of the shell's log. On a
+// terminal (interactive), where the log and the replies share one screen,
+// only warnings and errors are logged, in console format, unless
+// MAILBOT_LOG_LEVEL or MAILBOT_LOG_FORMAT were set (isSet); otherwise
+// they apply.
+func shellLogSettings(cfg *config, interactive bool, isSet func(string) bool) (level, format string) {
+	level, format = cfg.LogLevel, cfg.LogFormat
+	if interactive && !isSet("MAILBOT_LOG_LEVEL") {
+		level = "warn"
+	}
+	if interactive && !isSet("MAILBOT_LOG_FORMAT") {
+		format = "console"
+	}
+	return level, format
+}
+
+// newLogger builds a logger of level (debug, info, warn, error) and format
+// (json, console) writing to w.
+func newLogger(level, format string, w io.Writer) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
 		return nil, &configError{Var: "MAILBOT_LOG_LEVEL", Reason: err.Error()}
 	}
 	encCfg := zap.NewProductionEncoderConfig()
 	encCfg.EncodeTime = zapcore.ISO8601TimeEncoder
 	var enc zapcore.Encoder
-	if cfg.LogFormat == "console" {
+	if format == "console" {
 		encCfg.EncodeLevel = zapcore.CapitalLevelEncoder
 		enc = zapcore.NewConsoleEncoder(encCfg)
 	} else {
 		enc = zapcore.NewJSONEncoder(encCfg)
 	}
-	core := zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)
-	return zap.New(core, zap.ErrorOutput(zapcore.Lock(zapcore.AddSync(w)))), nil
+	sink := zapcore.Lock(zapcore.AddSync(w))
+	return zap.New(zapcore.NewCore(enc, sink, lvl), zap.ErrorOutput(sink)), nil
 }

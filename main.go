@@ -9,52 +9,68 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	err := run(ctx, os.Args, os.LookupEnv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mailbot:", err)
-		os.Exit(1)
-	}
+	os.Exit(report(err, os.Stderr))
 }
 
-// errUsage is a command line mailbot does not understand.
-var errUsage = errors.New("usage: mailbot [serve|shell|sim|version|help]; see mailbot help")
-
-// run is mailbot: it reads the arguments and the environment (through
-// getenv), and returns when the work is done or ctx is cancelled.
-func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	sub, rest := "serve", []string(nil)
-	if len(args) > 1 {
-		sub, rest = args[1], args[2:]
+// report writes err to stderr, one "mailbot: " line per line of it (and
+// the usage after a usage error), and returns the exit status: 0 without
+// an error, 2 for a *usageError, 1 for anything else (interface §1).
+func report(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
-	switch sub {
-	case "help", "-h", "--help", "-help":
-		return printHelp(stdout)
-	case "version", "--version", "-version":
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		fmt.Fprintln(stderr, "mailbot: "+line)
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprint(stderr, "\n"+ue.usage)
+		return 2
+	}
+	return 1
+}
+
+// run is mailbot. It reads the command line first, so that a usage error
+// or a subcommand's --help never depends on the environment; then the
+// environment through lookup (os.LookupEnv, or a map in tests), checking
+// only what the subcommand reads; and it returns when the work is done or
+// ctx is cancelled.
+func run(ctx context.Context, args []string, lookup func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) error {
+	o, err := parseArgs(args[1:], stdout)
+	if err != nil || o.helped {
+		return err
+	}
+	switch o.sub {
+	case "help":
+		return printHelp(stdout, o.topic)
+	case "version":
 		_, err := fmt.Fprintln(stdout, versionLine())
 		return err
 	}
-	cfg, err := loadConfig(getenv)
+	cfg, err := loadConfig(lookup, o.sub)
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(cfg, stderr)
+	logger, err := subcommandLogger(cfg, o.sub, lookup, stdin, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = logger.Sync() }()
-	switch sub {
-	case "serve":
-		return runServe(ctx, cfg, rest, logger, stdout)
+	switch o.sub {
 	case "shell":
-		return runShell(ctx, cfg, rest, logger, stdin, stdout)
+		return runShell(ctx, cfg, o.as, logger, stdin, stdout)
 	case "sim":
-		return runSim(ctx, cfg, rest, logger, stdout)
+		return runSim(ctx, cfg, o.addr, o.tls, logger, stdout)
+	case "audit":
+		return runAudit(ctx, cfg, o.since, o.json, logger, stdout)
 	}
-	return errUsage
+	return runServe(ctx, cfg, logger, stdout)
 }

@@ -41,7 +41,7 @@ func (b *lockedBuffer) String() string {
 
 // serveEnv is a complete serve configuration against a fake Slack and a
 // sandbox.
-func serveEnv(t *testing.T) (map[string]string, *slackfake.Server, *pddsim.Server) {
+func serveEnv(t testing.TB) (map[string]string, *slackfake.Server, *pddsim.Server) {
 	t.Helper()
 	fake := slackfake.New()
 	t.Cleanup(fake.Close)
@@ -61,7 +61,7 @@ func serveEnv(t *testing.T) (map[string]string, *slackfake.Server, *pddsim.Serve
 	return env, fake, sim
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -69,10 +69,6 @@ func freeAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
-}
-
-func getenvFrom(env map[string]string) func(string) string {
-	return func(k string) string { return env[k] }
 }
 
 func httpStatus(url string) int {
@@ -92,7 +88,7 @@ func TestServeEndToEnd(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"mailbot", "serve"}, getenvFrom(env), strings.NewReader(""), &stdout, &stderr)
+		done <- run(ctx, []string{"mailbot", "serve"}, envFrom(env), strings.NewReader(""), &stdout, &stderr)
 	}()
 
 	if err := fake.WaitConnected(1, 10*time.Second); err != nil {
@@ -102,25 +98,35 @@ func TestServeEndToEnd(t *testing.T) {
 	if err := fake.Wait(5*time.Second, "readyz 200", func() bool { return httpStatus(base+"/readyz") == 200 }); err != nil {
 		t.Fatal(err)
 	}
-	id, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/mailbox", "add <mailto:alice@example.com|alice@example.com>")
+	// The register's result arrives before the add is typed, so the add
+	// has one honest answer: the credential.
+	regID, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/maildomain", "register example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/maildomain", "register example.com"); err != nil {
+	if _, err := fake.WaitPosts(regID, 1, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	id, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/mailbox", "add <mailto:alice@example.com|alice@example.com>")
+	if err != nil {
 		t.Fatal(err)
 	}
 	posts, err := fake.WaitPosts(id, 1, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msg struct{ Text string }
+	var msg any
 	if err := json.Unmarshal([]byte(posts[0].Raw), &msg); err != nil {
 		t.Fatal(err)
 	}
-	// The mailbox may have raced the register: either a credential or
-	// not_allowed is an honest answer; both name the address.
-	if !strings.Contains(msg.Text, "alice@example.com") {
-		t.Errorf("reply %q lacks the address", msg.Text)
+	shown := jsonStrings(msg)
+	pw, ok := sim.Mailbox("alice@example.com")
+	if !ok {
+		t.Fatalf("the sandbox has no alice@example.com; the reply says:\n%s", shown)
+	}
+	slackEscaped := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(pw)
+	if !strings.Contains(shown, "alice@example.com") || !strings.Contains(shown, slackEscaped) {
+		t.Errorf("reply lacks the address or the password the sandbox holds:\n%s", shown)
 	}
 	if _, err := fake.WaitCalls("chat.postMessage", 2, 10*time.Second); err != nil {
 		t.Fatal(err)
@@ -144,9 +150,30 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Errorf("a token is in the logs")
 		}
 	}
-	if pw, ok := sim.Mailbox("alice@example.com"); ok && strings.Contains(logs, pw) {
+	if strings.Contains(logs, pw) {
 		t.Errorf("the password is in the logs")
 	}
+}
+
+// jsonStrings joins every string of a decoded JSON value, one a line.
+func jsonStrings(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v + "\n"
+	case []any:
+		var b strings.Builder
+		for _, e := range v {
+			b.WriteString(jsonStrings(e))
+		}
+		return b.String()
+	case map[string]any:
+		var b strings.Builder
+		for _, e := range v {
+			b.WriteString(jsonStrings(e))
+		}
+		return b.String()
+	}
+	return ""
 }
 
 func TestServeRejectedTokens(t *testing.T) {
@@ -160,7 +187,7 @@ func TestServeRejectedTokens(t *testing.T) {
 			var out lockedBuffer
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			err := run(ctx, []string{"mailbot"}, getenvFrom(env), strings.NewReader(""), &out, &out)
+			err := run(ctx, []string{"mailbot"}, envFrom(env), strings.NewReader(""), &out, &out)
 			if err == nil {
 				t.Fatal("run = nil, want an error for a rejected token")
 			}
@@ -181,7 +208,7 @@ func TestServeRejectedTokens(t *testing.T) {
 }
 
 // TestBinarySignals builds mailbot and drives the binary as an operator
-// does: a bad configuration fails with one line naming the variable, and
+// does: a bad configuration fails with one line per bad variable, and
 // SIGTERM with work in flight finishes the work and exits 0.
 func TestBinarySignals(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "mailbot")
@@ -197,8 +224,11 @@ func TestBinarySignals(t *testing.T) {
 	if err := bad.Run(); err == nil {
 		t.Error("bad configuration: exit 0, want non-zero")
 	}
-	if lines := strings.Split(strings.TrimSpace(badErr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "SLACK_APP_TOKEN") {
-		t.Errorf("bad configuration: stderr %q, want one line naming SLACK_APP_TOKEN", badErr.String())
+	// Every bad variable, one line each: the two bad values and the three
+	// variables serve needs that are not set.
+	if lines := strings.Split(strings.TrimSpace(badErr.String()), "\n"); len(lines) != 5 ||
+		!strings.Contains(lines[0], "SLACK_APP_TOKEN") || !strings.Contains(badErr.String(), "MAILBOT_PASSWORD_LENGTH") {
+		t.Errorf("bad configuration: stderr %q, want five lines naming SLACK_APP_TOKEN, MAILBOT_PASSWORD_LENGTH and the unset ones", badErr.String())
 	}
 	if strings.Contains(badErr.String(), "wrong-kind-secret") {
 		t.Errorf("the token is in the error: %q", badErr.String())

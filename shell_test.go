@@ -59,8 +59,7 @@ func (b *shellOutput) waitFor(t *testing.T, re *regexp.Regexp, from int) ([]stri
 func runShellCmd(t *testing.T, env map[string]string, stdin io.Reader, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, log shellOutput
-	getenv := func(k string) string { return env[k] }
-	err = run(t.Context(), append([]string{"mailbot", "shell"}, args...), getenv, stdin, &out, &log)
+	err = run(t.Context(), append([]string{"mailbot", "shell"}, args...), envFrom(env), stdin, &out, &log)
 	return out.String(), log.String(), err
 }
 
@@ -223,7 +222,7 @@ func TestShellApprovals(t *testing.T) {
 	var out, log shellOutput
 	done := make(chan error, 1)
 	go func() {
-		done <- run(t.Context(), []string{"mailbot", "shell", "--as", "UADMIN2"}, func(k string) string { return env[k] }, inR, &out, &log)
+		done <- run(t.Context(), []string{"mailbot", "shell", "--as", "UADMIN2"}, envFrom(env), inR, &out, &log)
 	}()
 	send := func(line string) {
 		t.Helper()

@@ -10,7 +10,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -33,24 +32,9 @@ const simShutdownTimeout = 5 * time.Second
 // lines on stdout are PDD_BASE_URL=<url> and PDD_TOKEN=<token>; with --tls a
 // third, SSL_CERT_FILE=<path>, names a PEM file of the certificate authority
 // that signed the server's certificate, removed again when the sandbox stops.
-func runSim(ctx context.Context, cfg *config, args []string, logger *zap.Logger, stdout io.Writer) error {
-	fs := flag.NewFlagSet("mailbot sim", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on")
-	useTLS := fs.Bool("tls", false, "serve HTTPS with a certificate made up at start")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprintln(stdout, "usage: mailbot sim [--addr host:port] [--tls]")
-			fs.PrintDefaults()
-			return nil
-		}
-		return fmt.Errorf("sim: %w (usage: mailbot sim [--addr host:port] [--tls])", err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("sim: unexpected argument %q (usage: mailbot sim [--addr host:port] [--tls])", fs.Arg(0))
-	}
-	ln, err := net.Listen("tcp", *addr)
+// It listens on addr, with TLS when useTLS.
+func runSim(ctx context.Context, cfg *config, addr string, useTLS bool, logger *zap.Logger, stdout io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
@@ -59,7 +43,7 @@ func runSim(ctx context.Context, cfg *config, args []string, logger *zap.Logger,
 	token := sim.NewAccount()
 	host := urlHost(ln.Addr().(*net.TCPAddr))
 	scheme, extra := "http", ""
-	if *useTLS {
+	if useTLS {
 		caFile, tlsCfg, err := simTLS(host)
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)

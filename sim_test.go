@@ -64,7 +64,7 @@ func startSimCommand(t *testing.T, n int, extra ...string) *simRun {
 	env := map[string]string{"MAILBOT_LOG_LEVEL": "debug"}
 	args := append([]string{"mailbot", "sim", "--addr", "127.0.0.1:0"}, extra...)
 	go func() {
-		err := run(ctx, args, func(k string) string { return env[k] }, strings.NewReader(""), pw, s.stderr)
+		err := run(ctx, args, envFrom(env), strings.NewReader(""), pw, s.stderr)
 		pw.Close()
 		s.errc <- err
 	}()
@@ -260,7 +260,7 @@ func TestSimStopsWithRequestsInFlight(t *testing.T) {
 		_, err := c.RegisterDomain(t.Context(), "example.com")
 		errc <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // let the request arrive
+	waitSimRequest(t, base, apiclient.OpRegisterDomain)
 	start := time.Now()
 	if err := s.stop(t); err != nil {
 		t.Errorf("run after the signal = %v, want nil", err)
@@ -271,6 +271,32 @@ func TestSimStopsWithRequestsInFlight(t *testing.T) {
 	var te *apiclient.TransportError
 	if err := <-errc; !errors.As(err, &te) {
 		t.Errorf("the request in flight got %v, want a *TransportError (no answer)", err)
+	}
+}
+
+// waitSimRequest polls the sandbox's request counts until one request of
+// op has arrived, and fails the test if none does within simTimeout.
+func waitSimRequest(t *testing.T, base string, op apiclient.Op) {
+	t.Helper()
+	deadline := time.Now().Add(simTimeout)
+	for {
+		res, err := http.Get(base + "/sim/requests")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var counts map[string]int
+		err = json.NewDecoder(res.Body).Decode(&counts)
+		res.Body.Close()
+		if err != nil {
+			t.Fatalf("/sim/requests: %v", err)
+		}
+		if counts[string(op)] > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sandbox saw no %s request within %s: %v", op, simTimeout, counts)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -296,7 +322,7 @@ func TestSimRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr simOutput
-			err := run(t.Context(), append([]string{"mailbot", "sim"}, tc.args...), func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+			err := run(t.Context(), append([]string{"mailbot", "sim"}, tc.args...), envFrom(nil), strings.NewReader(""), &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "sim: ") {
 				t.Errorf("run(sim %q) = %v, want an error with %q", tc.args, err, tc.wantErr)
 			}
@@ -310,7 +336,7 @@ func TestSimRefuses(t *testing.T) {
 func TestSimHelp(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr simOutput
-	err := run(t.Context(), []string{"mailbot", "sim", "-h"}, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+	err := run(t.Context(), []string{"mailbot", "sim", "-h"}, envFrom(nil), strings.NewReader(""), &stdout, &stderr)
 	if err != nil || !strings.Contains(stdout.String(), "usage: mailbot sim") || !strings.Contains(stdout.String(), "-tls") {
 		t.Errorf("run(sim -h) = %v, stdout %q; want nil and the usage", err, stdout.String())
 	}

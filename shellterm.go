@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+// console is where the shell reads its lines and writes its replies: on a
+// terminal, with line editing and history (the arrow keys, Ctrl-A, Ctrl-E,
+// Ctrl-U, …); elsewhere, plain lines.
+type console interface {
+	// ReadLine returns the next line, without its end; io.EOF at the end
+	// of input (on a terminal: Ctrl-D on an empty line, or Ctrl-C).
+	ReadLine() (string, error)
+	// SetPrompt sets the prompt shown before each line on a terminal;
+	// without a terminal there is none.
+	SetPrompt(prompt string)
+	// Write writes a reply. On a terminal it moves the line being typed
+	// below the reply, and may be called while ReadLine waits.
+	Write(p []byte) (int, error)
+	// Terminal reports whether the console edits lines on a terminal.
+	Terminal() bool
+	// Close gives the terminal back as it was; it may be called again.
+	Close() error
+}
+
+// newConsole is the shell's console over stdin and stdout. When both are
+// terminals it puts the terminal in raw mode for line editing; Close, or
+// SIGINT or SIGTERM, restore it.
+func newConsole(stdin io.Reader, stdout io.Writer) (console, error) {
+	if !consoleIsTerminal(stdin, stdout) {
+		sc := bufio.NewScanner(stdin)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		return &plainConsole{in: sc, out: stdout}, nil
+	}
+	fd, _ := terminalFD(stdin)
+	outFD, _ := terminalFD(stdout)
+	state, err := term.MakeRaw(fd)
+	if err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
+	rw := struct {
+		io.Reader
+		io.Writer
+	}{stdin, stdout}
+	c := &ttyConsole{
+		t:     term.NewTerminal(rw, ""),
+		fd:    fd,
+		state: state,
+		done:  make(chan struct{}),
+	}
+	if w, h, err := term.GetSize(outFD); err == nil && w > 0 && h > 0 {
+		_ = c.t.SetSize(w, h) // the default of 80x24 stands otherwise
+	}
+	c.restoreOnSignal()
+	return c, nil
+}
+
+// terminalFD returns the file descriptor of x, and whether it is a
+// terminal.
+func terminalFD(x any) (int, bool) {
+	f, ok := x.(interface{ Fd() uintptr })
+	if !ok {
+		return -1, false
+	}
+	fd := int(f.Fd())
+	return fd, term.IsTerminal(fd)
+}
+
+// consoleIsTerminal reports whether the console over stdin and stdout
+// edits lines: both must be terminals.
+func consoleIsTerminal(stdin io.Reader, stdout io.Writer) bool {
+	_, in := terminalFD(stdin)
+	_, out := terminalFD(stdout)
+	return in && out
+}
+
+// plainConsole reads lines with a scanner, up to 1 MiB each.
+type plainConsole struct {
+	in  *bufio.Scanner
+	out io.Writer
+}
+
+func (c *plainConsole) ReadLine() (string, error) {
+	if c.in.Scan() {
+		return c.in.Text(), nil
+	}
+	if err := c.in.Err(); err != nil {
+		return "", err
+	}
+	return "", io.EOF
+}
+
+func (c *plainConsole) SetPrompt(string)            {}
+func (c *plainConsole) Write(p []byte) (int, error) { return c.out.Write(p) }
+func (c *plainConsole) Terminal() bool              { return false }
+func (c *plainConsole) Close() error                { return nil }
+
+// ttyConsole edits lines on a terminal in raw mode.
+type ttyConsole struct {
+	t     *term.Terminal
+	fd    int
+	state *term.State // before raw mode
+
+	once       sync.Once
+	restoreErr error
+	closeOnce  sync.Once
+	done       chan struct{} // closed by Close
+}
+
+func (c *ttyConsole) ReadLine() (string, error)   { return c.t.ReadLine() }
+func (c *ttyConsole) SetPrompt(prompt string)     { c.t.SetPrompt(prompt) }
+func (c *ttyConsole) Write(p []byte) (int, error) { return c.t.Write(p) }
+func (c *ttyConsole) Terminal() bool              { return true }
+
+func (c *ttyConsole) Close() error {
+	c.closeOnce.Do(func() { close(c.done) })
+	return c.restore()
+}
+
+// restore gives the terminal its state from before raw mode, once.
+func (c *ttyConsole) restore() error {
+	c.once.Do(func() {
+		if err := term.Restore(c.fd, c.state); err != nil {
+			c.restoreErr = fmt.Errorf("console: restoring the terminal: %w", err)
+		}
+	})
+	return c.restoreErr
+}
+
+// restoreOnSignal restores the terminal as soon as SIGINT or SIGTERM
+// arrives, before the shell winds down (main's context hears the signal
+// too), until Close. In raw mode Ctrl-C is a key, not a signal: ReadLine
+// returns io.EOF for it.
+func (c *ttyConsole) restoreOnSignal() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		defer signal.Stop(sigs)
+		select {
+		case <-sigs:
+			_ = c.restore() // Close reports the error
+		case <-c.done:
+		}
+	}()
+}
+
+// crlfWriter ends each line with CRLF, for a terminal in raw mode, where
+// a bare LF moves down without going back to the first column.
+type crlfWriter struct{ w io.Writer }
+
+func (c crlfWriter) Write(p []byte) (int, error) {
+	if bytes.IndexByte(p, '\n') < 0 {
+		return c.w.Write(p)
+	}
+	buf := make([]byte, 0, len(p)+8)
+	for i, b := range p {
+		if b == '\n' && (i == 0 || p[i-1] != '\r') {
+			buf = append(buf, '\r')
+		}
+		buf = append(buf, b)
+	}
+	if _, err := c.w.Write(buf); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

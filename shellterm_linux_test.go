@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/term"
+)
+
+// openPty opens a pseudo-terminal: the test types on master, the console
+// under test uses tty. Both close at the end of the test.
+func openPty(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { master.Close() })
+	var n uint32
+	unlock := int32(0)
+	rc, err := master.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ioctlErr error
+	err = rc.Control(func(fd uintptr) {
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+			ioctlErr = e
+			return
+		}
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+			ioctlErr = e
+		}
+	})
+	if err = errors.Join(err, ioctlErr); err != nil {
+		t.Fatalf("unlocking the pseudo-terminal: %v", err)
+	}
+	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return master, tty
+}
+
+// screen collects what the terminal shows, for polling.
+func screen(t *testing.T, master *os.File) *lockedBuffer {
+	var out lockedBuffer
+	go func() { _, _ = io.Copy(&out, master) }() // ends with EIO when tty closes
+	return &out
+}
+
+// waitScreen polls the screen until it holds want.
+func waitScreen(t *testing.T, out *lockedBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal never showed %q; it shows %q", want, out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+type lineResult struct {
+	line string
+	err  error
+}
+
+// readLine runs ReadLine in the background: it blocks until a key ends it.
+func readLine(c console) <-chan lineResult {
+	ch := make(chan lineResult, 1)
+	go func() {
+		l, err := c.ReadLine()
+		ch <- lineResult{l, err}
+	}()
+	return ch
+}
+
+func await(t *testing.T, ch <-chan lineResult) lineResult {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadLine did not return")
+		return lineResult{}
+	}
+}
+
+func termState(t *testing.T, f *os.File) *term.State {
+	t.Helper()
+	st, err := term.GetState(int(f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestConsoleOnTerminal types on a pseudo-terminal: line editing, history,
+// replies in CRLF with the prompt, Ctrl-D, and the terminal restored.
+func TestConsoleOnTerminal(t *testing.T) {
+	master, tty := openPty(t)
+	before := termState(t, tty)
+	out := screen(t, master)
+	c, err := newConsole(tty, tty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Terminal() {
+		t.Fatal("Terminal() = false on a pseudo-terminal")
+	}
+	if reflect.DeepEqual(termState(t, tty), before) {
+		t.Error("the terminal is not in raw mode")
+	}
+	c.SetPrompt("UBOB> ")
+
+	ch := readLine(c)
+	waitScreen(t, out, "UBOB> ")
+	if _, err := master.WriteString("/mailbox hepl\x7f\x7flp\r"); err != nil { // two backspaces
+		t.Fatal(err)
+	}
+	if r := await(t, ch); r.err != nil || r.line != "/mailbox help" {
+		t.Errorf("ReadLine = %q, %v; want the edited line /mailbox help", r.line, r.err)
+	}
+	ch = readLine(c)
+	if _, err := master.WriteString("\x1b[A\r"); err != nil { // up arrow, enter
+		t.Fatal(err)
+	}
+	if r := await(t, ch); r.err != nil || r.line != "/mailbox help" {
+		t.Errorf("ReadLine after the up arrow = %q, %v; want the previous line", r.line, r.err)
+	}
+
+	ch = readLine(c)
+	if _, err := io.WriteString(c, "reply one\nreply two\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, out, "reply one\r\nreply two\r\nUBOB> ")
+	if _, err := master.WriteString("\x04"); err != nil { // Ctrl-D
+		t.Fatal(err)
+	}
+	if r := await(t, ch); !errors.Is(r.err, io.EOF) {
+		t.Errorf("ReadLine after Ctrl-D = %q, %v; want io.EOF", r.line, r.err)
+	}
+
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(termState(t, tty), before) {
+		t.Error("Close did not restore the terminal")
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}
+
+// TestConsoleRestoresOnSignal: SIGTERM gives the terminal back at once.
+func TestConsoleRestoresOnSignal(t *testing.T) {
+	_, tty := openPty(t)
+	before := termState(t, tty)
+	c, err := newConsole(tty, tty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !reflect.DeepEqual(termState(t, tty), before) {
+		if time.Now().After(deadline) {
+			t.Fatal("the terminal is still in raw mode after SIGTERM")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestShellLogOnTerminal: the shell on a terminal logs warnings only, in
+// console format, unless MAILBOT_LOG_LEVEL says otherwise.
+func TestShellLogOnTerminal(t *testing.T) {
+	_, tty := openPty(t)
+	for _, tc := range []struct {
+		env      map[string]string
+		wantInfo bool
+	}{
+		{nil, false},
+		{map[string]string{"MAILBOT_LOG_LEVEL": "INFO"}, true},
+	} {
+		cfg, err := loadConfig(envFrom(tc.env), "shell")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log lockedBuffer
+		logger, err := subcommandLogger(cfg, "shell", envFrom(tc.env), tty, tty, &log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logger.Info("an operation")
+		logger.Warn("a warning")
+		got := log.String()
+		if strings.Contains(got, "an operation") != tc.wantInfo || !strings.Contains(got, "WARN\ta warning") {
+			t.Errorf("env %v: log %q; want info lines: %v, and the warning in console format", tc.env, got, tc.wantInfo)
+		}
+	}
+}

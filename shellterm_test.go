@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// readAll reads lines until an error, and returns them with that error.
+func readAll(c console) ([]string, error) {
+	var lines []string
+	for {
+		l, err := c.ReadLine()
+		if err != nil {
+			return lines, err
+		}
+		lines = append(lines, l)
+	}
+}
+
+// TestPlainConsole: without a terminal the console reads plain lines, has
+// no prompt and writes replies as they are.
+func TestPlainConsole(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 200<<10)
+	var out bytes.Buffer
+	c, err := newConsole(strings.NewReader("/mailbox help\r\n\n  as UBOB \n"+long+"\nlast"), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Terminal() {
+		t.Error("Terminal() = true for a strings.Reader")
+	}
+	c.SetPrompt("USHELL> ")
+	lines, err := readAll(c)
+	if !errors.Is(err, io.EOF) {
+		t.Errorf("at the end: %v, want io.EOF", err)
+	}
+	if diff := cmp.Diff([]string{"/mailbox help", "", "  as UBOB ", long, "last"}, lines); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if _, err := io.WriteString(c, "reply\n"); err != nil || out.String() != "reply\n" {
+		t.Errorf("Write: %v, output %q; want the reply as is, and no prompt", err, out.String())
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}
+
+func TestPlainConsoleLineTooLong(t *testing.T) {
+	t.Parallel()
+	c, err := newConsole(strings.NewReader(strings.Repeat("x", 2<<20)+"\n"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ReadLine(); !errors.Is(err, bufio.ErrTooLong) {
+		t.Errorf("ReadLine of a 2 MiB line = %v, want bufio.ErrTooLong", err)
+	}
+}
+
+// TestConsoleOverPipes: files that are not terminals get the plain console.
+func TestConsoleOverPipes(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c, err := newConsole(r, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Terminal() || consoleIsTerminal(r, w) {
+		t.Error("a pipe is taken for a terminal")
+	}
+	if _, err := w.WriteString("one\ntwo\n"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if lines, err := readAll(c); !errors.Is(err, io.EOF) || !cmp.Equal(lines, []string{"one", "two"}) {
+		t.Errorf("lines %q, %v; want one, two and io.EOF", lines, err)
+	}
+}
+
+func TestCRLFWriter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"no newline", "no newline"},
+		{"one\n", "one\r\n"},
+		{"a\nb\n", "a\r\nb\r\n"},
+		{"already\r\n", "already\r\n"},
+		{"\n\n", "\r\n\r\n"},
+	} {
+		var out bytes.Buffer
+		n, err := crlfWriter{&out}.Write([]byte(tc.in))
+		if err != nil || n != len(tc.in) || out.String() != tc.want {
+			t.Errorf("Write(%q) = %d, %v, wrote %q; want %d, nil, %q", tc.in, n, err, out.String(), len(tc.in), tc.want)
+		}
+	}
+}
+
+// TestShellLogSettings: on a terminal the shell logs warnings in console
+// format, unless the variables were set.
+func TestShellLogSettings(t *testing.T) {
+	t.Parallel()
+	cfg := &config{LogLevel: "debug", LogFormat: "json"}
+	for _, tc := range []struct {
+		interactive         bool
+		set                 []string
+		wantLevel, wantForm string
+	}{
+		{false, nil, "debug", "json"},
+		{true, nil, "warn", "console"},
+		{true, []string{"MAILBOT_LOG_LEVEL"}, "debug", "console"},
+		{true, []string{"MAILBOT_LOG_FORMAT"}, "warn", "json"},
+		{true, []string{"MAILBOT_LOG_LEVEL", "MAILBOT_LOG_FORMAT"}, "debug", "json"},
+	} {
+		isSet := func(name string) bool { return strings.Contains(strings.Join(tc.set, " "), name) }
+		level, format := shellLogSettings(cfg, tc.interactive, isSet)
+		if level != tc.wantLevel || format != tc.wantForm {
+			t.Errorf("interactive %v, set %q: %s %s, want %s %s", tc.interactive, tc.set, level, format, tc.wantLevel, tc.wantForm)
+		}
+	}
+}
