@@ -1,6 +1,7 @@
 # mailbot's container image: a static binary on a distroless, non-root base.
 #
-#   docker build --build-arg VERSION=v1.2.3 --build-arg COMMIT=$(git rev-parse --short HEAD) -t mailbot .
+#   docker build --build-arg VERSION=v1.2.3 --build-arg COMMIT=$(git rev-parse --short HEAD) \
+#     --build-arg CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ) -t mailbot .
 #   docker run --rm --env-file mailbot.env -p 8080:8080 mailbot
 #
 # The go build line below is the one .ci/run runs (CI builds with the same
@@ -27,15 +28,22 @@ RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags 
 # the user nonroot (uid 65532), and no shell or package manager. Pin it by
 # digest (…:nonroot@sha256:…) in a release pipeline.
 FROM gcr.io/distroless/static-debian13:nonroot
+# The OCI annotations (https://specs.opencontainers.org/image-spec/annotations/),
+# from the build args: the release, the commit (as `mailbot version` shows
+# it) and the build time in RFC 3339 (date -u +%Y-%m-%dT%H:%M:%SZ).
 ARG VERSION=devel
 ARG COMMIT=unknown
+ARG CREATED=
 LABEL org.opencontainers.image.title="mailbot" \
       org.opencontainers.image.description="Slack chat-ops bot for the PDD mail-hosting API" \
       org.opencontainers.image.source="https://github.com/mailbot/mailbot" \
       org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${COMMIT}"
+      org.opencontainers.image.revision="${COMMIT}" \
+      org.opencontainers.image.created="${CREATED}"
 COPY --from=build /out/mailbot /mailbot
-USER nonroot:nonroot
+# Numeric, the image's user nonroot: the kubelet can verify runAsNonRoot
+# only for a numeric user, and the Deployment's runAsUser is the same.
+USER 65532:65532
 # The health and metrics listener (MAILBOT_HTTP_ADDR, default :8080). Slack
 # needs no inbound port: Socket Mode dials out.
 EXPOSE 8080
