@@ -4,7 +4,16 @@
 // The service answers HTTP 200 even for errors; an answer with "success":
 // "error" becomes an [*Error] carrying the [Code]. An answer that is not a PDD
 // answer at all becomes a [*ResponseError], and no answer a
-// [*TransportError]. No error string carries the token or a password.
+// [*TransportError]. No error carries the token, a password or a
+// verification secret, and an unknown code is cut to [MaxCodeLen]
+// characters.
+//
+// After a failure, [NothingDone] says whether the service certainly changed
+// nothing (the operation may be offered again), [MayHaveHappened] whether
+// it may have performed the operation (an add may have created the
+// mailbox); when neither holds, the failure is definitive. [WithRetryHook]
+// reports each retry for a metric, and [NewTransport] keeps as many
+// connections warm as requests run at once.
 package apiclient
 
 import (

@@ -120,7 +120,9 @@ func TestNothingDoneUnsent(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := "http://" + l.Addr().String()
-	l.Close() // nothing listens there now: the connection is refused
+	if err := l.Close(); err != nil { // nothing listens there now: the connection is refused
+		t.Fatal(err)
+	}
 	refused, err := apiclient.New(closed, "TOKEN", apiclient.WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +159,7 @@ func TestNothingDoneUnsent(t *testing.T) {
 // happened; so may a register.
 func TestNothingDoneTimeout(t *testing.T) {
 	t.Parallel()
-	e := setup(t, false, apiclient.WithTimeout(50*time.Millisecond))
+	e := setup(t, false, apiclient.WithTimeout(attemptTimeout))
 	e.sim.SetLatency(time.Minute)
 	for _, c := range []call{add("example.com", "u", password), register("example.com")} {
 		err := c(t, e)
@@ -251,7 +253,7 @@ func TestRetryHook(t *testing.T) {
 		{"register: 502, reset", nil, faults("502", "reset"), register("example.com"), []retryCall{{reg, apiclient.RetryHTTP5xx}, {reg, apiclient.RetryTransport}}, false},
 		{"add: 502 is not retried", nil, faults("502"), add("example.com", "u", password), nil, true},
 		{"add: reset is not retried", nil, faults("reset"), add("example.com", "u", password), nil, true},
-		{"register: timeouts", []apiclient.Option{apiclient.WithTimeout(50 * time.Millisecond)}, func(_ *testing.T, e *env) { e.sim.SetLatency(time.Minute) },
+		{"register: timeouts", []apiclient.Option{apiclient.WithTimeout(attemptTimeout)}, func(_ *testing.T, e *env) { e.sim.SetLatency(time.Minute) },
 			register("example.com"), repeat(retryCall{reg, apiclient.RetryTimeout}, 2), true},
 		{"add: occupied is final", nil, func(_ *testing.T, e *env) { e.sim.FailNextWith(1, apiclient.CodeOccupied) }, add("example.com", "u", password), nil, true},
 	}
@@ -283,7 +285,9 @@ func TestRetryHookNotSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := "http://" + l.Addr().String()
-	l.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	rec := &retryRecorder{}
 	c, err := apiclient.New(closed, "TOKEN", apiclient.WithRetry(fastRetry), apiclient.WithRetryHook(rec.hook))
 	if err != nil {

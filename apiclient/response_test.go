@@ -70,7 +70,7 @@ func TestBadAnswers(t *testing.T) {
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				requests.Add(1)
 				w.WriteHeader(tc.status)
-				io.WriteString(w, tc.body)
+				_, _ = io.WriteString(w, tc.body)
 			}))
 			t.Cleanup(ts.Close)
 			c, err := apiclient.New(ts.URL, "TOKEN", apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
@@ -133,7 +133,7 @@ func TestNoSecretsInErrors(t *testing.T) {
 			t.Parallel()
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(tc.status)
-				io.WriteString(w, tc.body)
+				_, _ = io.WriteString(w, tc.body)
 			}))
 			t.Cleanup(ts.Close)
 			c, err := apiclient.New(ts.URL, token, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))

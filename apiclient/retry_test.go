@@ -141,8 +141,13 @@ func TestNeverSent(t *testing.T) {
 	checkNoSecrets(t, err, "TOKEN", password)
 }
 
-// TestTimeout gives each attempt 50ms against a sandbox that answers after
-// a minute: register is retried, add is not.
+// attemptTimeout is the per-attempt timeout of the timeout tests: long
+// enough for a dial and a TLS handshake on a busy machine under -race, so
+// that every attempt reaches the sandbox before it times out.
+const attemptTimeout = 250 * time.Millisecond
+
+// TestTimeout gives each attempt attemptTimeout against a sandbox that
+// answers after a minute: register is retried, add is not.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
 	for _, tr := range transports {
@@ -158,13 +163,13 @@ func TestTimeout(t *testing.T) {
 				{"add", add("example.com", "u", password), 1, "may exist now"},
 			}
 			for _, tc := range tests {
-				e := setup(t, tr.tls, apiclient.WithTimeout(50*time.Millisecond))
+				e := setup(t, tr.tls, apiclient.WithTimeout(attemptTimeout))
 				e.sim.SetLatency(time.Minute)
 				before := e.sim.Requests("")
 				start := time.Now()
 				err := tc.call(t, e)
 				if took := time.Since(start); took > 5*time.Second {
-					t.Errorf("%s: took %s, want about 3×50ms", tc.name, took)
+					t.Errorf("%s: took %s, want about 3×%s", tc.name, took, attemptTimeout)
 				}
 				var te *apiclient.TransportError
 				if !errors.As(err, &te) || !te.Timeout() || !te.Sent || !errors.Is(err, context.DeadlineExceeded) {

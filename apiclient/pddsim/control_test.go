@@ -285,7 +285,9 @@ func TestOnRequest(t *testing.T) {
 		}
 	})
 	f.mustPost(t, "/api2/admin/domain/register", f.alice, url.Values{"domain": {"example.com"}})
-	f.raw(t, t.Context(), "/api2/admin/domain/delete", nil)
+	if _, _, err := f.raw(t, t.Context(), "/api2/admin/domain/delete", nil); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan map[string]any, 1)
 	go func() {
 		_, got := f.post(t, "/api2/admin/email/add", f.alice, url.Values{"domain": {"example.com"}, "login": {"held"}, "password": {"Secret-1"}})

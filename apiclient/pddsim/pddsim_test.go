@@ -27,8 +27,6 @@ type fixture struct {
 	alice, bob string
 }
 
-const takenUID = firstUID // the fixture's one mailbox
-
 func newFixture(t *testing.T, opts ...Option) *fixture {
 	t.Helper()
 	sim := New(opts...)
