@@ -256,7 +256,9 @@ func TestRestartWithoutDatabase(t *testing.T) {
 	})
 	t.Run("read back fails", func(t *testing.T) {
 		t.Parallel()
-		e, api := after(func(commands.MessageRef) (bool, error) { return false, errors.New("conversations.history: missing_scope") })
+		e, api := after(func(commands.MessageRef) (bool, error) {
+			return false, errors.New("conversations.history: missing_scope")
+		})
 		if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelError || api.calls.Load() != 0 {
 			t.Errorf("approve when the message cannot be read = %q with %d calls, want error, none", label, api.calls.Load())
 		}
