@@ -117,7 +117,11 @@ func replyBlocks(r commands.Reply) []slack.Block {
 	if r.Note != "" {
 		blocks = append(blocks, contextText(escape(r.Note)))
 	}
-	return fitBlocks(blocks, maxMessageBlocks)
+	blocks = fitBlocks(blocks, maxMessageBlocks-1)
+	if a, err := buttons(replyBlockID, r.Buttons); err == nil && len(r.Buttons) > 0 {
+		blocks = append(blocks, a) // a value over Slack's limit leaves the buttons out, never cut
+	}
+	return blocks
 }
 
 // section is a section of escaped mrkdwn, cut to Slack's limit.

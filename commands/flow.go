@@ -94,7 +94,9 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 	case OutcomeRun:
 		res := c.run(ctx, to.User, nil, "", d.Op)
 		c.deliverResult(ctx, to, res)
-		c.notify(ctx, res.Notice.Summary(c.cfg.Mention))
+		if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid { // nothing reached the PDD API
+			c.notify(ctx, res.Notice.Summary(c.cfg.Mention))
+		}
 		return res.label()
 	case OutcomeApproval:
 		return c.submit(ctx, to, *d.Pending)
@@ -165,6 +167,8 @@ func (c *Core) deliverResult(ctx context.Context, to Route, res Result) {
 
 func undeliveredAdvice(n Notice) string {
 	switch {
+	case n.Uncertain:
+		return "whether it happened is unknown: the PDD API did not answer, so the mailbox may exist; check before trying again."
 	case n.OK && n.Op.Action == ActionAddMailbox:
 		return "the mailbox exists: an admin should reset its password and pass it on."
 	case n.OK:

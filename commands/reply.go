@@ -136,6 +136,8 @@ func codeMeaning(op Operation, code string) string {
 		return "an internal error, see the log"
 	case CodeInvalid:
 		return "the operation did not validate; nothing was sent"
+	case CodeStore:
+		return "mailbot cannot reach its database; nothing was done"
 	}
 	return (&apiclient.Error{Op: op.apiOp(), Code: apiclient.Code(code)}).Meaning()
 }
