@@ -2,7 +2,7 @@ package commands
 
 import (
 	"bytes"
-		"crypto/hmac"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -132,4 +132,3 @@ func (p Pending) Summary(mention func(userID string) string) string {
 	}
 	return s
 }
-

@@ -27,10 +27,10 @@ type Decision struct {
 // Reply is a transport-free answer to the person who asked. The Slack
 // adapter renders it as Block Kit, the shell as plain text.
 type Reply struct {
-	Title  string   // one line, such as "Mailbox created"
-	Text   string   // a lead paragraph, may be empty
-	Fields []Field  // labelled values
-	Steps  []string // instructions, in order (how to verify a domain)
+	Title   string   // one line, such as "Mailbox created"
+	Text    string   // a lead paragraph, may be empty
+	Fields  []Field  // labelled values
+	Steps   []string // instructions, in order (how to verify a domain)
 	Note    string   // a closing remark, such as "Only you can see this."
 	Error   bool     // the request failed or was refused
 	Buttons []Button // actions offered to the person who asked
