@@ -38,6 +38,23 @@ func newMeteredAPI(api commands.API, reg prometheus.Registerer) *meteredAPI {
 	return m
 }
 
+// newRetryCounter registers mailbot_pdd_retries_total and returns the
+// apiclient retry hook that counts into it. Every operation and reason
+// starts at 0, so the series exist before the first retry.
+func newRetryCounter(reg prometheus.Registerer) func(apiclient.Op, apiclient.RetryReason) {
+	retries := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mailbot_pdd_retries_total",
+		Help: "PDD API attempts repeated, by operation and reason (unknown, not_sent, timeout, transport, http_5xx).",
+	}, []string{"op", "reason"})
+	reg.MustRegister(retries)
+	for _, op := range []apiclient.Op{apiclient.OpRegisterDomain, apiclient.OpAddMailbox} {
+		for _, r := range apiclient.RetryReasons() {
+			retries.WithLabelValues(string(op), string(r))
+		}
+	}
+	return func(op apiclient.Op, r apiclient.RetryReason) { retries.WithLabelValues(string(op), string(r)).Inc() }
+}
+
 func (m *meteredAPI) observe(op apiclient.Op, start time.Time, err error) {
 	m.duration.WithLabelValues(string(op)).Observe(time.Since(start).Seconds())
 	m.requests.WithLabelValues(string(op), outcomeCode(err)).Inc()

@@ -50,7 +50,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		res, err = c.addMailbox(ctx, n)
 	}
 	if err != nil {
-		res = c.failure(n, err)
+		res = cutOff(ctx, c.failure(n, err))
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
@@ -130,16 +130,13 @@ func (c *Core) failure(n Notice, err error) Result {
 	switch {
 	case errors.As(err, &apiErr):
 		n.Code = string(apiErr.Code)
-		n.NothingDone = apiErr.Code == apiclient.CodeUnknown
 		r.Text = fmt.Sprintf("The PDD API answered %s: %s.", apiErr.Code, apiErr.Meaning())
 		r.Note = advice(apiErr)
 	case errors.As(err, &respErr):
 		n.Code = CodeResponse
 		r.Text = fmt.Sprintf("The PDD API gave an answer mailbot cannot read (HTTP %d: %s).", respErr.StatusCode, respErr.Reason)
 		r.Note = "Try again later."
-		n.NothingDone = !add && respErr.StatusCode >= 500
-		if add {
-			n.Uncertain = true
+		if add && apiclient.MayHaveHappened(err) {
 			r.Note = "The request reached the API, so the mailbox may exist now: check before you try again."
 		}
 	case errors.As(err, &transErr):
@@ -149,9 +146,7 @@ func (c *Core) failure(n Notice, err error) Result {
 			r.Text = "The PDD API did not answer in time."
 		}
 		r.Note = "Try again later."
-		n.NothingDone = !transErr.Sent
-		n.Uncertain = add && transErr.Sent
-		if add && transErr.Sent {
+		if add && apiclient.MayHaveHappened(err) {
 			r.Note = "The request was sent, so the mailbox may exist now: check before you try again."
 		}
 	default:
@@ -162,7 +157,23 @@ func (c *Core) failure(n Notice, err error) Result {
 		c.logger.Error("internal error", zap.String("ref", ref), zap.String("action", string(n.Op.Action)),
 			zap.String("target", n.Op.Target()), zap.Error(err))
 	}
+	n.NothingDone, n.Uncertain = apiclient.NothingDone(err), apiclient.MayHaveHappened(err)
 	return Result{Reply: r, Notice: n}
+}
+
+// cutOff rewords the failure of an operation that mailbot's own stop cut
+// off (interface §9): it may or may not have happened.
+func cutOff(ctx context.Context, res Result) Result {
+	if ctx.Err() == nil || res.Notice.OK || res.Notice.NothingDone {
+		return res
+	}
+	res.Notice.Uncertain = true
+	res.Reply.Text = "mailbot stopped before the PDD API answered: the operation may or may not have happened."
+	res.Reply.Note = "Check before you try again; trying again is harmless for a domain."
+	if res.Notice.Op.Action == ActionAddMailbox {
+		res.Reply.Note = "The mailbox may exist now: check before you try again."
+	}
+	return res
 }
 
 // advice says what to do about a PDD error code.
