@@ -96,3 +96,39 @@ func TestUndeliveredUncertain(t *testing.T) {
 		t.Errorf("undelivered notice = %q, want the target and that the mailbox may exist", undelivered)
 	}
 }
+
+// TestForgedClick checks that a button value this mailbot did not sign,
+// or signed for something else, decides nothing, and that an unknown
+// button or a click without a user is refused.
+func TestForgedClick(t *testing.T) {
+	t.Parallel()
+	api := &fakePDD{}
+	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
+	p, ref := e.request(user1, "/mailbox add tom@example.com")
+	value := e.core.EncodePending(p)
+	stranger := newEnv(t, &fakePDD{}, commands.Config{SigningKey: []byte("another key")}, nil)
+	e.typed(admin1, "/maildomain register example.org")
+	check := e.msgr.lastTo(admin1).Buttons[0].Value
+	for name, v := range map[string]string{
+		"flipped signature": value[:len(value)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(value, "AA")],
+		"another key":       stranger.core.EncodePending(p),
+		"check value":       check,
+		"empty":             "",
+	} {
+		if label := e.clickValue(commands.ButtonApprove, v, admin1, ref); label != commands.LabelInvalid {
+			t.Errorf("approve with %s = %q, want invalid", name, label)
+		}
+	}
+	if label := e.clickValue("approve_all", value, admin1, ref); label != commands.LabelRefused {
+		t.Errorf("an unknown button = %q, want refused", label)
+	}
+	if label := e.click(commands.ButtonApprove, p, "", ref); label != commands.LabelRefused {
+		t.Errorf("a click without a user = %q, want refused", label)
+	}
+	if n := api.calls.Load(); n != 1 { // the register above
+		t.Errorf("API calls = %d, want only the direct register", n)
+	}
+	if rec := e.record(p.ID); rec.State != commands.StatePending || len(rec.Approvers) != 0 {
+		t.Errorf("record = %+v, want still pending without approvals", rec)
+	}
+}

@@ -120,7 +120,7 @@ func (s *sandbox) adds() int { return s.sim.Requests(apiclient.OpAddMailbox) }
 // env is a core with a recording messenger, an in-memory store and a fake
 // clock.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	core  *commands.Core
 	msgr  *recMessenger
 	store commands.Store
@@ -137,7 +137,7 @@ var testKey = []byte("flow-test-key")
 // newEnv returns an env on api. cfg's zero fields get: admins UADMIN1-3,
 // the signing key, the fake clock, and mentions as Slack writes them.
 // wrap, if not nil, wraps the memory store (to make it fail).
-func newEnv(t *testing.T, api commands.API, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
+func newEnv(t testing.TB, api commands.API, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
 	t.Helper()
 	clk := newClock()
 	if cfg.Admins == nil {
