@@ -29,7 +29,12 @@ var formBlockIDs = map[string]string{
 // 3 s, so it goes on the short-answers worker, straight after the ack;
 // when the form cannot open, the person gets the usage instead.
 func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.Route, log *zap.Logger) {
-	view := formView(d.Form)
+	view, err := fitModal(formView(d.Form))
+	if err != nil { // the signed metadata never exceeds Slack's limit: a bug
+		log.Error("form does not fit Slack's limits: answering with the usage", zap.Error(err))
+		b.answer(func(ctx context.Context) { b.tell(ctx, to, d.Reply, "usage", cmd.Command) })
+		return
+	}
 	ok := b.answer(func(ctx context.Context) {
 		_, err := b.api.OpenViewContext(ctx, cmd.TriggerID, view)
 		if err == nil {

@@ -43,6 +43,7 @@ func requestBlocks(v commands.RequestView) ([]slack.Block, error) {
 	if v.Text != "" {
 		blocks = append(blocks, slack.NewContextBlock("", verbatim(fitText(stateMark(v.State)+escape(v.Text), maxSectionText))))
 	}
+	blocks = fitBlocks(blocks, maxMessageBlocks-1)
 	if !v.Buttons() {
 		return blocks, nil
 	}

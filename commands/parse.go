@@ -307,7 +307,7 @@ func reasonFrom(text string, toks []token) string {
 
 // cleanReason is a reason as mailbot keeps and shows it, typed or
 // submitted in a form.
-func cleanReason(s string) string { return trunc(cleanText(s), maxReason) }
+func cleanReason(s string) string { return trunc(CleanReason(s), maxReason) }
 
 // cleanText turns Slack's markup into plain text: <@U1|ann> becomes @ann,
 // <#C1|ops> #ops, <!here> @here, links their text; entities are decoded,
