@@ -39,7 +39,7 @@ func TestParse(t *testing.T) {
 		{"label of 63", "/maildomain", "register " + long63 + ".com", reg(long63+".com", "")},
 		{"name of 253", "/maildomain", "register " + name253(), reg(name253(), "")},
 		{"digits in labels", "/maildomain", "register 1-2.3com", reg("1-2.3com", "")},
-		{"reason with mention", "/maildomain", "register example.com for <@U123|ann> in <#C9|ops> <!here> &amp; co", reg("example.com", "for @ann in #ops @here & co")},
+		{"reason with mention", "/maildomain", "register example.com for <@U123|ann> in <#C9|ops> <!here> &amp; co", reg("example.com", "for @ ann in #ops @ here & co")},
 		{"reason with link", "/maildomain", "register example.com see <https://t.example/1|ticket 1>", reg("example.com", "see ticket 1")},
 		{"help", "/maildomain", "help", Invocation{Command: CmdDomain, Help: true}},
 		{"help case", "/mailbox", "HELP me", Invocation{Command: CmdMailbox, Help: true}},
