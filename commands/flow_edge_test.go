@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pddsim"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -74,10 +75,6 @@ func TestConcurrentLastApprovals(t *testing.T) {
 // TestUndeliveredUncertain checks the ops notice of an uncertain add
 // whose result cannot be delivered: the mailbox may exist, so the notice
 // must not say that the operation did not succeed.
-//
-// BUG (flow.go undeliveredAdvice): it has no case for Notice.Uncertain
-// and says "the operation did not succeed (transport)" although the
-// mailbox may exist.
 func TestUndeliveredUncertain(t *testing.T) {
 	t.Parallel()
 	api := &fakePDD{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
@@ -130,5 +127,74 @@ func TestForgedClick(t *testing.T) {
 	}
 	if rec := e.record(p.ID); rec.State != commands.StatePending || len(rec.Approvers) != 0 {
 		t.Errorf("record = %+v, want still pending without approvals", rec)
+	}
+}
+
+// TestUncertainRegister approves a register whose answer the sandbox cuts
+// short after registering: whether it happened is unknown, so the request
+// ends, and what the ops channel and the requester are told is about the
+// domain, not a mailbox.
+//
+// BUG (reply.go Notice.Summary, the n.Uncertain case, and flow.go
+// undeliveredAdvice, its n.Uncertain case): since run.go takes Uncertain
+// from apiclient.MayHaveHappened, a register can be uncertain too, and
+// both texts say "the mailbox may exist" for a domain. Summary also says
+// "no answer from the PDD API" when there was an answer it could not
+// read (code response).
+func TestUncertainRegister(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	e := newEnv(t, sb.client, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
+	e.msgr.failDeliver = map[string]bool{user1: true}
+	p, ref := e.request(user1, "/maildomain register example.org")
+	if err := sb.sim.InjectFault(pddsim.FaultTruncated, 1); err != nil {
+		t.Fatal(err)
+	}
+	e.click(commands.ButtonApprove, p, admin1, ref)
+	if rec := e.record(p.ID); rec.State != commands.StateUncertain {
+		t.Errorf("record = %+v, want uncertain: the sandbox registered the domain but its answer was cut", rec)
+	}
+	up, _ := e.msgr.last("update")
+	texts := []string{up.View.Text}
+	for _, n := range e.msgr.of("notify") {
+		texts = append(texts, n.Text)
+	}
+	if len(texts) != 2 {
+		t.Fatalf("update and notices = %q, want the update and the undelivered notice", texts)
+	}
+	for _, s := range texts {
+		if strings.Contains(s, "mailbox") || !strings.Contains(s, "example.org") {
+			t.Errorf("ops text %q about an uncertain register speaks of a mailbox, or not of the domain", s)
+		}
+	}
+	if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelDecided {
+		t.Errorf("approve after an uncertain register = %q, want already decided", label)
+	}
+}
+
+// TestStopCutsOff plays mailbot's stop during a run: the work's context
+// ends while the API call is in flight. The result says the operation may
+// or may not have happened, it is still delivered (answers do not share
+// the work's context), and the audit entry is completed as unknown.
+func TestStopCutsOff(t *testing.T) {
+	t.Parallel()
+	ctx, stop := context.WithCancel(t.Context())
+	api := &fakePDD{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
+		stop()
+		return nil, &apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: context.Canceled}
+	}}
+	e := newEnv(t, api, commands.Config{}, nil)
+	d := e.core.Decide(commands.Request{UserID: admin1, ChannelID: "C1", Command: commands.CmdMailbox, Text: "add uma@example.com"})
+	if label := e.core.Execute(ctx, commands.Route{User: admin1, Channel: "C1"}, d); label != commands.LabelError {
+		t.Errorf("label = %q, want error", label)
+	}
+	if r := e.msgr.lastTo(admin1); !r.Error || !strings.Contains(r.Text, "may or may not have happened") || !strings.Contains(r.Note, "may exist") {
+		t.Errorf("the reply = %+v, want that the add may or may not have happened", r)
+	}
+	if n, ok := e.msgr.last("notify"); !ok || !strings.Contains(n.Text, "may exist") {
+		t.Errorf("ops notice = %q, want that the mailbox may exist", n.Text)
+	}
+	if a := e.audit(); len(a) != 1 || a[0].Outcome != commands.OutcomeUnknown {
+		t.Errorf("audit = %+v, want the run completed as unknown", a)
 	}
 }
