@@ -198,3 +198,58 @@ func TestStopCutsOff(t *testing.T) {
 		t.Errorf("audit = %+v, want the run completed as unknown", a)
 	}
 }
+
+// TestLateCountedUpdate holds back the request message update of a
+// counted approval (a slow chat.update) while a second admin's approval
+// runs the operation and shows the outcome. The message must end showing
+// the outcome, not "1 of 2 approvals" with the buttons again.
+//
+// BUG (flow.go approve, the ApproveCounted case, and updateRequest): the
+// update is sent with the record as it was when the approval was counted;
+// when it lands after the last approval's update, it overwrites the
+// outcome and offers Approve and Deny on a request that is done (clicks
+// then answer "already decided" while the process lives). Without a
+// database it is worse: after a restart, the message read back shows no
+// decision, and two approvals run the operation a second time. A fix
+// could re-read the record after a counted update and show the current
+// state again if it is no longer pending.
+func TestLateCountedUpdate(t *testing.T) {
+	t.Parallel()
+	api := &fakePDD{}
+	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2}, nil)
+	p, ref := e.request(user1, "/maildomain register example.com")
+	held, release := make(chan struct{}), make(chan struct{})
+	e.msgr.onUpdate = func(v commands.RequestView) {
+		if v.State == commands.StatePending && len(v.Approvers) == 1 {
+			close(held)
+			<-release
+		}
+	}
+	first := make(chan string)
+	go func() { first <- e.click(commands.ButtonApprove, p, admin1, ref) }()
+	<-held
+	if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelOK {
+		t.Fatalf("second approval = %q, want ok", label)
+	}
+	close(release)
+	if label := <-first; label != commands.LabelCounted {
+		t.Errorf("first approval = %q, want counted", label)
+	}
+	if n := api.calls.Load(); n != 1 {
+		t.Errorf("API calls = %d, want 1", n)
+	}
+	up, _ := e.msgr.last("update")
+	if up.View.Buttons() || up.View.State != commands.StateDone {
+		t.Errorf("the request message ends as %s, want it to show the outcome without buttons:\n%s",
+			up.View.State, e.msgr.transcript(e.msgr.of("update")))
+	}
+	// A restart without a database: the message, as last updated, is all
+	// that remembers the decision.
+	restarted := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2}, nil)
+	restarted.msgr.shows = func(commands.MessageRef) (bool, error) { return !up.View.Buttons(), nil }
+	restarted.click(commands.ButtonApprove, p, admin1, ref)
+	restarted.click(commands.ButtonApprove, p, admin2, ref)
+	if n := api.calls.Load(); n != 1 {
+		t.Errorf("API calls after a restart = %d, want still 1: the operation ran twice", n)
+	}
+}

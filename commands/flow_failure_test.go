@@ -258,6 +258,21 @@ func TestRestartWithoutDatabase(t *testing.T) {
 			t.Errorf("approve when the message cannot be read = %q with %d calls, want error, none", label, api.calls.Load())
 		}
 	})
+	t.Run("expired meanwhile", func(t *testing.T) {
+		t.Parallel()
+		e, api := after(func(commands.MessageRef) (bool, error) { return false, nil })
+		e.clk.Advance(commands.DefaultApprovalTTL)
+		if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelExpired || api.calls.Load() != 0 {
+			t.Errorf("approve of a request that expired while mailbot was down = %q with %d calls, want expired, none", label, api.calls.Load())
+		}
+		if up, _ := e.msgr.last("update"); up.Ref != ref || up.View.State != commands.StateExpired || up.View.Buttons() {
+			t.Errorf("update = %+v, want the clicked message, expired, without buttons", up)
+		}
+		if rs := e.msgr.to(user1); len(rs) != 1 || rs[0].Title != "Request expired" {
+			t.Errorf("the requester got %+v, want one expiry notice", rs)
+		}
+		e.sweep(0, 0)
+	})
 	t.Run("deny", func(t *testing.T) {
 		t.Parallel()
 		e, _ := after(func(commands.MessageRef) (bool, error) { return false, nil })

@@ -157,4 +157,12 @@ func TestCheckDNSButton(t *testing.T) {
 		t.Errorf("the checklist called the PDD API")
 	}
 	e.noSecrets(admin1, secretContent)
+	// Without a resolver the checklist is not available, and says so.
+	bare := newEnv(t, &fakePDD{}, commands.Config{}, nil)
+	if _, label := bare.typed(user2, "/maildomain check example.com"); label != commands.LabelAnswered {
+		t.Errorf("check without a resolver = %q, want answered", label)
+	}
+	if r := bare.msgr.lastTo(user2); !r.Error || !strings.Contains(r.Title, "not available") {
+		t.Errorf("check without a resolver answered %+v, want that it is not available", r)
+	}
 }

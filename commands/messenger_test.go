@@ -35,6 +35,9 @@ type recMessenger struct {
 	// shows answers ShowsDecision; nil means the test does not expect it
 	// to be called.
 	shows func(ref commands.MessageRef) (bool, error)
+	// onUpdate, if set, runs before an update is recorded (as applied):
+	// a test can hold an update back.
+	onUpdate func(v commands.RequestView)
 	// discard keeps no calls (for benchmarks); lastPost is kept anyway.
 	discard  bool
 	lastPost commands.MessageRef
@@ -77,6 +80,12 @@ func (m *recMessenger) PostRequest(_ context.Context, v commands.RequestView) (c
 }
 
 func (m *recMessenger) UpdateRequest(_ context.Context, ref commands.MessageRef, v commands.RequestView) error {
+	m.mu.Lock()
+	hook := m.onUpdate
+	m.mu.Unlock()
+	if hook != nil {
+		hook(v)
+	}
 	m.add(call{Kind: "update", Ref: ref, View: v})
 	return nil
 }
