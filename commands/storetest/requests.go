@@ -120,8 +120,9 @@ func testApproveUnknown(t *testing.T, open func(t *testing.T) commands.Store) {
 	}
 	q := request("another", now.Add(-time.Hour))
 	rec = approve(t, s, q, "U0BOB", 1, now, commands.ApproveRun)
-	if rec.State != commands.StateRunning || rec.Pending != q {
-		t.Errorf("unknown request approved with need 1: state %s, pending %+v; want running, %+v", rec.State, rec.Pending, q)
+	want = commands.Record{Pending: q, State: commands.StateRunning, Approvers: []string{"U0BOB"}, DecidedBy: "U0BOB", DecidedAt: now}
+	if diff := cmp.Diff(want, rec, opts); diff != "" {
+		t.Errorf("unknown request approved with need 1 (-want +got):\n%s", diff)
 	}
 }
 

@@ -1,0 +1,86 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mailbot/mailbot/commands"
+)
+
+// Begin records an operation about to run and returns its entry's ID. An
+// entry without a time gets the current time.
+func (s *Store) Begin(ctx context.Context, e commands.AuditEntry) (int64, error) {
+	var id int64
+	err := s.call(ctx, "audit begin", func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx, insertEntry+" RETURNING id", entryArgs(e)...).Scan(&id)
+	})
+	return id, err
+}
+
+// Complete sets the outcome fields of entry id.
+func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) error {
+	return s.call(ctx, "audit complete", func(ctx context.Context) error {
+		tag, err := s.pool.Exec(ctx, `UPDATE audit SET outcome = $2, status = $3, stage = $4, uid = $5, code = $6
+			WHERE id = $1`, id, e.Outcome, e.Status, e.Stage, e.UID, e.Code)
+		if err == nil && tag.RowsAffected() == 0 {
+			return fmt.Errorf("no audit entry %d", id)
+		}
+		return err
+	})
+}
+
+// Record adds a finished entry.
+func (s *Store) Record(ctx context.Context, e commands.AuditEntry) error {
+	return s.call(ctx, "audit record", func(ctx context.Context) error {
+		_, err := s.pool.Exec(ctx, insertEntry, entryArgs(e)...)
+		return err
+	})
+}
+
+// insertEntry adds an audit entry; $1..$14 as entryArgs returns.
+const insertEntry = `INSERT INTO audit (time, request_id, event, actor, deciders, action, domain, login, reason,
+	outcome, status, stage, uid, code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+
+// entryArgs returns insertEntry's arguments for e.
+func entryArgs(e commands.AuditEntry) []any {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	return []any{e.Time, e.RequestID, string(e.Event), e.Actor, nonNil(e.Deciders), string(e.Action),
+		e.Domain, e.Login, e.Reason, e.Outcome, e.Status, e.Stage, e.UID, e.Code}
+}
+
+// Audit lists entries at or after since, by time and then ID, oldest or
+// newest first, at most limit (0: all).
+func (s *Store) Audit(ctx context.Context, since time.Time, limit int, newestFirst bool) ([]commands.AuditEntry, error) {
+	order := "time, id"
+	if newestFirst {
+		order = "time DESC, id DESC"
+	}
+	var out []commands.AuditEntry
+	err := s.call(ctx, "audit", func(ctx context.Context) error {
+		rows, _ := s.pool.Query(ctx, `SELECT id, time, request_id, event, actor, deciders, action, domain, login,
+			reason, outcome, status, stage, uid, code FROM audit WHERE time >= $1
+			ORDER BY `+order+` LIMIT $2`, since, limitArg(limit))
+		var err error
+		out, err = pgx.CollectRows(rows, scanEntry)
+		return err
+	})
+	return out, err
+}
+
+// scanEntry reads one audit row.
+func scanEntry(row pgx.CollectableRow) (commands.AuditEntry, error) {
+	var e commands.AuditEntry
+	var event, action string
+	err := row.Scan(&e.ID, &e.Time, &e.RequestID, &event, &e.Actor, &e.Deciders, &action, &e.Domain,
+		&e.Login, &e.Reason, &e.Outcome, &e.Status, &e.Stage, &e.UID, &e.Code)
+	e.Event, e.Action = commands.Event(event), commands.Action(action)
+	if len(e.Deciders) == 0 {
+		e.Deciders = nil
+	}
+	return e, err
+}

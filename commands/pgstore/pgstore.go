@@ -1,0 +1,237 @@
+// Package pgstore keeps mailbot's requests and audit trail in PostgreSQL
+// (interface §7, §8): a [commands.Store] that any number of replicas share.
+//
+// Every change of a request is a compare-and-set in one transaction: the
+// request's row is locked (SELECT ... FOR UPDATE), the change decided, and
+// the row updated, so that of concurrent calls on any replicas exactly one
+// wins. Expiries and reminders are claimed with FOR UPDATE SKIP LOCKED:
+// replicas sweeping at once each get different rows, and no leader is
+// needed.
+//
+// The schema is migrated at [Open] by a small runner of ~40 lines
+// (migrate.go): the SQL files of migrations/, embedded with embed.FS, are
+// applied in order in one transaction that first takes a transaction-level
+// advisory lock, and recorded in schema_migrations. Replicas starting
+// together queue on the lock; the first applies, the others find nothing
+// to do. A migration library was weighed and not taken: tern/v2's migrate
+// package would bring text templates with sprig and its dependencies into
+// a release binary that must stay small (every MB counts, 14 MB in all),
+// golang-migrate brings more still, and neither gives more than this
+// runner needs: forward-only, ordered, locked, transactional DDL.
+//
+// Nothing secret is stored: the Store interface carries no password, no
+// verification secret and no token, so there is no column for one, and
+// errors never repeat the database URL's password.
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/commands"
+)
+
+// Defaults of the options.
+const (
+	DefaultRetry       = 30 * time.Second // how long Open waits for the database
+	DefaultCallTimeout = 10 * time.Second // the longest one call may take
+	DefaultMaxConns    = 10               // the pool's size unless the URL sets pool_max_conns
+)
+
+// connectTimeout bounds one connection attempt unless the URL sets
+// connect_timeout.
+const connectTimeout = 5 * time.Second
+
+// Store is a [commands.Store] in PostgreSQL. It is safe for concurrent
+// use; Close it when done.
+type Store struct {
+	pool        *pgxpool.Pool
+	logger      *zap.Logger
+	callTimeout time.Duration
+}
+
+var _ commands.Store = (*Store)(nil)
+
+// Option changes how [Open] connects.
+type Option func(*options)
+
+type options struct {
+	retry       time.Duration
+	callTimeout time.Duration
+}
+
+// WithRetry sets how long Open keeps trying while the database cannot be
+// reached (DefaultRetry by default).
+func WithRetry(d time.Duration) Option { return func(o *options) { o.retry = d } }
+
+// WithCallTimeout bounds every call of the Store (DefaultCallTimeout by
+// default): a call that takes longer, such as one waiting on a database
+// that stopped answering, fails with [commands.ErrStoreUnavailable].
+func WithCallTimeout(d time.Duration) Option { return func(o *options) { o.callTimeout = d } }
+
+// Open connects to the database of dsn (a postgres:// URL or key=value
+// string; the pool is set by its pool_* parameters, such as
+// pool_max_conns), waiting up to the retry time while it cannot be
+// reached, and migrates the schema. Its errors never hold the password.
+// An unreachable database is an error that wraps
+// [commands.ErrStoreUnavailable].
+func Open(ctx context.Context, dsn string, logger *zap.Logger, opts ...Option) (*Store, error) {
+	o := options{retry: DefaultRetry, callTimeout: DefaultCallTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// The parser's message may quote the URL, password and all.
+		return nil, errors.New("pgstore: the database URL does not parse (it is not repeated here, as it may hold a password)")
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "mailbot"
+	}
+	password := cfg.ConnConfig.Password
+	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	logger = logger.With(zap.String("database", where))
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, redact(fmt.Errorf("pgstore: %w", err), password)
+	}
+	s := &Store{pool: pool, logger: logger, callTimeout: o.callTimeout}
+	if err := s.waitReachable(ctx, o.retry, password); err != nil {
+		pool.Close()
+		return nil, redact(err, password)
+	}
+	if err := migrate(ctx, pool, logger); err != nil {
+		pool.Close()
+		return nil, redact(s.wrap("migrate", err), password)
+	}
+	return s, nil
+}
+
+// waitReachable pings the database until it answers, retrying for up to
+// retry while it cannot be reached. Other failures (a wrong password, no
+// such database) end it at once.
+func (s *Store) waitReachable(ctx context.Context, retry time.Duration, password string) error {
+	deadline := time.Now().Add(retry)
+	wait := 200 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := s.Ping(ctx)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, commands.ErrStoreUnavailable) || ctx.Err() != nil {
+			return err
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return fmt.Errorf("pgstore: the database could not be reached for %v: %w", retry, err)
+		}
+		s.logger.Warn("database unreachable, retrying", zap.Int("attempt", attempt),
+			zap.Duration("retry_in", wait), zap.String("error", redact(err, password).Error()))
+		select {
+		case <-ctx.Done():
+			return s.wrap("connect", ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// Close closes the pool, waiting for the connections in use.
+func (s *Store) Close() { s.pool.Close() }
+
+// Durable reports true: the store outlives the process.
+func (s *Store) Durable() bool { return true }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.call(ctx, "ping", func(ctx context.Context) error { return s.pool.Ping(ctx) })
+}
+
+// call runs fn under the call timeout, once more when it failed before
+// anything reached the database (pgconn.SafeToRetry: a stale pooled
+// connection), and wraps its error.
+func (s *Store) call(ctx context.Context, op string, fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.callTimeout)
+	defer cancel()
+	err := fn(ctx)
+	if err != nil && pgconn.SafeToRetry(err) && ctx.Err() == nil {
+		err = fn(ctx)
+	}
+	return s.wrap(op, err)
+}
+
+// wrap names op in err and marks a failure to reach the database with
+// commands.ErrStoreUnavailable.
+func (s *Store) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if unreachable(err) {
+		return fmt.Errorf("pgstore: %s: %w: %w", op, commands.ErrStoreUnavailable, err)
+	}
+	return fmt.Errorf("pgstore: %s: %w", op, err)
+}
+
+// unreachable reports whether err means that the database could not be
+// reached or stopped answering, rather than that it refused the statement.
+func unreachable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03", "53300": // shutting down, cannot connect now, too many connections
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08") // connection exception
+	}
+	if errors.Is(err, context.Canceled) {
+		return false // the caller gave up
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) ||
+		errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// redacted is an error whose text had the password taken out.
+type redacted struct {
+	msg string
+	err error
+}
+
+func (e *redacted) Error() string { return e.msg }
+func (e *redacted) Unwrap() error { return e.err }
+
+// redact returns err with every form of password in its text replaced.
+func redact(err error, password string) error {
+	if err == nil || password == "" {
+		return err
+	}
+	msg := err.Error()
+	for _, form := range []string{password, url.QueryEscape(password), url.PathEscape(password),
+		url.UserPassword("u", password).String()[2:]} {
+		msg = strings.ReplaceAll(msg, form, "xxxxx")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redacted{msg: msg, err: err}
+}

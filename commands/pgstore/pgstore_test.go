@@ -1,0 +1,50 @@
+package pgstore_test
+
+import (
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/pgstore"
+	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/commands/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// open opens a Store on dsn for t, closed when t ends.
+func open(t testing.TB, dsn string, opts ...pgstore.Option) *pgstore.Store {
+	t.Helper()
+	opts = append([]pgstore.Option{pgstore.WithRetry(5 * time.Second)}, opts...)
+	s, err := pgstore.Open(t.Context(), dsn, zap.NewNop(), opts...)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// replicated is a Store that opens replicas on its database, for the
+// suite's concurrency tests.
+type replicated struct {
+	*pgstore.Store
+	dsn string
+}
+
+// Replica opens another Store on the same database: another replica.
+func (r replicated) Replica(t *testing.T) commands.Store { return open(t, r.dsn) }
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) commands.Store {
+		dsn := pgtest.NewDatabase(t)
+		return replicated{open(t, dsn), dsn}
+	})
+}
+
+func TestDurable(t *testing.T) {
+	if !open(t, pgtest.NewDatabase(t)).Durable() {
+		t.Error("Durable() = false, want true")
+	}
+}

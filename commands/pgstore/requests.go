@@ -1,0 +1,187 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mailbot/mailbot/commands"
+)
+
+// columns are the requests columns that make a Record, in scan's order.
+const columns = `id, requester, channel, action, domain, login, reason, created, expires,
+	state, approvers, decided_by, decided_at, outcome, message_channel, message_ts, reminded`
+
+// insert records a new pending request; $1..$9 as args returns.
+const insert = `INSERT INTO requests (id, requester, channel, action, domain, login, reason, created, expires)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+
+// args returns the insert's arguments for p.
+func args(p commands.Pending) []any {
+	return []any{p.ID, p.Requester, p.Channel, string(p.Op.Action), p.Op.Domain, p.Op.Login, p.Op.Reason, p.Created, p.Expires}
+}
+
+// scan reads one row of columns.
+func scan(row pgx.Row) (commands.Record, error) {
+	var r commands.Record
+	var action, state string
+	var decidedAt *time.Time
+	err := row.Scan(&r.ID, &r.Requester, &r.Channel, &action, &r.Op.Domain, &r.Op.Login, &r.Op.Reason,
+		&r.Created, &r.Expires, &state, &r.Approvers, &r.DecidedBy, &decidedAt, &r.Outcome,
+		&r.Message.Channel, &r.Message.TS, &r.Reminded)
+	r.Op.Action, r.State = commands.Action(action), commands.State(state)
+	if decidedAt != nil {
+		r.DecidedAt = *decidedAt
+	}
+	if len(r.Approvers) == 0 {
+		r.Approvers = nil
+	}
+	return r, err
+}
+
+// Submit records p as a new pending request. A request with the same ID
+// is an error.
+func (s *Store) Submit(ctx context.Context, p commands.Pending) error {
+	return s.call(ctx, "submit", func(ctx context.Context) error {
+		_, err := s.pool.Exec(ctx, insert, args(p)...)
+		return err
+	})
+}
+
+// Attach records where the request's message is.
+func (s *Store) Attach(ctx context.Context, id string, ref commands.MessageRef) error {
+	return s.call(ctx, "attach", func(ctx context.Context) error {
+		tag, err := s.pool.Exec(ctx, `UPDATE requests SET message_channel = $2, message_ts = $3, updated = now()
+			WHERE id = $1`, id, ref.Channel, ref.TS)
+		if err == nil && tag.RowsAffected() == 0 {
+			return fmt.Errorf("no request %s", id)
+		}
+		return err
+	})
+}
+
+// Get returns the request with the ID.
+func (s *Store) Get(ctx context.Context, id string) (rec commands.Record, ok bool, err error) {
+	err = s.call(ctx, "get", func(ctx context.Context) error {
+		rec, err = scan(s.pool.QueryRow(ctx, "SELECT "+columns+" FROM requests WHERE id = $1", id))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return commands.Record{}, false, nil
+	}
+	return rec, err == nil, err
+}
+
+// change runs decide on the locked row of p, recording p first when the
+// table lacks it, and writes the row back when decide changed it, in one
+// transaction.
+func (s *Store) change(ctx context.Context, op string, p commands.Pending, decide func(r *commands.Record) bool) (commands.Record, error) {
+	var rec commands.Record
+	err := s.call(ctx, op, func(ctx context.Context) error {
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			b := &pgx.Batch{}
+			b.Queue(insert+" ON CONFLICT (id) DO NOTHING", args(p)...)
+			b.Queue("SELECT "+columns+" FROM requests WHERE id = $1 FOR UPDATE", p.ID)
+			br := tx.SendBatch(ctx, b)
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return err
+			}
+			r, err := scan(br.QueryRow())
+			if err := errors.Join(err, br.Close()); err != nil {
+				return err
+			}
+			rec = r
+			if !decide(&rec) {
+				return nil
+			}
+			_, err = tx.Exec(ctx, `UPDATE requests SET state = $2, approvers = $3, decided_by = $4,
+				decided_at = $5, updated = now() WHERE id = $1`,
+				rec.ID, string(rec.State), nonNil(rec.Approvers), rec.DecidedBy, nullTime(rec.DecidedAt))
+			return err
+		})
+	})
+	return rec, err
+}
+
+// Approve counts approver's approval of p as [commands.Store] says.
+func (s *Store) Approve(ctx context.Context, p commands.Pending, approver string, need int, now time.Time) (commands.Record, commands.ApproveResult, error) {
+	var res commands.ApproveResult
+	rec, err := s.change(ctx, "approve", p, func(r *commands.Record) bool {
+		switch {
+		case r.State != commands.StatePending:
+			res = commands.ApproveClosed
+			return false
+		case !now.Before(r.Expires):
+			res = commands.ApproveExpired
+			r.State, r.DecidedAt, r.DecidedBy = commands.StateExpired, now, ""
+			return true
+		case slices.Contains(r.Approvers, approver):
+			res = commands.ApproveDuplicate
+			return false
+		}
+		r.Approvers = append(r.Approvers, approver)
+		res = commands.ApproveCounted
+		if len(r.Approvers) >= max(need, 1) {
+			res = commands.ApproveRun
+			r.State, r.DecidedBy, r.DecidedAt = commands.StateRunning, approver, now
+		}
+		return true
+	})
+	return rec, res, err
+}
+
+// End moves the pending request p to the final state to.
+func (s *Store) End(ctx context.Context, p commands.Pending, to commands.State, by string, now time.Time) (commands.Record, bool, error) {
+	if to != commands.StateDenied && to != commands.StateCancelled && to != commands.StateExpired {
+		return commands.Record{}, false, fmt.Errorf("pgstore: End to %q", to)
+	}
+	var ended bool
+	rec, err := s.change(ctx, "end", p, func(r *commands.Record) bool {
+		ended = r.State == commands.StatePending
+		if ended {
+			r.State, r.DecidedBy, r.DecidedAt = to, by, now
+		}
+		return ended
+	})
+	return rec, ended, err
+}
+
+// Finish records the end of a run; it changes only a running request.
+func (s *Store) Finish(ctx context.Context, id string, to commands.State, outcome string, now time.Time) error {
+	switch to {
+	case commands.StateDone, commands.StateFailed, commands.StateUncertain:
+		return s.call(ctx, "finish", func(ctx context.Context) error {
+			_, err := s.pool.Exec(ctx, `UPDATE requests SET state = $2, outcome = $3, updated = $4
+				WHERE id = $1 AND state = 'running'`, id, string(to), outcome, now)
+			return err
+		})
+	case commands.StatePending:
+		return s.call(ctx, "finish", func(ctx context.Context) error {
+			_, err := s.pool.Exec(ctx, `UPDATE requests SET state = 'pending', outcome = $2, approvers = '{}',
+				decided_by = '', decided_at = NULL, updated = $3 WHERE id = $1 AND state = 'running'`, id, outcome, now)
+			return err
+		})
+	}
+	return fmt.Errorf("pgstore: Finish to %q", to)
+}
+
+// nonNil returns ss, or an empty slice for nil (the column is NOT NULL).
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// nullTime returns nil for the zero time, else t.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
