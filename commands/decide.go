@@ -83,8 +83,12 @@ func (c *Core) confirmPending(ctx context.Context, k Click, p Pending) (bool, st
 		return true, "" // the store's own answer comes next
 	}
 	if k.Message.IsZero() {
+		advice := "use the buttons of the request message in the ops channel."
+		if k.Kind == ButtonCancel {
+			advice = "ask an admin to deny it, or let it expire."
+		}
 		c.deliver(ctx, k.Route, Reply{Title: "Cannot confirm this request", Error: true,
-			Text: "mailbot restarted since this request was made and cannot tell from here whether it is still pending. Nothing was done: use the buttons of the request message in the ops channel."})
+			Text: "mailbot restarted since this request was made and cannot tell from here whether it is still pending. Nothing was done: " + advice})
 		return false, LabelInvalid
 	}
 	decided, err := c.msgr.ShowsDecision(ctx, k.Message)
@@ -128,7 +132,7 @@ func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 		return LabelExpired
 	case ApproveCounted:
 		c.record(ctx, rec, EventApproval, rec.Approvers)
-		c.updateRequest(ctx, rec, "")
+		c.updateRequest(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "Approval counted",
 			Text: fmt.Sprintf("You approved the request to %s by %s. %s: it runs when %d admins have approved.",
 				p.Op, c.cfg.Mention(p.Requester), c.approvalsLine(rec.Approvers), c.cfg.ApprovalsRequired)})
@@ -165,14 +169,13 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 	case !n.OK:
 		to = StateFailed
 	}
-	text := fmt.Sprintf("Approved by %s at %s: %s", c.mentionAll(rec.Approvers), fmtTime(c.cfg.Now()), summary)
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	if err := c.store.Finish(ectx, p.ID, to, summary, c.cfg.Now()); err != nil {
 		c.logger.Error("run not finished in the store", zap.String("request_id", p.ID), zap.Error(err))
 	}
-	rec.State = to
-	c.updateRequest(ctx, rec, text)
+	rec.State, rec.Outcome = to, summary
+	c.updateRequest(ctx, rec)
 	c.deliverResult(ctx, Route{User: p.Requester, Channel: p.Channel}, res)
 	outcome := "It succeeded; " + c.cfg.Mention(p.Requester) + " gets the result."
 	if !n.OK {
@@ -194,8 +197,8 @@ func (c *Core) reopen(ctx context.Context, k Click, rec Record, n Notice) string
 	if err := c.store.Finish(ectx, rec.ID, StatePending, text, c.cfg.Now()); err != nil {
 		c.logger.Error("failed run not reopened in the store", zap.String("request_id", rec.ID), zap.Error(err))
 	}
-	rec.State, rec.Approvers = StatePending, nil
-	c.updateRequest(ctx, rec, text)
+	rec.State, rec.Approvers, rec.Outcome = StatePending, nil, text
+	c.updateRequest(ctx, rec)
 	c.deliver(ctx, k.Route, Reply{Title: "The approved operation failed", Error: true,
 		Text: fmt.Sprintf("You approved the request to %s, but it failed: %s. Nothing was done, and the request waits for approval again: try again later.", rec.Op, why)})
 	return LabelError
@@ -223,7 +226,7 @@ func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
 		return LabelExpired
 	case to == StateDenied:
 		c.record(ctx, rec, EventDenied, []string{k.User})
-		c.updateRequest(ctx, rec, fmt.Sprintf("Denied by %s at %s: %s", c.cfg.Mention(k.User), fmtTime(now), p.Summary(c.cfg.Mention)))
+		c.updateRequest(ctx, rec)
 		c.deliver(ctx, Route{User: p.Requester, Channel: p.Channel}, Reply{Title: "Request denied", Error: true,
 			Text: fmt.Sprintf("%s denied your request to %s. Nothing was done.", c.cfg.Mention(k.User), p.Op)})
 		c.deliver(ctx, k.Route, Reply{Title: "Request denied",
@@ -231,7 +234,7 @@ func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
 		return LabelDenied
 	}
 	c.record(ctx, rec, EventCancelled, []string{k.User})
-	c.updateRequest(ctx, rec, fmt.Sprintf("Cancelled by the requester, %s, at %s: %s", c.cfg.Mention(k.User), fmtTime(now), p.Summary(c.cfg.Mention)))
+	c.updateRequest(ctx, rec)
 	c.deliver(ctx, k.Route, Reply{Title: "Request cancelled",
 		Text: fmt.Sprintf("You cancelled your request to %s. Nothing was done.", p.Op)})
 	return LabelCancelled

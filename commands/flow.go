@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -116,12 +117,16 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 func (c *Core) submit(ctx context.Context, to Route, p Pending) string {
 	if err := c.store.Submit(ctx, p); err != nil {
 		c.logger.Warn("request not recorded", zap.String("request_id", p.ID), zap.Error(err))
+		if !errors.Is(err, ErrStoreUnavailable) {
+			c.deliver(ctx, to, Reply{Title: "Your request could not be recorded", Error: true, Text: "Nothing was done. Try again."})
+			return LabelError
+		}
 		c.deliver(ctx, to, replyStoreDown)
 		return LabelStoreDown
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	ref, err := c.msgr.PostRequest(ectx, c.requestView(Record{Pending: p, State: StatePending}, ""))
+	ref, err := c.msgr.PostRequest(ectx, c.requestView(Record{Pending: p, State: StatePending}))
 	if err != nil {
 		c.logger.Error("approval request not posted", zap.String("request_id", p.ID), zap.Error(err))
 		if _, _, err := c.store.End(ectx, p, StateCancelled, p.Requester, c.cfg.Now()); err != nil {
@@ -167,8 +172,10 @@ func (c *Core) deliverResult(ctx context.Context, to Route, res Result) {
 
 func undeliveredAdvice(n Notice) string {
 	switch {
+	case n.Uncertain && n.Op.Action == ActionAddMailbox:
+		return "whether it happened is unknown: the PDD API gave no usable answer, so the mailbox may exist; check before trying again."
 	case n.Uncertain:
-		return "whether it happened is unknown: the PDD API did not answer, so the mailbox may exist; check before trying again."
+		return "whether it happened is unknown: the PDD API gave no usable answer, so the domain may be registered; /maildomain register again is harmless and shows its status."
 	case n.OK && n.Op.Action == ActionAddMailbox:
 		return "the mailbox exists: an admin should reset its password and pass it on."
 	case n.OK:
@@ -186,28 +193,63 @@ func (c *Core) notify(ctx context.Context, text string) {
 	}
 }
 
-// updateRequest shows rec's state in its message, if it has one.
-func (c *Core) updateRequest(ctx context.Context, rec Record, text string) {
+// updateRequest shows rec's state in its message, if it has one. An
+// update that leaves the request pending is checked against the store
+// afterwards: when a later decision's update landed first, the message is
+// updated again with the state the store holds, so that it never offers
+// buttons for a request already decided.
+func (c *Core) updateRequest(ctx context.Context, rec Record) {
 	if rec.Message.IsZero() {
 		return
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	if err := c.msgr.UpdateRequest(ectx, rec.Message, c.requestView(rec, text)); err != nil {
+	if err := c.msgr.UpdateRequest(ectx, rec.Message, c.requestView(rec)); err != nil {
+		c.logger.Warn("request message not updated", zap.String("request_id", rec.ID), zap.Error(err))
+	}
+	if rec.State != StatePending {
+		return
+	}
+	cur, ok, err := c.store.Get(ectx, rec.ID)
+	if err != nil || !ok || (cur.State == StatePending && slices.Equal(cur.Approvers, rec.Approvers)) {
+		return
+	}
+	cur.Message = rec.Message
+	if err := c.msgr.UpdateRequest(ectx, cur.Message, c.requestView(cur)); err != nil {
 		c.logger.Warn("request message not updated", zap.String("request_id", rec.ID), zap.Error(err))
 	}
 }
 
 // requestView is rec as its message shows it.
-func (c *Core) requestView(rec Record, text string) RequestView {
-	v := RequestView{Pending: rec.Pending, State: rec.State, Approvers: rec.Approvers, Need: c.cfg.ApprovalsRequired, Text: text}
+func (c *Core) requestView(rec Record) RequestView {
+	v := RequestView{Pending: rec.Pending, State: rec.State, Approvers: rec.Approvers, Need: c.cfg.ApprovalsRequired, Text: c.stateText(rec)}
 	if rec.State == StatePending {
 		v.Value = c.EncodePending(rec.Pending)
-		if v.Text == "" && len(rec.Approvers) > 0 {
-			v.Text = c.approvalsLine(rec.Approvers)
-		}
 	}
 	return v
+}
+
+// stateText says in words what became of rec, for its message; no secret.
+func (c *Core) stateText(rec Record) string {
+	m := c.cfg.Mention
+	switch rec.State {
+	case StatePending:
+		if len(rec.Approvers) > 0 {
+			return c.approvalsLine(rec.Approvers)
+		}
+		return rec.Outcome // what a failed run said, if any
+	case StateRunning:
+		return fmt.Sprintf("Approved by %s: running.", c.mentionAll(rec.Approvers))
+	case StateDone, StateFailed, StateUncertain:
+		return fmt.Sprintf("Approved by %s at %s: %s", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), rec.Outcome)
+	case StateDenied:
+		return fmt.Sprintf("Denied by %s at %s: %s", m(rec.DecidedBy), fmtTime(rec.DecidedAt), rec.Summary(m))
+	case StateCancelled:
+		return fmt.Sprintf("Cancelled by the requester, %s, at %s: %s", m(rec.DecidedBy), fmtTime(rec.DecidedAt), rec.Summary(m))
+	case StateExpired:
+		return fmt.Sprintf("Expired at %s without a decision: %s. Nothing was done.", fmtTime(rec.Expires), rec.Summary(m))
+	}
+	return ""
 }
 
 // approvalsLine says how many approvals a request has: "1 of 2 approvals: Ada".

@@ -107,8 +107,10 @@ func (n Notice) Summary(mention func(userID string) string) string {
 		s = fmt.Sprintf("%s %s: %s", who, n.Op.pastTense(), n.Status)
 	case n.OK:
 		s = fmt.Sprintf("%s %s: uid %d", who, n.Op.pastTense(), n.UID)
+	case n.Uncertain && n.Op.Action == ActionAddMailbox:
+		s = fmt.Sprintf("%s: %s: no usable answer from the PDD API (%s): the mailbox may exist now", who, n.Op, n.Code)
 	case n.Uncertain:
-		s = fmt.Sprintf("%s: %s: no answer from the PDD API (%s): the mailbox may exist now", who, n.Op, n.Code)
+		s = fmt.Sprintf("%s: %s: no usable answer from the PDD API (%s): the domain may be registered now", who, n.Op, n.Code)
 	default:
 		s = fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, codeMeaning(n.Op, n.Code))
 	}

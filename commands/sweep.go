@@ -48,7 +48,7 @@ func (c *Core) announceExpiry(ctx context.Context, rec Record) {
 	rec.State = StateExpired
 	c.record(ctx, rec, EventExpired, nil)
 	c.logger.Info("request expired", zap.String("request_id", rec.ID), zap.String("actor", rec.Requester))
-	c.updateRequest(ctx, rec, fmt.Sprintf("Expired at %s without a decision: %s. Nothing was done.", fmtTime(rec.Expires), rec.Summary(c.cfg.Mention)))
+	c.updateRequest(ctx, rec)
 	c.deliver(ctx, Route{User: rec.Requester, Channel: rec.Channel}, Reply{Title: "Request expired", Error: true,
 		Text: fmt.Sprintf("Your request to %s expired at %s: no admin decided it in time. Nothing was done; you may ask again.", rec.Op, fmtTime(rec.Expires))})
 }
@@ -58,8 +58,8 @@ func (c *Core) remind(ctx context.Context, rec Record) {
 	if rec.Message.IsZero() {
 		return
 	}
-	text := fmt.Sprintf("Reminder: %s has waited %s for a decision and expires at %s. %s, please approve or deny it.",
-		rec.Summary(c.cfg.Mention), fmtDuration(c.cfg.RemindAfter), fmtTime(rec.Expires), c.adminMentions())
+	text := fmt.Sprintf("Reminder: this request has waited %s for a decision and expires at %s (%s). %s, please approve or deny it.",
+		fmtDuration(c.cfg.RemindAfter), fmtTime(rec.Expires), rec.Summary(c.cfg.Mention), c.adminMentions())
 	if len(rec.Approvers) > 0 {
 		text += " " + c.approvalsLine(rec.Approvers) + "."
 	}
