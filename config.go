@@ -13,6 +13,7 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/dnscheck"
 )
 
 // config is mailbot's configuration: interface §2. The tags say everything
@@ -261,7 +262,7 @@ func (c *config) requireServe() error {
 // the user group IDs: the transport resolves them (commands.Config.InGroup).
 func (c *config) coreConfig() commands.Config {
 	mode, _ := commands.ParseApprovalMode(c.Approvals) // checked by loadConfig
-	return commands.Config{
+	cc := commands.Config{
 		Admins:            c.Admins,
 		Approvals:         mode,
 		ApprovalTTL:       c.ApprovalTTL,
@@ -270,7 +271,10 @@ func (c *config) coreConfig() commands.Config {
 		Domains:           c.Domains,
 		DefaultDomain:     c.DefaultDomain,
 		PasswordLength:    c.PasswordLength,
-		// lead: wire DNS, a checker that asks c.DNSResolver ("" or
-		// host:port; "" means the system's resolver).
 	}
+	// MAILBOT_DNS_RESOLVER was checked by loadConfig: "" or host:port.
+	if dns, err := dnscheck.New(c.DNSResolver); err == nil {
+		cc.DNS = dns
+	}
+	return cc
 }

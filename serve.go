@@ -32,14 +32,15 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	reg := newRegistry()
 	var ready atomic.Pointer[bot.Bot]
 	if cfg.HTTPAddr != "" {
-		stop, err := startHTTP(ctx, cfg.HTTPAddr, func() bool { b := ready.Load(); return b != nil && b.Ready() }, reg, logger)
+		stop, err := listenHTTP(ctx, cfg.HTTPAddr, func() bool { b := ready.Load(); return b != nil && b.Ready() }, reg, logger)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
 	pdd, err := apiclient.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(),
-		apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()))
+		apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
+		apiclient.WithTransport(apiclient.NewTransport(cfg.Concurrency)), apiclient.WithRetryHook(newRetryCounter(reg)))
 	if err != nil {
 		return &configError{Var: "PDD_BASE_URL", Reason: err.Error()}
 	}
@@ -64,7 +65,9 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 			return err
 		}
 	}
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel}, logger, metrics)
+	// response_url posts go to hooks.slack.com: a pool of their own.
+	hooks := &http.Client{Timeout: 10 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, metrics)
 	coreCfg := cfg.coreConfig()
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
@@ -97,7 +100,7 @@ func newSlackClient(cfg *config, logger *zap.Logger) *slack.Client {
 	return slack.New(cfg.SlackBotToken.reveal(),
 		slack.OptionAppLevelToken(cfg.SlackAppToken.reveal()),
 		slack.OptionAPIURL(cfg.SlackAPIURL),
-		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}),
 		slack.OptionLog(slackStdLog(logger)))
 }
 
@@ -106,10 +109,10 @@ func slackStdLog(logger *zap.Logger) *log.Logger {
 	return zap.NewStdLog(logger.Named("slack").WithOptions(zap.IncreaseLevel(zapcore.WarnLevel)))
 }
 
-// startHTTP serves /healthz, /readyz and /metrics on addr. The listener
+// listenHTTP serves /healthz, /readyz and /metrics on addr. The listener
 // outlives the stop signal, so that /readyz answers 503 while the work in
 // flight finishes; stop closes it.
-func startHTTP(ctx context.Context, addr string, ready func() bool, reg *prometheus.Registry, logger *zap.Logger) (stop func(), err error) {
+func listenHTTP(ctx context.Context, addr string, ready func() bool, reg *prometheus.Registry, logger *zap.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, &configError{Var: "MAILBOT_HTTP_ADDR", Reason: err.Error()}
@@ -133,7 +136,7 @@ func startHTTP(ctx context.Context, addr string, ready func() bool, reg *prometh
 func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.Store, func(), error) {
 	dsn := cfg.DatabaseURL.reveal()
 	if dsn == "" {
-		return memstore.New(), func() {}, nil
+		return memstore.New(memstore.Options{}), func() {}, nil
 	}
 	st, err := pgstore.Open(ctx, dsn, logger.Named("store"))
 	if err != nil {

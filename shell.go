@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -53,13 +52,18 @@ func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, s
 	defer stop()
 	ccfg := cfg.coreConfig()
 	ccfg.Admins = append(slices.Clone(ccfg.Admins), shellUser)
-	sh := &shell{out: stdout, user: as, values: map[string]string{}, store: memstore.New()}
+	con, err := newConsole(stdin, stdout)
+	if err != nil {
+		return fmt.Errorf("shell: %w", err)
+	}
+	defer func() { _ = con.Close() }()
+	sh := &shell{out: con, user: as, values: map[string]string{}, store: memstore.New(memstore.Options{})}
 	core, err := commands.New(api, sh.store, sh, ccfg, logger.Named("shell"))
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}
 	sh.core = core
-	return sh.loop(ctx, stdin, isTerminal(stdin))
+	return sh.loop(ctx, con)
 }
 
 // shellAPI is the PDD API of PDD_TOKEN, or an embedded sandbox without it;
@@ -98,16 +102,6 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.API, func(), error) {
 	return api, stop, nil
 }
 
-// isTerminal reports whether r is a terminal, so that a prompt makes sense.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 func validUser(id string) bool { return slackUserID.MatchString(id) }
 
 // shell is one console session.
@@ -122,40 +116,38 @@ type shell struct {
 // loop reads lines until exit, end of input or ctx's end. The reader runs
 // in its own goroutine so that a signal ends the shell even while it waits
 // for input; that goroutine ends with the process or at the next line.
-func (sh *shell) loop(ctx context.Context, stdin io.Reader, prompt bool) error {
-	lines := make(chan string)
-	readErr := make(chan error, 1)
+func (sh *shell) loop(ctx context.Context, con console) error {
+	type line struct {
+		text string
+		err  error
+	}
+	lines := make(chan line)
 	go func() {
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-		for sc.Scan() {
+		for {
+			text, err := con.ReadLine()
 			select {
-			case lines <- sc.Text():
+			case lines <- line{text, err}:
 			case <-ctx.Done():
 				return
 			}
+			if err != nil {
+				return
+			}
 		}
-		readErr <- sc.Err()
-		close(lines)
 	}()
 	for {
-		if prompt {
-			fmt.Fprintf(sh.out, "%s> ", sh.user)
-		}
+		con.SetPrompt(sh.user + "> ")
 		select {
 		case <-ctx.Done():
 			return nil
-		case line, ok := <-lines:
-			if !ok {
-				if prompt {
-					fmt.Fprintln(sh.out)
-				}
-				if err := <-readErr; err != nil {
-					return fmt.Errorf("shell: reading input: %w", err)
-				}
+		case l := <-lines:
+			if errors.Is(l.err, io.EOF) {
 				return nil
 			}
-			if !sh.handle(ctx, strings.TrimSpace(line)) {
+			if l.err != nil {
+				return fmt.Errorf("shell: reading input: %w", l.err)
+			}
+			if !sh.handle(ctx, strings.TrimSpace(l.text)) {
 				return nil
 			}
 		}
@@ -255,7 +247,9 @@ func (sh *shell) Deliver(_ context.Context, to commands.Route, r commands.Reply)
 				fmt.Fprintf(sh.out, "  [%s: type cancel %s]\n", b.Label, p.ID)
 			}
 		case commands.ButtonCheckDNS:
-			fmt.Fprintf(sh.out, "  [%s: type /maildomain check <domain>]\n", b.Label)
+			if d, ok := sh.core.CheckDomain(b.Value); ok {
+				fmt.Fprintf(sh.out, "  [%s: type /maildomain check %s]\n", b.Label, d)
+			}
 		}
 	}
 	return nil

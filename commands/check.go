@@ -27,6 +27,16 @@ func (c *Core) checkButton(domain, secretName string) Button {
 	return Button{Kind: ButtonCheckDNS, Label: "Check DNS", Value: c.seal(checkKind, wireCheck{Domain: domain, Name: secretName})}
 }
 
+// CheckDomain returns the domain a "Check DNS" button's value names, for
+// a transport that shows the button as a command to type.
+func (c *Core) CheckDomain(value string) (string, bool) {
+	var w wireCheck
+	if err := c.unseal(checkKind, value, &w); err != nil || w.Domain == "" {
+		return "", false
+	}
+	return w.Domain, true
+}
+
 // clickCheck answers a click on "Check DNS" with the checklist, the
 // verification record included, to the clicker alone.
 func (c *Core) clickCheck(ctx context.Context, k Click) string {
