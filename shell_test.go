@@ -244,15 +244,15 @@ func TestShellApprovals(t *testing.T) {
 	}
 	send("as UADMIN2")
 	send("approve " + id)
-	_, off = out.waitFor(t, regexp.MustCompile(`(?s)Request approved.*\[ops\] Approved by UADMIN2.*\[to UBOB, only them\].*UID: \d+\n`), off)
+	_, off = out.waitFor(t, regexp.MustCompile(`(?s)\[ops\] Request \w+ \(done\): Approved by UADMIN2.*\[to UBOB, only them\].*UID: \d+\n.*Request approved`), off)
 	send("approve " + id)
-	_, off = out.waitFor(t, regexp.MustCompile(`UADMIN2 already approved this request`), off)
+	_, off = out.waitFor(t, regexp.MustCompile(`Already decided\n.*was approved by UADMIN2`), off)
 	send("as UCAROL")
 	send("/mailbox add carol@example.com")
 	m, off = out.waitFor(t, rePendingID, off)
 	send("as UADMIN2")
 	send("deny " + m[1])
-	_, _ = out.waitFor(t, regexp.MustCompile(`(?s)Request denied.*\[ops\] Denied by UADMIN2.*\[to UCAROL, only them\]\nRequest denied\nUADMIN2 denied your request`), off)
+	_, _ = out.waitFor(t, regexp.MustCompile(`(?s)\[ops\] Request \w+ \(denied\): Denied by UADMIN2.*\[to UCAROL, only them\]\nRequest denied\nUADMIN2 denied your request.*You denied`), off)
 	inW.Close()
 	if err := <-done; err != nil {
 		t.Fatalf("run(shell) = %v", err)
