@@ -3,20 +3,68 @@ package bot_test
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/bot"
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/memstore"
 )
 
+// spyStore counts the sweeps of the store it wraps.
+type spyStore struct {
+	commands.Store
+	claims atomic.Int64
+}
+
+func (s *spyStore) ClaimExpired(ctx context.Context, now time.Time, limit int) ([]commands.Record, error) {
+	defer s.claims.Add(1)
+	return s.Store.ClaimExpired(ctx, now, limit)
+}
+
+// gate holds the sandbox's requests until it is opened, and tells the test
+// when each arrives: the test orders events without sleeping.
+type gate struct {
+	arrived chan apiclient.Op
+	open    chan struct{}
+	once    sync.Once
+}
+
+// holdRequests makes every PDD request wait on the returned gate.
+func (e *env) holdRequests() *gate {
+	g := &gate{arrived: make(chan apiclient.Op, 1000), open: make(chan struct{})}
+	e.sim.OnRequest(func(op apiclient.Op) {
+		g.arrived <- op
+		<-g.open
+	})
+	e.t.Cleanup(g.release)
+	return g
+}
+
+// next waits for the next request to arrive at the sandbox.
+func (g *gate) next(t testing.TB) apiclient.Op {
+	t.Helper()
+	select {
+	case op := <-g.arrived:
+		return op
+	case <-time.After(wait):
+		t.Fatal("no request reached the sandbox")
+		return ""
+	}
+}
+
+// release lets every held request, and every later one, through.
+func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
+
 func TestRegisterAndAddAsAdmin(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 
 	id, ack := h.command(admin, "/maildomain", "register Example.COM. first try")
-	if d := ack.At.Sub(ack.Sent); d > time.Second {
-		t.Errorf("register ack took %s, want well under 3s", d)
-	}
-	if got := decodeMessage(t, string(ack.Payload)); got.ResponseType != "ephemeral" {
+	if got := ackMessage(t, ack); got.ResponseType != "ephemeral" {
 		t.Errorf("ack response_type = %q, want ephemeral", got.ResponseType)
 	}
 	reg := h.result(id)
@@ -24,20 +72,11 @@ func TestRegisterAndAddAsAdmin(t *testing.T) {
 		t.Errorf("register result: response_type %q replace_original %v, want ephemeral, true", reg.ResponseType, reg.ReplaceOriginal)
 	}
 	// The secrets the sandbox holds: the owner registering again sees them.
-	pdd, err := apiclient.New(h.simURL, h.token)
+	dom, err := h.pdd().RegisterDomain(context.Background(), "example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dom, err := pdd.RegisterDomain(context.Background(), "example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	shown := reg.shown()
-	for _, want := range []string{"example.com", "domain-activate", dom.Secrets.Name, dom.Secrets.Content, "mx.yandex.net"} {
-		if !strings.Contains(shown, want) {
-			t.Errorf("register reply lacks %q:\n%s", want, shown)
-		}
-	}
+	wantContains(t, "register reply", reg.shown(), "example.com", "domain-activate", dom.Secrets.Name, dom.Secrets.Content, "mx.yandex.net")
 
 	id, _ = h.command(admin, "/mailbox", "add alice@example.com")
 	add := h.result(id)
@@ -45,93 +84,91 @@ func TestRegisterAndAddAsAdmin(t *testing.T) {
 	if len(spans) != 1 {
 		t.Fatalf("add reply has code spans %q, want exactly the password:\n%s", spans, add.blocksText())
 	}
-	password := spans[0]
-	stored, ok := h.sim.Mailbox("alice@example.com")
-	if !ok || stored != password {
-		t.Errorf("sandbox has mailbox %v with password %q; the reply shows %q", ok, stored, password)
+	if stored, ok := h.sim.Mailbox("alice@example.com"); !ok || stored != spans[0] {
+		t.Errorf("sandbox has mailbox %v with password %q; the reply shows %q", ok, stored, spans[0])
 	}
-	if !strings.Contains(add.shown(), "alice@example.com") || !strings.Contains(add.shown(), "UID") && !strings.Contains(add.shown(), "uid") {
-		t.Errorf("add reply lacks the address or uid:\n%s", add.shown())
-	}
+	wantContains(t, "add reply", add.shown(), "alice@example.com", "UID")
 
-	// One ops notification per operation, with no secret.
+	// One ops notice per operation, naming who and what.
 	calls, err := h.slack.WaitCalls("chat.postMessage", 2, wait)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range calls {
 		if c.Form.Get("channel") != ops {
-			t.Errorf("notification in %q, want %q", c.Form.Get("channel"), ops)
+			t.Errorf("notice in %q, want %q", c.Form.Get("channel"), ops)
 		}
 	}
-	if !strings.Contains(calls[0].Form.Get("text"), "<@"+admin+">") || !strings.Contains(calls[0].Form.Get("text"), "example.com") {
-		t.Errorf("register notification %q lacks who or what", calls[0].Form.Get("text"))
-	}
-	h.assertNoSecret(password, dom.Secrets.Name, dom.Secrets.Content)
+	wantContains(t, "register notice", calls[0].Form.Get("text"), "<@"+admin+">", "example.com", "domain-activate")
+	wantContains(t, "add notice", calls[1].Form.Get("text"), "<@"+admin+">", "alice@example.com")
 	if n := h.sim.Requests(""); n != 3 {
 		t.Errorf("sandbox saw %d requests, want 3 (2 by the bot, 1 by the test)", n)
 	}
 }
 
 func TestRefusalsAndInvalidInputCallNoAPI(t *testing.T) {
-	h := newHarness(t)
+	t.Parallel()
+	h := newHarness(t, withDomains("example.com", "*.example.org"))
 	for _, tc := range []struct {
 		name, user, cmd, text, want string
 	}{
-		{"non-admin", stranger, "/maildomain", "register example.com", "admin"},
+		{"non-admin", stranger, "/maildomain", "register example.com", "Not allowed"},
 		{"bad domain", admin, "/maildomain", "register exa_mple.com", "exa_mple.com"},
-		{"mention instead of domain", admin, "/maildomain", "register <@U123|bob>", "mention"},
+		{"mention instead of domain", admin, "/maildomain", "register <@U123|bob>", "/maildomain register"},
 		{"bad login", admin, "/mailbox", "add -alice@example.com", "-alice"},
-		{"empty", admin, "/mailbox", "", "/mailbox add"},
+		{"no domain and no default", admin, "/mailbox", "add alice", "MAILBOT_DEFAULT_DOMAIN"},
+		{"not in the allow-list", admin, "/maildomain", "register example.net", "not in the list of allowed domains"},
+		{"apex of a wildcard", admin, "/mailbox", "add bob@example.org", "not in the list of allowed domains"},
 		{"unknown sub-command", admin, "/maildomain", "delete example.com", "/maildomain register"},
+		{"unknown sub-command of mailbox", stranger, "/mailbox", "remove bob@example.com", "/mailbox add"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ack := h.command(tc.user, tc.cmd, tc.text)
-			got := decodeMessage(t, string(ack.Payload))
+			got := ackMessage(t, ack)
 			if got.ResponseType != "ephemeral" {
 				t.Errorf("response_type = %q, want ephemeral", got.ResponseType)
 			}
-			if !strings.Contains(strings.ToLower(got.shown()), strings.ToLower(tc.want)) {
-				t.Errorf("reply to %q %q lacks %q:\n%s", tc.cmd, tc.text, tc.want, got.shown())
-			}
+			wantContains(t, "reply to "+tc.cmd+" "+tc.text, got.shown(), tc.want)
 		})
 	}
 	if n := h.sim.Requests(""); n != 0 {
 		t.Errorf("the PDD API saw %d requests, want 0", n)
 	}
 	if n := len(h.slack.Calls("chat.postMessage")); n != 0 {
-		t.Errorf("%d ops notifications for operations that never ran, want 0", n)
+		t.Errorf("%d ops notices for operations that never ran, want 0", n)
 	}
 }
 
 func TestAPIErrorsInWords(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
-		name  string
-		setup func(h *harness)
-		cmd   string
-		text  string
-		want  []string
+		name       string
+		setup      func(h *harness)
+		cmd, text  string
+		want       []string
+		wantCalls  int
+		wantNotice string
 	}{
 		{"occupied", func(h *harness) {
-			other, _ := apiclient.New(h.simURL, h.sim.NewAccount())
+			other, err := apiclient.New(h.simURL, h.sim.NewAccount())
+			if err != nil {
+				h.t.Fatal(err)
+			}
 			if _, err := other.RegisterDomain(context.Background(), "taken.com"); err != nil {
 				h.t.Fatal(err)
 			}
-		}, "/maildomain", "register taken.com", []string{"occupied", "in use"}},
-		{"not allowed", nil, "/mailbox", "add bob@notmine.com", []string{"not_allowed"}},
+		}, "/maildomain", "register taken.com", []string{"occupied", "in use"}, 1, "occupied"},
+		{"not allowed", nil, "/mailbox", "add bob@notmine.com", []string{"not_allowed"}, 1, "not_allowed"},
 		{"mailbox exists", func(h *harness) {
-			pdd, _ := apiclient.New(h.simURL, h.token)
-			if _, err := pdd.RegisterDomain(context.Background(), "mine.com"); err != nil {
+			h.ownDomain("mine.com")
+			if _, err := h.pdd().AddMailbox(context.Background(), "mine.com", "bob", "Secret-123"); err != nil {
 				h.t.Fatal(err)
 			}
-			if _, err := pdd.AddMailbox(context.Background(), "mine.com", "bob", "Secret-123"); err != nil {
-				h.t.Fatal(err)
-			}
-		}, "/mailbox", "add bob@mine.com", []string{"occupied", "already exists"}},
+		}, "/mailbox", "add bob@mine.com", []string{"occupied", "Choose another user name"}, 1, "occupied"},
 		{"unknown code shown as received", func(h *harness) { h.sim.FailNextWith(1, "weird_new_code") },
-			"/maildomain", "register fresh.com", []string{"weird_new_code"}},
+			"/maildomain", "register fresh.com", []string{"weird_new_code"}, 1, "weird_new_code"},
 		{"temporary failure after retries", func(h *harness) { h.sim.FailNext(3) },
-			"/maildomain", "register fresh.com", []string{"unknown"}},
+			"/maildomain", "register fresh.com", []string{"unknown", "tried 3 times"}, 3, "unknown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -142,11 +179,7 @@ func TestAPIErrorsInWords(t *testing.T) {
 			before := h.sim.Requests("")
 			id, _ := h.command(admin, tc.cmd, tc.text)
 			got := h.result(id).shown()
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("reply lacks %q:\n%s", w, got)
-				}
-			}
+			wantContains(t, "reply", got, tc.want...)
 			if strings.Contains(got, "goroutine") || strings.Contains(got, ".go:") {
 				t.Errorf("reply shows internals:\n%s", got)
 			}
@@ -154,45 +187,41 @@ func TestAPIErrorsInWords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if note := calls[0].Form.Get("text"); !strings.Contains(note, tc.want[0]) {
-				t.Errorf("ops notification %q lacks the error code %q", note, tc.want[0])
-			}
-			if tc.name == "temporary failure after retries" {
-				if n := h.sim.Requests("") - before; n != 3 {
-					t.Errorf("the API saw %d attempts, want 3", n)
-				}
+			wantContains(t, "ops notice", calls[0].Form.Get("text"), tc.wantNotice)
+			if n := h.sim.Requests("") - before; n != tc.wantCalls {
+				t.Errorf("the API saw %d attempts, want %d", n, tc.wantCalls)
 			}
 		})
 	}
 }
 
-func TestSlowAPIAckComesFirst(t *testing.T) {
+// TestAckComesBeforeTheAPI holds the PDD request until the command's ack
+// has arrived: the ack never waits on the API.
+func TestAckComesBeforeTheAPI(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
-	h.sim.SetLatency(1500 * time.Millisecond)
-	id, ack := h.command(admin, "/maildomain", "register slow.com")
-	if d := ack.At.Sub(ack.Sent); d > 500*time.Millisecond {
-		t.Errorf("ack took %s with a slow API; it must come before the API call", d)
+	g := h.holdRequests()
+	id, err := h.slack.SlashCommand(admin, general, "/maildomain", "register slow.com")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(decodeMessage(t, string(ack.Payload)).shown(), "Working") {
-		t.Errorf("ack payload %s, want the interim reply", ack.Payload)
+	ack, err := h.slack.WaitAck(id, wait)
+	if err != nil {
+		t.Fatal(err) // the request is held: an ack that waited on it never comes
 	}
-	res := h.result(id)
-	if !strings.Contains(res.shown(), "slow.com") {
-		t.Errorf("result %q lacks the domain", res.shown())
-	}
-	if post := h.slack.Posts(id)[0]; post.At.Sub(ack.At) < time.Second {
-		t.Errorf("result came %s after the ack, want after the API's latency", post.At.Sub(ack.At))
-	}
+	wantContains(t, "ack", ackMessage(t, ack).shown(), "Working on it")
+	g.next(t)
+	g.release()
+	wantContains(t, "result", h.result(id).shown(), "slow.com", "registered")
 }
 
 func TestKeepsServingAcrossReconnects(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	check := func(domain string) {
 		t.Helper()
 		id, _ := h.command(admin, "/maildomain", "register "+domain)
-		if got := h.result(id).shown(); !strings.Contains(got, domain) {
-			t.Errorf("after reconnect: reply %q lacks %q", got, domain)
-		}
+		wantContains(t, "reply after a reconnect", h.result(id).shown(), domain)
 	}
 	if err := h.slack.Disconnect(); err != nil {
 		t.Fatal(err)
@@ -205,13 +234,14 @@ func TestKeepsServingAcrossReconnects(t *testing.T) {
 	if err := h.slack.WaitConnected(3, wait); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.slack.Wait(wait, "ready", h.bot.Ready); err != nil {
+	if err := h.slack.Wait(wait, "ready", h.r.bot.Ready); err != nil {
 		t.Fatal(err)
 	}
 	check("two.com")
 }
 
 func TestNotificationRetriedAfterRateLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.slack.RateLimitNext("chat.postMessage", 1)
 	id, _ := h.command(admin, "/maildomain", "register limited.com")
@@ -220,62 +250,99 @@ func TestNotificationRetriedAfterRateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls[1].At.Sub(calls[0].At) < 900*time.Millisecond {
-		t.Errorf("retried after %s, want Retry-After (1s)", calls[1].At.Sub(calls[0].At))
+	if gap := calls[1].At.Sub(calls[0].At); gap < 900*time.Millisecond {
+		t.Errorf("retried after %s, want after Retry-After (1s)", gap)
 	}
-	if post := h.slack.Posts(id)[0]; post.At.After(calls[1].At) {
-		t.Errorf("the user's reply waited for the rate-limited notification")
+	if post := h.slack.Posts(id)[0]; post.At.After(calls[0].At) {
+		t.Errorf("the user's reply waited for the ops notice")
 	}
-	if !strings.Contains(res.shown(), "limited.com") {
-		t.Errorf("reply %q lacks the domain", res.shown())
-	}
+	wantContains(t, "reply", res.shown(), "limited.com")
 }
 
 func TestResponseURLFailureFallsBackToEphemeral(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
+	h.ownDomain("fallback.com")
 	h.slack.ExpireResponseURLs(true)
 	h.command(admin, "/mailbox", "add carol@fallback.com")
-	calls, err := h.slack.WaitCalls("chat.postEphemeral", 1, wait)
-	if err != nil {
-		t.Fatal(err)
+	_, spans := credential(t, h.waitEphemeral(admin, 1), general, admin)
+	if stored, _ := h.sim.Mailbox("carol@fallback.com"); len(spans) != 1 || spans[0] != stored {
+		t.Errorf("the fallback shows %q, the sandbox stored %q", spans, stored)
 	}
-	c := calls[0]
-	if c.Form.Get("user") != admin || c.Form.Get("channel") != general {
-		t.Errorf("ephemeral to user %q in %q, want %q in %q", c.Form.Get("user"), c.Form.Get("channel"), admin, general)
+	if n := len(h.slack.Posts("")); n != 0 {
+		t.Errorf("the fake took %d response_url posts while they were expired", n)
 	}
-	if got := formMessage(t, c).shown(); !strings.Contains(got, "fallback.com") {
-		t.Errorf("fallback reply %q lacks the result", got)
-	}
-	if len(h.slack.Posts("")) != 0 {
-		t.Errorf("the fake recorded response_url posts while expired")
+}
+
+// TestBusyQueue fills the one worker and the queue of one: the next
+// command is told that mailbot is busy, and nothing of it runs.
+func TestBusyQueue(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withBotConfig(func(c *bot.Config) { c.Concurrency, c.MaxQueue = 1, 1 }))
+	g := h.holdRequests()
+	first, _ := h.command(admin, "/maildomain", "register one.com")
+	g.next(t) // the worker is busy with it
+	second, _ := h.command(admin, "/maildomain", "register two.com")
+	_, ack := h.command(admin, "/maildomain", "register three.com")
+	wantContains(t, "third ack", ackMessage(t, ack).shown(), "mailbot is busy", "Nothing was done")
+	g.release()
+	wantContains(t, "first result", h.result(first).shown(), "one.com")
+	wantContains(t, "second result", h.result(second).shown(), "two.com")
+	if n := h.sim.Requests(apiclient.OpRegisterDomain); n != 2 {
+		t.Errorf("the API saw %d registers, want 2", n)
 	}
 }
 
 func TestShutdownFinishesWorkInFlight(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
-	h.sim.SetLatency(time.Second)
+	g := h.holdRequests()
 	id, _ := h.command(admin, "/maildomain", "register inflight.com")
+	g.next(t)
 	stopped := make(chan error, 1)
-	go func() { stopped <- h.stop() }()
-	if err := h.slack.Wait(wait, "draining", func() bool { return !h.bot.Ready() }); err != nil {
+	go func() { stopped <- h.r.stop() }()
+	if err := h.slack.Wait(wait, "draining", func() bool { return !h.r.bot.Ready() }); err != nil {
 		t.Fatal(err)
 	}
 	_, ack := h.command(admin, "/maildomain", "register late.com")
-	if got := decodeMessage(t, string(ack.Payload)).shown(); !strings.Contains(got, "restarting") {
-		t.Errorf("a command during shutdown got %q, want the restarting reply", got)
+	wantContains(t, "a command during the stop", ackMessage(t, ack).shown(), "restarting", "Nothing was done")
+	g.release()
+	if err := <-stopped; err != nil {
+		t.Errorf("Run returned %v, want nil", err)
 	}
-	select {
-	case err := <-stopped:
-		if err != nil {
-			t.Errorf("Run returned %v, want nil", err)
-		}
-	case <-time.After(wait):
-		t.Fatal("the bot did not stop")
-	}
-	if posts := h.slack.Posts(id); len(posts) == 0 || !strings.Contains(decodeMessage(t, posts[0].Raw).shown(), "inflight.com") {
-		t.Errorf("the work in flight was not finished before the stop: posts %v", posts)
-	}
+	wantContains(t, "the work in flight", h.result(id).shown(), "inflight.com", "registered")
 	if n := h.sim.Requests(apiclient.OpRegisterDomain); n != 1 {
-		t.Errorf("the API saw %d registers, want 1 (none for the command during shutdown)", n)
+		t.Errorf("the API saw %d registers, want 1 (none for the command during the stop)", n)
+	}
+}
+
+// TestSweepExpiresWithoutAClick lets the sweep expire a request: its
+// message loses the buttons and the requester is told, once.
+func TestSweepExpiresWithoutAClick(t *testing.T) {
+	t.Parallel()
+	clk := newClock(epoch)
+	spy := &spyStore{Store: memstore.New(memstore.Options{})}
+	h := newHarness(t, withStore(spy), withApprovals(commands.ApprovalsRequests), withClock(clk.Now), withTTL(time.Hour), withSweep(20*time.Millisecond))
+	_, req := ask(t, h.env, stranger, "/maildomain", "register example.com")
+	clk.Advance(time.Hour)
+	told := h.waitEphemeral(stranger, 1)
+	wantContains(t, "expiry for the requester", callMessage(t, told).shown(), "Request expired", "register domain example.com")
+	updated := h.waitUpdate(req, 1)
+	if updated.hasButtons() {
+		t.Errorf("the expired request still offers buttons")
+	}
+	wantContains(t, "expired request", updated.shown(), "Expired", "Nothing was done")
+	// Later sweeps do nothing more.
+	n := len(h.slack.Calls(""))
+	clk.Advance(time.Hour)
+	swept := spy.claims.Load()
+	if err := h.slack.Wait(wait, "two more whole sweeps", func() bool { return spy.claims.Load() >= swept+3 }); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(h.ephemeralsTo(stranger)) + len(h.slack.Calls("chat.update")); got != 2 || len(h.slack.Calls("")) != n {
+		t.Errorf("after more sweeps: %d ephemerals and updates (want 2), %d calls (want %d)", got, len(h.slack.Calls("")), n)
+	}
+	if h.sim.Requests("") != 0 {
+		t.Error("an expired request reached the PDD API")
 	}
 }

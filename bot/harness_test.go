@@ -1,11 +1,51 @@
 package bot_test
 
+// The harness runs mailbot's Slack adapter the way `mailbot serve` does, over
+// real protocols on loopback: the real socketmode and Web API clients of
+// slack-go against the fake Slack (bot/slackfake), the real PDD client
+// against the sandbox (apiclient/pddsim) over HTTP, and the real core
+// (commands.New) on a commands.Store.
+//
+// An env is one test's world: the fake Slack, the sandbox, the store, the
+// signing key and a log sink. A replica is one mailbot process in it: its own
+// slack.Client, socketmode client (one connection to the fake), Messenger,
+// core and bot.Bot, started with bot.Run. Any number of replicas may run in
+// one env; they share the store, the sandbox, the fake and the signing key,
+// exactly as replicas share a database and a Slack app.
+//
+//	h := newHarness(t, withApprovals(commands.ApprovalsRequests))  // env + one replica, h.r
+//	id, ack := h.command(stranger, "/mailbox", "add alice@example.com")
+//	res := h.result(id)                     // its first response_url post
+//	r2 := h.start(withSweep(50 * time.Millisecond))  // a second replica: h's options, then these
+//	h.slack.Via(r2.conn).Click(...)         // an envelope to that replica's connection
+//	r2.stop()                               // cancel its Run and wait for it to return
+//
+// Options set a replica's configuration: the core's policy (withApprovals,
+// withAdmins with user IDs and S… user groups, withApprovalsRequired,
+// withRemind, withTTL, withDomains, withDefaultDomain, withClock, withDNS),
+// the bot's (withBotConfig for Concurrency, MaxQueue, ShutdownTimeout,
+// CloseSocketFirst…, withSweep) and the messenger's (withOps). Two options
+// concern the env and count only in newHarness or newEnv: withStore (for
+// instance a PostgreSQL store shared by replicas; default memstore) and
+// withSimWrap (a handler in front of the sandbox). A replica whose admins
+// name user groups reads them with bot.Groups before it starts, as serve
+// does; env.tryStart returns that error instead of failing the test.
+//
+// Every env checks, when its test ends and after every replica stopped, that
+// Slack refused nothing (slackfake.Rejected) and that no password or
+// verification secret that went through the sandbox shows in a log line, in
+// anything public, or privately to anyone but the person who asked for the
+// operation (the actor of its audit entries); and no token in a log line.
+// Waiting is done on the fake's Wait* helpers and on conditions, never sleeps.
+
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
-	"strings"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +61,9 @@ import (
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/dnscheck"
+	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
+	"github.com/mailbot/mailbot/commands/memstore"
 )
 
 // Users and channels of the tests.
@@ -32,9 +75,326 @@ const (
 	ops      = "COPS"
 )
 
+// wait bounds every wait of a test: far above what anything takes.
 const wait = 10 * time.Second
 
-// syncBuffer is a log sink the bot and the test share.
+// settings are what a replica is started with.
+type settings struct {
+	core       commands.Config
+	bot        bot.Config
+	ops        string
+	groupEvery time.Duration
+	retry      apiclient.RetryPolicy
+	store   commands.Store // the env's by default
+	simWrap func(http.Handler) http.Handler // env-level: read by newEnv only
+}
+
+// option changes the settings of a replica (or, for withStore and
+// withSimWrap, of the env).
+type option func(*settings)
+
+func withApprovals(mode commands.ApprovalMode) option {
+	return func(s *settings) { s.core.Approvals = mode }
+}
+
+// withAdmins replaces the admins: user IDs and user group IDs (S…).
+func withAdmins(ids ...string) option {
+	return func(s *settings) { s.core.Admins = ids }
+}
+
+func withApprovalsRequired(n int) option {
+	return func(s *settings) { s.core.ApprovalsRequired = n }
+}
+
+func withRemind(d time.Duration) option { return func(s *settings) { s.core.RemindAfter = d } }
+
+func withTTL(d time.Duration) option { return func(s *settings) { s.core.ApprovalTTL = d } }
+
+func withDomains(patterns ...string) option {
+	return func(s *settings) { s.core.Domains = patterns }
+}
+
+func withDefaultDomain(d string) option { return func(s *settings) { s.core.DefaultDomain = d } }
+
+func withClock(now func() time.Time) option { return func(s *settings) { s.core.Now = now } }
+
+// withOps sets the ops channel; "" means none.
+func withOps(channel string) option { return func(s *settings) { s.ops = channel } }
+
+// withSweep sets how often expiries and reminders are swept (default:
+// never, so that tests decide when).
+func withSweep(every time.Duration) option { return func(s *settings) { s.bot.SweepEvery = every } }
+
+// withGroupRefresh sets how often admin user groups are read again.
+func withGroupRefresh(every time.Duration) option {
+	return func(s *settings) { s.groupEvery = every }
+}
+
+func withBotConfig(f func(*bot.Config)) option { return func(s *settings) { f(&s.bot) } }
+
+// withDNS makes /maildomain check and "Check DNS" ask srv.
+func withDNS(srv *dnstest.Server) option {
+	return func(s *settings) {
+		c, err := dnscheck.New(srv.Addr(), dnscheck.WithTimeout(3*time.Second))
+		if err != nil {
+			panic(err) // a loopback address never fails
+		}
+		s.core.DNS = c
+	}
+}
+
+// withStore keeps state in st: given to newHarness or newEnv, every
+// replica's; given to start, that replica's alone (a restart without a
+// database is a replica on a new memstore).
+func withStore(st commands.Store) option { return func(s *settings) { s.store = st } }
+
+// withSimWrap puts wrap in front of the sandbox (env-level): a test can
+// change its answers on the wire.
+func withSimWrap(wrap func(http.Handler) http.Handler) option {
+	return func(s *settings) { s.simWrap = wrap }
+}
+
+// env is one test's world; see the top of this file.
+type env struct {
+	t       testing.TB
+	slack   *slackfake.Server
+	sim     *pddsim.Server
+	simURL  string
+	token   string // the bot's PDD token
+	store   commands.Store   // the replicas' store unless they are given another
+	stores  []commands.Store // every store a replica used, for the checks
+	logs    *syncBuffer
+	logger  *zap.Logger
+	key     []byte
+	secrets *secretLog
+	base    []option // every replica's options, before its own
+
+	mu       sync.Mutex
+	replicas []*replica
+}
+
+// newEnv starts a fake Slack and a sandbox; opts are every replica's
+// defaults (withStore and withSimWrap are read here).
+func newEnv(t testing.TB, opts ...option) *env {
+	t.Helper()
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	e := &env{t: t, slack: slackfake.New(), sim: pddsim.New(), logs: &syncBuffer{}, key: []byte("test signing key"),
+		secrets: &secretLog{}, base: opts, store: s.store}
+	t.Cleanup(e.slack.Close)
+	e.logger = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), e.logs, zapcore.DebugLevel))
+	if e.store == nil {
+		e.store = memstore.New(memstore.Options{})
+	}
+	var h http.Handler = e.secrets.record(e.sim)
+	if s.simWrap != nil {
+		h = s.simWrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	e.simURL = srv.URL
+	e.token = e.sim.NewAccount()
+	t.Cleanup(e.check) // runs after every replica's stop, registered later
+	return e
+}
+
+// defaults are a replica's settings before options.
+func (e *env) defaults() settings {
+	return settings{
+		core: commands.Config{Admins: []string{admin, admin2}, SigningKey: e.key,
+			Mention: bot.Mention, MentionGroup: bot.MentionGroup},
+		bot:   bot.Config{ShutdownTimeout: 5 * time.Second, WorkTimeout: 20 * time.Second, SweepEvery: -1},
+		ops:   ops,
+		retry: apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+	}
+}
+
+// replica is one running mailbot; see the top of this file.
+type replica struct {
+	env    *env
+	name   string
+	bot    *bot.Bot
+	core   *commands.Core
+	reg    *prometheus.Registry
+	conn   int // its connection's id on the fake (slackfake.Server.Via)
+	cancel context.CancelFunc
+	done   chan error
+
+	once sync.Once
+	err  error
+}
+
+// start starts a replica with the env's options, then opts, and waits
+// until its socket is connected and it takes work.
+func (e *env) start(opts ...option) *replica {
+	e.t.Helper()
+	r, err := e.tryStart(opts...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+// tryStart is start that returns a start-up failure (a user group that
+// cannot be read) instead of failing the test.
+func (e *env) tryStart(opts ...option) (*replica, error) {
+	t := e.t
+	t.Helper()
+	s := e.defaults()
+	for _, o := range append(slices.Clone(e.base), opts...) {
+		o(&s)
+	}
+	e.mu.Lock()
+	name := "r" + string(rune('1'+len(e.replicas)))
+	e.mu.Unlock()
+	logger := e.logger.Named(name)
+	pdd, err := apiclient.New(e.simURL, e.token, apiclient.WithRetry(s.retry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := slack.New(slackfake.BotToken, slack.OptionAppLevelToken(slackfake.AppToken), slack.OptionAPIURL(e.slack.URL))
+	reg := prometheus.NewRegistry()
+	metrics := bot.NewMetrics(reg)
+	groups, err := loadGroups(t, api, s, logger, metrics)
+	if err != nil {
+		return nil, err
+	}
+	if groups != nil {
+		s.core.InGroup = groups.Contains
+	}
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: s.ops}, logger, metrics)
+	store := cmp.Or[commands.Store](s.store, e.store)
+	core, err := commands.New(pdd, store, msgr, s.core, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{env: e, name: name, core: core, reg: reg, done: make(chan error, 1)}
+	r.bot = bot.New(api, socketmode.New(api), core, msgr, groups, s.bot, logger, metrics)
+	before := e.slack.ConnIDs()
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() { r.done <- r.bot.Run(ctx) }()
+	t.Cleanup(func() { _ = r.stop() })
+	e.mu.Lock()
+	e.replicas = append(e.replicas, r)
+	if !slices.Contains(e.stores, store) {
+		e.stores = append(e.stores, store)
+	}
+	e.mu.Unlock()
+	if err := e.slack.Wait(wait, name+" connected and ready", func() bool {
+		for _, id := range e.slack.ConnIDs() {
+			if !slices.Contains(before, id) {
+				r.conn = id
+			}
+		}
+		return r.conn != 0 && r.bot.Ready()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return r, nil
+}
+
+// loadGroups reads the admin user groups of s, as serve does before it
+// starts; nil when the admins name none.
+func loadGroups(t testing.TB, api *slack.Client, s settings, logger *zap.Logger, m *bot.Metrics) (*bot.Groups, error) {
+	var ids []string
+	for _, a := range s.core.Admins {
+		if commands.IsGroupID(a) {
+			ids = append(ids, a)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	g := bot.NewGroups(api, ids, s.groupEvery, logger.Named("groups"), m)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return g, g.Load(ctx)
+}
+
+// stop cancels the replica's Run and returns what it returned; it may be
+// called again and returns the same.
+func (r *replica) stop() error {
+	r.cancel()
+	return r.wait()
+}
+
+// wait waits for Run to return after the replica's context ended.
+func (r *replica) wait() error {
+	r.once.Do(func() {
+		select {
+		case r.err = <-r.done:
+		case <-time.After(60 * time.Second):
+			r.env.t.Errorf("%s did not stop within 60s", r.name)
+		}
+	})
+	return r.err
+}
+
+// harness is an env with its first replica, r, for tests of one mailbot.
+type harness struct {
+	*env
+	r *replica
+}
+
+// newHarness starts an env and one replica with opts.
+func newHarness(t testing.TB, opts ...option) *harness {
+	t.Helper()
+	e := newEnv(t, opts...)
+	return &harness{env: e, r: e.start()}
+}
+
+// command sends a slash command typed in general and waits for its ack.
+func (e *env) command(user, cmd, text string) (string, slackfake.Ack) {
+	e.t.Helper()
+	return e.commandVia(e.slack.Via(0), user, cmd, text)
+}
+
+// commandVia sends a slash command through one sender and waits for its ack.
+func (e *env) commandVia(via slackfake.Sender, user, cmd, text string) (string, slackfake.Ack) {
+	e.t.Helper()
+	id, err := via.SlashCommand(user, general, cmd, text)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ack, err := e.slack.WaitAck(id, wait)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return id, ack
+}
+
+// result waits for the first response_url post of an envelope.
+func (e *env) result(id string) message {
+	e.t.Helper()
+	posts, err := e.slack.WaitPosts(id, 1, wait)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return decodeMessage(e.t, posts[0].Raw)
+}
+
+// ownDomain registers domain in the sandbox for the bot's PDD account, as
+// an operator would have done before, so that mailboxes can be added.
+func (e *env) ownDomain(domain string) {
+	e.t.Helper()
+	if _, err := e.pdd().RegisterDomain(context.Background(), domain); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// pdd is a PDD client of the bot's account, for the test's own calls.
+func (e *env) pdd() *apiclient.Client {
+	c, err := apiclient.New(e.simURL, e.token)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+// syncBuffer is a log sink the bots and the test share.
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -54,238 +414,20 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// harness is a bot under test: the real socketmode client against the fake
-// Slack, and the real PDD client against the sandbox over HTTP.
-type harness struct {
-	t       testing.TB
-	slack   *slackfake.Server
-	sim     *pddsim.Server
-	simURL  string
-	token   string
-	logs    *syncBuffer
-	reg     *prometheus.Registry
-	bot     *bot.Bot
-	cancel  context.CancelFunc
-	done    chan error
-	coreCfg commands.Config
-	botCfg  bot.Config
+// teeWriter keeps a copy of what a handler writes.
+type teeWriter struct {
+	http.ResponseWriter
+	body bytes.Buffer
 }
 
-type option func(*harness)
-
-func withApprovals(mode commands.ApprovalMode) option {
-	return func(h *harness) { h.coreCfg.Approvals = mode }
+func (w *teeWriter) Write(p []byte) (int, error) {
+	w.body.Write(p)
+	return w.ResponseWriter.Write(p)
 }
 
-func withClock(now func() time.Time) option {
-	return func(h *harness) { h.coreCfg.Now = now }
-}
-
-func withBotConfig(f func(*bot.Config)) option {
-	return func(h *harness) { f(&h.botCfg) }
-}
-
-// newHarness starts a fake Slack, a sandbox and a bot, and waits for the
-// socket to connect.
-func newHarness(t testing.TB, opts ...option) *harness {
-	t.Helper()
-	h := &harness{t: t, slack: slackfake.New(), sim: pddsim.New(), logs: &syncBuffer{}}
-	t.Cleanup(h.slack.Close)
-	simSrv := httptest.NewServer(h.sim)
-	t.Cleanup(simSrv.Close)
-	h.simURL = simSrv.URL
-	h.token = h.sim.NewAccount()
-	h.coreCfg = commands.Config{Admins: []string{admin, admin2}, SigningKey: []byte("test signing key"), Mention: bot.Mention}
-	h.botCfg = bot.Config{OpsChannel: ops, ShutdownTimeout: 5 * time.Second, WorkTimeout: 20 * time.Second}
-	for _, o := range opts {
-		o(h)
-	}
-	h.start()
-	return h
-}
-
-// start runs a (new) bot on the same fake Slack and sandbox.
-func (h *harness) start() {
-	t := h.t
-	t.Helper()
-	logger := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), h.logs, zapcore.DebugLevel))
-	pdd, err := apiclient.New(h.simURL, h.token, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	core, err := commands.New(pdd, h.coreCfg, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := slack.New(slackfake.BotToken, slack.OptionAppLevelToken(slackfake.AppToken), slack.OptionAPIURL(h.slack.URL))
-	sm := socketmode.New(api)
-	h.reg = prometheus.NewRegistry()
-	h.bot = bot.New(api, sm, core, h.botCfg, logger, bot.NewMetrics(h.reg))
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel, h.done = cancel, make(chan error, 1)
-	before := h.slack.Connects()
-	go func() { h.done <- h.bot.Run(ctx) }()
-	t.Cleanup(func() { h.stop() })
-	if err := h.slack.WaitConnected(before+1, wait); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.slack.Wait(wait, "ready", h.bot.Ready); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// stop cancels the bot and returns what Run returned.
-func (h *harness) stop() error {
-	h.cancel()
-	select {
-	case err, ok := <-h.done:
-		if ok {
-			close(h.done)
-		}
-		return err
-	case <-time.After(30 * time.Second):
-		h.t.Error("bot did not stop within 30s")
-		return nil
-	}
-}
-
-// command sends a slash command and waits for its ack.
-func (h *harness) command(user, cmd, text string) (string, slackfake.Ack) {
-	h.t.Helper()
-	id, err := h.slack.SlashCommand(user, general, cmd, text)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	ack, err := h.slack.WaitAck(id, wait)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return id, ack
-}
-
-// result waits for the first response_url post of an envelope.
-func (h *harness) result(id string) message {
-	h.t.Helper()
-	posts, err := h.slack.WaitPosts(id, 1, wait)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return decodeMessage(h.t, posts[0].Raw)
-}
-
-// message is a Slack message as the bot sent it.
-type message struct {
-	ResponseType    string `json:"response_type"`
-	ReplaceOriginal bool   `json:"replace_original"`
-	Text            string `json:"text"`
-	Blocks          []struct {
-		Type     string                 `json:"type"`
-		BlockID  string                 `json:"block_id"`
-		Text     *struct{ Text string } `json:"text"`
-		Elements []struct {
-			Type     string          `json:"type"`
-			ActionID string          `json:"action_id"`
-			Value    string          `json:"value"`
-			Text     json.RawMessage `json:"text"`
-			Style    string          `json:"style"`
-			Confirm  json.RawMessage `json:"confirm"`
-		} `json:"elements"`
-	} `json:"blocks"`
-}
-
-func decodeMessage(t testing.TB, raw string) message {
-	t.Helper()
-	var m message
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		t.Fatalf("message %q: %v", raw, err)
-	}
-	return m
-}
-
-// unescape undoes Slack's escaping, as a Slack client shows the text.
-var unescape = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">").Replace
-
-// shown is all the text of a message as a person sees it.
-func (m message) shown() string {
-	var parts []string
-	parts = append(parts, m.Text)
-	for _, b := range m.Blocks {
-		if b.Text != nil {
-			parts = append(parts, b.Text.Text)
-		}
-		for _, e := range b.Elements {
-			var txt struct{ Text string }
-			if json.Unmarshal(e.Text, &txt) == nil {
-				parts = append(parts, txt.Text)
-			}
-		}
-	}
-	return unescape(strings.Join(parts, "\n"))
-}
-
-// blocksText is the text of the blocks alone.
-func (m message) blocksText() string {
-	var parts []string
-	for _, b := range m.Blocks {
-		if b.Text != nil {
-			parts = append(parts, b.Text.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// formMessage decodes the blocks of a chat.* call.
-func formMessage(t *testing.T, c slackfake.Call) message {
-	t.Helper()
-	raw := `{"text":` + mustJSON(c.Form.Get("text")) + `,"blocks":` + orEmpty(c.Form.Get("blocks")) + `}`
-	return decodeMessage(t, raw)
-}
-
-func mustJSON(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-func orEmpty(s string) string {
-	if s == "" {
-		return "[]"
-	}
-	return s
-}
-
-// codeSpans returns the contents of the `code spans` in mrkdwn text,
-// unescaped.
-func codeSpans(text string) []string {
-	var out []string
-	for {
-		i := strings.IndexByte(text, '`')
-		if i < 0 {
-			return out
-		}
-		j := strings.IndexByte(text[i+1:], '`')
-		if j < 0 {
-			return out
-		}
-		out = append(out, unescape(text[i+1:i+1+j]))
-		text = text[i+1+j+1:]
-	}
-}
-
-// assertNoSecret fails when any secret appears in the logs or in anything
-// anyone but the requester can see.
-func (h *harness) assertNoSecret(secrets ...string) {
-	h.t.Helper()
-	logs := h.logs.String()
-	public := strings.Join(h.slack.Texts().Public, "\n")
-	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
-		if strings.Contains(logs, s) {
-			h.t.Errorf("secret %q in the logs", s)
-		}
-		if strings.Contains(public, s) {
-			h.t.Errorf("secret %q in a public message", s)
-		}
-	}
+// readBody reads r's body and puts it back for the next handler.
+func readBody(r *http.Request) []byte {
+	raw, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	return raw
 }
