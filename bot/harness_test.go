@@ -85,8 +85,8 @@ type settings struct {
 	ops        string
 	groupEvery time.Duration
 	retry      apiclient.RetryPolicy
-	store   commands.Store // the env's by default
-	simWrap func(http.Handler) http.Handler // env-level: read by newEnv only
+	store      commands.Store                  // the env's by default
+	simWrap    func(http.Handler) http.Handler // env-level: read by newEnv only
 }
 
 // option changes the settings of a replica (or, for withStore and
@@ -160,7 +160,7 @@ type env struct {
 	slack   *slackfake.Server
 	sim     *pddsim.Server
 	simURL  string
-	token   string // the bot's PDD token
+	token   string           // the bot's PDD token
 	store   commands.Store   // the replicas' store unless they are given another
 	stores  []commands.Store // every store a replica used, for the checks
 	logs    *syncBuffer
