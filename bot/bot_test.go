@@ -25,20 +25,25 @@ func (s *spyStore) ClaimExpired(ctx context.Context, now time.Time, limit int) (
 	return s.Store.ClaimExpired(ctx, now, limit)
 }
 
-// gate holds the sandbox's requests until it is opened, and tells the test
-// when each arrives: the test orders events without sleeping.
+// gate holds the sandbox's requests until the test lets them through,
+// and tells the test when each arrives: the test orders events without
+// sleeping.
 type gate struct {
 	arrived chan apiclient.Op
-	open    chan struct{}
+	pass    chan struct{} // one token lets one request through
+	open    chan struct{} // closed: every request goes through
 	once    sync.Once
 }
 
 // holdRequests makes every PDD request wait on the returned gate.
 func (e *env) holdRequests() *gate {
-	g := &gate{arrived: make(chan apiclient.Op, 1000), open: make(chan struct{})}
+	g := &gate{arrived: make(chan apiclient.Op, 1000), pass: make(chan struct{}, 1000), open: make(chan struct{})}
 	e.sim.OnRequest(func(op apiclient.Op) {
 		g.arrived <- op
-		<-g.open
+		select {
+		case <-g.pass:
+		case <-g.open:
+		}
 	})
 	e.t.Cleanup(g.release)
 	return g
@@ -53,6 +58,13 @@ func (g *gate) next(t testing.TB) apiclient.Op {
 	case <-time.After(wait):
 		t.Fatal("no request reached the sandbox")
 		return ""
+	}
+}
+
+// allow lets n held or later requests through.
+func (g *gate) allow(n int) {
+	for range n {
+		g.pass <- struct{}{}
 	}
 }
 
