@@ -211,7 +211,8 @@ func unreachable(err error) bool {
 		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-// redacted is an error whose text had the password taken out.
+// redacted is an error whose text was cleaned: the password taken out,
+// on one line.
 type redacted struct {
 	msg string
 	err error
@@ -220,15 +221,18 @@ type redacted struct {
 func (e *redacted) Error() string { return e.msg }
 func (e *redacted) Unwrap() error { return e.err }
 
-// redact returns err with every form of password in its text replaced.
+// redact returns err with every form of password in its text replaced,
+// and its text on one line (pgx puts one line per host tried).
 func redact(err error, password string) error {
-	if err == nil || password == "" {
-		return err
+	if err == nil {
+		return nil
 	}
-	msg := err.Error()
-	for _, form := range []string{password, url.QueryEscape(password), url.PathEscape(password),
-		url.UserPassword("u", password).String()[2:]} {
-		msg = strings.ReplaceAll(msg, form, "xxxxx")
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+	if password != "" {
+		for _, form := range []string{password, url.QueryEscape(password), url.PathEscape(password),
+			url.UserPassword("u", password).String()[2:]} {
+			msg = strings.ReplaceAll(msg, form, "xxxxx")
+		}
 	}
 	if msg == err.Error() {
 		return err

@@ -1,6 +1,7 @@
 package pgstore_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -36,11 +37,19 @@ type replicated struct {
 // Replica opens another Store on the same database: another replica.
 func (r replicated) Replica(t *testing.T) commands.Store { return open(t, r.dsn) }
 
+// TestConformance runs the suite, each test on a database of its own,
+// and then scans every database for secrets (secrets_test.go).
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) commands.Store {
-		dsn := pgtest.NewDatabase(t)
-		return replicated{open(t, dsn), dsn}
+	var mu sync.Mutex
+	var dsns []string
+	storetest.Run(t, func(st *testing.T) commands.Store {
+		dsn := pgtest.NewDatabase(t) // dropped when TestConformance ends, after the scan
+		mu.Lock()
+		dsns = append(dsns, dsn)
+		mu.Unlock()
+		return replicated{open(st, dsn), dsn}
 	})
+	scanForSecrets(t, newSecrets(), dsns...)
 }
 
 func TestDurable(t *testing.T) {

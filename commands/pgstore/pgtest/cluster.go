@@ -27,6 +27,8 @@ type Cluster struct {
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when the server process ends
 
+	strategy string // " STRATEGY FILE_COPY" where the server has it (15 and later)
+
 	mu        sync.Mutex
 	databases int
 }
@@ -51,7 +53,7 @@ func Start() (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp(baseDir(), "pgtest-")
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +144,13 @@ func (c *Cluster) waitReady() error {
 	for {
 		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
 		if err == nil {
-			return conn.Close(ctx)
+			defer conn.Close(ctx)
+			var version int
+			err = conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version)
+			if version >= 150000 {
+				c.strategy = " STRATEGY FILE_COPY" // faster than WAL_LOG for a small template
+			}
+			return err
 		}
 		select {
 		case <-c.exited:
@@ -189,6 +197,16 @@ func (c *Cluster) DSN(db string) string {
 
 // Addr returns the server's TCP address, 127.0.0.1:port.
 func (c *Cluster) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port)) }
+
+// baseDir returns where clusters go: /dev/shm when it is a tmpfs with at
+// least 1 GiB free (a database is created there ten times faster than on
+// a disk), else the temporary directory.
+func baseDir() string {
+	if free, err := freeBytes("/dev/shm"); err == nil && free >= 1<<30 {
+		return "/dev/shm"
+	}
+	return os.TempDir()
+}
 
 // freePort returns a TCP port that was free on 127.0.0.1 a moment ago.
 func freePort() (int, error) {

@@ -162,7 +162,7 @@ func (c *Cluster) NewDatabase(t testing.TB) string {
 	c.databases++
 	name := fmt.Sprintf("test_%d", c.databases)
 	c.mu.Unlock()
-	if err := c.exec(t.Context(), "CREATE DATABASE "+name); err != nil {
+	if err := c.exec(t.Context(), "CREATE DATABASE "+name+c.strategy); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
 	t.Cleanup(func() {

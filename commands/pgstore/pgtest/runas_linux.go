@@ -55,3 +55,12 @@ func (r *runAs) attr(server bool) *syscall.SysProcAttr {
 	}
 	return a
 }
+
+// freeBytes returns the space available to unprivileged users at path.
+func freeBytes(path string) (uint64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return 0, err
+	}
+	return st.Bavail * uint64(st.Bsize), nil
+}

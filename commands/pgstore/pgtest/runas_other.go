@@ -25,3 +25,7 @@ func (r *runAs) chown(path string) error { return nil }
 
 // attr returns no special attributes.
 func (r *runAs) attr(server bool) *syscall.SysProcAttr { return nil }
+
+// freeBytes reports no space: outside Linux clusters go to the temporary
+// directory.
+func freeBytes(path string) (uint64, error) { return 0, errors.ErrUnsupported }
