@@ -24,7 +24,9 @@ func malformed(mangle func(name, content string) string) func(http.Handler) http
 			}
 			rec := httptest.NewRecorder()
 			next.ServeHTTP(rec, r)
-			var a struct{ Secrets struct{ Name, Content string } }
+			var a struct {
+				Secrets struct{ Name, Content string }
+			}
 			_ = json.Unmarshal(rec.Body.Bytes(), &a)
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(mangle(a.Secrets.Name, a.Secrets.Content)))
