@@ -84,6 +84,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 		ShutdownTimeout:  cfg.ShutdownTimeout,
 		WorkTimeout:      workTimeout(cfg.PDDTimeout),
 		CloseSocketFirst: store.Durable(),
+		SweepEvery:       sweepEvery(cfg.ApprovalTTL, cfg.ApprovalRemind),
 	}, logger, metrics)
 	ready.Store(b)
 	logger.Info("starting", zap.String("team", auth.Team), zap.String("bot_user_id", auth.UserID),
@@ -154,6 +155,18 @@ func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.S
 func signingKey(botToken secret) []byte {
 	sum := sha256.Sum256([]byte("mailbot approvals v1\x00" + botToken.reveal()))
 	return sum[:]
+}
+
+// sweepEvery is how often requests are expired and reminders sent: every
+// 20 s (expiry within a minute of the deadline, interface §6), more often
+// when the TTL or the reminder delay is short, never more than once a
+// second.
+func sweepEvery(ttl, remind time.Duration) time.Duration {
+	d := ttl
+	if remind > 0 {
+		d = min(d, remind)
+	}
+	return min(max(d/4, time.Second), commands.SweepEvery)
 }
 
 // workTimeout bounds one piece of work: the PDD attempts with their
