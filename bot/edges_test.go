@@ -1,0 +1,158 @@
+package bot_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailbot/mailbot/bot/slackfake"
+	"github.com/mailbot/mailbot/commands"
+)
+
+// TestRedeliveredAnswerKeepsItsPayload: Slack re-sends an envelope when
+// it did not see the ack in time, and then ignores that late ack. When
+// the ack itself was the answer (help, a refusal, a form's errors), the
+// ack of the re-sent envelope must carry it again, or the person never
+// gets one (interface §10: no acknowledged command without an answer).
+//
+// BUG: bot/events.go:33 (handle) acknowledges a re-sent envelope with a nil
+// payload (b.ack(ctx, evt.Request, nil, received)): the help, the usage, a
+// refusal or a view_submission's response_action errors given in the
+// first ack are lost when Slack re-sends, and a re-sent form submission
+// gets an empty ack, which closes the modal without its errors. The bot
+// should remember the ack payload with the envelope id (bounded, as the
+// ids are) and send it again; nothing is run again.
+func TestRedeliveredAnswerKeepsItsPayload(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.slack.SetRedeliveryAfter(0) // the test re-delivers
+	for _, tc := range []struct{ user, cmd, text, want string }{
+		{stranger, "/maildomain", "help", "/maildomain register"},
+		{stranger, "/mailbox", "add alice@example.com", "Not allowed"},
+		{admin, "/maildomain", "register exa_mple.com", "exa_mple.com"},
+	} {
+		id, first := h.command(tc.user, tc.cmd, tc.text)
+		wantContains(t, "first ack", ackMessage(t, first).shown(), tc.want)
+		if err := h.slack.Redeliver(id); err != nil {
+			t.Fatal(err)
+		}
+		acks, err := h.slack.WaitAcks(id, 2, wait)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ackMessage(t, acks[1]).shown(); !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s: the ack of the re-sent envelope shows %q, want the answer again (%q)", tc.cmd, tc.text, got, tc.want)
+		}
+	}
+	// A form with a bad user name, re-sent: its errors again.
+	view, _ := openForm(t, h.env, admin, "/mailbox", "")
+	id, err := h.slack.SubmitView(admin, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
+		slackfake.Text(userInput, inputAction, "-alice"), slackfake.Text(domainInput, inputAction, "example.com")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.slack.WaitAck(id, wait); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.slack.Redeliver(id); err != nil {
+		t.Fatal(err)
+	}
+	acks, err := h.slack.WaitAcks(id, 2, wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(acks[1].Payload), `"errors"`) {
+		t.Errorf("the ack of the re-sent form is %s, want its errors again (%s)", acks[1].Payload, acks[0].Payload)
+	}
+	if h.sim.Requests("") != 0 {
+		t.Error("a re-sent envelope reached the PDD API")
+	}
+}
+
+// TestFormNotHeldUpBySlowHome: the form of a bare command must open
+// within its trigger's life (3 s at Slack; 1 s here), even while Slack is
+// slow to take someone's Home tab.
+//
+// BUG: bot/run.go:96 (Bot.answers) is served by one goroutine (Run,
+// run.go:168), which runs, in order, the forms (forms.go:38), the Home tabs
+// of app_home_opened (events.go:81) and the busy answers to clicks
+// (interactions.go:83) and forms (forms.go:135): one views.publish that Slack answers slowly (or a 429 with
+// Retry-After, retried up to 3 times, each wait up to 10 s) holds every
+// form behind it until its trigger_id expires, and the person gets the
+// usage instead of the form. Opening a form should not wait behind other
+// answers (its own goroutine, bounded; or a few answer workers).
+func TestFormNotHeldUpBySlowHome(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.slack.SetTriggerTTL(time.Second)
+	h.slack.SetMethodDelay("views.publish", 1500*time.Millisecond)
+	if _, err := h.slack.AppHomeOpened(stranger); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.slack.WaitCalls("views.publish", 1, wait); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := h.command(admin, "/mailbox", "")
+	if err := h.slack.Wait(wait, "a form or the usage", func() bool {
+		return len(h.slack.Views()) > 1 || len(h.slack.Posts(id)) > 0
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if posts := h.slack.Posts(id); len(posts) > 0 {
+		late := "never called"
+		if opens := h.slack.Calls("views.open"); len(opens) > 0 {
+			late = fmt.Sprintf("called %s after the ack", opens[0].At.Sub(h.slack.AcksOf(id)[0].At).Round(time.Millisecond))
+		}
+		t.Errorf("the form did not open behind a slow Home tab (views.open %s, the trigger lives 1s); the person got the usage instead", late)
+	}
+}
+
+// TestFormTriggerExpiredAnswersUsage: when the form cannot open (its
+// trigger expired), the person gets the usage instead, privately.
+func TestFormTriggerExpiredAnswersUsage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.slack.SetTriggerTTL(time.Nanosecond)
+	id, _ := h.command(admin, "/mailbox", "add")
+	res := h.result(id)
+	if res.ResponseType != "ephemeral" {
+		t.Errorf("usage response_type %q, want ephemeral", res.ResponseType)
+	}
+	wantContains(t, "usage", res.shown(), "/mailbox add")
+	if n := len(h.slack.Views()); n != 0 {
+		t.Errorf("%d views opened with an expired trigger", n)
+	}
+}
+
+// TestHomeWithManyLongRequestsFitsSlack: 25 pending requests with reasons
+// of the longest kind, and 25 operations in the trail: the admin's Home
+// tab is one Slack accepts (the harness checks Rejected), with at most 20
+// of each.
+func TestHomeWithManyLongRequestsFitsSlack(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
+	reason := strings.Repeat("𝔸<&>", 200) // long, wide and escaped
+	for i := range 25 {
+		id, _ := h.command(admin, "/maildomain", fmt.Sprintf("register admin%02d.example %s", i, reason))
+		h.result(id)
+		user := fmt.Sprintf("U%03d", i)
+		if _, err := h.slack.SlashCommand(user, general, "/maildomain", fmt.Sprintf("register req%02d.example %s", i, reason)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.slack.Wait(wait, "25 requests", func() bool { return len(h.approvalRequests()) == 25 }); err != nil {
+		t.Fatal(err)
+	}
+	_, sent := openHome(t, h.env, admin, 1)
+	if n := len(homeButtons(sent)); n != 40 {
+		t.Errorf("%d buttons on the admin's Home, want 40 (20 requests)", n)
+	}
+	text := strings.Join(slackfake.Flatten(mustJSON(sent)), "\n")
+	if !strings.Contains(text, "admin24.example") || strings.Contains(text, "admin04.example") {
+		t.Error("the admin's Home does not show the 20 latest operations")
+	}
+	if r := h.slack.Rejected(); len(r) != 0 {
+		t.Errorf("Slack refused %v", r)
+	}
+}
