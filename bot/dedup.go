@@ -1,36 +1,50 @@
 package bot
 
-import "sync"
+import (
+	"encoding/json"
+	"sync"
+)
 
-// envelopes remembers the IDs of the latest envelopes, so that one Slack
-// re-sends (it did not see the ack in time) is acknowledged and not run
-// again. The memory is bounded: the oldest ID is forgotten first.
+// envelopes remembers the IDs of the latest envelopes and the payload of
+// each one's acknowledgement, so that an envelope Slack re-sends (it did
+// not see the ack in time) is acknowledged again with the same answer and
+// not run again. The memory is bounded: the oldest ID is forgotten first.
 type envelopes struct {
-	mu   sync.Mutex
-	ids  map[string]struct{}
-	ring []string
-	next int
+	mu       sync.Mutex
+	payloads map[string]json.RawMessage
+	ring     []string
+	next     int
 }
 
 func newEnvelopes(n int) *envelopes {
-	return &envelopes{ids: make(map[string]struct{}, n), ring: make([]string, n)}
+	return &envelopes{payloads: make(map[string]json.RawMessage, n), ring: make([]string, n)}
 }
 
-// first records id and reports whether it was not seen before.
-func (e *envelopes) first(id string) bool {
+// first records id and reports whether it was not seen before; for one
+// seen before it returns the payload its first ack carried.
+func (e *envelopes) first(id string) (json.RawMessage, bool) {
 	if id == "" {
-		return true
+		return nil, true
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, ok := e.ids[id]; ok {
-		return false
+	if p, ok := e.payloads[id]; ok {
+		return p, false
 	}
 	if old := e.ring[e.next]; old != "" {
-		delete(e.ids, old)
+		delete(e.payloads, old)
 	}
 	e.ring[e.next] = id
-	e.ids[id] = struct{}{}
+	e.payloads[id] = nil
 	e.next = (e.next + 1) % len(e.ring)
-	return true
+	return nil, true
+}
+
+// acked records the payload of id's ack, for a re-sent envelope.
+func (e *envelopes) acked(id string, payload json.RawMessage) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.payloads[id]; ok {
+		e.payloads[id] = payload
+	}
 }

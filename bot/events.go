@@ -27,11 +27,13 @@ func (b *Bot) loop(ctx context.Context) {
 // never calls Slack's Web API, the PDD API or the database.
 func (b *Bot) handle(ctx context.Context, evt socketmode.Event) {
 	received := time.Now()
-	if evt.Request != nil && !b.seen.first(evt.Request.EnvelopeID) {
-		b.m.redelivered.Inc()
-		b.log.Info("envelope re-sent by Slack: acknowledged again, not run again", zap.String("envelope_id", evt.Request.EnvelopeID))
-		b.ack(ctx, evt.Request, nil, received)
-		return
+	if evt.Request != nil {
+		if payload, first := b.seen.first(evt.Request.EnvelopeID); !first {
+			b.m.redelivered.Inc()
+			b.log.Info("envelope re-sent by Slack: acknowledged again with the same answer, not run again", zap.String("envelope_id", evt.Request.EnvelopeID))
+			b.ack(ctx, evt.Request, payload, received)
+			return
+		}
 	}
 	switch evt.Type {
 	case socketmode.EventTypeConnecting:
@@ -101,7 +103,7 @@ func (b *Bot) badMessage(ctx context.Context, bm *socketmode.ErrorBadMessage, re
 		return
 	}
 	b.log.Warn("envelope slack-go cannot parse: acknowledged", zap.String("envelope_id", env.EnvelopeID), zap.String("type", env.Type), zap.Error(bm.Cause))
-	if !b.seen.first(env.EnvelopeID) {
+	if _, first := b.seen.first(env.EnvelopeID); !first {
 		b.m.redelivered.Inc()
 	}
 	b.ack(ctx, &socketmode.Request{EnvelopeID: env.EnvelopeID}, nil, received)
@@ -151,6 +153,14 @@ func (b *Bot) ack(ctx context.Context, req *socketmode.Request, payload any, rec
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.AckTimeout)
 	defer cancel()
+	if payload != nil {
+		if raw, ok := payload.(json.RawMessage); ok {
+			payload = raw
+		} else if raw, err := json.Marshal(payload); err == nil {
+			payload = json.RawMessage(raw)
+			b.seen.acked(req.EnvelopeID, raw)
+		}
+	}
 	if err := b.sm.AckCtx(ctx, req.EnvelopeID, payload); err != nil {
 		b.log.Error("ack failed", zap.String("envelope_id", req.EnvelopeID), zap.Error(err))
 		return

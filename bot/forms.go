@@ -35,7 +35,7 @@ func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.
 		b.answer(func(ctx context.Context) { b.tell(ctx, to, d.Reply, "usage", cmd.Command) })
 		return
 	}
-	ok := b.answer(func(ctx context.Context) {
+	ok := b.openSoon(func(ctx context.Context) {
 		_, err := b.api.OpenViewContext(ctx, cmd.TriggerID, view)
 		if err == nil {
 			b.m.commands.WithLabelValues(cmd.Command, "form").Inc()

@@ -69,7 +69,8 @@ type Bot struct {
 	seen   *envelopes
 
 	queue     chan job // work waiting for a worker
-	answers   chan job // short answers (refusals, forms, Home), apart from the work
+	answers   chan job // short answers (refusals, Home tabs), apart from the work
+	forms     chan job // forms to open: their trigger lives 3 s, so nothing else waits in front
 	queued    atomic.Int64
 	connected atomic.Bool
 
@@ -93,7 +94,8 @@ func New(api *slack.Client, sm *socketmode.Client, core *commands.Core, msgr *Me
 	return &Bot{api: api, sm: sm, core: core, msgr: msgr, groups: groups, cfg: cfg, log: logger, m: m,
 		seen:    newEnvelopes(4096),
 		queue:   make(chan job, cfg.MaxQueue),
-		answers: make(chan job, 256)}
+		answers: make(chan job, 256),
+		forms:   make(chan job, 64)}
 }
 
 // Ready reports whether the socket is connected and the bot takes work.
@@ -163,9 +165,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	go func() { sockErr <- b.sm.RunContext(sockCtx) }()
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); b.loop(sockCtx) }()
-	b.startWorkers(workCtx, &wg)
-	answerWG.Add(1)
-	go func() { defer answerWG.Done(); b.work(context.WithoutCancel(ctx), b.answers) }()
+	b.startWorkers(workCtx, b.queue, b.cfg.Concurrency, &wg)
+	b.startWorkers(context.WithoutCancel(ctx), b.answers, answerWorkers, &answerWG)
+	b.startWorkers(context.WithoutCancel(ctx), b.forms, formWorkers, &answerWG)
 	bgCtx, stopBG := context.WithCancel(workCtx)
 	bgDone := b.background(bgCtx)
 
@@ -191,6 +193,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.mu.Lock()
 	b.answersClosed = true
 	close(b.answers)
+	close(b.forms)
 	b.mu.Unlock()
 	answerWG.Wait()
 	b.setConnected(false)
@@ -221,11 +224,17 @@ func (b *Bot) drain(wg *sync.WaitGroup, stopWork context.CancelCauseFunc) {
 	}
 }
 
-// startWorkers starts Concurrency workers on the queue.
-func (b *Bot) startWorkers(ctx context.Context, wg *sync.WaitGroup) {
-	for range b.cfg.Concurrency {
+// Workers of the short answers and of the forms.
+const (
+	answerWorkers = 2
+	formWorkers   = 2
+)
+
+// startWorkers starts n workers on q.
+func (b *Bot) startWorkers(ctx context.Context, q <-chan job, n int, wg *sync.WaitGroup) {
+	for range n {
 		wg.Add(1)
-		go func() { defer wg.Done(); b.work(ctx, b.queue) }()
+		go func() { defer wg.Done(); b.work(ctx, q) }()
 	}
 }
 
@@ -257,13 +266,19 @@ func (b *Bot) submit(j job) bool {
 	return !b.draining && b.enqueue(b.queue, j)
 }
 
-// answer queues a short answer (a refusal, a form, the Home tab) on its
-// own worker, so that the event loop never waits on Slack. Answers are
-// taken while the bot drains, until its socket is closed.
-func (b *Bot) answer(fn func(ctx context.Context)) bool {
+// answer queues a short answer (a refusal, the Home tab) on its own
+// workers, so that the event loop never waits on Slack. Answers are taken
+// while the bot drains, until its socket is closed.
+func (b *Bot) answer(fn func(ctx context.Context)) bool { return b.answerOn(b.answers, fn) }
+
+// openSoon queues the opening of a form on workers that nothing slower
+// waits in front of: a form's trigger lives 3 s.
+func (b *Bot) openSoon(fn func(ctx context.Context)) bool { return b.answerOn(b.forms, fn) }
+
+func (b *Bot) answerOn(q chan job, fn func(ctx context.Context)) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return !b.answersClosed && b.enqueue(b.answers, job{run: fn})
+	return !b.answersClosed && b.enqueue(q, job{run: fn})
 }
 
 // enqueue sends j on q without blocking; the caller holds mu.
