@@ -15,14 +15,6 @@ import (
 // the ack itself was the answer (help, a refusal, a form's errors), the
 // ack of the re-sent envelope must carry it again, or the person never
 // gets one (interface §10: no acknowledged command without an answer).
-//
-// BUG: bot/events.go:33 (handle) acknowledges a re-sent envelope with a nil
-// payload (b.ack(ctx, evt.Request, nil, received)): the help, the usage, a
-// refusal or a view_submission's response_action errors given in the
-// first ack are lost when Slack re-sends, and a re-sent form submission
-// gets an empty ack, which closes the modal without its errors. The bot
-// should remember the ack payload with the envelope id (bounded, as the
-// ids are) and send it again; nothing is run again.
 func TestRedeliveredAnswerKeepsItsPayload(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -73,15 +65,7 @@ func TestRedeliveredAnswerKeepsItsPayload(t *testing.T) {
 // TestFormNotHeldUpBySlowHome: the form of a bare command must open
 // within its trigger's life (3 s at Slack; 1 s here), even while Slack is
 // slow to take someone's Home tab.
-//
-// BUG: bot/run.go:96 (Bot.answers) is served by one goroutine (Run,
-// run.go:168), which runs, in order, the forms (forms.go:38), the Home tabs
-// of app_home_opened (events.go:81) and the busy answers to clicks
-// (interactions.go:83) and forms (forms.go:135): one views.publish that Slack answers slowly (or a 429 with
-// Retry-After, retried up to 3 times, each wait up to 10 s) holds every
-// form behind it until its trigger_id expires, and the person gets the
-// usage instead of the form. Opening a form should not wait behind other
-// answers (its own goroutine, bounded; or a few answer workers).
+// (A form once queued behind every other short answer on one worker.)
 func TestFormNotHeldUpBySlowHome(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
