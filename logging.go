@@ -15,7 +15,7 @@ import (
 // reads a line.
 func subcommandLogger(cfg *config, sub string, lookup func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) (*zap.Logger, error) {
 	interactive := sub == "shell" && consoleIsTerminal(stdin, stdout)
-	level, format := shellLogSettings(cfg, interactive, func(name string) bool {
+	level, format := shellLogSettings(cfg, sub == "shell", func(name string) bool {
 		v, ok := lookup(name)
 		return ok && strings.TrimSpace(v) != ""
 	})
@@ -27,11 +27,12 @@ func subcommandLogger(cfg *config, sub string, lookup func(string) (string, bool
 	return newLogger(level, format, stderr)
 }
 
-// shellLogSettings is the level and format of the shell's log. On a
-// terminal (interactive), where the log and the replies share one screen,
-// only warnings and errors are logged, in console format, unless
-// MAILBOT_LOG_LEVEL or MAILBOT_LOG_FORMAT were set (isSet); otherwise
-// they apply.
+// shellLogSettings is the level and format of the shell's log. The
+// shell's output is its replies, and its log usually shares the screen
+// with them (stderr on the same terminal, even when stdin is a pipe): only
+// warnings and errors are logged, in console format, unless
+// MAILBOT_LOG_LEVEL or MAILBOT_LOG_FORMAT were set (isSet); for the other
+// subcommands they apply as set.
 func shellLogSettings(cfg *config, interactive bool, isSet func(string) bool) (level, format string) {
 	level, format = cfg.LogLevel, cfg.LogFormat
 	if interactive && !isSet("MAILBOT_LOG_LEVEL") {

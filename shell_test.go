@@ -118,7 +118,7 @@ func opsLines(out string) string {
 func TestShellEmbeddedSandbox(t *testing.T) {
 	t.Parallel()
 	in := strings.NewReader("/maildomain register example.com\n/mailbox add alice@example.com\n")
-	out, log, err := runShellCmd(t, map[string]string{"MAILBOT_LOG_LEVEL": "debug"}, in)
+	out, log, err := runShellCmd(t, map[string]string{"MAILBOT_LOG_LEVEL": "debug", "MAILBOT_LOG_FORMAT": "json"}, in)
 	if err != nil {
 		t.Fatalf("run(shell) = %v; output:\n%s", err, out)
 	}
