@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
 )
 
@@ -36,44 +34,49 @@ type migration struct {
 // migrate applies the migrations that the database lacks, in one
 // transaction under an advisory lock, so that replicas starting together
 // apply each once.
-func migrate(ctx context.Context, pool *pgxpool.Pool, logger *zap.Logger) error {
+func (s *Store) migrate(ctx context.Context) error {
 	all, err := listMigrations()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrateLock)); err != nil {
-			return err
+	c, err := s.pool.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.pool.release(c) // closed if the transaction did not end
+	var b batch
+	rows, err := b.add("BEGIN").add("SELECT pg_advisory_xact_lock($1)", int64(migrateLock)).
+		add(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
+			applied timestamptz NOT NULL DEFAULT now())`).
+		add("SELECT version FROM schema_migrations").run(ctx, c)
+	if err != nil {
+		return err
+	}
+	done := make(map[string]bool)
+	for _, r := range rows[3] {
+		done[r[0]] = true
+	}
+	for _, m := range all {
+		if done[strconv.Itoa(m.version)] {
+			continue
 		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version integer PRIMARY KEY, name text NOT NULL, applied timestamptz NOT NULL DEFAULT now())`); err != nil {
-			return err
-		}
-		rows, _ := tx.Query(ctx, "SELECT version FROM schema_migrations")
-		done, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		sql, err := migrations.ReadFile("migrations/" + m.name)
 		if err != nil {
 			return err
 		}
-		for _, m := range all {
-			if slices.Contains(done, m.version) {
-				continue
-			}
-			sql, err := migrations.ReadFile("migrations/" + m.name)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, string(sql)); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
-			}
-			if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
-				return err
-			}
-			logger.Info("database migrated", zap.String("migration", m.name))
+		if _, err := c.Exec(ctx, string(sql)).ReadAll(); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
-		return nil
-	})
+		var ins batch
+		if _, err := ins.add("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name).run(ctx, c); err != nil {
+			return err
+		}
+		s.logger.Info("database migrated", zap.String("migration", m.name))
+	}
+	_, err = c.Exec(ctx, "COMMIT").ReadAll()
+	return err
 }
 
 // listMigrations returns the embedded migrations in order.

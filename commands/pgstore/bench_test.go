@@ -1,0 +1,104 @@
+package pgstore_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+)
+
+// BenchmarkApproveTwoReplicas measures the decision's latency: one
+// request at a time, clicked by four admins at once, two on each of two
+// Stores (replicas) on one database. It reports the p50 and p99 of every
+// Approve call and of the winning one (the click that runs the
+// operation).
+func BenchmarkApproveTwoReplicas(b *testing.B) {
+	dsn := pgtest.NewDatabase(b)
+	stores := []commands.Store{open(b, dsn), open(b, dsn)}
+	const clickers = 4
+	var mu sync.Mutex
+	var all, winners []time.Duration
+	now, i := time.Now(), 0
+	for b.Loop() {
+		b.StopTimer()
+		i++
+		p := pending(fmt.Sprint(i), now)
+		if err := stores[0].Submit(b.Context(), p); err != nil {
+			b.Fatal(err)
+		}
+		runs := 0
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for c := range clickers {
+			wg.Go(func() {
+				<-start
+				t0 := time.Now()
+				_, res, err := stores[c%2].Approve(b.Context(), p, fmt.Sprintf("U0ADMIN%d", c), 1, now)
+				d := time.Since(t0)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					b.Error(err)
+				}
+				all = append(all, d)
+				if res == commands.ApproveRun {
+					runs++
+					winners = append(winners, d)
+				}
+			})
+		}
+		b.StartTimer()
+		close(start)
+		wg.Wait()
+		if runs != 1 {
+			b.Fatalf("request %d ran %d times", i, runs)
+		}
+	}
+	report(b, "all", all)
+	report(b, "run", winners)
+}
+
+// report reports the p50 and p99 of ds in milliseconds.
+func report(b *testing.B, name string, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	at := func(q float64) float64 {
+		return float64(ds[min(int(q*float64(len(ds))), len(ds)-1)]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(at(0.50), name+"-p50-ms")
+	b.ReportMetric(at(0.99), name+"-p99-ms")
+}
+
+// BenchmarkSubmit measures recording a new request.
+func BenchmarkSubmit(b *testing.B) {
+	s := open(b, pgtest.NewDatabase(b))
+	now, i := time.Now(), 0
+	for b.Loop() {
+		i++
+		if err := s.Submit(b.Context(), pending(fmt.Sprint(i), now)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAuditBeginComplete measures the two writes around a PDD call.
+func BenchmarkAuditBeginComplete(b *testing.B) {
+	s := open(b, pgtest.NewDatabase(b))
+	e := commands.AuditEntry{Event: commands.EventRun, Actor: "U0REQUESTER", Action: commands.ActionAddMailbox,
+		Domain: "example.com", Login: "ada.lovelace"}
+	for b.Loop() {
+		id, err := s.Begin(b.Context(), e)
+		if err == nil {
+			err = s.Complete(b.Context(), id, commands.AuditEntry{Outcome: commands.OutcomeOK, UID: 42})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
