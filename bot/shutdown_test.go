@@ -87,3 +87,30 @@ func TestShutdownWithBacklogAnswersEveryone(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseSocketFirst: with a database, the stop closes the Socket Mode
+// connection first, so that Slack sends new commands to other replicas,
+// and then finishes the work in flight and answers it.
+func TestCloseSocketFirst(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withBotConfig(func(c *bot.Config) { c.CloseSocketFirst = true }))
+	g := h.holdRequests()
+	id, _ := h.command(admin, "/maildomain", "register inflight.com")
+	g.next(t)
+	h.r.cancel()
+	if err := h.slack.Wait(wait, "the socket closed", func() bool { return h.slack.Connections() == 0 }); err != nil {
+		t.Fatal(err)
+	}
+	if h.r.bot.Ready() {
+		t.Error("the bot says it is ready with its socket closed")
+	}
+	if len(h.slack.Posts(id)) != 0 {
+		t.Fatal("the work finished before the socket closed: the test shows nothing")
+	}
+	g.release()
+	if err := h.r.wait(); err != nil {
+		t.Errorf("Run returned %v, want nil", err)
+	}
+	wantContains(t, "the work in flight", h.result(id).shown(), "inflight.com", "registered")
+	h.waitOps(t, "inflight.com")
+}
