@@ -140,3 +140,30 @@ func TestHomeWithManyLongRequestsFitsSlack(t *testing.T) {
 		t.Errorf("Slack refused %v", r)
 	}
 }
+
+// TestFormWithLongAllowedDomain: a domain name may have 253 characters,
+// but a select option's value at most 150: an allow-list that names a
+// long domain still gives a form Slack accepts, where that domain can be
+// chosen or typed. (It is 190 characters: the dots of the labels count.)
+//
+// BUG: bot/forms.go:88 (domainInput) makes each allowed domain an option
+// whose value is the domain, uncut (a value cannot be cut), and Slack
+// refuses an option value over 150 characters (invalid_arguments): the
+// whole form fails and every bare command answers with the usage. When an
+// allowed domain is longer than 150 characters, use a text input (or
+// values that are indexes into the signed list).
+func TestFormWithLongAllowedDomain(t *testing.T) {
+	t.Parallel()
+	label := strings.Repeat("a", 60)
+	longDomain := label + "." + label + "." + label + ".example"
+	h := newHarness(t, withDomains("example.com", longDomain))
+	id, _ := h.command(admin, "/maildomain", "")
+	if err := h.slack.Wait(wait, "a form or the usage", func() bool {
+		return len(h.slack.Views()) > 0 || len(h.slack.Posts(id)) > 0
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.slack.Views()) == 0 {
+		t.Errorf("no form opened for an allow-list with a %d-character domain; Slack refused %v", len(longDomain), h.slack.Rejected())
+	}
+}

@@ -172,6 +172,13 @@ func TestFormSubmission(t *testing.T) {
 		t.Errorf("after an invalid submission: modal closed %v, %d PDD requests (want open, 1: the test's own)", v.Closed, h.sim.Requests(""))
 	}
 
+	// A modified client may send a domain that is not among the choices.
+	errs = formErrors(t, submit(t, h.env, admin, slackfake.Submission{CallbackID: formCallback, PrivateMetadata: view.PrivateMetadata,
+		Values: []slackfake.Value{slackfake.Text(userInput, inputAction, "alice"), slackfake.Choice(domainInput, inputAction, "evil.example")}}))
+	if msg, _ := errs[domainInput].(string); len(errs) != 1 || !strings.Contains(msg, "not in the list of allowed domains") {
+		t.Errorf("errors %v, want one for %s: not allowed", errs, domainInput)
+	}
+
 	p := submit(t, h.env, admin, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
 		slackfake.Text(userInput, inputAction, "Alice"), slackfake.Choice(domainInput, inputAction, "example.com")}})
 	if p["response_action"] != "clear" {
