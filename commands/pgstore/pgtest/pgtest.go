@@ -53,19 +53,25 @@ var shared struct {
 
 // Main runs the tests of m, stops the shared cluster if one was started,
 // and exits with the tests' code. Call it from TestMain.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit, for a TestMain that does more: it runs
+// the tests of m, stops the shared cluster if one was started, and
+// returns the tests' code.
+func Run(m *testing.M) int {
 	shared.Lock()
 	shared.main = true
 	shared.Unlock()
 	code := m.Run()
 	shared.Lock()
+	defer shared.Unlock()
 	if shared.cluster != nil {
 		if err := shared.cluster.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 		}
+		shared.cluster = nil
 	}
-	shared.Unlock()
-	os.Exit(code)
+	return code
 }
 
 // NewDatabase creates an empty database for t on the package's cluster,
