@@ -23,6 +23,7 @@ func TestPasswordSurvivesAFailedPost(t *testing.T) {
 		{"HTTP 500", func(h *harness) { h.slack.FailResponseURLNext(http.StatusInternalServerError, 1) }},
 		{"HTTP 503", func(h *harness) { h.slack.FailResponseURLNext(http.StatusServiceUnavailable, 1) }},
 		{"connection reset", func(h *harness) { h.slack.ResetResponseURLNext(1) }},
+		{"HTTP 429", func(h *harness) { h.slack.FailResponseURLNext(http.StatusTooManyRequests, 1) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

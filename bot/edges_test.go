@@ -167,3 +167,60 @@ func TestFormWithLongAllowedDomain(t *testing.T) {
 		t.Errorf("no form opened for an allow-list with a %d-character domain; Slack refused %v", len(longDomain), h.slack.Rejected())
 	}
 }
+
+// TestFormDuringStopSaysRestarting: a form submitted while mailbot stops
+// (without a database: the socket stays open for the drain) is a new
+// command: nothing runs, and the person is told that mailbot is
+// restarting (interface §9), as a typed command is.
+//
+// BUG: bot/forms.go:134-135 (submitForm): while the bot drains, b.submit
+// fails and the person is told replyBusy, "mailbot is busy. Too many
+// operations are waiting", after an ack that cleared the form (its input
+// is lost). During the stop it should say that mailbot is restarting
+// (replyRestarting, as slashCommand does), better as the form's errors
+// (response_action errors) so that the form stays open to submit again.
+func TestFormDuringStopSaysRestarting(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	view, _ := openForm(t, h.env, admin, "/maildomain", "")
+	g := h.holdRequests()
+	h.command(admin, "/maildomain", "register inflight.com")
+	g.next(t) // keeps the drain going
+	h.r.cancel()
+	if err := h.slack.Wait(wait, "draining", func() bool { return !h.r.bot.Ready() }); err != nil {
+		t.Fatal(err)
+	}
+	p := submit(t, h.env, admin, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{slackfake.Text(domainInput, inputAction, "late.com")}})
+	told := fmt.Sprint(p)
+	if p["response_action"] == "clear" || p["response_action"] == nil {
+		told = callMessage(t, h.waitEphemeral(admin, 1)).shown()
+	}
+	g.release()
+	if !strings.Contains(told, "restarting") {
+		t.Errorf("a form submitted during the stop was answered %q (ack %v), want that mailbot is restarting", told, p)
+	}
+	if err := h.r.wait(); err != nil {
+		t.Error(err)
+	}
+	if n := h.sim.Requests(""); n != 1 {
+		t.Errorf("the API saw %d requests, want 1 (the command in flight)", n)
+	}
+}
+
+// TestRequestNotPostedIsEnded: when the request cannot be posted to the
+// ops channel (the bot is not in it), the requester is told, nothing runs,
+// and the request is not left pending.
+func TestRequestNotPostedIsEnded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
+	h.slack.SetChannelNotFound(ops)
+	id, _ := h.command(stranger, "/maildomain", "register example.com")
+	wantContains(t, "reply", h.result(id).shown(), "could not be sent to the admins", "Nothing was done")
+	recs, err := h.store.Pending(t.Context(), "", 10)
+	if err != nil || len(recs) != 0 {
+		t.Errorf("pending requests %v (%v), want none", recs, err)
+	}
+	if h.sim.Requests("") != 0 {
+		t.Error("an unposted request reached the PDD API")
+	}
+}
