@@ -93,8 +93,11 @@ func (s *Store) pruneAudit() {
 		}
 	}
 	if drop > 0 {
-		// Copy so that the backing array does not keep the dropped entries.
-		s.audit = append(make([]commands.AuditEntry, 0, len(s.audit)-drop+1), s.audit[drop:]...)
+		// Reslice, not copy: the dropped entries stay in the backing
+		// array only until append outgrows it and moves the live ones,
+		// so the copying is amortised over many entries.
+		clear(s.audit[:drop])
+		s.audit = s.audit[drop:]
 	}
 }
 
