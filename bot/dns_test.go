@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/bot/slackfake"
@@ -157,4 +158,19 @@ func replyTexts(e *env, id string) []string {
 		out = append(out, slackfake.Flatten(string(a.Payload))...)
 	}
 	return out
+}
+
+// TestDNSCheckServerSilent: a DNS server that never answers is reported
+// as such, within the checker's deadline, and not as missing records.
+func TestDNSCheckServerSilent(t *testing.T) {
+	t.Parallel()
+	dns := dnstest.NewServer(t, dnsZone)
+	dns.DropAll()
+	h := newHarness(t, withDNSTimeout(dns, 300*time.Millisecond))
+	id, _ := h.command(stranger, "/maildomain", "check example.com")
+	res := h.result(id).shown()
+	wantContains(t, "checklist", res, "MX: could not check", "did not answer within 300ms")
+	if strings.Contains(res, "missing") {
+		t.Errorf("a silent server reported as missing records:\n%s", res)
+	}
 }

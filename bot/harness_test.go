@@ -132,10 +132,14 @@ func withGroupRefresh(every time.Duration) option {
 
 func withBotConfig(f func(*bot.Config)) option { return func(s *settings) { f(&s.bot) } }
 
-// withDNS makes /maildomain check and "Check DNS" ask srv.
-func withDNS(srv *dnstest.Server) option {
+// withDNS makes /maildomain check and "Check DNS" ask srv, waiting for
+// its answers at most 3 s.
+func withDNS(srv *dnstest.Server) option { return withDNSTimeout(srv, 3*time.Second) }
+
+// withDNSTimeout is withDNS with the checker's overall deadline.
+func withDNSTimeout(srv *dnstest.Server, d time.Duration) option {
 	return func(s *settings) {
-		c, err := dnscheck.New(srv.Addr(), dnscheck.WithTimeout(3*time.Second))
+		c, err := dnscheck.New(srv.Addr(), dnscheck.WithTimeout(d))
 		if err != nil {
 			panic(err) // a loopback address never fails
 		}

@@ -206,3 +206,44 @@ func (e *env) assertNoSecretInViews(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeDenyAndCancel: Deny from an admin's Home and Cancel from a
+// requester's act as the buttons of the messages do, and each Home is
+// published again without the request.
+func TestHomeDenyAndCancel(t *testing.T) {
+	t.Parallel()
+	clk := newClock(epoch)
+	h := newHarness(t, withApprovals(commands.ApprovalsRequests), withClock(clk.Now))
+	_, first := ask(t, h.env, stranger, "/maildomain", "register one.example")
+	clk.Advance(time.Minute)
+	_, second := ask(t, h.env, stranger, "/maildomain", "register two.example")
+
+	adminView, _ := openHome(t, h.env, admin, 1)
+	click := func(user, viewID, block, action string) {
+		t.Helper()
+		id, err := h.slack.ClickInView(user, viewID, block, action, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.slack.WaitAck(id, wait); err != nil {
+			t.Fatal(err)
+		}
+	}
+	click(admin, adminView.ID, "mailbot_home_0", deny)
+	_, again := waitHome(t, h.env, admin, 2)
+	if got := homeButtons(again); len(got) != 2 {
+		t.Errorf("the admin's Home after the denial offers %v, want the other request's two buttons", got)
+	}
+	wantContains(t, "denied request", h.waitUpdate(first, 1).shown(), "Denied by <@"+admin+">")
+
+	strangerView, _ := openHome(t, h.env, stranger, 1)
+	click(stranger, strangerView.ID, "mailbot_home_0", cancelButton)
+	_, mine := waitHome(t, h.env, stranger, 2)
+	if got := homeButtons(mine); len(got) != 0 {
+		t.Errorf("the requester's Home after the cancel offers %v, want nothing", got)
+	}
+	wantContains(t, "cancelled request", h.waitUpdate(second, 1).shown(), "Cancelled by the requester")
+	if h.sim.Requests("") != 0 {
+		t.Error("a denied or cancelled request reached the PDD API")
+	}
+}
