@@ -188,7 +188,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	b.drain(&wg, stopWork)
 	stopSock()
-	<-sockErr
+	if serr := classifySocketError(<-sockErr); serr != nil {
+		b.log.Warn("socket closed with an error at the stop", zap.Error(serr))
+	}
 	<-loopDone
 	b.mu.Lock()
 	b.answersClosed = true
