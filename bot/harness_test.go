@@ -22,21 +22,33 @@ package bot_test
 //
 // Options set a replica's configuration: the core's policy (withApprovals,
 // withAdmins with user IDs and S… user groups, withApprovalsRequired,
-// withRemind, withTTL, withDomains, withDefaultDomain, withClock, withDNS),
-// the bot's (withBotConfig for Concurrency, MaxQueue, ShutdownTimeout,
-// CloseSocketFirst…, withSweep) and the messenger's (withOps). Two options
-// concern the env and count only in newHarness or newEnv: withStore (for
-// instance a PostgreSQL store shared by replicas; default memstore) and
-// withSimWrap (a handler in front of the sandbox). A replica whose admins
-// name user groups reads them with bot.Groups before it starts, as serve
-// does; env.tryStart returns that error instead of failing the test.
+// withRemind, withTTL, withDomains, withDefaultDomain, withClock, withDNS,
+// withDNSTimeout), the bot's (withBotConfig for Concurrency, MaxQueue,
+// WorkTimeout, ShutdownTimeout, CloseSocketFirst…; withSweep, default
+// never; withGroupRefresh) and the messenger's (withOps, default COPS).
+// Options given to newHarness or newEnv are every replica's; those given
+// to start come after them, for that replica alone. withStore given to
+// newEnv is every replica's store (default a memstore), given to start
+// that replica's alone (a restart without a database is a replica on a new
+// memstore); withSimWrap (a handler in front of the sandbox) counts only
+// in newEnv. A replica whose admins name user groups reads them with
+// bot.Groups before it starts, as serve does; env.tryStart returns that
+// error instead of failing the test. Every replica is stopped when the
+// test ends; r.cancel and r.wait stop one in two steps.
+//
+// Helpers order events without sleeping: env.holdRequests holds the
+// sandbox's requests until the test lets them through (gate.next,
+// gate.allow, gate.release); ask, click and decide drive approvals
+// (approvals_test.go); openForm and submit forms (forms_test.go);
+// openHome and waitHome the Home tab (home_test.go); the fake's Wait*
+// helpers and Wait(cond) the rest.
 //
 // Every env checks, when its test ends and after every replica stopped, that
 // Slack refused nothing (slackfake.Rejected) and that no password or
-// verification secret that went through the sandbox shows in a log line, in
-// anything public, or privately to anyone but the person who asked for the
-// operation (the actor of its audit entries); and no token in a log line.
-// Waiting is done on the fake's Wait* helpers and on conditions, never sleeps.
+// verification secret that went through the sandbox shows in a log line,
+// in the audit trail of any store a replica used, in anything public, or
+// privately to anyone but the person who asked for the operation (the
+// actor of its audit entries); and no token in a log line (secrets_test.go).
 
 import (
 	"bytes"
