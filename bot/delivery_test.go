@@ -167,3 +167,21 @@ func (e *env) waitOps(t testing.TB, want string) message {
 	}
 	return found
 }
+
+// TestEphemeralRetriedAfterRateLimit: chat.postEphemeral answered 429 is
+// tried again after Retry-After, in the same channel, before the DM.
+func TestEphemeralRetriedAfterRateLimit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ownDomain("example.com")
+	h.slack.ExpireResponseURLs(true)
+	h.slack.RateLimitNext("chat.postEphemeral", 1)
+	h.command(admin, "/mailbox", "add alice@example.com")
+	_, spans := credential(t, h.waitEphemeral(admin, 2), general, admin)
+	if stored, _ := h.sim.Mailbox("alice@example.com"); len(spans) != 1 || spans[0] != stored {
+		t.Errorf("the retry shows %q, the sandbox stored %q", spans, stored)
+	}
+	if n := len(h.slack.Calls("conversations.open")); n != 0 {
+		t.Errorf("%d conversations.open: the DM was tried though the channel only asked to wait", n)
+	}
+}
