@@ -65,6 +65,12 @@ type Store interface {
 	// (and not expired at now) as reminded and returns them, at most
 	// limit. A request is returned by one call only, ever.
 	ClaimReminders(ctx context.Context, cutoff, now time.Time, limit int) ([]Record, error)
+	// ClaimStale moves running requests whose run started (DecidedAt) at
+	// or before cutoff to StateUncertain with outcome, and returns them,
+	// at most limit: runs that never reported back (the process ended
+	// mid-run, or lost its database as it finished). A request is
+	// returned by one call only, whatever the number of replicas.
+	ClaimStale(ctx context.Context, cutoff time.Time, outcome string, limit int) ([]Record, error)
 
 	// Begin records an operation about to be sent to the PDD API and
 	// returns the entry's ID, for Complete. With a database, an error

@@ -16,6 +16,15 @@ const SweepEvery = 20 * time.Second
 // sweepBatch bounds the requests one sweep claims of each kind.
 const sweepBatch = 50
 
+// StaleRun is how long an approved run may go without reporting back
+// before the sweep declares its outcome unknown: far longer than a run's
+// own deadline (the PDD attempts and their backoff), so that only a run
+// whose process ended, or lost its database as it finished, is taken.
+const StaleRun = 15 * time.Minute
+
+// staleOutcome is the outcome of a run that never reported back.
+const staleOutcome = "the run did not report back (mailbot stopped or lost its database while it ran): it may or may not have happened"
+
 // Sweep expires the requests past their deadline and reminds the admins
 // of the requests waiting longer than Config.RemindAfter. Each request is
 // claimed in the store, so that with any number of replicas each expiry
@@ -29,6 +38,7 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 	for _, rec := range recs {
 		c.announceExpiry(ctx, rec)
 	}
+	c.sweepStale(ctx, now)
 	if c.cfg.RemindAfter <= 0 {
 		return len(recs), 0
 	}
@@ -40,6 +50,22 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 		c.remind(ctx, rec)
 	}
 	return len(recs), len(due)
+}
+
+// sweepStale ends the runs that never reported back as uncertain, and
+// tells the request message and the requester.
+func (c *Core) sweepStale(ctx context.Context, now time.Time) {
+	recs, err := c.store.ClaimStale(ctx, now.Add(-StaleRun), staleOutcome, sweepBatch)
+	if c.storeFailed(err, "claim stale") {
+		return
+	}
+	for _, rec := range recs {
+		c.logger.Warn("approved run never reported back: its outcome is unknown", zap.String("request_id", rec.ID),
+			zap.String("action", string(rec.Op.Action)), zap.String("target", rec.Op.Target()))
+		c.updateRequest(ctx, rec)
+		c.deliver(ctx, Route{User: rec.Requester, Channel: rec.Channel}, Reply{Title: "Outcome unknown", Error: true,
+			Text: fmt.Sprintf("Your approved request to %s started but never reported back: it may or may not have happened. Check before you ask again.", rec.Op)})
+	}
 }
 
 // announceExpiry tells everyone, once, that rec expired: the audit trail,

@@ -234,6 +234,16 @@ func (s *Store) ClaimReminders(ctx context.Context, cutoff, now time.Time, limit
 	}, byCreated, func(r *commands.Record) { r.Reminded = true }), nil
 }
 
+// ClaimStale moves running requests started at or before cutoff to
+// uncertain.
+func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, outcome string, limit int) ([]commands.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.collect(limit, func(r *commands.Record) bool {
+		return r.State == commands.StateRunning && !r.DecidedAt.After(cutoff)
+	}, byCreated, func(r *commands.Record) { r.State, r.Outcome = commands.StateUncertain, outcome }), nil
+}
+
 // collect returns copies of the records that match, sorted by order, at
 // most limit (all when limit <= 0), after applying change (if any) to
 // each. The caller holds s.mu.

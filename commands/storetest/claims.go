@@ -228,3 +228,39 @@ func testClaimRemindersConcurrent(t *testing.T, open func(t *testing.T) commands
 		t.Errorf("times each request was claimed (-want +got):\n%s", diff)
 	}
 }
+
+func testClaimStale(t *testing.T, open func(t *testing.T) commands.Store) {
+	stores := replicas(t, open(t), 2)
+	s := stores[0]
+	now := clock()
+	cutoff := now.Add(-time.Hour)
+	old := request("old", now.Add(-3*time.Hour))
+	fresh := request("fresh", now.Add(-3*time.Hour))
+	waiting := request("waiting", now.Add(-3*time.Hour))
+	for _, p := range []commands.Pending{old, fresh, waiting} {
+		submit(t, s, p)
+	}
+	approve(t, s, old, "U0ADA", 1, cutoff.Add(-time.Minute), commands.ApproveRun)
+	approve(t, s, fresh, "U0ADA", 1, cutoff.Add(time.Minute), commands.ApproveRun)
+	seen := claimAll(t, stores, func(st commands.Store) ([]commands.Record, error) {
+		return st.ClaimStale(t.Context(), cutoff, "the run did not report back", 1)
+	})
+	if diff := cmp.Diff(map[string]int{"old": 1}, seen); diff != "" {
+		t.Errorf("times each request was claimed (-want +got):\n%s", diff)
+	}
+	rec := get(t, s, "old")
+	if rec.State != commands.StateUncertain || rec.Outcome != "the run did not report back" {
+		t.Errorf("stale run after the claim = %s %q, want uncertain with the outcome", rec.State, rec.Outcome)
+	}
+	if err := s.Finish(t.Context(), "old", commands.StateDone, "late", now); err != nil {
+		t.Fatal(err)
+	}
+	if rec := get(t, s, "old"); rec.State != commands.StateUncertain {
+		t.Errorf("a late Finish changed a claimed stale run to %s", rec.State)
+	}
+	for id, want := range map[string]commands.State{"fresh": commands.StateRunning, "waiting": commands.StatePending} {
+		if got := get(t, s, id).State; got != want {
+			t.Errorf("%s = %s after ClaimStale, want %s", id, got, want)
+		}
+	}
+}

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) commands.Store) {
 		{"ClaimExpiredConcurrent", testClaimExpiredConcurrent},
 		{"ClaimReminders", testClaimReminders},
 		{"ClaimRemindersConcurrent", testClaimRemindersConcurrent},
+		{"ClaimStale", testClaimStale},
 		{"AuditRecord", testAuditRecord},
 		{"AuditBeginComplete", testAuditBeginComplete},
 		{"AuditSinceOrderLimit", testAuditSinceOrderLimit},
