@@ -358,3 +358,18 @@ func TestSweepExpiresWithoutAClick(t *testing.T) {
 		t.Error("an expired request reached the PDD API")
 	}
 }
+
+// TestNoOpsChannel: without an ops channel, operations run and answer,
+// and nothing is posted anywhere else.
+func TestNoOpsChannel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withOps(""))
+	id, _ := h.command(admin, "/maildomain", "register example.com")
+	wantContains(t, "reply", h.result(id).shown(), "registered")
+	if err := h.r.stop(); err != nil { // the work is done, notices included
+		t.Fatal(err)
+	}
+	if n := len(h.slack.Calls("chat.postMessage")); n != 0 {
+		t.Errorf("%d chat.postMessage without an ops channel, want 0", n)
+	}
+}

@@ -148,18 +148,6 @@ func codeSpans(text string) []string {
 	}
 }
 
-// callShows reports whether any field of a Web API call shows s.
-func callShows(c slackfake.Call, s string) bool {
-	for _, vals := range c.Form {
-		for _, v := range vals {
-			if countContaining(slackfake.Flatten(v), s) > 0 {
-				return true
-			}
-		}
-	}
-	return c.Body != "" && countContaining(slackfake.Flatten(c.Body), s) > 0
-}
-
 // wantContains reports each of wants missing from text.
 func wantContains(t testing.TB, what, text string, wants ...string) {
 	t.Helper()

@@ -123,3 +123,20 @@ func TestOneReminderPerRequest(t *testing.T) {
 		t.Errorf("%d reminders for a request decided in time, want 0", n)
 	}
 }
+
+// TestGroupRefreshedWithoutEvent: a membership change that no event told
+// of takes effect at the next periodic reading of the group.
+func TestGroupRefreshedWithoutEvent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, withAdmins(adminGroup), withGroupRefresh(20*time.Millisecond))
+	e.slack.SetGroup(slackfake.Group{ID: adminGroup, Handle: "mail-admins", Members: []string{"UGROUPIE"}})
+	r := e.start()
+	e.slack.SetGroupMembers(adminGroup, admin2)
+	if err := e.slack.Wait(wait, "the group read again", func() bool { return r.core.IsAdmin(admin2) }); err != nil {
+		t.Fatal(err)
+	}
+	_, ack := e.command("UGROUPIE", "/maildomain", "register example.com")
+	wantContains(t, "a former member's register", ackMessage(t, ack).shown(), "Not allowed")
+	id, _ := e.command(admin2, "/maildomain", "register example.com")
+	wantContains(t, "a new member's register", e.result(id).shown(), "registered")
+}
