@@ -143,6 +143,9 @@ func TestRefusalsAndInvalidInputCallNoAPI(t *testing.T) {
 			wantContains(t, "reply to "+tc.cmd+" "+tc.text, got.shown(), tc.want)
 		})
 	}
+	if err := h.r.stop(); err != nil { // whatever it queued is done
+		t.Fatal(err)
+	}
 	if n := h.sim.Requests(""); n != 0 {
 		t.Errorf("the PDD API saw %d requests, want 0", n)
 	}

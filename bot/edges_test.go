@@ -57,6 +57,9 @@ func TestRedeliveredAnswerKeepsItsPayload(t *testing.T) {
 	if !strings.Contains(string(acks[1].Payload), `"errors"`) {
 		t.Errorf("the ack of the re-sent form is %s, want its errors again (%s)", acks[1].Payload, acks[0].Payload)
 	}
+	if err := h.r.stop(); err != nil { // whatever it queued is done
+		t.Fatal(err)
+	}
 	if h.sim.Requests("") != 0 {
 		t.Error("a re-sent envelope reached the PDD API")
 	}

@@ -252,6 +252,9 @@ func TestFormForgedMetadataRefused(t *testing.T) {
 			t.Errorf("%s: errors %v, want the form refused", name, errs)
 		}
 	}
+	if err := h.r.stop(); err != nil { // whatever it queued is done
+		t.Fatal(err)
+	}
 	if n := h.sim.Requests("") + len(h.slack.Calls("chat.postEphemeral")); n != 0 {
 		t.Errorf("%d PDD requests and ephemerals after forged forms, want 0", n)
 	}
