@@ -1,7 +1,6 @@
 package bot_test
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -10,133 +9,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/slack-go/slack"
-	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 )
-
-// The request message's actions block and buttons, and those of a private
-// reply (Cancel, Check DNS), as Slack hands them back in a click.
-const (
-	approvalBlock = "mailbot_approval"
-	replyBlock    = "mailbot_reply"
-	approve       = "approve"
-	deny          = "deny"
-	cancelButton  = "cancel"
-	checkDNS      = "check_dns"
-)
-
-// epoch is the fake clock's start: whole seconds, so that the times the
-// bot shows can be predicted exactly.
-var epoch = time.Date(2030, time.January, 2, 3, 4, 5, 0, time.UTC)
-
-// clock is a settable clock for the core (withClock).
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock(t time.Time) *clock { return &clock{now: t} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// approvalRequest is a request message the bot posted for the admins.
-type approvalRequest struct {
-	call  slackfake.Call // the chat.postMessage; call.TS is the message's ts
-	msg   message
-	value string // the value both buttons carry
-}
-
-// approvalRequests returns the request messages posted so far, in order.
-func (e *env) approvalRequests() []approvalRequest {
-	var out []approvalRequest
-	for _, c := range e.slack.Calls("chat.postMessage") {
-		m := callMessage(e.t, c)
-		if v, ok := m.button(approvalBlock, approve); ok {
-			out = append(out, approvalRequest{call: c, msg: m, value: v})
-		}
-	}
-	return out
-}
-
-// ask sends a command that needs approval and returns the reply the
-// requester sees (the pending notice) and the request message.
-func ask(t testing.TB, e *env, user, cmd, text string) (message, approvalRequest) {
-	t.Helper()
-	before := len(e.approvalRequests())
-	id, _ := e.command(user, cmd, text)
-	pending := e.result(id)
-	var reqs []approvalRequest
-	if err := e.slack.Wait(wait, "the approval request", func() bool {
-		reqs = e.approvalRequests()
-		return len(reqs) > before
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return pending, reqs[before]
-}
-
-// click clicks a button of the request message as user and waits for the
-// ack; it returns the envelope id.
-func click(t testing.TB, e *env, user string, req approvalRequest, action string) string {
-	t.Helper()
-	id, err := e.slack.Click(user, req.call.Form.Get("channel"), req.call.TS, approvalBlock, action, req.value)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.slack.WaitAck(id, wait); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
-// decide clicks and returns the bot's answer to the clicker. The core
-// answers the clicker last, so everything the click did is done by then.
-func decide(t testing.TB, e *env, user string, req approvalRequest, action string) message {
-	t.Helper()
-	answer := e.result(click(t, e, user, req, action))
-	if answer.ResponseType != "ephemeral" || answer.ReplaceOriginal {
-		t.Errorf("answer to %s's click: response_type %q, replace_original %v; want ephemeral, false (the request message is for everyone)",
-			user, answer.ResponseType, answer.ReplaceOriginal)
-	}
-	return answer
-}
-
-// updates returns the chat.update calls of a request message.
-func (e *env) updates(req approvalRequest) []slackfake.Call {
-	var out []slackfake.Call
-	for _, c := range e.slack.Calls("chat.update") {
-		if c.Form.Get("channel") == req.call.Form.Get("channel") && c.Form.Get("ts") == req.call.TS {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// waitUpdate waits for the nth (1-based) update of a request message.
-func (e *env) waitUpdate(req approvalRequest, n int) message {
-	e.t.Helper()
-	if err := e.slack.Wait(wait, "an update of the request", func() bool { return len(e.updates(req)) >= n }); err != nil {
-		e.t.Fatal(err)
-	}
-	return callMessage(e.t, e.updates(req)[n-1])
-}
 
 func TestApprovalRequestPostedAndNothingRuns(t *testing.T) {
 	t.Parallel()
@@ -443,64 +321,6 @@ func TestApprovalResultFallsBackToDirectMessage(t *testing.T) {
 	}
 }
 
-func TestApprovalForgedValueRefused(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, withApprovals(commands.ApprovalsAll))
-	_, req := ask(t, h.env, admin, "/maildomain", "register example.com")
-
-	parts := strings.Split(req.value, ".")
-	if len(parts) != 3 {
-		t.Fatalf("button value %q, want version.payload.signature", req.value)
-	}
-	// The same signature on a payload that names another domain and
-	// another requester (so that the admin could approve it himself).
-	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var payload map[string]any
-	if err := json.Unmarshal(raw, &payload); err != nil {
-		t.Fatal(err)
-	}
-	payload["d"], payload["u"] = "evil.example", stranger
-	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(mustJSON(payload))) + "." + parts[2]
-	otherKey := otherMailbot(t, h.env).EncodePending(commands.Pending{ID: "forged0001", Requester: stranger, Channel: general,
-		Op: commands.Operation{Action: commands.ActionRegisterDomain, Domain: "evil.example"}, Created: epoch, Expires: epoch.Add(24 * time.Hour)})
-
-	for _, tc := range []struct{ name, value string }{
-		{"garbage", "approve everything"},
-		{"empty", ""},
-		{"tampered payload", tampered},
-		{"signed with another key", otherKey},
-		{"cut signature", req.value[:len(req.value)-4]},
-		{"signature of another request", parts[0] + "." + parts[1] + "." + strings.Split(otherKey, ".")[2]},
-	} {
-		forged := req
-		forged.value = tc.value
-		wantContains(t, tc.name+": answer", decide(t, h.env, admin2, forged, approve).shown(), "not valid", "Nothing was done")
-	}
-	if n := h.sim.Requests("") + len(h.slack.Calls("chat.update")) + len(h.slack.Calls("chat.postEphemeral")); n != 0 {
-		t.Errorf("%d PDD requests, chat.update and chat.postEphemeral calls after forged clicks, want 0", n)
-	}
-	// The genuine request is untouched.
-	wantContains(t, "genuine approval", decide(t, h.env, admin2, req, approve).shown(), "Request approved", "example.com")
-	if n, evil := h.sim.Requests(apiclient.OpRegisterDomain), strings.Contains(h.logs.String(), "evil.example"); n != 1 || evil {
-		t.Errorf("sandbox saw %d register requests (want 1); evil.example in the logs: %v", n, evil)
-	}
-}
-
-// otherMailbot is a core with another signing key.
-func otherMailbot(t testing.TB, e *env) *commands.Core {
-	t.Helper()
-	api := slack.New(slackfake.BotToken, slack.OptionAPIURL(e.slack.URL))
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{}, zap.NewNop(), bot.NewMetrics(prometheus.NewRegistry()))
-	c, err := commands.New(e.pdd(), memstore.New(memstore.Options{}), msgr, commands.Config{Admins: []string{admin}, SigningKey: []byte("another key")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // TestApprovalSecretsReachOnlyTheRequester runs both operations through
 // approvals and scans what the harness does not: the answers to the
 // approvers, the acks and the metrics' labels.
@@ -542,27 +362,5 @@ func TestApprovalSecretsReachOnlyTheRequester(t *testing.T) {
 		if n := countContaining(others, s); n > 0 {
 			t.Errorf("secret %q in %d replies, acks or metric labels", s, n)
 		}
-	}
-}
-
-// assertAddedOnce checks that an approved add of alice@example.com for
-// stranger ran exactly once: one email/add, one update of the request
-// message, and one ephemeral for the requester whose password is the one
-// the sandbox stored.
-func assertAddedOnce(t testing.TB, e *env, req approvalRequest) {
-	t.Helper()
-	if n := e.sim.Requests(apiclient.OpAddMailbox); n != 1 {
-		t.Errorf("sandbox saw %d email/add requests, want exactly 1", n)
-	}
-	if n := len(e.updates(req)); n != 1 {
-		t.Errorf("%d updates of the request message, want 1", n)
-	}
-	eph := e.ephemeralsTo(stranger)
-	if len(eph) != 1 {
-		t.Fatalf("%d chat.postEphemeral calls for the requester, want 1", len(eph))
-	}
-	_, spans := credential(t, eph[0], general, stranger)
-	if stored, _ := e.sim.Mailbox("alice@example.com"); len(spans) != 1 || spans[0] != stored {
-		t.Errorf("requester sees %q, sandbox stored %q", spans, stored)
 	}
 }

@@ -3,8 +3,6 @@ package bot_test
 import (
 	"context"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,63 +11,6 @@ import (
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 )
-
-// spyStore counts the sweeps of the store it wraps.
-type spyStore struct {
-	commands.Store
-	claims atomic.Int64
-}
-
-func (s *spyStore) ClaimExpired(ctx context.Context, now time.Time, limit int) ([]commands.Record, error) {
-	defer s.claims.Add(1)
-	return s.Store.ClaimExpired(ctx, now, limit)
-}
-
-// gate holds the sandbox's requests until the test lets them through,
-// and tells the test when each arrives: the test orders events without
-// sleeping.
-type gate struct {
-	arrived chan apiclient.Op
-	pass    chan struct{} // one token lets one request through
-	open    chan struct{} // closed: every request goes through
-	once    sync.Once
-}
-
-// holdRequests makes every PDD request wait on the returned gate.
-func (e *env) holdRequests() *gate {
-	g := &gate{arrived: make(chan apiclient.Op, 1000), pass: make(chan struct{}, 1000), open: make(chan struct{})}
-	e.sim.OnRequest(func(op apiclient.Op) {
-		g.arrived <- op
-		select {
-		case <-g.pass:
-		case <-g.open:
-		}
-	})
-	e.t.Cleanup(g.release)
-	return g
-}
-
-// next waits for the next request to arrive at the sandbox.
-func (g *gate) next(t testing.TB) apiclient.Op {
-	t.Helper()
-	select {
-	case op := <-g.arrived:
-		return op
-	case <-time.After(wait):
-		t.Fatal("no request reached the sandbox")
-		return ""
-	}
-}
-
-// allow lets n held or later requests through.
-func (g *gate) allow(n int) {
-	for range n {
-		g.pass <- struct{}{}
-	}
-}
-
-// release lets every held request, and every later one, through.
-func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
 
 func TestRegisterAndAddAsAdmin(t *testing.T) {
 	t.Parallel()

@@ -1,0 +1,254 @@
+package bot_test
+
+// Helpers that drive a test's world: approvals over the fake Slack, a
+// settable clock, a gate in front of the sandbox, a store that counts
+// sweeps, and the log and wire sinks.
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/bot/slackfake"
+	"github.com/mailbot/mailbot/commands"
+)
+
+// The request message's actions block and buttons, and those of a private
+// reply (Cancel, Check DNS), as Slack hands them back in a click.
+const (
+	approvalBlock = "mailbot_approval"
+	replyBlock    = "mailbot_reply"
+	approve       = "approve"
+	deny          = "deny"
+	cancelButton  = "cancel"
+	checkDNS      = "check_dns"
+)
+
+// epoch is the fake clock's start: whole seconds, so that the times the
+// bot shows can be predicted exactly.
+var epoch = time.Date(2030, time.January, 2, 3, 4, 5, 0, time.UTC)
+
+// clock is a settable clock for the core (withClock).
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock(t time.Time) *clock { return &clock{now: t} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// approvalRequest is a request message the bot posted for the admins.
+type approvalRequest struct {
+	call  slackfake.Call // the chat.postMessage; call.TS is the message's ts
+	msg   message
+	value string // the value both buttons carry
+}
+
+// approvalRequests returns the request messages posted so far, in order.
+func (e *env) approvalRequests() []approvalRequest {
+	var out []approvalRequest
+	for _, c := range e.slack.Calls("chat.postMessage") {
+		m := callMessage(e.t, c)
+		if v, ok := m.button(approvalBlock, approve); ok {
+			out = append(out, approvalRequest{call: c, msg: m, value: v})
+		}
+	}
+	return out
+}
+
+// ask sends a command that needs approval and returns the reply the
+// requester sees (the pending notice) and the request message.
+func ask(t testing.TB, e *env, user, cmd, text string) (message, approvalRequest) {
+	t.Helper()
+	before := len(e.approvalRequests())
+	id, _ := e.command(user, cmd, text)
+	pending := e.result(id)
+	var reqs []approvalRequest
+	if err := e.slack.Wait(wait, "the approval request", func() bool {
+		reqs = e.approvalRequests()
+		return len(reqs) > before
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return pending, reqs[before]
+}
+
+// click clicks a button of the request message as user and waits for the
+// ack; it returns the envelope id.
+func click(t testing.TB, e *env, user string, req approvalRequest, action string) string {
+	t.Helper()
+	id, err := e.slack.Click(user, req.call.Form.Get("channel"), req.call.TS, approvalBlock, action, req.value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.slack.WaitAck(id, wait); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// decide clicks and returns the bot's answer to the clicker. The core
+// answers the clicker last, so everything the click did is done by then.
+func decide(t testing.TB, e *env, user string, req approvalRequest, action string) message {
+	t.Helper()
+	answer := e.result(click(t, e, user, req, action))
+	if answer.ResponseType != "ephemeral" || answer.ReplaceOriginal {
+		t.Errorf("answer to %s's click: response_type %q, replace_original %v; want ephemeral, false (the request message is for everyone)",
+			user, answer.ResponseType, answer.ReplaceOriginal)
+	}
+	return answer
+}
+
+// updates returns the chat.update calls of a request message.
+func (e *env) updates(req approvalRequest) []slackfake.Call {
+	var out []slackfake.Call
+	for _, c := range e.slack.Calls("chat.update") {
+		if c.Form.Get("channel") == req.call.Form.Get("channel") && c.Form.Get("ts") == req.call.TS {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// waitUpdate waits for the nth (1-based) update of a request message.
+func (e *env) waitUpdate(req approvalRequest, n int) message {
+	e.t.Helper()
+	if err := e.slack.Wait(wait, "an update of the request", func() bool { return len(e.updates(req)) >= n }); err != nil {
+		e.t.Fatal(err)
+	}
+	return callMessage(e.t, e.updates(req)[n-1])
+}
+
+// spyStore counts the sweeps of the store it wraps.
+type spyStore struct {
+	commands.Store
+	claims atomic.Int64
+}
+
+func (s *spyStore) ClaimExpired(ctx context.Context, now time.Time, limit int) ([]commands.Record, error) {
+	defer s.claims.Add(1)
+	return s.Store.ClaimExpired(ctx, now, limit)
+}
+
+// gate holds the sandbox's requests until the test lets them through,
+// and tells the test when each arrives: the test orders events without
+// sleeping.
+type gate struct {
+	arrived chan apiclient.Op
+	pass    chan struct{} // one token lets one request through
+	open    chan struct{} // closed: every request goes through
+	once    sync.Once
+}
+
+// holdRequests makes every PDD request wait on the returned gate.
+func (e *env) holdRequests() *gate {
+	g := &gate{arrived: make(chan apiclient.Op, 1000), pass: make(chan struct{}, 1000), open: make(chan struct{})}
+	e.sim.OnRequest(func(op apiclient.Op) {
+		g.arrived <- op
+		select {
+		case <-g.pass:
+		case <-g.open:
+		}
+	})
+	e.t.Cleanup(g.release)
+	return g
+}
+
+// next waits for the next request to arrive at the sandbox.
+func (g *gate) next(t testing.TB) apiclient.Op {
+	t.Helper()
+	select {
+	case op := <-g.arrived:
+		return op
+	case <-time.After(wait):
+		t.Fatal("no request reached the sandbox")
+		return ""
+	}
+}
+
+// allow lets n held or later requests through.
+func (g *gate) allow(n int) {
+	for range n {
+		g.pass <- struct{}{}
+	}
+}
+
+// release lets every held request, and every later one, through.
+func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
+
+// syncBuffer is a log sink the bots and the test share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Sync() error { return nil }
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// teeWriter keeps a copy of what a handler writes.
+type teeWriter struct {
+	http.ResponseWriter
+	body bytes.Buffer
+}
+
+func (w *teeWriter) Write(p []byte) (int, error) {
+	w.body.Write(p)
+	return w.ResponseWriter.Write(p)
+}
+
+// readBody reads r's body and puts it back for the next handler.
+func readBody(r *http.Request) []byte {
+	raw, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	return raw
+}
+
+// assertAddedOnce checks that an approved add of alice@example.com for
+// stranger ran exactly once: one email/add, one update of the request
+// message, and one ephemeral for the requester whose password is the one
+// the sandbox stored.
+func assertAddedOnce(t testing.TB, e *env, req approvalRequest) {
+	t.Helper()
+	if n := e.sim.Requests(apiclient.OpAddMailbox); n != 1 {
+		t.Errorf("sandbox saw %d email/add requests, want exactly 1", n)
+	}
+	if n := len(e.updates(req)); n != 1 {
+		t.Errorf("%d updates of the request message, want 1", n)
+	}
+	eph := e.ephemeralsTo(stranger)
+	if len(eph) != 1 {
+		t.Fatalf("%d chat.postEphemeral calls for the requester, want 1", len(eph))
+	}
+	_, spans := credential(t, eph[0], general, stranger)
+	if stored, _ := e.sim.Mailbox("alice@example.com"); len(spans) != 1 || spans[0] != stored {
+		t.Errorf("requester sees %q, sandbox stored %q", spans, stored)
+	}
+}
