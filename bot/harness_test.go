@@ -39,7 +39,7 @@ package bot_test
 // Helpers order events without sleeping: env.holdRequests holds the
 // sandbox's requests until the test lets them through (gate.next,
 // gate.allow, gate.release); ask, click and decide drive approvals
-// (approvals_test.go); openForm and submit forms (forms_test.go);
+// (drive_test.go, with the options in options_test.go); openForm and submit forms (forms_test.go);
 // openHome and waitHome the Home tab (home_test.go); the fake's Wait*
 // helpers and Wait(cond) the rest.
 //
