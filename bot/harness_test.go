@@ -36,12 +36,12 @@ package bot_test
 // error instead of failing the test. Every replica is stopped when the
 // test ends; r.cancel and r.wait stop one in two steps.
 //
-// Helpers order events without sleeping: env.holdRequests holds the
-// sandbox's requests until the test lets them through (gate.next,
-// gate.allow, gate.release); ask, click and decide drive approvals
-// (drive_test.go, with the options in options_test.go); openForm and submit forms (forms_test.go);
-// openHome and waitHome the Home tab (home_test.go); the fake's Wait*
-// helpers and Wait(cond) the rest.
+// The options live in options_test.go. Helpers order events without
+// sleeping: env.holdRequests holds the sandbox's requests until the test
+// lets them through (gate.next, gate.allow, gate.release); ask, click and
+// decide drive approvals (drive_test.go); openForm and submit forms
+// (forms_test.go); openHome and waitHome the Home tab (home_test.go); the
+// fake's Wait* helpers and Wait(cond) the rest.
 //
 // Every env checks, when its test ends and after every replica stopped, that
 // Slack refused nothing (slackfake.Rejected) and that no password or
