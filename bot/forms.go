@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -26,16 +27,17 @@ var formBlockIDs = map[string]string{
 }
 
 // openForm opens the form of a command typed bare. Its trigger lives
-// 3 s, so it goes on the short-answers worker, straight after the ack;
-// when the form cannot open, the person gets the usage instead.
-func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.Route, log *zap.Logger) {
+// 3 s, so it goes on the forms' own workers, straight after the ack; when
+// the form cannot open, the person gets the usage instead. It returns
+// false when the form will not be opened at all (the caller answers with
+// the usage in the ack).
+func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.Route, log *zap.Logger) bool {
 	view, err := fitModal(formView(d.Form))
 	if err != nil { // the signed metadata never exceeds Slack's limit: a bug
 		log.Error("form does not fit Slack's limits: answering with the usage", zap.Error(err))
-		b.answer(func(ctx context.Context) { b.tell(ctx, to, d.Reply, "usage", cmd.Command) })
-		return
+		return false
 	}
-	ok := b.openSoon(func(ctx context.Context) {
+	return b.openSoon(func(ctx context.Context) {
 		_, err := b.api.OpenViewContext(ctx, cmd.TriggerID, view)
 		if err == nil {
 			b.m.commands.WithLabelValues(cmd.Command, "form").Inc()
@@ -44,9 +46,6 @@ func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.
 		log.Warn("form not opened: answering with the usage", zap.Error(err))
 		b.tell(ctx, to, d.Reply, "usage", cmd.Command)
 	})
-	if !ok {
-		log.Warn("form not opened: stopping or busy")
-	}
 }
 
 // formView is the modal of a form: the fields of the typed command.
@@ -79,7 +78,7 @@ func formView(f *commands.Form) slack.ModalViewRequest {
 // domainInput is a choice of the allowed domains when the allow-list
 // names exact domains, else a text input; the default is preselected.
 func domainInput(f *commands.Form) *slack.InputBlock {
-	if len(f.Domains) == 0 || len(f.Domains) > maxSelectOptions {
+	if len(f.Domains) == 0 || len(f.Domains) > maxSelectOptions || slices.ContainsFunc(f.Domains, func(d string) bool { return len(d) > maxOptionValue }) {
 		return textInput(commands.FieldDomain, "Domain", "example.com", f.DefaultDomain, false)
 	}
 	opts := make([]*slack.OptionBlockObject, len(f.Domains))
@@ -132,7 +131,13 @@ func (b *Bot) submitForm(cb slack.InteractionCallback) any {
 		notRun: func(ctx context.Context) { b.tell(ctx, to, replyNotRun, "not_run", cmd) },
 	}
 	if !b.submit(j) {
-		b.answer(func(ctx context.Context) { b.tell(ctx, to, replyBusy, "busy", cmd) })
+		// The form stays open with what was typed: nothing was done.
+		why := "mailbot is busy: too many operations are waiting. Nothing was done; submit again in a minute."
+		if b.isDraining() {
+			why = "mailbot is restarting. Nothing was done; submit again in a minute."
+		}
+		b.m.commands.WithLabelValues(cmd, "busy").Inc()
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{formBlockIDs[commands.FieldDomain]: why})
 	}
 	return slack.NewClearViewSubmissionResponse()
 }

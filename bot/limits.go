@@ -33,6 +33,7 @@ const (
 	maxInputLabel      = 2000 // an input block's label and hint
 	maxSelectOptions   = 100
 	maxOptionText      = 75
+	maxOptionValue     = 150
 	maxViewTitle       = 24   // a modal's title, submit and close
 	maxPrivateMetadata = 3000 // never cut
 )

@@ -183,6 +183,11 @@ func TestReplicaConcurrentApprove(t *testing.T) {
 	if run, approved := auditCount(t, st, commands.EventRun, "alice", "example.com"), auditCount(t, st, commands.EventApproved, "alice", "example.com"); run != 1 || approved != 1 {
 		t.Errorf("audit trail: %d runs and %d approvals of the request, want 1 and 1", run, approved)
 	}
+	// The end of the run is in the database: no request is left running
+	// (a claim of every running request finds none).
+	if stuck, err := st.ClaimStale(t.Context(), time.Now().Add(time.Hour), "test", 0); err != nil || len(stuck) != 0 {
+		t.Errorf("requests left running in the database: %d (%v), want none", len(stuck), err)
+	}
 }
 
 // TestReplicaStaleClickAfterRestart approves a request, stops that replica
@@ -359,13 +364,16 @@ func (s *cutAfterApproval) Approve(ctx context.Context, p commands.Pending, appr
 
 // TestReplicaOutageBetweenApprovalAndRun loses the database between the
 // approval and the run: the run cannot be recorded, so nothing reaches the
-// PDD API and the approval is not used up (§6, §7): once the database is
-// back, an Approve runs the request once.
+// PDD API, and putting the request back to pending fails too. The replica
+// keeps that end and tries it again at every sweep, so once the database
+// is back the request is decidable again by itself (§6: the approval is
+// not used up; §7: mailbot resumes by itself): an Approve then runs it
+// once.
 func TestReplicaOutageBetweenApprovalAndRun(t *testing.T) {
 	t.Parallel()
 	proxy := pgtest.NewProxy(t, pgtest.NewDatabase(t))
 	s1 := &cutAfterApproval{Store: openStore(t, proxy.DSN()), cut: proxy.Cut}
-	rs := newReplicasOn(t, s1, openStore(t, proxy.DSN()), withApprovals(commands.ApprovalsRequests))
+	rs := newReplicasOn(t, s1, openStore(t, proxy.DSN()), withApprovals(commands.ApprovalsRequests), withSweep(20*time.Millisecond))
 	rs.ownDomain("example.com")
 	_, req := ask(t, rs.env, stranger, "/mailbox", "add alice@example.com")
 
@@ -374,18 +382,12 @@ func TestReplicaOutageBetweenApprovalAndRun(t *testing.T) {
 		t.Errorf("sandbox saw %d email/add requests while the run could not be recorded, want 0", n)
 	}
 	proxy.Restore()
-
-	// BUG: commands/decide.go:197 (reopen) puts the request back to
-	// pending with store.Finish while the database is still down; the
-	// error is only logged, so the row stays "running", while the message
-	// (updated from the in-memory record; the check against the store in
-	// updateRequest fails too) offers Approve again and the approver is told
-	// "the request waits for approval again". Every later click answers
-	// "Already decided ... is running"; the stale-run sweep (sweep.go,
-	// StaleRun) ends it 15 minutes later as "may or may not have happened",
-	// although the PDD API was never called: the approval is used up,
-	// against §6 (a run that certainly did nothing is not) and §7 (resumes
-	// by itself when the database is back).
+	if err := rs.slack.Wait(wait, "the request pending again in the store", func() bool {
+		recs, err := s1.Pending(t.Context(), "", 0)
+		return err == nil && len(recs) == 1
+	}); err != nil {
+		t.Fatal(err, rs.env.logs.String())
+	}
 	wantContains(t, "an Approve once the database is back", decideVia(t, rs.env, clicker{rs.r2, admin2}, req, approve), "Request approved")
 	if n := rs.sim.Requests(apiclient.OpAddMailbox); n != 1 {
 		t.Errorf("sandbox saw %d email/add requests, want 1", n)

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -38,6 +39,9 @@ func requestBlocks(v commands.RequestView) ([]slack.Block, error) {
 		mention(p.Requester), where, escape(p.Op.String()), escape(reason), p.Expires.UTC().Format(time.RFC1123))
 	if v.Need > 1 {
 		head += fmt.Sprintf("\n*Approvals needed:* %d different admins", v.Need)
+	}
+	if len(v.AdminGroups) > 0 {
+		head += "\n*Admins:* members of " + escape(strings.Join(v.AdminGroups, ", "))
 	}
 	blocks := []slack.Block{plainSection(head)}
 	if v.Text != "" {

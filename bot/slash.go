@@ -42,8 +42,12 @@ func (b *Bot) slashCommand(ctx context.Context, req *socketmode.Request, cmd sla
 		b.m.commands.WithLabelValues(cmd.Command, replyLabel(d.Reply)).Inc()
 		return
 	case commands.OutcomeForm:
+		if !b.openForm(cmd, d, to, log) {
+			log.Warn("form not opened: stopping or busy; answering with the usage")
+			b.ack(ctx, req, ephemeralPayload(d.Reply), received)
+			return
+		}
 		b.ack(ctx, req, nil, received)
-		b.openForm(cmd, d, to, log)
 		return
 	case commands.OutcomeApproval:
 		interim = replySending

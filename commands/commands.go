@@ -52,6 +52,9 @@ type Config struct {
 	// groupID (an S… entry of Admins), from the transport's last reading
 	// of the group; it must not wait on the network. Nil means nobody is.
 	InGroup func(groupID, userID string) bool
+	// GroupHandle names a user group by its handle ("mail-admins"), for
+	// the help and request messages; nil, or "", means its ID.
+	GroupHandle func(groupID string) string
 	// ApprovalsRequired is how many different admins must approve a
 	// request, 1 to MaxApprovalsRequired; zero means 1.
 	ApprovalsRequired int

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sethvargo/go-password/password"
@@ -110,6 +111,9 @@ type Core struct {
 	domains []string // the allow-list, normalised
 	gen     *password.Generator
 	key     []byte // signs pending requests
+
+	mu         sync.Mutex
+	unfinished map[string]unfinished // ends of runs the store did not take, by request ID
 }
 
 // Defaults of [Config].
@@ -176,7 +180,8 @@ func New(api API, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (
 	if err != nil {
 		return nil, fmt.Errorf("commands: password generator: %w", err)
 	}
-	return &Core{api: api, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key}, nil
+	return &Core{api: api, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key,
+		unfinished: map[string]unfinished{}}, nil
 }
 
 // Decide parses and validates req and decides, by the policy, whether it is

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.uber.org/zap"
 )
@@ -160,7 +161,7 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 	n := res.Notice
 	bare := n
 	bare.Approvers = nil // said first
-	to, summary := StateDone, bare.Summary(c.cfg.Mention)
+	to, summary := StateDone, bare.Summary(storedMention)
 	switch {
 	case !n.OK && n.NothingDone:
 		return c.reopen(ctx, k, rec, n)
@@ -171,9 +172,7 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	if err := c.store.Finish(ectx, p.ID, to, summary, c.cfg.Now()); err != nil {
-		c.logger.Error("run not finished in the store", zap.String("request_id", p.ID), zap.Error(err))
-	}
+	c.finish(ectx, p.ID, to, summary)
 	rec.State, rec.Outcome = to, summary
 	c.updateRequest(ctx, rec)
 	c.deliverResult(ctx, Route{User: p.Requester, Channel: p.Channel}, res)
@@ -190,13 +189,15 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 // the approval is not used up, and the message offers the buttons again.
 func (c *Core) reopen(ctx context.Context, k Click, rec Record, n Notice) string {
 	why := fmt.Sprintf("%s (%s)", n.Code, codeMeaning(rec.Op, n.Code))
+	approvers := make([]string, len(rec.Approvers))
+	for i, a := range rec.Approvers {
+		approvers[i] = storedMention(a)
+	}
 	text := fmt.Sprintf("Approved by %s, but the run failed at %s: %s. Nothing was done: the request can be approved again.",
-		c.mentionAll(rec.Approvers), fmtTime(c.cfg.Now()), why)
+		strings.Join(approvers, ", "), fmtTime(c.cfg.Now()), why)
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	if err := c.store.Finish(ectx, rec.ID, StatePending, text, c.cfg.Now()); err != nil {
-		c.logger.Error("failed run not reopened in the store", zap.String("request_id", rec.ID), zap.Error(err))
-	}
+	c.finish(ectx, rec.ID, StatePending, text)
 	rec.State, rec.Approvers, rec.Outcome = StatePending, nil, text
 	c.updateRequest(ctx, rec)
 	c.deliver(ctx, k.Route, Reply{Title: "The approved operation failed", Error: true,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -51,6 +52,9 @@ type RequestView struct {
 	Approvers []string
 	Need      int    // approvals needed in all
 	Text      string // what happened, in words; user IDs marked by Config.Mention
+	// AdminGroups names the admin user groups by handle ("@mail-admins"),
+	// as plain text that notifies nobody.
+	AdminGroups []string
 }
 
 // Buttons reports whether the message offers Approve and Deny.
@@ -222,7 +226,8 @@ func (c *Core) updateRequest(ctx context.Context, rec Record) {
 
 // requestView is rec as its message shows it.
 func (c *Core) requestView(rec Record) RequestView {
-	v := RequestView{Pending: rec.Pending, State: rec.State, Approvers: rec.Approvers, Need: c.cfg.ApprovalsRequired, Text: c.stateText(rec)}
+	v := RequestView{Pending: rec.Pending, State: rec.State, Approvers: rec.Approvers, Need: c.cfg.ApprovalsRequired,
+		Text: c.stateText(rec), AdminGroups: c.adminGroupNames()}
 	if rec.State == StatePending {
 		v.Value = c.EncodePending(rec.Pending)
 	}
@@ -237,11 +242,11 @@ func (c *Core) stateText(rec Record) string {
 		if len(rec.Approvers) > 0 {
 			return c.approvalsLine(rec.Approvers)
 		}
-		return rec.Outcome // what a failed run said, if any
+		return c.unstore(rec.Outcome) // what a failed run said, if any
 	case StateRunning:
 		return fmt.Sprintf("Approved by %s: running.", c.mentionAll(rec.Approvers))
 	case StateDone, StateFailed, StateUncertain:
-		return fmt.Sprintf("Approved by %s at %s: %s", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), rec.Outcome)
+		return fmt.Sprintf("Approved by %s at %s: %s", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), c.unstore(rec.Outcome))
 	case StateDenied:
 		return fmt.Sprintf("Denied by %s at %s: %s", m(rec.DecidedBy), fmtTime(rec.DecidedAt), rec.Summary(m))
 	case StateCancelled:
@@ -250,6 +255,37 @@ func (c *Core) stateText(rec Record) string {
 		return fmt.Sprintf("Expired at %s without a decision: %s. Nothing was done.", fmtTime(rec.Expires), rec.Summary(m))
 	}
 	return ""
+}
+
+// storedMention marks a user ID in text the store keeps (a run's outcome):
+// plain text, with no byte a database refuses. The reasons in such text
+// went through CleanReason, which lets no "<@" through, so a mark there
+// is always mailbot's own.
+func storedMention(id string) string { return "<@" + id + ">" }
+
+// unstore renders the marks of storedMention in s with Config.Mention.
+func (c *Core) unstore(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "<@")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], '>')
+		id := ""
+		if j > 2 {
+			id = s[i+2 : i+j]
+		}
+		if id == "" || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+			b.WriteString(s[:i+2])
+			s = s[i+2:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(c.cfg.Mention(id))
+		s = s[i+j+1:]
+	}
 }
 
 // approvalsLine says how many approvals a request has: "1 of 2 approvals: Ada".

@@ -9,9 +9,11 @@ import (
 )
 
 // TestStaleRun: an approved run whose end cannot be recorded (the database
-// went away as it finished) stays running in the store; the sweep, once
-// commands.StaleRun has passed, ends it as uncertain, shows that in the
-// request message without buttons and tells the requester, once.
+// went away as it finished, for longer than commands.StaleRun) stays
+// running in the store; the sweep, once StaleRun has passed, ends it as
+// uncertain, shows that in the request message without buttons and tells
+// the requester, once; the late end of the run, once the store takes it
+// again, changes nothing.
 func TestStaleRun(t *testing.T) {
 	t.Parallel()
 	var ds *downStore
@@ -24,7 +26,6 @@ func TestStaleRun(t *testing.T) {
 	p, ref := e.request(user1, "/mailbox add alice@example.com")
 	ds.set(true, "Finish")
 	e.click(commands.ButtonApprove, p, admin1, ref)
-	ds.set(false, "Finish")
 	if rec := e.record(p.ID); rec.State != commands.StateRunning {
 		t.Fatalf("record = %s, want running: its Finish failed", rec.State)
 	}
@@ -36,6 +37,7 @@ func TestStaleRun(t *testing.T) {
 	before := len(e.msgr.to(user1))
 	e.clk.Advance(2 * time.Minute)
 	e.core.Sweep(t.Context())
+	ds.set(false, "Finish")
 	e.core.Sweep(t.Context())
 	if rec := e.record(p.ID); rec.State != commands.StateUncertain {
 		t.Fatalf("record = %s after StaleRun, want uncertain", rec.State)
@@ -50,5 +52,42 @@ func TestStaleRun(t *testing.T) {
 	}
 	if n := api.calls.Load(); n != 1 {
 		t.Errorf("API calls = %d, want 1", n)
+	}
+}
+
+// TestReopenAfterOutage: the database goes away between the approval and
+// the run, so the run cannot be recorded and nothing reaches the PDD API;
+// putting the request back to pending fails too. Once the database is
+// back, the next sweep reopens it by itself: it can be approved again and
+// runs once (§6: the approval is not used up; §7: mailbot resumes by
+// itself).
+func TestReopenAfterOutage(t *testing.T) {
+	t.Parallel()
+	var ds *downStore
+	api := &fakePDD{}
+	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: 24 * time.Hour},
+		func(s commands.Store) commands.Store {
+			ds = newDownStore(true)(s).(*downStore)
+			return ds
+		})
+	p, ref := e.request(user1, "/mailbox add alice@example.com")
+	ds.set(true, "Begin", "Finish", "Get")
+	e.click(commands.ButtonApprove, p, admin1, ref)
+	if n := api.calls.Load(); n != 0 {
+		t.Fatalf("API calls = %d while the run could not be recorded, want 0", n)
+	}
+	if label := e.click(commands.ButtonApprove, p, admin2, ref); label == commands.LabelOK {
+		t.Fatalf("a click while the request is stuck ran it")
+	}
+	ds.set(false, "Begin", "Finish", "Get")
+	e.core.Sweep(t.Context())
+	if rec := e.record(p.ID); rec.State != commands.StatePending {
+		t.Fatalf("record = %s after the database came back and a sweep, want pending", rec.State)
+	}
+	if up, _ := e.msgr.last("update"); !up.View.Buttons() {
+		t.Errorf("request message after the reopen = %+v, want its buttons again", up.View)
+	}
+	if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelOK || api.calls.Load() != 1 {
+		t.Errorf("approve after the reopen = %q with %d API calls, want ok and 1", label, api.calls.Load())
 	}
 }

@@ -1,5 +1,7 @@
 package commands
 
+import "strings"
+
 // usage is one line of a command's usage.
 type usage struct {
 	Command string // CmdDomain or CmdMailbox
@@ -57,6 +59,9 @@ func (c *Core) help(command string) Reply {
 	r := Help(command)
 	if command == CmdMailbox && c.cfg.DefaultDomain != "" {
 		r.Text = "The default domain is " + displayDomain(c.cfg.DefaultDomain) + "."
+	}
+	if groups := c.adminGroupNames(); len(groups) > 0 {
+		r.Note += " The admins include the members of the user group " + strings.Join(groups, ", ") + "."
 	}
 	return r
 }

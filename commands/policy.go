@@ -43,6 +43,22 @@ func (c *Core) IsAdmin(userID string) bool {
 // ID (S…) rather than a user ID.
 func IsGroupID(id string) bool { return strings.HasPrefix(id, "S") }
 
+// adminGroupNames names the admin user groups by handle ("@mail-admins"),
+// as plain text that notifies nobody.
+func (c *Core) adminGroupNames() []string {
+	var names []string
+	for _, g := range c.AdminGroups() {
+		name := g
+		if c.cfg.GroupHandle != nil {
+			if h := c.cfg.GroupHandle(g); h != "" {
+				name = "@" + h
+			}
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
 // AdminGroups returns the user group IDs among the admins.
 func (c *Core) AdminGroups() []string {
 	var gs []string

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 	for _, rec := range recs {
 		c.announceExpiry(ctx, rec)
 	}
+	c.retryFinishes(ctx)
 	c.sweepStale(ctx, now)
 	if c.cfg.RemindAfter <= 0 {
 		return len(recs), 0
@@ -50,6 +52,52 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 		c.remind(ctx, rec)
 	}
 	return len(recs), len(due)
+}
+
+// maxUnfinished bounds the ends of runs kept for another try.
+const maxUnfinished = 1000
+
+// unfinished is the end of a run that the store did not take.
+type unfinished struct {
+	to      State
+	outcome string
+}
+
+// finish records the end of a run. When the store cannot take it (its
+// database is away), the end is kept in the process and tried again at
+// every sweep, so that a request whose run certainly did nothing becomes
+// decidable again by itself once the database is back (§6, §7).
+func (c *Core) finish(ctx context.Context, id string, to State, outcome string) {
+	err := c.store.Finish(ctx, id, to, outcome, c.cfg.Now())
+	if err == nil {
+		return
+	}
+	c.logger.Error("end of a run not recorded: trying again at the next sweeps", zap.String("request_id", id), zap.String("state", string(to)), zap.Error(err))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.unfinished) < maxUnfinished {
+		c.unfinished[id] = unfinished{to: to, outcome: outcome}
+	}
+}
+
+// retryFinishes tries again the ends of runs the store did not take, and
+// shows each taken one in its request message.
+func (c *Core) retryFinishes(ctx context.Context) {
+	c.mu.Lock()
+	todo := maps.Clone(c.unfinished)
+	c.mu.Unlock()
+	for id, u := range todo {
+		if err := c.store.Finish(ctx, id, u.to, u.outcome, c.cfg.Now()); err != nil {
+			c.logger.Debug("end of a run still not recorded", zap.String("request_id", id), zap.Error(err))
+			continue
+		}
+		c.mu.Lock()
+		delete(c.unfinished, id)
+		c.mu.Unlock()
+		if rec, ok, err := c.store.Get(ctx, id); err == nil && ok {
+			c.updateRequest(ctx, rec)
+		}
+	}
 }
 
 // sweepStale ends the runs that never reported back as uncertain, and
