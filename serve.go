@@ -72,7 +72,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
 	if groups != nil {
-		coreCfg.InGroup = groups.Contains
+		coreCfg.InGroup, coreCfg.GroupHandle = groups.Contains, groups.Handle
 	}
 	core, err := commands.New(newMeteredAPI(pdd, reg), store, msgr, coreCfg, logger)
 	if err != nil {
