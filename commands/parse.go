@@ -95,14 +95,7 @@ func parseRegister(text string, toks []token) (Invocation, error) {
 	if len(toks) == 0 {
 		return Invocation{}, &UsageError{Command: CmdDomain, Problem: "No domain given.", Fix: fix}
 	}
-	arg, err := toks[0].value(CmdDomain, fix)
-	if err != nil {
-		return Invocation{}, err
-	}
-	if arg.kind == kindEmail || strings.Contains(arg.text, "@") {
-		return Invocation{}, &UsageError{Command: CmdDomain, Problem: fmt.Sprintf("%s is an email address, not a domain.", trunc(arg.text, 80)), Fix: fix}
-	}
-	d, err := domainArg(CmdDomain, arg.text, fix)
+	d, err := domainWord(toks[0], fix)
 	if err != nil {
 		return Invocation{}, err
 	}
@@ -115,18 +108,24 @@ func parseCheck(toks []token) (Invocation, error) {
 	if len(toks) != 1 {
 		return Invocation{}, &UsageError{Command: CmdDomain, Problem: "Give exactly one domain to check.", Fix: fix}
 	}
-	arg, err := toks[0].value(CmdDomain, fix)
-	if err != nil {
-		return Invocation{}, err
-	}
-	if arg.kind == kindEmail || strings.Contains(arg.text, "@") {
-		return Invocation{}, &UsageError{Command: CmdDomain, Problem: fmt.Sprintf("%s is an email address, not a domain.", trunc(arg.text, 80)), Fix: fix}
-	}
-	d, err := domainArg(CmdDomain, arg.text, fix)
+	d, err := domainWord(toks[0], fix)
 	if err != nil {
 		return Invocation{}, err
 	}
 	return Invocation{Command: CmdDomain, Check: true, Op: Operation{Domain: d}}, nil
+}
+
+// domainWord is the domain a /maildomain word stands for: plain, or one of
+// Slack's link forms; never an address.
+func domainWord(t token, fix string) (string, error) {
+	arg, err := t.value(CmdDomain, fix)
+	if err != nil {
+		return "", err
+	}
+	if arg.kind == kindEmail || strings.Contains(arg.text, "@") {
+		return "", &UsageError{Command: CmdDomain, Problem: fmt.Sprintf("%s is an email address, not a domain.", trunc(arg.text, 80)), Fix: fix}
+	}
+	return domainArg(CmdDomain, arg.text, fix)
 }
 
 func parseAdd(text string, toks []token) (Invocation, error) {
