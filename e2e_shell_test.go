@@ -1,0 +1,95 @@
+package main
+
+import (
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testE2EShell is interface §1's shell lines from the binary, on its
+// embedded sandbox with no database: cancel ID, home (for a requester and
+// for an admin) and audit (the session's trail, oldest first, without the
+// password).
+func testE2EShell(t *testing.T, bin string) {
+	p := startProc(t, bin, "shell", map[string]string{"MAILBOT_ADMINS": "UADMIN2", "MAILBOT_APPROVALS": "requests"}, "shell")
+	off := 0
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+			t.Fatalf("write %q: %v", line, err)
+		}
+	}
+	expect := func(re string) []string {
+		t.Helper()
+		var m []string
+		m, off = waitOutput(t, p, regexp.MustCompile(re), off)
+		return m
+	}
+	send("/maildomain register example.com")
+	expect(`\[ops\] USHELL registered domain example.com`)
+	send("as UBOB")
+	send("/mailbox add bob@example.com onboarding")
+	first := expect(`approve ([a-z2-7]{10})`)[1]
+	send("cancel " + first)
+	expect(`\[ops\] Request ` + first + ` \(cancelled\): Cancelled by the requester`)
+	send("/mailbox add bob@example.com second try")
+	second := expect(`approve ([a-z2-7]{10})`)[1]
+	send("home")
+	expect(`mailbot home for UBOB \(you may ask for operations; an admin decides\)\nYour pending requests: 1\n  ` + second + `  UBOB asks to add mailbox bob@example.com; reason: second try`)
+	send("as UADMIN2")
+	send("home")
+	expect(`mailbot home for UADMIN2 \(you are a mailbot admin\)\nPending requests: 1\n  ` + second + ` `)
+	send("approve " + second)
+	pw := expect(`(?s)\[ops\] Request ` + second + ` \(done\): Approved by UADMIN2.*?\[to UBOB, only them\]\n.*?  Password: (\S+)\n`)[1]
+	send("audit")
+	m := expect(`Audit trail of this session: (\d+) entries\n((?:  .*\n){4})`)
+	if err := p.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(e2eWait); code != 0 {
+		t.Errorf("shell at end of input: exit status %d, want 0", code)
+	}
+	if m[1] != "4" {
+		t.Errorf("the session's audit trail has %s entries, want 4: the register, the cancel, the approval and the add", m[1])
+	}
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^  \S+ \S+  run  register domain example.com by USHELL: ok status=domain-activate$`),
+		regexp.MustCompile(`^  \S+ \S+  cancelled  add mailbox bob@example.com by UBOB.* request=` + first + `$`),
+		regexp.MustCompile(`^  \S+ \S+  approved  add mailbox bob@example.com by UBOB, decided by UADMIN2.* request=` + second + `$`),
+		regexp.MustCompile(`^  \S+ \S+  run  add mailbox bob@example.com by UBOB, decided by UADMIN2: ok uid=\d+ request=` + second + `$`),
+	}
+	lines := strings.Split(strings.TrimSuffix(m[2], "\n"), "\n")
+	for i, re := range want {
+		if i >= len(lines) || !re.MatchString(lines[i]) {
+			t.Errorf("audit line %d, oldest first, does not match %s; the trail:\n%s", i+1, re, m[2])
+		}
+	}
+	if strings.Contains(m[2], pw) || strings.Contains(opsLines(p.stdout.String()), pw) {
+		t.Errorf("the password shows in the audit trail or an ops line")
+	}
+}
+
+// waitOutput polls p's stdout until re matches after offset from, and
+// returns the match and the offset after it.
+func waitOutput(t *testing.T, p *proc, re *regexp.Regexp, from int) ([]string, int) {
+	t.Helper()
+	deadline := time.Now().Add(e2eWait)
+	for {
+		s := p.stdout.String()
+		if loc := re.FindStringSubmatchIndex(s[from:]); loc != nil {
+			m := make([]string, len(loc)/2)
+			for i := range m {
+				if loc[2*i] >= 0 {
+					m[i] = s[from+loc[2*i] : from+loc[2*i+1]]
+				}
+			}
+			return m, from + loc[1]
+		}
+		if time.Now().After(deadline) || !p.running() {
+			t.Fatalf("the shell's output never matched %s; after offset %d:\n%s", re, from, s[from:])
+		}
+		time.Sleep(5 * time.Millisecond) // polling the output, with a deadline
+	}
+}
