@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // Values that must never appear in an error: tokens and passwords.
@@ -358,7 +360,7 @@ func TestSecretsNeverPrint(t *testing.T) {
 
 func TestHelpListsEveryVariable(t *testing.T) {
 	t.Parallel()
-	var out, errOut lockedBuffer
+	var out, errOut testkit.Buffer
 	if err := run(t.Context(), []string{"mailbot", "help"}, envFrom(nil), strings.NewReader(""), &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +405,7 @@ func TestHelpListsEveryVariable(t *testing.T) {
 
 func TestVersionLine(t *testing.T) {
 	t.Parallel()
-	var out lockedBuffer
+	var out testkit.Buffer
 	if err := run(t.Context(), []string{"mailbot", "version"}, envFrom(nil), strings.NewReader(""), &out, &out); err != nil {
 		t.Fatal(err)
 	}

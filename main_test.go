@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // envFrom is an environment for run(): a lookup over env.
@@ -33,7 +35,7 @@ func TestSubcommandHelp(t *testing.T) {
 	t.Parallel()
 	for _, sc := range subcommands {
 		for _, flag := range []string{"--help", "-h", "-help"} {
-			var stdout, stderr lockedBuffer
+			var stdout, stderr testkit.Buffer
 			err := run(t.Context(), []string{"mailbot", sc.name, flag}, envFrom(badEnv), strings.NewReader(""), &stdout, &stderr)
 			if err != nil {
 				t.Errorf("run(%s %s) = %v, want nil", sc.name, flag, err)
@@ -46,12 +48,12 @@ func TestSubcommandHelp(t *testing.T) {
 			}
 		}
 	}
-	var stdout lockedBuffer
+	var stdout testkit.Buffer
 	if err := run(t.Context(), []string{"mailbot", "version", "--help"}, envFrom(nil), strings.NewReader(""), &stdout, &stdout); err != nil ||
 		strings.Contains(stdout.String(), "go1.") {
 		t.Errorf("version --help = %v, %q: want the usage, not the version", err, stdout.String())
 	}
-	stdout = lockedBuffer{}
+	stdout = testkit.Buffer{}
 	if err := run(t.Context(), []string{"mailbot", "help", "audit"}, envFrom(badEnv), strings.NewReader(""), &stdout, &stdout); err != nil ||
 		!strings.Contains(stdout.String(), "-since DURATION") || !strings.Contains(stdout.String(), `(default 168h0m0s)`) {
 		t.Errorf("help audit = %v, %q: want audit's usage with its flags", err, stdout.String())
@@ -83,7 +85,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"help", "bogus"}, `mailbot: help: unknown subcommand "bogus"`, "usage: mailbot help"},
 		{[]string{"help", "shell", "sim"}, `mailbot: help: unexpected argument "sim"`, "usage: mailbot help"},
 	} {
-		var stdout, stderr lockedBuffer
+		var stdout, stderr testkit.Buffer
 		err := run(t.Context(), append([]string{"mailbot"}, tc.args...), envFrom(badEnv), strings.NewReader(""), &stdout, &stderr)
 		var ue *usageError
 		if !errors.As(err, &ue) {
@@ -137,7 +139,7 @@ func TestBadConfigurationThroughRun(t *testing.T) {
 		{"sim", []string{"MAILBOT_LOG_LEVEL"}},
 		{"audit", []string{"MAILBOT_DATABASE_URL", "MAILBOT_LOG_LEVEL"}},
 	} {
-		var stdout, stderr lockedBuffer
+		var stdout, stderr testkit.Buffer
 		err := run(t.Context(), []string{"mailbot", tc.sub}, envFrom(badEnv), strings.NewReader(""), &stdout, &stderr)
 		if code := report(err, &stderr); code != 1 {
 			t.Errorf("%s: exit status %d, want 1", tc.sub, code)

@@ -12,32 +12,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
-// lockedBuffer is a writer run() and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// lockedBuffer is the old name of testkit.Buffer, kept while e2e_test.go
+// still uses it; new code names testkit.Buffer.
+type lockedBuffer = testkit.Buffer
 
 // serveEnv is a complete serve configuration against a fake Slack and a
 // sandbox.
@@ -67,7 +53,7 @@ func freeAddr(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	return ln.Addr().String()
 }
 
@@ -83,7 +69,7 @@ func httpStatus(url string) int {
 
 func TestServeEndToEnd(t *testing.T) {
 	env, fake, sim := serveEnv(t)
-	var stdout, stderr lockedBuffer
+	var stdout, stderr testkit.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -184,7 +170,7 @@ func TestServeRejectedTokens(t *testing.T) {
 		t.Run(tc.kind, func(t *testing.T) {
 			env, fake, _ := serveEnv(t)
 			fake.RejectToken(tc.kind, "invalid_auth")
-			var out lockedBuffer
+			var out testkit.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			err := run(ctx, []string{"mailbot"}, envFrom(env), strings.NewReader(""), &out, &out)
@@ -239,7 +225,7 @@ func TestBinarySignals(t *testing.T) {
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var stderr lockedBuffer
+	var stderr testkit.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

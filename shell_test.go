@@ -1,36 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
-// shellOutput is a buffer that the shell writes to while the test reads.
-type shellOutput struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *shellOutput) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *shellOutput) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// shellOutput is a buffer that the shell writes to while the test reads,
+// with waitFor to poll it.
+type shellOutput struct{ testkit.Buffer }
 
 // waitFor polls out until re matches the text after from, and returns the
 // match and the offset after it.
@@ -253,7 +238,7 @@ func TestShellApprovals(t *testing.T) {
 	send("as UADMIN2")
 	send("deny " + m[1])
 	_, _ = out.waitFor(t, regexp.MustCompile(`(?s)\[ops\] Request \w+ \(denied\): Denied by UADMIN2.*\[to UCAROL, only them\]\nRequest denied\nUADMIN2 denied your request.*You denied`), off)
-	inW.Close()
+	_ = inW.Close() // an io.Pipe writer's Close always returns nil
 	if err := <-done; err != nil {
 		t.Fatalf("run(shell) = %v", err)
 	}

@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/term"
+
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // openPty opens a pseudo-terminal: the test types on master, the console
@@ -23,7 +25,7 @@ func openPty(t *testing.T) (master, tty *os.File) {
 	if err != nil {
 		t.Fatalf("no pseudo-terminal: %v", err)
 	}
-	t.Cleanup(func() { master.Close() })
+	t.Cleanup(func() { _ = master.Close() })
 	var n uint32
 	unlock := int32(0)
 	rc, err := master.SyscallConn()
@@ -47,19 +49,19 @@ func openPty(t *testing.T) (master, tty *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tty.Close() })
+	t.Cleanup(func() { _ = tty.Close() })
 	return master, tty
 }
 
 // screen collects what the terminal shows, for polling.
-func screen(t *testing.T, master *os.File) *lockedBuffer {
-	var out lockedBuffer
+func screen(t *testing.T, master *os.File) *testkit.Buffer {
+	var out testkit.Buffer
 	go func() { _, _ = io.Copy(&out, master) }() // ends with EIO when tty closes
 	return &out
 }
 
 // waitScreen polls the screen until it holds want.
-func waitScreen(t *testing.T, out *lockedBuffer, want string) {
+func waitScreen(t *testing.T, out *testkit.Buffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(out.String(), want) {
@@ -170,7 +172,7 @@ func TestConsoleRestoresOnSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +200,7 @@ func TestShellLogOnTerminal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var log lockedBuffer
+		var log testkit.Buffer
 		logger, err := subcommandLogger(cfg, "shell", envFrom(tc.env), tty, tty, &log)
 		if err != nil {
 			t.Fatal(err)

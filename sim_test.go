@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -15,41 +14,23 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // simTimeout bounds each wait of the sim tests.
 const simTimeout = 10 * time.Second
 
-// simOutput is a writer the test reads once run has returned.
-type simOutput struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *simOutput) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *simOutput) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
-
 // simRun is `mailbot sim` running in run().
 type simRun struct {
-	lines  []string   // the first lines of stdout
-	rest   *simOutput // stdout after them
-	stderr *simOutput
+	lines  []string        // the first lines of stdout
+	rest   *testkit.Buffer // stdout after them
+	stderr *testkit.Buffer
 	cancel context.CancelFunc
 	errc   chan error
 }
@@ -60,12 +41,12 @@ func startSimCommand(t *testing.T, n int, extra ...string) *simRun {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	pr, pw := io.Pipe()
-	s := &simRun{rest: &simOutput{}, stderr: &simOutput{}, cancel: cancel, errc: make(chan error, 1)}
+	s := &simRun{rest: &testkit.Buffer{}, stderr: &testkit.Buffer{}, cancel: cancel, errc: make(chan error, 1)}
 	env := map[string]string{"MAILBOT_LOG_LEVEL": "debug"}
 	args := append([]string{"mailbot", "sim", "--addr", "127.0.0.1:0"}, extra...)
 	go func() {
 		err := run(ctx, args, envFrom(env), strings.NewReader(""), pw, s.stderr)
-		pw.Close()
+		_ = pw.Close() // an io.Pipe writer's Close always returns nil
 		s.errc <- err
 	}()
 	linec := make(chan []string, 1)
@@ -307,7 +288,7 @@ func TestSimRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { busy.Close() })
+	t.Cleanup(func() { _ = busy.Close() })
 	tests := []struct {
 		name    string
 		args    []string
@@ -321,7 +302,7 @@ func TestSimRefuses(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var stdout, stderr simOutput
+			var stdout, stderr testkit.Buffer
 			err := run(t.Context(), append([]string{"mailbot", "sim"}, tc.args...), envFrom(nil), strings.NewReader(""), &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "sim: ") {
 				t.Errorf("run(sim %q) = %v, want an error with %q", tc.args, err, tc.wantErr)
@@ -335,7 +316,7 @@ func TestSimRefuses(t *testing.T) {
 
 func TestSimHelp(t *testing.T) {
 	t.Parallel()
-	var stdout, stderr simOutput
+	var stdout, stderr testkit.Buffer
 	err := run(t.Context(), []string{"mailbot", "sim", "-h"}, envFrom(nil), strings.NewReader(""), &stdout, &stderr)
 	if err != nil || !strings.Contains(stdout.String(), "usage: mailbot sim") || !strings.Contains(stdout.String(), "-tls") {
 		t.Errorf("run(sim -h) = %v, stdout %q; want nil and the usage", err, stdout.String())

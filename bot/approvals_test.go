@@ -14,11 +14,12 @@ import (
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 func TestApprovalRequestPostedAndNothingRuns(t *testing.T) {
 	t.Parallel()
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests), withClock(clk.Now))
 	h.ownDomain("example.com")
 	before := h.sim.Requests("")
@@ -74,7 +75,7 @@ func TestApprovalRequestPostedAndNothingRuns(t *testing.T) {
 
 func TestApprovalApproveDeliversCredentialOnce(t *testing.T) {
 	t.Parallel()
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests), withClock(clk.Now))
 	h.ownDomain("example.com")
 	_, req := ask(t, h.env, stranger, "/mailbox", "add alice@example.com new hire")
@@ -243,7 +244,7 @@ func TestApprovalConcurrentClicksRunOnce(t *testing.T) {
 
 func TestApprovalExpiredOnClick(t *testing.T) {
 	t.Parallel()
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests), withClock(clk.Now))
 	_, req := ask(t, h.env, stranger, "/maildomain", "register example.com")
 	clk.Advance(commands.DefaultApprovalTTL + time.Second)

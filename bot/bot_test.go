@@ -10,6 +10,7 @@ import (
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 func TestRegisterAndAddAsAdmin(t *testing.T) {
@@ -276,7 +277,7 @@ func TestShutdownFinishesWorkInFlight(t *testing.T) {
 // message loses the buttons and the requester is told, once.
 func TestSweepExpiresWithoutAClick(t *testing.T) {
 	t.Parallel()
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	spy := &spyStore{Store: memstore.New(memstore.Options{})}
 	h := newHarness(t, withStore(spy), withApprovals(commands.ApprovalsRequests), withClock(clk.Now), withTTL(time.Hour), withSweep(20*time.Millisecond))
 	_, req := ask(t, h.env, stranger, "/maildomain", "register example.com")

@@ -1,8 +1,8 @@
 package bot_test
 
-// Helpers that drive a test's world: approvals over the fake Slack, a
-// settable clock, a gate in front of the sandbox, a store that counts
-// sweeps, and the log and wire sinks.
+// Helpers that drive a test's world: approvals over the fake Slack, the
+// fake clock's start (the clock and the log sink are testkit's), a gate in
+// front of the sandbox, a store that counts sweeps, and the wire sink.
 
 import (
 	"bytes"
@@ -33,26 +33,6 @@ const (
 // epoch is the fake clock's start: whole seconds, so that the times the
 // bot shows can be predicted exactly.
 var epoch = time.Date(2030, time.January, 2, 3, 4, 5, 0, time.UTC)
-
-// clock is a settable clock for the core (withClock).
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock(t time.Time) *clock { return &clock{now: t} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // approvalRequest is a request message the bot posted for the admins.
 type approvalRequest struct {
@@ -192,26 +172,6 @@ func (g *gate) allow(n int) {
 
 // release lets every held request, and every later one, through.
 func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
-
-// syncBuffer is a log sink the bots and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Sync() error { return nil }
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // teeWriter keeps a copy of what a handler writes.
 type teeWriter struct {

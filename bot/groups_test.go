@@ -19,6 +19,7 @@ import (
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // The admin user group of the tests and people in and out of it.
@@ -325,7 +326,7 @@ func TestQuorumConcurrentLastApprovals(t *testing.T) {
 func TestRemindOncePerRequest(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	sp1, sp2 := &sweepSpy{Store: openStore(t, dsn)}, &sweepSpy{Store: openStore(t, dsn)}
 	e := groupEnv(t, []string{member}, withStore(sp1), withClock(clk.Now), withRemind(time.Hour), withSweep(20*time.Millisecond))
 	r1, r2 := e.start(), e.start(withStore(sp2))

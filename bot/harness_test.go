@@ -72,6 +72,7 @@ import (
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // Users and channels of the tests.
@@ -95,7 +96,7 @@ type env struct {
 	token   string           // the bot's PDD token
 	store   commands.Store   // the replicas' store unless they are given another
 	stores  []commands.Store // every store a replica used, for the checks
-	logs    *syncBuffer
+	logs    *testkit.Buffer
 	logger  *zap.Logger
 	key     []byte
 	secrets *secretLog
@@ -113,10 +114,10 @@ func newEnv(t testing.TB, opts ...option) *env {
 	for _, o := range opts {
 		o(&s)
 	}
-	e := &env{t: t, slack: slackfake.New(), sim: pddsim.New(), logs: &syncBuffer{}, key: []byte("test signing key"),
+	e := &env{t: t, slack: slackfake.New(), sim: pddsim.New(), logs: &testkit.Buffer{}, key: []byte("test signing key"),
 		secrets: &secretLog{}, base: opts, store: s.store}
 	t.Cleanup(e.slack.Close)
-	e.logger = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), e.logs, zapcore.DebugLevel))
+	e.logger = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(e.logs), zapcore.DebugLevel))
 	if e.store == nil {
 		e.store = memstore.New(memstore.Options{})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // cancelClick clicks Cancel in a pending notice as user and returns the
@@ -62,7 +63,7 @@ func TestCancelByTheRequesterOnly(t *testing.T) {
 // homeScene makes the requests a Home tab shows, a minute apart on the
 // clock: stranger asks to register stranger.com and to add alice, UOTHER
 // to register other.com; the admin registered admin.com directly before.
-func homeScene(t *testing.T, h *harness, clk *clock) []approvalRequest {
+func homeScene(t *testing.T, h *harness, clk *testkit.Clock) []approvalRequest {
 	t.Helper()
 	h.ownDomain("example.com")
 	id, _ := h.command(admin, "/maildomain", "register admin.com")
@@ -142,7 +143,7 @@ func ids(t *testing.T, e *env) []string {
 
 func TestHomeTab(t *testing.T) {
 	t.Parallel()
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests), withClock(clk.Now))
 	reqs := homeScene(t, h, clk)
 	replace := ids(t, h.env)
@@ -212,7 +213,7 @@ func (e *env) assertNoSecretInViews(t *testing.T) {
 // published again without the request.
 func TestHomeDenyAndCancel(t *testing.T) {
 	t.Parallel()
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests), withClock(clk.Now))
 	_, first := ask(t, h.env, stranger, "/maildomain", "register one.example")
 	clk.Advance(time.Minute)

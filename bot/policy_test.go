@@ -11,6 +11,7 @@ import (
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 const adminGroup = "SADMINS"
@@ -96,7 +97,7 @@ func TestTwoApprovalsOverSlack(t *testing.T) {
 // groups; a request decided in time gets none.
 func TestOneReminderPerRequest(t *testing.T) {
 	t.Parallel()
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	spy := &spyStore{Store: memstore.New(memstore.Options{})}
 	e := newEnv(t, withStore(spy), withApprovals(commands.ApprovalsRequests), withAdmins(admin, adminGroup), withClock(clk.Now),
 		withRemind(time.Hour), withSweep(20*time.Millisecond))

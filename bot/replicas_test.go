@@ -23,6 +23,7 @@ import (
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // TestMain shares one throwaway PostgreSQL cluster among the package's
@@ -269,7 +270,7 @@ func waitSweeps(t testing.TB, e *env, n int64, count func(*sweepSpy) int64, spie
 func TestReplicaExpiry(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
-	clk := newClock(epoch)
+	clk := testkit.NewClock(epoch)
 	sp1, sp2 := &sweepSpy{Store: openStore(t, dsn)}, &sweepSpy{Store: openStore(t, dsn)}
 	rs := newReplicasOn(t, sp1, sp2, withApprovals(commands.ApprovalsRequests), withClock(clk.Now),
 		withTTL(time.Hour), withSweep(20*time.Millisecond))

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // request has user ask for op under c and returns the pending request.
@@ -22,7 +24,7 @@ func request(t *testing.T, c *Core, user, text string) Pending {
 
 func TestEncodePendingRoundTrip(t *testing.T) {
 	t.Parallel()
-	clk := newClock()
+	clk := testkit.NewClock(clockStart)
 	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsRequests, Now: clk.Now, SigningKey: []byte("k")})
 	p := request(t, c, "UUSER1", "/mailbox add Alice@пример.рф for the <@U1|team> & co")
 	s := c.EncodePending(p)

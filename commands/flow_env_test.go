@@ -20,6 +20,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // The people of the flow tests.
@@ -31,20 +32,9 @@ const (
 	user2  = "UUSER2"
 )
 
-// start is the fake clock's first reading.
+// start is the fake clock's first reading; the clock (testkit.Clock) is
+// the flow's only time source.
 var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// clock is a settable fake clock: the flow's only time source.
-type clock struct{ t atomic.Int64 }
-
-func newClock() *clock {
-	c := &clock{}
-	c.t.Store(start.UnixNano())
-	return c
-}
-
-func (c *clock) Now() time.Time          { return time.Unix(0, c.t.Load()).UTC() }
-func (c *clock) Advance(d time.Duration) { c.t.Add(int64(d)) }
 
 // fakePDD is a hand-written fake of the PDD API: func fields and a count
 // of calls. Without a func, register answers domain-activate with secrets
@@ -125,7 +115,7 @@ type env struct {
 	msgr  *recMessenger
 	store commands.Store
 	mem   *memstore.Store
-	clk   *clock
+	clk   *testkit.Clock
 	logs  *observer.ObservedLogs
 	cfg   commands.Config
 }
@@ -139,7 +129,7 @@ var testKey = []byte("flow-test-key")
 // wrap, if not nil, wraps the memory store (to make it fail).
 func newEnv(t testing.TB, api commands.API, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
 	t.Helper()
-	clk := newClock()
+	clk := testkit.NewClock(start)
 	if cfg.Admins == nil {
 		cfg.Admins = []string{admin1, admin2, admin3}
 	}

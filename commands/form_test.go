@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // TestDecideBare checks the form a bare command opens: the fields, the
@@ -145,7 +147,7 @@ func TestSubmitFormErrors(t *testing.T) {
 // typed command gives, and the channel from the signed metadata.
 func TestSubmitFormAsTyped(t *testing.T) {
 	t.Parallel()
-	clk := newClock()
+	clk := testkit.NewClock(clockStart)
 	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsRequests, Domains: []string{"example.com", "example.org"},
 		DefaultDomain: "example.org", Now: clk.Now})
 	tests := []struct {

@@ -44,17 +44,8 @@ func (f *fakeAPI) AddMailbox(ctx context.Context, domain, login, password string
 	return f.add(ctx, domain, login, password)
 }
 
-// clock is a settable fake clock.
-type clock struct{ t atomic.Int64 }
-
-func newClock() *clock {
-	c := &clock{}
-	c.t.Store(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
-
-func (c *clock) Now() time.Time          { return time.Unix(0, c.t.Load()).UTC() }
-func (c *clock) Advance(d time.Duration) { c.t.Add(int64(d)) }
+// clockStart is the fake clock's first reading (testkit.NewClock).
+var clockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // noStore is a Store that must not be used: it embeds the nil interface,
 // so any call panics. A core built on it proves that what the test calls

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 func TestParseApprovalMode(t *testing.T) {
@@ -76,7 +78,7 @@ func TestDecidePolicy(t *testing.T) {
 			{Command: "/mailbox", Text: "add alice@example.com"},
 		} {
 			api := &fakeAPI{}
-			clk := newClock()
+			clk := testkit.NewClock(clockStart)
 			c := newCore(t, api, Config{Approvals: tc.mode, Now: clk.Now})
 			cmd.UserID, cmd.ChannelID = tc.user, "C1"
 			d := c.Decide(cmd)
@@ -188,7 +190,7 @@ func TestDecideNoDefaultDomain(t *testing.T) {
 
 func TestPendingReplyAllMode(t *testing.T) {
 	t.Parallel()
-	clk := newClock()
+	clk := testkit.NewClock(clockStart)
 	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsAll, ApprovalTTL: 90 * time.Minute, Now: clk.Now})
 	d := c.Decide(Request{UserID: "UADMIN1", Command: "/maildomain", Text: "register example.com"})
 	r := c.pendingReply(*d.Pending)

@@ -10,6 +10,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/commands/storetest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 func TestConformance(t *testing.T) {
@@ -22,12 +23,6 @@ func TestNotDurable(t *testing.T) {
 	}
 }
 
-// fakeClock is a settable clock for the forgetting.
-type fakeClock struct{ now atomic.Pointer[time.Time] }
-
-func (c *fakeClock) set(t time.Time)  { c.now.Store(&t) }
-func (c *fakeClock) Now() time.Time   { return *c.now.Load() }
-func newClock(t time.Time) *fakeClock { c := &fakeClock{}; c.set(t); return c }
 func pending(id string, created time.Time) commands.Pending {
 	return commands.Pending{ID: id, Requester: "U0REQ", Op: commands.Operation{Action: commands.ActionRegisterDomain,
 		Domain: "example.com"}, Created: created, Expires: created.Add(24 * time.Hour)}
@@ -35,7 +30,7 @@ func pending(id string, created time.Time) commands.Pending {
 
 func TestForgetsOldFinalRequests(t *testing.T) {
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := newClock(start)
+	clock := testkit.NewClock(start)
 	s := memstore.New(memstore.Options{Retention: 48 * time.Hour, Now: clock.Now})
 	ctx := t.Context()
 	done, open := pending("done", start), pending("open", start)
@@ -53,7 +48,7 @@ func TestForgetsOldFinalRequests(t *testing.T) {
 	// Three days on: "done" was decided 72 h ago and expired 48 h ago,
 	// within the retention for its expiry; a day later it is beyond.
 	for i, at := range []time.Time{start.Add(72 * time.Hour), start.Add(97 * time.Hour)} {
-		clock.set(at)
+		clock.Set(at)
 		for j := range 256 { // enough writes to prune
 			if err := s.Submit(ctx, pending(fmt.Sprintf("filler%d-%d", i, j), at)); err != nil {
 				t.Fatal(err)
@@ -71,7 +66,7 @@ func TestForgetsOldFinalRequests(t *testing.T) {
 
 func TestMaxRequestsKeepsUnexpiredFinal(t *testing.T) {
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := newClock(start)
+	clock := testkit.NewClock(start)
 	s := memstore.New(memstore.Options{MaxRequests: 10, Now: clock.Now})
 	ctx := t.Context()
 	// Ten denied requests; r_i expires i hours after start.
@@ -83,7 +78,7 @@ func TestMaxRequestsKeepsUnexpiredFinal(t *testing.T) {
 	}
 	// Past the limit, five of them past their expiry: those go, the
 	// others and the new pending requests stay.
-	clock.set(start.Add(4*time.Hour + time.Minute))
+	clock.Set(start.Add(4*time.Hour + time.Minute))
 	for i := range 10 {
 		if err := s.Submit(ctx, pending(fmt.Sprintf("new%d", i), clock.Now())); err != nil {
 			t.Fatal(err)
@@ -111,7 +106,7 @@ func TestMaxRequestsKeepsUnexpiredFinal(t *testing.T) {
 
 func TestAuditBounded(t *testing.T) {
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := newClock(start)
+	clock := testkit.NewClock(start)
 	s := memstore.New(memstore.Options{Retention: time.Hour, MaxAudit: 5, Now: clock.Now})
 	ctx := t.Context()
 	for i := range 8 {
@@ -124,7 +119,7 @@ func TestAuditBounded(t *testing.T) {
 	if len(got) != 5 || got[0].RequestID != "3" {
 		t.Fatalf("after 8 entries with MaxAudit 5: %d entries from %q, want 5 from \"3\"", len(got), got[0].RequestID)
 	}
-	clock.set(start.Add(time.Hour + 6*time.Minute + 30*time.Second))
+	clock.Set(start.Add(time.Hour + 6*time.Minute + 30*time.Second))
 	if err := s.Record(ctx, commands.AuditEntry{Event: commands.EventExpired, RequestID: "new"}); err != nil {
 		t.Fatal(err)
 	}
