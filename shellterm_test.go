@@ -71,7 +71,7 @@ func TestConsoleOverPipes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	c, err := newConsole(r, w)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,9 @@ func TestConsoleOverPipes(t *testing.T) {
 	if _, err := w.WriteString("one\ntwo\n"); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if lines, err := readAll(c); !errors.Is(err, io.EOF) || !cmp.Equal(lines, []string{"one", "two"}) {
 		t.Errorf("lines %q, %v; want one, two and io.EOF", lines, err)
 	}

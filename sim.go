@@ -38,7 +38,9 @@ func runSim(ctx context.Context, cfg *config, addr string, useTLS bool, logger *
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
-	defer ln.Close()
+	// Once served, the server has closed ln (Shutdown); this covers the
+	// returns before that, so the second close's error means nothing.
+	defer func(ln net.Listener) { _ = ln.Close() }(ln)
 	sim := pddsim.New()
 	token := sim.NewAccount()
 	host := urlHost(ln.Addr().(*net.TCPAddr))
@@ -48,7 +50,11 @@ func runSim(ctx context.Context, cfg *config, addr string, useTLS bool, logger *
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)
 		}
-		defer os.Remove(caFile)
+		defer func() {
+			if err := os.Remove(caFile); err != nil {
+				logger.Warn("the certificate authority's PEM file was not removed", zap.Error(err))
+			}
+		}()
 		ln = tls.NewListener(ln, tlsCfg)
 		scheme, extra = "https", "SSL_CERT_FILE="+caFile+"\n"
 	}

@@ -265,7 +265,7 @@ func TestEleventhConnectionIsTurnedAway(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer ws.Close()
+		defer func() { _ = ws.Close() }()
 		var msg map[string]any
 		if err := ws.ReadJSON(&msg); err != nil {
 			t.Fatal(err)

@@ -28,7 +28,7 @@ func query(t *testing.T, dsn, sql string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(context.Background())
+	defer func() { _ = conn.Close(context.Background()) }()
 	rows, _ := conn.Query(t.Context(), sql)
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {

@@ -59,7 +59,7 @@ func Start() (*Cluster, error) {
 	}
 	c := &Cluster{dir: dir, run: run}
 	if err := c.init(bins); err != nil {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir) // best effort: the init error is the one to report
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
@@ -69,7 +69,7 @@ func Start() (*Cluster, error) {
 		}
 	}
 	if err != nil {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir) // best effort: the start error is the one to report
 		return nil, err
 	}
 	return c, nil
@@ -111,7 +111,7 @@ func (c *Cluster) start(bins binaries) error {
 	if err != nil {
 		return err
 	}
-	defer logFile.Close()
+	defer func() { _ = logFile.Close() }() // the server writes through its own copy
 	c.port = port
 	c.cmd = exec.Command(bins.postgres, "-D", filepath.Join(c.dir, "data"),
 		"-p", strconv.Itoa(port), "-k", filepath.Join(c.dir, "sock"),
@@ -144,7 +144,7 @@ func (c *Cluster) waitReady() error {
 	for {
 		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
 		if err == nil {
-			defer conn.Close(ctx)
+			defer func() { _ = conn.Close(ctx) }() // only a probe
 			var version int
 			err = conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version)
 			if version >= 150000 {
@@ -214,7 +214,7 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // only freeing the port matters
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 

@@ -149,9 +149,10 @@ func findBinaries() (binaries, error) {
 
 // cmpVersionDirs orders /usr/lib/postgresql/N/bin by N as a number.
 func cmpVersionDirs(a, b string) int {
+	// A directory whose name is not a number counts as version 0.
 	var va, vb int
-	fmt.Sscanf(filepath.Base(filepath.Dir(a)), "%d", &va)
-	fmt.Sscanf(filepath.Base(filepath.Dir(b)), "%d", &vb)
+	_, _ = fmt.Sscanf(filepath.Base(filepath.Dir(a)), "%d", &va)
+	_, _ = fmt.Sscanf(filepath.Base(filepath.Dir(b)), "%d", &vb)
 	return va - vb
 }
 
@@ -185,7 +186,7 @@ func (c *Cluster) exec(ctx context.Context, sql string) error {
 	if err != nil {
 		return fmt.Errorf("connect to the cluster: %w", err)
 	}
-	defer conn.Close(context.Background())
+	defer func() { _ = conn.Close(context.Background()) }() // the statement's outcome is known
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("%s: %w", sql, err)
 	}

@@ -22,14 +22,14 @@ func echo(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
+	t.Cleanup(func() { _ = ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+			go func() { defer func() { _ = c.Close() }(); _, _ = io.Copy(c, c) }()
 		}
 	}()
 	return ln.Addr().String()
@@ -81,7 +81,7 @@ func TestNewDatabase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close(context.Background())
+		defer func() { _ = conn.Close(context.Background()) }()
 		var tables int
 		var user string
 		err = conn.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM information_schema.tables

@@ -53,7 +53,7 @@ func (p *Proxy) Cut() {
 	defer p.mu.Unlock()
 	p.cut = true
 	for c := range p.conns {
-		c.Close()
+		_ = c.Close() // cutting it is the point; it may be closing already
 		delete(p.conns, c)
 	}
 }
@@ -67,7 +67,7 @@ func (p *Proxy) Restore() {
 
 // Close stops the proxy and closes every connection through it.
 func (p *Proxy) Close() {
-	p.ln.Close()
+	_ = p.ln.Close() // serve's Accept fails, which is what stops it
 	p.Cut()
 	p.wg.Wait()
 }
@@ -91,19 +91,21 @@ func (p *Proxy) pipe(c net.Conn) {
 	defer p.wg.Done()
 	up, err := net.DialTimeout("tcp", p.target, 5*time.Second)
 	if err != nil {
-		c.Close()
+		_ = c.Close() // no upstream: hang up on the client
 		return
 	}
 	if !p.track(c, up) {
-		c.Close()
-		up.Close()
+		_ = c.Close() // cut: refuse the pair
+		_ = up.Close()
 		return
 	}
 	done := make(chan struct{}, 2)
 	cp := func(dst, src net.Conn) {
 		_, _ = io.Copy(dst, src)
-		dst.Close()
-		src.Close()
+		// One side ended (or was cut): end the other; the copy in the
+		// other direction closes them again.
+		_ = dst.Close()
+		_ = src.Close()
 		done <- struct{}{}
 	}
 	go cp(up, c)
