@@ -63,6 +63,7 @@ func TestE2E(t *testing.T) {
 	}{
 		{"Shell", testE2EShell},
 		{"Backlog", testE2EBacklog},
+		{"RestartWithoutDatabase", testE2ERestartWithoutDatabase},
 		{"FormsHomeCancel", testE2EFormsHome},
 		{"AdminGroups", testE2EAdminGroups},
 		{"DNSCheck", testE2EDNSCheck},
