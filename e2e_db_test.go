@@ -32,7 +32,8 @@ func testE2EDatabase(t *testing.T, bin string) {
 }
 
 // testE2EReplicas is issue 9 from the binary: two serve processes on one
-// database and one Slack app. Approve clicked at once on both sockets by
+// database and one Slack app. The Home tab of the other replica shows a
+// request one replica took. Approve clicked at once on both sockets by
 // both admins runs the add once and the requester alone gets the
 // password; SIGTERM closes the socket before the work in flight ends and
 // exits 0; after a restart a stale click runs nothing; `mailbot audit`
@@ -51,6 +52,16 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	req := w.waitRequest(1)
 	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 0 {
 		t.Fatalf("a request reached the PDD API before any approval (%d adds)", n)
+	}
+	ev, err := w.fake.Via(b.conn).AppHomeOpened(e2eAdmin2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.fake.WaitAck(ev, e2eWait); err != nil {
+		t.Fatal(err)
+	}
+	if home, err := w.fake.WaitHome(e2eAdmin2, 1, e2eWait); err != nil || homeButtonBlock(home, e2eApprove) == "" || !strings.Contains(viewText(home), "bob@example.com") {
+		t.Errorf("the Home tab published by the replica that did not take the request (%v) does not offer it:\n%s", err, viewText(home))
 	}
 	clickers := []struct {
 		user string

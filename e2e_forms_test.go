@@ -20,7 +20,8 @@ const (
 // testE2EFormsHome is issue 11 from the binary: a bare /mailbox leads
 // through the form to a mailbox whose password only the submitter sees;
 // an admin's Home tab shows the pending request and approves it exactly
-// once; the requester cancels a request from the pending notice.
+// once; the requester cancels a request from the pending notice; a
+// non-admin's form requires the reason and becomes a request.
 func testE2EFormsHome(t *testing.T, bin string) {
 	w := newWorld(t, bin)
 	w.ownDomain("example.com")
@@ -29,6 +30,7 @@ func testE2EFormsHome(t *testing.T, bin string) {
 	formAdd(t, w)
 	homeApproval(t, w)
 	cancelByRequester(t, w)
+	formRequest(t, w)
 }
 
 // formAdd: the form of a bare /mailbox, an invalid submission answered
@@ -184,6 +186,45 @@ func cancelByRequester(t *testing.T, w *world) {
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
 	if _, ok := w.sim.Mailbox("carol@example.com"); ok || w.sim.Requests(apiclient.OpAddMailbox) != 2 {
 		t.Errorf("an Approve after the cancel ran the request")
+	}
+}
+
+// formRequest: "/mailbox add" alone opens the form too; for a non-admin
+// the reason is required (Slack's client will not submit it empty), and
+// the submitted form becomes a request for the admins, nothing run.
+func formRequest(t *testing.T, w *world) {
+	const user = "UDAN"
+	w.command(w.fake.Via(0), user, "/mailbox", "add")
+	modal, err := w.fake.WaitModal(user, e2eWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(modal.JSON)
+	for _, b := range decodeMsg(string(raw)).Blocks {
+		if b.BlockID == e2eFormReason && b.Optional {
+			t.Errorf("a non-admin's form (approval needed) has an optional reason")
+		}
+	}
+	values := []slackfake.Value{slackfake.Text(e2eFormUser, e2eFormValue, "dan"), slackfake.Text(e2eFormDomain, e2eFormValue, "example.com")}
+	if _, err := w.fake.SubmitView(user, slackfake.Submission{ViewID: modal.ID, Values: values}); err == nil {
+		t.Errorf("the form was submitted without the required reason")
+	}
+	id, err := w.fake.SubmitView(user, slackfake.Submission{ViewID: modal.ID, Values: append(values, slackfake.Text(e2eFormReason, e2eFormValue, "via the form"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack, err := w.fake.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
+		t.Errorf("the non-admin's valid form: ack %s (%v), want response_action clear", ack.Payload, err)
+	}
+	req := w.waitRequest(3)
+	if !strings.Contains(req.msg.shown(), "dan@example.com") || !strings.Contains(req.msg.shown(), "via the form") {
+		t.Errorf("the form's request message:\n%s", req.msg.shown())
+	}
+	if err := w.fake.Wait(e2eWait, "the pending notice of the form", func() bool { return w.deliveredTo(user, "needs an admin's approval") > 0 }); err != nil {
+		t.Error(err)
+	}
+	if _, ok := w.sim.Mailbox("dan@example.com"); ok {
+		t.Errorf("a form that needs approval ran at once")
 	}
 }
 

@@ -192,33 +192,51 @@ func testE2EAdminGroups(t *testing.T, bin string) {
 }
 
 // testE2EDNSCheck is issue 13: /maildomain check against a fake DNS server
-// answers the checklist to a non-admin without a PDD call; the register
+// answers the checklist to a non-admin without a PDD call (records in
+// place, wrong, a domain that does not exist, a server that does not
+// answer: reported as such, never as missing records); the register
 // reply's "Check DNS" button answers the verification line and never the
 // secret's content.
 func testE2EDNSCheck(t *testing.T, bin string) {
 	w := newWorld(t, bin)
 	dns := dnstest.NewServer(t, `
-example.com.   MX  10 mx.yandex.net.
-example.com.   TXT "v=spf1 redirect=_spf.yandex.net"
+example.com.          MX  10 mx.yandex.net.
+example.com.          TXT "v=spf1 redirect=_spf.yandex.net"
+elsewhere-domain.com. MX  10 mx.yandex.net.
+elsewhere-domain.com. MX  20 mx.other.net.
+elsewhere-domain.com. TXT "v=spf1 include:_spf.yandex.net ~all"
+elsewhere-domain.com. TXT "v=spf1 mx -all"
 `)
 	w.serve("mailbot", w.env(map[string]string{"MAILBOT_DNS_RESOLVER": dns.Addr()}))
 
-	id, _ := w.command(w.fake.Via(0), e2eUser, "/maildomain", "check example.com")
-	res := w.result(id)
-	for _, want := range []string{"DNS records of example.com", "MX: in place (mx.yandex.net)", `SPF: in place ("v=spf1 redirect=_spf.yandex.net")`} {
-		if !strings.Contains(res.shown(), want) {
-			t.Errorf("the checklist lacks %q:\n%s", want, res.shown())
+	dns.Drop("silent-domain.com")
+	for _, tc := range []struct {
+		domain string
+		want   []string
+		not    string
+	}{
+		{"example.com", []string{"DNS records of example.com", "✅ MX: in place (mx.yandex.net)", `✅ SPF: in place ("v=spf1 redirect=_spf.yandex.net")`}, "Verification"},
+		{"Elsewhere-Domain.COM.", []string{"❌ MX: wrong", "remove this: mx.other.net", "❌ SPF: wrong: 2 v=spf1 records"}, "✅"},
+		{"nowhere-domain.com", []string{"NXDOMAIN"}, "missing"},
+		{"silent-domain.com", []string{"did not answer within 5s"}, "missing"},
+	} {
+		id, _ := w.command(w.fake.Via(0), e2eUser, "/maildomain", "check "+tc.domain)
+		res := w.result(id)
+		for _, want := range tc.want {
+			if !strings.Contains(res.shown(), want) {
+				t.Errorf("the checklist of %s lacks %q:\n%s", tc.domain, want, res.shown())
+			}
 		}
-	}
-	if res.ResponseType != "ephemeral" || strings.Contains(res.shown(), "Verification") {
-		t.Errorf("the checklist: response_type %q, want ephemeral and no verification line (the command knows no secret)", res.ResponseType)
+		if res.ResponseType != "ephemeral" || strings.Contains(res.shown(), tc.not) {
+			t.Errorf("the checklist of %s: response_type %q, want ephemeral and no %q:\n%s", tc.domain, res.ResponseType, tc.not, res.shown())
+		}
 	}
 	if n := w.sim.Requests(""); n != 0 {
 		t.Errorf("/maildomain check made %d PDD requests, want none", n)
 	}
 
 	const domain = "fresh-domain.com"
-	id, _ = w.command(w.fake.Via(0), e2eAdmin1, "/maildomain", "register "+domain)
+	id, _ := w.command(w.fake.Via(0), e2eAdmin1, "/maildomain", "register "+domain)
 	reply := w.result(id)
 	value, ok := reply.button(e2eReplyBlock, e2eCheckDNS)
 	name, content := w.rec.secret("secret name", domain), w.rec.secret("secret content", domain)

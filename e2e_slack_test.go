@@ -38,6 +38,7 @@ type e2eMsg struct {
 type e2eBlock struct {
 	Type     string `json:"type"`
 	BlockID  string `json:"block_id"`
+	Optional bool   `json:"optional"` // of an input block
 	Elements []struct {
 		Type     string `json:"type"`
 		ActionID string `json:"action_id"`
