@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 		{"QuorumRemindExpire", testE2EQuorumRemindExpire},
 		{"Outage", testE2EOutage},
 		{"FailedRunReopens", testE2EFailedRunReopens},
+		{"OwnRole", testE2EOwnRole},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -304,5 +306,49 @@ func testE2EFailedRunReopens(t *testing.T, bin string, cluster *pgtest.Cluster) 
 		// decided … is running" and the request could never run.
 		t.Errorf("Approve on the reopened request: mailbox exists %v, %d adds after the failed run's %d; the clicker was told:\n%s",
 			ok, w.sim.Requests(apiclient.OpAddMailbox), failed, answer.shown())
+	}
+}
+
+// testE2EOwnRole is the production shape of interface §7: mailbot logs in
+// as a role with a password that owns its database, not as a superuser.
+// With a wrong password serve exits 1 with one line naming
+// MAILBOT_DATABASE_URL; with the right one it migrates and works, and
+// `mailbot audit` reads the trail. No output holds either password.
+func testE2EOwnRole(t *testing.T, bin string, cluster *pgtest.Cluster) {
+	const role, db, pass, wrong = "mailbot_owner", "mailbot_owned", "SECRETDBPASS-e2e-owner", "SECRETDBPASS-e2e-wrong"
+	for _, sql := range []string{"CREATE ROLE " + role + " LOGIN PASSWORD '" + pass + "'", "CREATE DATABASE " + db + " OWNER " + role} {
+		if err := cluster.Exec(t.Context(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_ = cluster.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)")
+		_ = cluster.Exec(context.Background(), "DROP ROLE IF EXISTS "+role)
+	})
+	dsn := func(pw string) string {
+		return "postgres://" + role + ":" + pw + "@" + cluster.Addr() + "/" + db + "?sslmode=disable"
+	}
+	w := newWorld(t, bin)
+	w.extra = append(w.extra, pass, wrong)
+	w.ownDomain("example.com")
+
+	start := time.Now()
+	q := w.start("wrong password", w.env(map[string]string{"MAILBOT_DATABASE_URL": dsn(wrong)}), "serve")
+	if code := q.wait(45 * time.Second); code != 1 {
+		t.Errorf("a wrong database password: exit status %d, want 1", code)
+	}
+	t.Logf("a wrong database password stopped serve after %s: %q", time.Since(start).Round(100*time.Millisecond), q.reasonLines())
+	if lines := q.reasonLines(); len(lines) != 1 || !strings.Contains(lines[0], "MAILBOT_DATABASE_URL") {
+		t.Errorf("a wrong database password: reason %q, want one line naming MAILBOT_DATABASE_URL", lines)
+	}
+
+	w.serve("mailbot", w.env(map[string]string{"MAILBOT_DATABASE_URL": dsn(pass)}))
+	id, _ := w.command(w.fake.Via(0), e2eAdmin1, "/mailbox", "add owner@example.com")
+	res := w.result(id)
+	if pw, ok := w.sim.Mailbox("owner@example.com"); !ok || !strings.Contains(res.shown(), pw) {
+		t.Errorf("an add as the owner role: exists %v; reply:\n%s", ok, res.shown())
+	}
+	if out := auditCLI(t, w, dsn(pass), "--json"); !strings.Contains(out, `"mailbox":"owner@example.com"`) {
+		t.Errorf("mailbot audit as the owner role:\n%s", out)
 	}
 }

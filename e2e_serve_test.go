@@ -276,7 +276,7 @@ func testE2EDatabaseUnreachable(t *testing.T, bin string) {
 	start := time.Now()
 	p := w.start("mailbot", w.env(map[string]string{"MAILBOT_DATABASE_URL": dsn}), "serve")
 	code := p.wait(45 * time.Second)
-	t.Logf("mailbot gave up on the database after %s", time.Since(start).Round(100*time.Millisecond))
+	t.Logf("mailbot gave up on the database after %s: %q", time.Since(start).Round(100*time.Millisecond), p.reasonLines())
 	if code != 1 {
 		t.Errorf("exit status %d, want 1", code)
 	}
