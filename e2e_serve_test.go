@@ -141,6 +141,46 @@ func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
 	w.seenOnlyBy("the password of a request approved after a restart", pw, "UCAROL")
 }
 
+// testE2EExpiryWithoutDatabase is interface §6's sweep on one replica
+// without a database: a request denied in time gets no reminder; one that
+// nobody decides gets one reminder, then expires without a click: one
+// update without buttons and one message to the requester. A third
+// request's reminder, which comes after, fences the counts.
+func testE2EExpiryWithoutDatabase(t *testing.T, bin string) {
+	w := newWorld(t, bin)
+	w.serve("mailbot", w.env(map[string]string{"MAILBOT_APPROVALS": "requests", "MAILBOT_APPROVAL_TTL": "4s", "MAILBOT_APPROVAL_REMIND": "1s"}))
+	w.command(w.fake.Via(0), "UDENIED", "/mailbox", "add denied@example.com why not")
+	denied := w.waitRequest(1)
+	w.result(w.click(w.fake.Via(0), e2eAdmin1, denied, e2eDeny))
+	w.waitUpdate(denied.ts, "Denied by")
+	id, _ := w.command(w.fake.Via(0), "ULATE", "/mailbox", "add late@example.com nobody looks")
+	late := w.waitRequest(2)
+	w.waitUpdate(late.ts, "Expired")
+	if err := w.fake.Wait(e2eWait, "the expiry told to the requester", func() bool { return w.deliveredTo("ULATE", e2eExpiredText, id) > 0 }); err != nil {
+		t.Error(err)
+	}
+	w.command(w.fake.Via(0), "ULATER", "/mailbox", "add later@example.com the fence")
+	fence := w.waitRequest(3)
+	if err := w.fake.Wait(e2eWait, "the fence's reminder", func() bool { return len(w.fake.Replies(e2eOps, fence.ts)) > 0 }); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.fake.Replies(e2eOps, denied.ts)); n != 0 {
+		t.Errorf("a request denied in time got %d reminders, want none", n)
+	}
+	if n := len(w.fake.Replies(e2eOps, late.ts)); n != 1 {
+		t.Errorf("a forgotten request got %d reminders, want 1", n)
+	}
+	if ups := w.updates(late.ts); len(ups) != 1 || ups[0].hasButtons() {
+		t.Errorf("the expired request message was updated %d times (want once, without buttons)", len(ups))
+	}
+	if n := w.deliveredTo("ULATE", e2eExpiredText, id); n != 1 {
+		t.Errorf("the requester was told %d times that the request expired, want once", n)
+	}
+	if n := w.sim.Requests(""); n != 0 {
+		t.Errorf("%d PDD requests, want none", n)
+	}
+}
+
 // testE2EAdminGroups is issue 12's user groups: a member of the S… group
 // of MAILBOT_ADMINS runs an add; after subteam_members_changed removes
 // them (and mailbot re-read the group) they no longer can; a group that

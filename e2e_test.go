@@ -64,6 +64,7 @@ func TestE2E(t *testing.T) {
 		{"Shell", testE2EShell},
 		{"Backlog", testE2EBacklog},
 		{"RestartWithoutDatabase", testE2ERestartWithoutDatabase},
+		{"ExpiryWithoutDatabase", testE2EExpiryWithoutDatabase},
 		{"FormsHomeCancel", testE2EFormsHome},
 		{"AdminGroups", testE2EAdminGroups},
 		{"DNSCheck", testE2EDNSCheck},
