@@ -136,6 +136,9 @@ func homeApproval(t *testing.T, w *world) {
 		t.Errorf("the Home tab was not re-published after the decision: %v", err)
 	} else if homeButtonBlock(home2, e2eApprove) != "" {
 		t.Errorf("the re-published Home tab still offers Approve:\n%s", viewText(home2))
+	} else if text := viewText(home2); strings.Index(text, "add mailbox bob@example.com") > strings.Index(text, "add mailbox alice@example.com") ||
+		!strings.Contains(text, "add mailbox alice@example.com") {
+		t.Errorf("the Home tab's latest operations are not newest first (bob's approved add, then alice's form):\n%s", text)
 	}
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
 	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 2 {
@@ -143,17 +146,28 @@ func homeApproval(t *testing.T, w *world) {
 	}
 }
 
-// cancelByRequester: the requester's Home tab offers Cancel; another user
-// cannot cancel; the requester cancels from the pending notice; a stale
+// cancelByRequester: a reason's mentions and link reach the ops channel
+// inert; the requester's Home tab offers Cancel; another user cannot
+// cancel; the requester cancels from the pending notice; a stale
 // Approve after it runs nothing.
 func cancelByRequester(t *testing.T, w *world) {
-	id, _ := w.command(w.fake.Via(0), e2eUser, "/mailbox", "add carol@example.com for the team")
+	id, _ := w.command(w.fake.Via(0), e2eUser, "/mailbox", "add carol@example.com for the team <!channel> <@UADMIN1> <http://evil.example|docs>")
 	notice := w.result(id)
 	value, ok := notice.button(e2eReplyBlock, e2eCancel)
 	if !ok {
 		t.Fatalf("the pending notice has no Cancel button:\n%s", notice.shown())
 	}
 	req := w.waitRequest(2)
+	for _, c := range w.fake.Calls("chat.postMessage") {
+		if c.TS != req.ts {
+			continue
+		}
+		for _, mark := range []string{"<!channel>", "<@UADMIN1>", "evil.example"} {
+			if raw := c.Form.Get("text") + c.Form.Get("blocks"); strings.Contains(raw, mark) {
+				t.Errorf("the request message carries the requester's %s: %s", mark, raw)
+			}
+		}
+	}
 	ev, err := w.fake.AppHomeOpened(e2eUser)
 	if err != nil {
 		t.Fatal(err)
