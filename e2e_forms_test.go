@@ -33,6 +33,54 @@ func testE2EFormsHome(t *testing.T, bin string) {
 	formRequest(t, w)
 }
 
+// testE2EFormChoice is interface §3's form with an allow-list of exact
+// names: the domain is a choice of them with the default preselected, and
+// a form that names only the user creates the mailbox in the default.
+func testE2EFormChoice(t *testing.T, bin string) {
+	w := newWorld(t, bin)
+	w.ownDomain("example.com")
+	w.serve("mailbot", w.env(map[string]string{"MAILBOT_DOMAINS": "other.org,example.com", "MAILBOT_DEFAULT_DOMAIN": "example.com"}))
+	w.command(w.fake.Via(0), e2eAdmin1, "/mailbox", "")
+	modal, err := w.fake.WaitModal(e2eAdmin1, e2eWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var view struct {
+		Blocks []struct {
+			BlockID string `json:"block_id"`
+			Element struct {
+				Type    string `json:"type"`
+				Initial struct {
+					Value string `json:"value"`
+				} `json:"initial_option"`
+				Options []struct {
+					Value string `json:"value"`
+				} `json:"options"`
+			} `json:"element"`
+		} `json:"blocks"`
+	}
+	raw, _ := json.Marshal(modal.JSON)
+	_ = json.Unmarshal(raw, &view)
+	for _, b := range view.Blocks {
+		if b.BlockID == e2eFormDomain && (b.Element.Type != "static_select" || b.Element.Initial.Value != "example.com" || len(b.Element.Options) != 2) {
+			t.Errorf("the domain field is %+v, want a choice of the 2 allowed domains, example.com preselected", b.Element)
+		}
+	}
+	id, err := w.fake.SubmitView(e2eAdmin1, slackfake.Submission{ViewID: modal.ID, Values: []slackfake.Value{slackfake.Text(e2eFormUser, e2eFormValue, "zed")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack, err := w.fake.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
+		t.Fatalf("the form with the default domain: ack %s (%v), want response_action clear", ack.Payload, err)
+	}
+	if err := w.fake.Wait(e2eWait, "the form's result", func() bool {
+		pw, ok := w.sim.Mailbox("zed@example.com")
+		return ok && w.deliveredTo(e2eAdmin1, pw) > 0
+	}); err != nil {
+		t.Error(err)
+	}
+}
+
 // formAdd: the form of a bare /mailbox, an invalid submission answered
 // next to its field without a PDD call, then a valid one.
 func formAdd(t *testing.T, w *world) {

@@ -66,6 +66,7 @@ func TestE2E(t *testing.T) {
 		{"RestartWithoutDatabase", testE2ERestartWithoutDatabase},
 		{"ExpiryWithoutDatabase", testE2EExpiryWithoutDatabase},
 		{"FormsHomeCancel", testE2EFormsHome},
+		{"FormChoice", testE2EFormChoice},
 		{"AdminGroups", testE2EAdminGroups},
 		{"DNSCheck", testE2EDNSCheck},
 		{"DatabaseUnreachable", testE2EDatabaseUnreachable},
