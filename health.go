@@ -9,10 +9,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/bot"
 )
 
 // The paths of the health and metrics listener (interface §2,
@@ -34,9 +33,6 @@ const (
 	httpIdleTimeout       = 2 * time.Minute
 	httpMaxHeaderBytes    = 16 << 10
 
-	// metricsTimeout bounds one scrape; it stays below httpWriteTimeout so
-	// that a slow collector answers 503 instead of a cut connection.
-	metricsTimeout = 20 * time.Second
 	// metricsInFlight caps concurrent scrapes: more answer 503.
 	metricsInFlight = 4
 
@@ -53,12 +49,13 @@ const (
 //   - GET /readyz answers 200 only while ready() is true and 503 otherwise
 //     (Kubernetes readiness). The caller's ready reports whether the Socket
 //     Mode connection is up, and turns false when shutdown begins.
-//   - GET /metrics serves what g gathers, in the Prometheus text format.
+//   - GET /metrics serves reg and the Go runtime and process metrics, in
+//     the Prometheus text format: see [writeMetrics].
 //
 // The caller skips the listener when MAILBOT_HTTP_ADDR is empty, and owns
 // the listener: see [serveHTTP]. Nothing here carries a secret: the probes
 // answer fixed words and the metrics hold no token, password or user ID.
-func newHTTPServer(addr string, ready func() bool, g prometheus.Gatherer, logger *zap.Logger) *http.Server {
+func newHTTPServer(addr string, ready func() bool, reg *bot.Registry, logger *zap.Logger) *http.Server {
 	logger = logger.Named("http")
 	errLog, err := zap.NewStdLogAt(logger, zap.WarnLevel)
 	if err != nil { // only for an invalid level, which WarnLevel is not
@@ -75,12 +72,7 @@ func newHTTPServer(addr string, ready func() bool, g prometheus.Gatherer, logger
 		}
 		writeProbe(w, http.StatusServiceUnavailable, "not ready")
 	})
-	mux.Handle("GET "+metricsPath, promhttp.HandlerFor(g, promhttp.HandlerOpts{
-		ErrorLog:            errLog,
-		ErrorHandling:       promhttp.ContinueOnError,
-		MaxRequestsInFlight: metricsInFlight,
-		Timeout:             metricsTimeout,
-	}))
+	mux.Handle("GET "+metricsPath, metricsHandler(reg))
 	return &http.Server{
 		Addr:              addr,
 		Handler:           mux,
@@ -132,17 +124,4 @@ func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener) error {
 		return fmt.Errorf("http listener %s: shutdown: %w", ln.Addr(), err)
 	}
 	return nil
-}
-
-// newRegistry returns the Prometheus registry that /metrics serves, holding
-// the Go runtime and process collectors. The bot's own metrics are
-// registered on it by the caller. mailbot uses no global registry
-// (prometheus.DefaultRegisterer), so tests can build as many as they like.
-func newRegistry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
-	return reg
 }

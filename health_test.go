@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,8 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/google/go-cmp/cmp"
+	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/mailbot/mailbot/bot"
+	"github.com/mailbot/mailbot/bot/slackfake"
 )
 
 // httpTestTimeout bounds every wait in these tests, so that a hang fails
@@ -61,14 +66,14 @@ func startHTTP(t *testing.T, srv *http.Server) (baseURL string, stop func() erro
 }
 
 // startHealth serves newHTTPServer on a loopback port.
-func startHealth(t *testing.T, ready func() bool, g prometheus.Gatherer) (baseURL string, stop func() error) {
+func startHealth(t *testing.T, ready func() bool, reg *bot.Registry) (baseURL string, stop func() error) {
 	t.Helper()
-	srv := newHTTPServer("127.0.0.1:0", ready, g, zaptest.NewLogger(t))
+	srv := newHTTPServer("127.0.0.1:0", ready, reg, zaptest.NewLogger(t))
 	return startHTTP(t, srv)
 }
 
 // fetch sends one request and returns the status, a header and the body.
-func fetch(t *testing.T, method, url string) (status int, header http.Header, body string) {
+func fetch(t testing.TB, method, url string) (status int, header http.Header, body string) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, url, nil)
 	if err != nil {
@@ -79,7 +84,7 @@ func fetch(t *testing.T, method, url string) (status int, header http.Header, bo
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatalf("%s %s: reading body: %v", method, url, err)
@@ -90,7 +95,7 @@ func fetch(t *testing.T, method, url string) (status int, header http.Header, bo
 func TestHTTPServerHealthz(t *testing.T) {
 	t.Parallel()
 	// Liveness does not depend on readiness.
-	base, _ := startHealth(t, func() bool { return false }, prometheus.NewRegistry())
+	base, _ := startHealth(t, func() bool { return false }, bot.NewRegistry())
 	status, h, body := fetch(t, http.MethodGet, base+healthzPath)
 	if status != http.StatusOK || body != "ok\n" {
 		t.Errorf("GET %s = %d %q, want 200 %q", healthzPath, status, body, "ok\n")
@@ -106,7 +111,7 @@ func TestHTTPServerHealthz(t *testing.T) {
 func TestHTTPServerReadyzFollowsReady(t *testing.T) {
 	t.Parallel()
 	var ready atomic.Bool
-	base, _ := startHealth(t, ready.Load, prometheus.NewRegistry())
+	base, _ := startHealth(t, ready.Load, bot.NewRegistry())
 	for _, step := range []struct {
 		ready      bool
 		wantStatus int
@@ -128,9 +133,7 @@ func TestHTTPServerReadyzFollowsReady(t *testing.T) {
 func TestHTTPServerMetrics(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry()
-	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "mailbot_test_events_total", Help: "Test events."})
-	reg.MustRegister(c)
-	c.Add(3)
+	reg.NewCounter("mailbot_test_events_total", "Test events.").Add(3)
 	base, _ := startHealth(t, func() bool { return true }, reg)
 
 	status, h, body := fetch(t, http.MethodGet, base+metricsPath)
@@ -153,7 +156,7 @@ func TestHTTPServerMetrics(t *testing.T) {
 
 func TestHTTPServerRoutes(t *testing.T) {
 	t.Parallel()
-	base, _ := startHealth(t, func() bool { return true }, prometheus.NewRegistry())
+	base, _ := startHealth(t, func() bool { return true }, bot.NewRegistry())
 	for _, tc := range []struct {
 		method, path string
 		want         int
@@ -175,7 +178,7 @@ func TestHTTPServerRoutes(t *testing.T) {
 
 func TestHTTPServerLimits(t *testing.T) {
 	t.Parallel()
-	srv := newHTTPServer(":8080", func() bool { return true }, prometheus.NewRegistry(), zaptest.NewLogger(t))
+	srv := newHTTPServer(":8080", func() bool { return true }, bot.NewRegistry(), zaptest.NewLogger(t))
 	if srv.Addr != ":8080" {
 		t.Errorf("Addr = %q, want %q", srv.Addr, ":8080")
 	}
@@ -189,9 +192,6 @@ func TestHTTPServerLimits(t *testing.T) {
 			t.Errorf("%s = %v, want a bound between 0 and 5m", name, d)
 		}
 	}
-	if srv.WriteTimeout <= metricsTimeout {
-		t.Errorf("WriteTimeout %v <= metricsTimeout %v: a slow scrape would be cut instead of answered", srv.WriteTimeout, metricsTimeout)
-	}
 	if srv.MaxHeaderBytes <= 0 || srv.MaxHeaderBytes > 1<<20 {
 		t.Errorf("MaxHeaderBytes = %d, want a bound below the 1 MiB default", srv.MaxHeaderBytes)
 	}
@@ -202,7 +202,7 @@ func TestHTTPServerLimits(t *testing.T) {
 
 func TestServeHTTPStopsWhenContextEnds(t *testing.T) {
 	t.Parallel()
-	base, stop := startHealth(t, func() bool { return true }, prometheus.NewRegistry())
+	base, stop := startHealth(t, func() bool { return true }, bot.NewRegistry())
 	if status, _, _ := fetch(t, http.MethodGet, base+healthzPath); status != http.StatusOK {
 		t.Fatalf("GET %s before stop = %d, want 200", healthzPath, status)
 	}
@@ -210,7 +210,7 @@ func TestServeHTTPStopsWhenContextEnds(t *testing.T) {
 		t.Fatalf("serveHTTP after its ctx ended = %v, want nil", err)
 	}
 	if conn, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second); err == nil {
-		conn.Close()
+		_ = conn.Close()
 		t.Error("the listener still accepts connections after serveHTTP returned")
 	}
 }
@@ -239,7 +239,7 @@ func TestServeHTTPFinishesRequestsInFlight(t *testing.T) {
 			got <- result{body: err.Error()}
 			return
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, _ := io.ReadAll(resp.Body)
 		got <- result{resp.StatusCode, string(b)}
 	}()
@@ -276,8 +276,8 @@ func TestServeHTTPReportsAListenerFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln.Close() // Accept fails at once
-	srv := newHTTPServer(ln.Addr().String(), func() bool { return true }, prometheus.NewRegistry(), zaptest.NewLogger(t))
+	_ = ln.Close() // Accept fails at once
+	srv := newHTTPServer(ln.Addr().String(), func() bool { return true }, bot.NewRegistry(), zaptest.NewLogger(t))
 	done := make(chan error, 1)
 	go func() { done <- serveHTTP(t.Context(), srv, ln) }() // ctx stays live
 	select {
@@ -290,25 +290,98 @@ func TestServeHTTPReportsAListenerFailure(t *testing.T) {
 	}
 }
 
-func TestHealthNewRegistry(t *testing.T) {
-	t.Parallel()
-	// Two registries side by side: nothing is registered globally.
-	_ = newRegistry()
-	families, err := newRegistry().Gather()
-	if err != nil {
-		t.Fatalf("Gather: %v", err)
+// TestServeMetricsFromStart runs serve through run() against the fake
+// Slack and the sandbox: before any command, /metrics already holds every
+// series README.md documents; after a register and an add, the counters
+// moved, and no label or line carries the user, the domain, the login, a
+// token or a secret the sandbox handed out.
+func TestServeMetricsFromStart(t *testing.T) {
+	env, fake, sim := serveEnv(t)
+	var out lockedBuffer
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"mailbot", "serve"}, envFrom(env), strings.NewReader(""), &out, &out)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run = %v, want nil after the stop", err)
+			}
+		case <-time.After(httpTestTimeout):
+			t.Error("serve did not stop")
+		}
+	}()
+	base := "http://" + env["MAILBOT_HTTP_ADDR"]
+	if err := fake.Wait(httpTestTimeout, "readyz 200", func() bool { return httpStatus(base+readyzPath) == http.StatusOK }); err != nil {
+		t.Fatalf("%v; logs:\n%s", err, out.String())
 	}
-	names := make(map[string]bool)
-	for _, f := range families {
-		names[f.GetName()] = true
+	doc := documentedMetrics(t)
+	_, _, body := fetch(t, http.MethodGet, base+metricsPath)
+	checkDocumented(t, parseExposition(t, body), doc)
+
+	var replies string // the register's verification secret is in it
+	for _, c := range [][2]string{{"/maildomain", "register example.com"}, {"/mailbox", "add alice@example.com"}} {
+		id, err := fake.SlashCommand("UADMIN1", "CGENERAL", c[0], c[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		posts, err := fake.WaitPosts(id, 1, httpTestTimeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replies += posts[0].Raw
 	}
-	want := []string{"go_goroutines", "go_info", "go_memstats_heap_alloc_bytes"}
-	if runtime.GOOS == "linux" {
-		want = append(want, "process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds")
+	// The counters move just after the reply is handed over: scrape until
+	// they show the two commands.
+	wants := []struct {
+		family string
+		labels map[string]string
+	}{
+		{"mailbot_commands_total", map[string]string{"command": "/maildomain", "outcome": "ok"}},
+		{"mailbot_commands_total", map[string]string{"command": "/mailbox", "outcome": "ok"}},
+		{"mailbot_pdd_requests_total", map[string]string{"op": "domain/register", "code": "ok"}},
+		{"mailbot_pdd_requests_total", map[string]string{"op": "email/add", "code": "ok"}},
 	}
-	for _, w := range want {
-		if !names[w] {
-			t.Errorf("newRegistry().Gather() lacks %s", w)
+	var fams map[string]*dto.MetricFamily
+	counted := func() bool {
+		_, _, body = fetch(t, http.MethodGet, base+metricsPath)
+		fams = parseExposition(t, body)
+		for _, w := range wants {
+			if counterValue(fams, w.family, w.labels) != 1 {
+				return false
+			}
+		}
+		return true
+	}
+	if err := fake.Wait(httpTestTimeout, "the commands counted", counted); err != nil {
+		for _, w := range wants {
+			t.Errorf("%s%v = %v, want 1", w.family, w.labels, counterValue(fams, w.family, w.labels))
 		}
 	}
+	checkDocumented(t, fams, doc)
+	password, _ := sim.Mailbox("alice@example.com")
+	secrets := regexp.MustCompile(`\b[0-9a-f]{12}\b`).FindAllString(replies, -1)
+	if len(secrets) < 2 || password == "" {
+		t.Fatalf("the replies hold %d verification secrets and the sandbox password %q: the commands did not run", len(secrets), password)
+	}
+	for _, s := range append(secrets, "UADMIN1", "CGENERAL", "example.com", "alice", password, env["PDD_TOKEN"],
+		slackfake.AppToken, slackfake.BotToken) {
+		if s != "" && strings.Contains(body, s) {
+			t.Errorf("/metrics shows %q", s)
+		}
+	}
+}
+
+// counterValue is the value of the family's series with exactly labels,
+// or -1 without one.
+func counterValue(fams map[string]*dto.MetricFamily, family string, labels map[string]string) float64 {
+	for _, m := range fams[family].GetMetric() {
+		if cmp.Equal(labelsOf(m), labels) {
+			return m.GetCounter().GetValue()
+		}
+	}
+	return -1
 }

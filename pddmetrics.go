@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -15,39 +15,68 @@ import (
 // and the outcome code; never a domain, a login or a secret.
 type meteredAPI struct {
 	api      commands.API
-	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	requests *bot.CounterVec
+	duration *bot.HistogramVec
 }
 
 var _ commands.API = (*apiclient.Client)(nil)
 
-func newMeteredAPI(api commands.API, reg prometheus.Registerer) *meteredAPI {
+// pddOps are the PDD operations mailbot calls.
+var pddOps = []apiclient.Op{apiclient.OpRegisterDomain, apiclient.OpAddMailbox}
+
+// pddCodes are the code labels of mailbot_pdd_requests_total besides the
+// PDD's own codes (see [pddErrorCodes] and [outcomeCode]).
+var pddCodes = []string{"ok", "other", "response", "transport", "internal"}
+
+// pddErrorCodes are the PDD error codes that apiclient knows, by operation:
+// seed §7's list for both, and the real service's alternates for email/add.
+var pddErrorCodes = map[apiclient.Op][]apiclient.Code{
+	apiclient.OpRegisterDomain: seedCodes,
+	apiclient.OpAddMailbox: append(slices.Clone(seedCodes), apiclient.CodeNoLogin, apiclient.CodeNoPassword,
+		apiclient.CodeBadLoginFormat, apiclient.CodeLoginTooLong, apiclient.CodeLoginReserved,
+		apiclient.CodePasswdTooShort, apiclient.CodePasswdTooLong, apiclient.CodeBadPasswdChars),
+}
+
+var seedCodes = []apiclient.Code{apiclient.CodeUnknown, apiclient.CodeNoToken, apiclient.CodeNoDomain, apiclient.CodeNoIP,
+	apiclient.CodeBadDomain, apiclient.CodeProhibited, apiclient.CodeBadToken, apiclient.CodeBadLogin, apiclient.CodeBadPasswd,
+	apiclient.CodeNoAuth, apiclient.CodeNotAllowed, apiclient.CodeBlocked, apiclient.CodeOccupied,
+	apiclient.CodeDomainLimitReached, apiclient.CodeNoReply}
+
+// pddBuckets are the bounds of mailbot_pdd_request_duration_seconds:
+// 10 ms doubling to 20.48 s.
+var pddBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48}
+
+// newMeteredAPI registers the PDD metrics on reg, every operation with
+// every code it can be labelled with at 0, and wraps api to count into
+// them.
+func newMeteredAPI(api commands.API, reg *bot.Registry) *meteredAPI {
 	m := &meteredAPI{
 		api: api,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mailbot_pdd_requests_total",
-			Help: "PDD API operations (retries included), by operation and outcome code (ok, a PDD error code, transport, response).",
-		}, []string{"op", "code"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "mailbot_pdd_request_duration_seconds",
-			Help:    "Time of PDD API operations, retries included.",
-			Buckets: prometheus.ExponentialBuckets(0.01, 2, 12),
-		}, []string{"op"}),
+		requests: reg.NewCounterVec("mailbot_pdd_requests_total",
+			"PDD API operations (retries included), by operation and outcome code (ok, a PDD error code, other, transport, response, internal).",
+			"op", "code"),
+		duration: reg.NewHistogramVec("mailbot_pdd_request_duration_seconds", "Time of PDD API operations, retries included.",
+			pddBuckets, "op"),
 	}
-	reg.MustRegister(m.requests, m.duration)
+	for _, op := range pddOps {
+		m.duration.WithLabelValues(string(op))
+		for _, c := range pddCodes {
+			m.requests.WithLabelValues(string(op), c)
+		}
+		for _, c := range pddErrorCodes[op] {
+			m.requests.WithLabelValues(string(op), string(c))
+		}
+	}
 	return m
 }
 
 // newRetryCounter registers mailbot_pdd_retries_total and returns the
 // apiclient retry hook that counts into it. Every operation and reason
 // starts at 0, so the series exist before the first retry.
-func newRetryCounter(reg prometheus.Registerer) func(apiclient.Op, apiclient.RetryReason) {
-	retries := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mailbot_pdd_retries_total",
-		Help: "PDD API attempts repeated, by operation and reason (unknown, not_sent, timeout, transport, http_5xx).",
-	}, []string{"op", "reason"})
-	reg.MustRegister(retries)
-	for _, op := range []apiclient.Op{apiclient.OpRegisterDomain, apiclient.OpAddMailbox} {
+func newRetryCounter(reg *bot.Registry) func(apiclient.Op, apiclient.RetryReason) {
+	retries := reg.NewCounterVec("mailbot_pdd_retries_total",
+		"PDD API attempts repeated, by operation and reason (unknown, not_sent, timeout, transport, http_5xx).", "op", "reason")
+	for _, op := range pddOps {
 		for _, r := range apiclient.RetryReasons() {
 			retries.WithLabelValues(string(op), string(r))
 		}

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 	"go.uber.org/zap"
@@ -113,7 +112,7 @@ func slackStdLog(logger *zap.Logger) *log.Logger {
 // listenHTTP serves /healthz, /readyz and /metrics on addr. The listener
 // outlives the stop signal, so that /readyz answers 503 while the work in
 // flight finishes; stop closes it.
-func listenHTTP(ctx context.Context, addr string, ready func() bool, reg *prometheus.Registry, logger *zap.Logger) (stop func(), err error) {
+func listenHTTP(ctx context.Context, addr string, ready func() bool, reg *bot.Registry, logger *zap.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, &configError{Var: "MAILBOT_HTTP_ADDR", Reason: err.Error()}

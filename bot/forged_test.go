@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/slack-go/slack"
 	"go.uber.org/zap"
 
@@ -71,7 +70,7 @@ func TestApprovalForgedValueRefused(t *testing.T) {
 func otherMailbot(t testing.TB, e *env) *commands.Core {
 	t.Helper()
 	api := slack.New(slackfake.BotToken, slack.OptionAPIURL(e.slack.URL))
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{}, zap.NewNop(), bot.NewMetrics(prometheus.NewRegistry()))
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{}, zap.NewNop(), bot.NewMetrics(bot.NewRegistry()))
 	c, err := commands.New(e.pdd(), memstore.New(memstore.Options{}), msgr, commands.Config{Admins: []string{admin}, SigningKey: []byte("another key")}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 	"go.uber.org/zap"
@@ -150,7 +149,7 @@ type replica struct {
 	name   string
 	bot    *bot.Bot
 	core   *commands.Core
-	reg    *prometheus.Registry
+	reg    *bot.Registry
 	conn   int // its connection's id on the fake (slackfake.Server.Via)
 	cancel context.CancelFunc
 	done   chan error
@@ -188,7 +187,7 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 		t.Fatal(err)
 	}
 	api := slack.New(slackfake.BotToken, slack.OptionAppLevelToken(slackfake.AppToken), slack.OptionAPIURL(e.slack.URL))
-	reg := prometheus.NewRegistry()
+	reg := bot.NewRegistry()
 	metrics := bot.NewMetrics(reg)
 	groups, err := loadGroups(t, api, s, logger, metrics)
 	if err != nil {

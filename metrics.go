@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"runtime"
+	"strings"
+
+	vm "github.com/VictoriaMetrics/metrics"
+
+	"github.com/mailbot/mailbot/bot"
+)
+
+// newRegistry returns the registry that /metrics serves, holding
+// mailbot_build_info. The bot's and the PDD client's metrics are
+// registered on it by the caller; there is no global registry, so tests
+// can build as many as they like.
+func newRegistry() *bot.Registry {
+	reg := bot.NewRegistry()
+	v, c, g := buildInfo()
+	reg.NewGaugeVec("mailbot_build_info", "1, labelled with mailbot's version, commit and Go version.",
+		"version", "commit", "goversion").WithLabelValues(v, c, g).Set(1)
+	return reg
+}
+
+// buildInfo is versionLine's version, commit and Go version.
+func buildInfo() (version, commit, goVersion string) {
+	rest := strings.TrimPrefix(versionLine(), "mailbot ")
+	version, rest, _ = strings.Cut(rest, " (")
+	commit, rest, _ = strings.Cut(rest, ", ")
+	goVersion = strings.TrimSuffix(rest, ")")
+	if goVersion == "" {
+		goVersion = runtime.Version()
+	}
+	return version, commit, goVersion
+}
+
+// metricsHandler serves GET /metrics: reg's families, then the Go runtime
+// (go_*) and process (process_*) metrics of github.com/VictoriaMetrics/metrics,
+// in the Prometheus text format. More than metricsInFlight scrapes at once
+// answer 503.
+func metricsHandler(reg *bot.Registry) http.Handler {
+	sem := make(chan struct{}, metricsInFlight)
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case sem <- struct{}{}:
+			defer func() { <-sem }()
+		default:
+			http.Error(w, "too many scrapes at once", http.StatusServiceUnavailable)
+			return
+		}
+		var buf bytes.Buffer
+		writeMetrics(&buf, reg)
+		h := w.Header()
+		h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		_, _ = w.Write(buf.Bytes())
+	})
+}
+
+// writeMetrics writes reg and the runtime and process metrics.
+func writeMetrics(buf *bytes.Buffer, reg *bot.Registry) {
+	_, _ = reg.WriteTo(buf)
+	vm.WriteProcessMetrics(buf)
+	vm.WriteFDMetrics(buf)
+}
