@@ -17,7 +17,7 @@ type envelopes struct {
 }
 
 func newEnvelopes(n int) *envelopes {
-	return &envelopes{payloads: make(map[string]json.RawMessage, n), ring: make([]string, n)}
+	return &envelopes{payloads: make(map[string]json.RawMessage), ring: make([]string, n)} // the map grows with use: nothing at idle
 }
 
 // first records id and reports whether it was not seen before; for one
