@@ -104,43 +104,6 @@ func backlogAnswer(posts []slackfake.Post) string {
 	return "other: " + s
 }
 
-// testE2ERestartWithoutDatabase is interface §6 and §7 without a
-// database: after SIGTERM and a restart (state in the process is gone), a
-// stale Approve on a request approved before runs nothing, and a request
-// still pending from before the restart can be approved and runs once.
-func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
-	w := newWorld(t, bin)
-	w.ownDomain("example.com")
-	env := w.env(map[string]string{"MAILBOT_APPROVALS": "requests"})
-	first := w.serve("first", env)
-	w.command(w.fake.Via(0), e2eUser, "/mailbox", "add bob@example.com onboarding")
-	done := w.waitRequest(1)
-	w.result(w.click(w.fake.Via(0), e2eAdmin1, done, e2eApprove))
-	w.waitUpdate(done.ts, "Approved by")
-	w.command(w.fake.Via(0), "UCAROL", "/mailbox", "add carol@example.com onboarding")
-	pending := w.waitRequest(2)
-	first.term()
-	if code := first.wait(e2eWait); code != 0 {
-		t.Fatalf("exit status %d after SIGTERM, want 0", code)
-	}
-
-	second := w.serve("second", env)
-	w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, done, e2eApprove))
-	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 1 {
-		t.Errorf("a stale Approve after a restart without a database: %d adds, want 1", n)
-	}
-	w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, pending, e2eApprove))
-	w.waitUpdate(pending.ts, "Approved by")
-	pw, ok := w.sim.Mailbox("carol@example.com")
-	if !ok || w.sim.Requests(apiclient.OpAddMailbox) != 2 {
-		t.Fatalf("a request pending across the restart, approved after it: exists %v, %d adds; want true, 2", ok, w.sim.Requests(apiclient.OpAddMailbox))
-	}
-	if err := w.fake.Wait(e2eWait, "the requester's result", func() bool { return w.deliveredTo("UCAROL", pw) > 0 }); err != nil {
-		t.Fatal(err)
-	}
-	w.seenOnlyBy("the password of a request approved after a restart", pw, "UCAROL")
-}
-
 // testE2EExpiryWithoutDatabase is interface §6's sweep on one replica
 // without a database: a request denied in time gets no reminder; one that
 // nobody decides gets one reminder, then expires without a click: one

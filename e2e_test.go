@@ -15,8 +15,8 @@ package main
 //
 // The files: e2e_test.go (processes, the world), e2e_pdd_test.go (what
 // went through the sandbox), e2e_slack_test.go (reading what the bot
-// sent), e2e_serve_test.go and e2e_forms_test.go (serve without a
-// database), e2e_shell_test.go, e2e_db_test.go and e2e_audit_test.go
+// sent), e2e_serve_test.go, e2e_restart_test.go and e2e_forms_test.go
+// (serve without a database), e2e_shell_test.go, e2e_db_test.go and e2e_audit_test.go
 // (serve and audit on PostgreSQL).
 
 import (
@@ -64,6 +64,8 @@ func TestE2E(t *testing.T) {
 		{"Shell", testE2EShell},
 		{"Backlog", testE2EBacklog},
 		{"RestartWithoutDatabase", testE2ERestartWithoutDatabase},
+		{"RefusedUpdateThenRestart", testE2ERefusedUpdateThenRestart},
+		{"KillThenRestart", testE2EKillThenRestart},
 		{"ExpiryWithoutDatabase", testE2EExpiryWithoutDatabase},
 		{"FormsHomeCancel", testE2EFormsHome},
 		{"FormChoice", testE2EFormChoice},
