@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
 
@@ -34,8 +35,9 @@ func testE2EDatabase(t *testing.T, bin string) {
 }
 
 // testE2EReplicas is issue 9 from the binary: two serve processes on one
-// database and one Slack app. The Home tab of the other replica shows a
-// request one replica took. Approve clicked at once on both sockets by
+// database and one Slack app. A form opened by one is submitted to the
+// other; the Home tab of the other replica shows a request one replica
+// took. Approve clicked at once on both sockets by
 // both admins runs the add once and the requester alone gets the
 // password; SIGTERM closes the socket before the work in flight ends and
 // exits 0; after a restart a stale click runs nothing; `mailbot audit`
@@ -50,9 +52,11 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 
 	id, _ := w.command(w.fake.Via(b.conn), e2eAdmin1, "/maildomain", "register direct-domain.com")
 	w.result(id)
+	formOnOtherReplica(t, w, a, b)
+	formed := w.sim.Requests(apiclient.OpAddMailbox) // the form's
 	w.command(w.fake.Via(a.conn), e2eUser, "/mailbox", "add bob@example.com onboarding")
 	req := w.waitRequest(1)
-	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 0 {
+	if n := w.sim.Requests(apiclient.OpAddMailbox) - formed; n != 0 {
 		t.Fatalf("a request reached the PDD API before any approval (%d adds)", n)
 	}
 	ev, err := w.fake.Via(b.conn).AppHomeOpened(e2eAdmin2)
@@ -86,7 +90,7 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	if upd := w.waitUpdate(req.ts, "Approved by"); upd.hasButtons() {
 		t.Errorf("the approved request message still offers buttons")
 	}
-	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 1 {
+	if n := w.sim.Requests(apiclient.OpAddMailbox) - formed; n != 1 {
 		t.Errorf("four concurrent Approve clicks on two replicas: %d adds, want 1", n)
 	}
 	pw, ok := w.sim.Mailbox("bob@example.com")
@@ -103,17 +107,43 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 		// which still said "running" (see testE2EFailedRunReopens).
 		t.Errorf("a stale Approve after the restart, the run long finished, is answered:\n%s", answer.shown())
 	}
-	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 1 {
+	if n := w.sim.Requests(apiclient.OpAddMailbox) - formed; n != 1 {
 		t.Errorf("a stale Approve after a restart ran the request again: %d adds, want 1", n)
 	}
 
 	checkAuditCLI(t, w, dsn, []auditWant{
 		{event: "run", action: "register", target: "direct-domain.com", actor: e2eAdmin1, outcome: "ok"},
+		{event: "run", action: "add", target: "formed@example.com", actor: e2eAdmin1, outcome: "ok", uid: true},
 		{event: "approved", action: "add", target: "bob@example.com", actor: e2eUser, deciders: 1},
 		{event: "run", action: "add", target: "bob@example.com", actor: e2eUser, deciders: 1, outcome: "ok", uid: true},
 		{event: "run", action: "register", target: "inflight-domain.com", actor: e2eAdmin1, outcome: "ok"},
 	})
 	scanDatabase(t, dsn, w)
+}
+
+// formOnOtherReplica: a form opened by one replica and submitted to the
+// other runs there, its result in the channel the command was typed in.
+func formOnOtherReplica(t *testing.T, w *world, opener, submitter *proc) {
+	t.Helper()
+	w.command(w.fake.Via(opener.conn), e2eAdmin1, "/mailbox", "")
+	modal, err := w.fake.WaitModal(e2eAdmin1, e2eWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.fake.Via(submitter.conn).SubmitView(e2eAdmin1, slackfake.Submission{ViewID: modal.ID, Values: []slackfake.Value{
+		slackfake.Text(e2eFormUser, e2eFormValue, "formed"), slackfake.Text(e2eFormDomain, e2eFormValue, "example.com")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack, err := w.fake.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
+		t.Fatalf("a form submitted to the other replica: ack %s (%v), want response_action clear", ack.Payload, err)
+	}
+	if err := w.fake.Wait(e2eWait, "the form's result from the other replica", func() bool {
+		pw, ok := w.sim.Mailbox("formed@example.com")
+		return ok && w.deliveredTo(e2eAdmin1, pw) > 0
+	}); err != nil {
+		t.Error(err)
+	}
 }
 
 // stopWithWorkInFlight sends SIGTERM to p while a register it took is held
