@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -49,11 +51,12 @@ func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
 	w.seenOnlyBy("the password of a request approved after a restart", pw, "UCAROL")
 }
 
-// testE2ERefusedUpdateThenRestart: without a database, Slack refuses the
-// update of the request message when it is approved; the add runs. After
-// a restart, a second admin whose client still shows the buttons clicks
-// Approve: the request must not run again (interface §10: never two
-// executions of one approved request, before or after a restart).
+// testE2ERefusedUpdateThenRestart: without a database the request
+// message is the only record of a decision that outlives mailbot, so it
+// must show the approval before the PDD API is called. When Slack refuses
+// that update, nothing runs and the request can be approved again; after
+// a restart, a second admin's Approve runs it, exactly once (interface
+// §7, §10).
 func testE2ERefusedUpdateThenRestart(t *testing.T, bin string) {
 	w := newWorld(t, bin)
 	w.ownDomain("example.com")
@@ -61,37 +64,27 @@ func testE2ERefusedUpdateThenRestart(t *testing.T, bin string) {
 	first := w.serve("first", env)
 	w.command(w.fake.Via(0), e2eUser, "/mailbox", "add bob@example.com onboarding")
 	req := w.waitRequest(1)
-	refusals := make([]string, 10)
-	for i := range refusals {
-		refusals[i] = "internal_error"
+	w.fake.FailNext("chat.update", "internal_error") // the "running" mark
+	answer := w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
+	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 0 || !strings.Contains(answer.shown(), "did not run") {
+		t.Fatalf("approve with the message's update refused: %d adds, want 0; the clicker was told:\n%s", n, answer.shown())
 	}
-	w.fake.FailNext("chat.update", refusals...)
-	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
-	w.fake.FailNext("chat.update") // no more refusals
 	first.term()
 	if code := first.wait(e2eWait); code != 0 {
 		t.Fatalf("exit status %d after SIGTERM, want 0", code)
 	}
 	second := w.serve("second", env)
-	answer := w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, req, e2eApprove))
-	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 1 {
-		// BUG: commands/decide.go (approve → runApproved) calls the PDD API
-		// first and updates the request message (commands/flow.go
-		// updateRequest) only after the run, logging a failure and going
-		// on. Without a database that update is the only record of the
-		// decision (ShowsDecision reads it back after a restart), so when
-		// it is refused the decision is lost and the next Approve runs the
-		// add again. The message must show the decision ("running") before
-		// the PDD call, and without a durable store nothing may run when
-		// that update fails.
-		t.Errorf("a stale Approve after a restart, the first decision's update refused by Slack: %d adds, want 1; the clicker was told:\n%s", n, answer.shown())
+	answer = w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, req, e2eApprove))
+	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 1 || !strings.Contains(answer.shown(), "Request approved") {
+		t.Errorf("approve after the restart: %d adds, want 1; the clicker was told:\n%s", n, answer.shown())
 	}
 }
 
 // testE2EKillThenRestart: without a database, mailbot is killed (SIGKILL,
 // as after Kubernetes' grace period or the OOM killer) after the PDD API
-// created the mailbox and before the request message shows the decision.
-// After a restart, a stale Approve must not run the request again.
+// created the mailbox and before the request message shows the outcome.
+// The message showed the approval ("running", no buttons) before the PDD
+// call, so after a restart a stale Approve runs nothing.
 func testE2EKillThenRestart(t *testing.T, bin string) {
 	w := newWorld(t, bin)
 	w.ownDomain("example.com")
@@ -99,28 +92,44 @@ func testE2EKillThenRestart(t *testing.T, bin string) {
 	first := w.serve("first", env)
 	w.command(w.fake.Via(0), e2eUser, "/mailbox", "add bob@example.com onboarding")
 	req := w.waitRequest(1)
-	w.fake.SetMethodDelay("chat.update", time.Hour) // the process is killed meanwhile
+	held, arrived := make(chan struct{}), make(chan struct{}, 1)
+	release := sync.OnceFunc(func() { close(held) })
+	t.Cleanup(release)
+	w.sim.OnRequest(func(op apiclient.Op) {
+		if op == apiclient.OpAddMailbox {
+			select {
+			case arrived <- struct{}{}:
+			default:
+			}
+			<-held
+		}
+	})
+	defer w.sim.OnRequest(nil)
 	w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove)
-	if _, err := w.fake.WaitCalls("chat.update", 1, e2eWait); err != nil {
+	select {
+	case <-arrived:
+	case <-time.After(e2eWait):
+		t.Fatal("the add never reached the sandbox")
+	}
+	if n := len(w.fake.Calls("chat.update")); n != 1 {
+		t.Fatalf("%d updates of the request message before the PDD call, want 1 (running)", n)
+	}
+	w.fake.SetMethodDelay("chat.update", time.Hour) // the outcome's update never lands: the process is killed meanwhile
+	release()
+	if _, err := w.fake.WaitCalls("chat.update", 2, e2eWait); err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := w.sim.Mailbox("bob@example.com"); !ok {
+		t.Fatal("the mailbox was not created before the kill")
 	}
 	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	first.wait(e2eWait)
 	w.fake.SetMethodDelay("chat.update", 0)
-	if _, ok := w.sim.Mailbox("bob@example.com"); !ok {
-		t.Fatal("the mailbox was not created before the kill")
-	}
 	second := w.serve("second", env)
 	answer := w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, req, e2eApprove))
-	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 1 {
-		// BUG: the same cause as in testE2ERefusedUpdateThenRestart: the
-		// decision reaches the request message only after the PDD call, so
-		// a crash in between leaves a message that shows no decision, and
-		// after the restart the add is sent again (the sandbox answers
-		// occupied; the requester, who has the password of the first run
-		// nowhere, is told the mailbox exists).
-		t.Errorf("a stale Approve after a kill between the run and the update: %d adds, want 1; the clicker was told:\n%s", n, answer.shown())
+	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 1 || !strings.Contains(answer.shown(), "Already decided") {
+		t.Errorf("a stale Approve after a kill between the run and the outcome's update: %d adds, want 1; the clicker was told:\n%s", n, answer.shown())
 	}
 }

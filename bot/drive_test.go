@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -96,8 +97,32 @@ func decide(t testing.TB, e *env, user string, req approvalRequest, action strin
 	return answer
 }
 
-// updates returns the chat.update calls of a request message.
+// updates returns the chat.update calls of a request message that show a
+// decision or a count; the interim "running" update that, without a
+// database, records an approval in the message before the run is left
+// out (runningUpdates returns those).
 func (e *env) updates(req approvalRequest) []slackfake.Call {
+	var out []slackfake.Call
+	for _, c := range e.allUpdates(req) {
+		if !isRunningUpdate(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runningUpdates returns the interim "running" updates of a request message.
+func (e *env) runningUpdates(req approvalRequest) []slackfake.Call {
+	var out []slackfake.Call
+	for _, c := range e.allUpdates(req) {
+		if isRunningUpdate(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (e *env) allUpdates(req approvalRequest) []slackfake.Call {
 	var out []slackfake.Call
 	for _, c := range e.slack.Calls("chat.update") {
 		if c.Form.Get("channel") == req.call.Form.Get("channel") && c.Form.Get("ts") == req.call.TS {
@@ -105,6 +130,12 @@ func (e *env) updates(req approvalRequest) []slackfake.Call {
 		}
 	}
 	return out
+}
+
+// isRunningUpdate reports an update whose fallback text says the request
+// is running.
+func isRunningUpdate(c slackfake.Call) bool {
+	return strings.HasSuffix(c.Form.Get("text"), ": running")
 }
 
 // waitUpdate waits for the nth (1-based) update of a request message.
@@ -202,6 +233,13 @@ func assertAddedOnce(t testing.TB, e *env, req approvalRequest) {
 	}
 	if n := len(e.updates(req)); n != 1 {
 		t.Errorf("%d updates of the request message, want 1", n)
+	}
+	if !e.store.Durable() {
+		// Without a database the message shows the approval before the
+		// run: the only record of the decision that outlives mailbot.
+		if n := len(e.runningUpdates(req)); n != 1 {
+			t.Errorf("%d 'running' updates of the request message before the run, want 1", n)
+		}
 	}
 	eph := e.ephemeralsTo(stranger)
 	if len(eph) != 1 {

@@ -157,6 +157,9 @@ func (c *Core) messageOf(rec Record, k Click) MessageRef {
 // notice of the operation) and gives the result to the requester.
 func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 	p := rec.Pending
+	if !c.markRunning(ctx, k, rec) {
+		return LabelError
+	}
 	res := c.run(ctx, p.Requester, rec.Approvers, p.ID, p.Op)
 	n := res.Notice
 	bare := n
@@ -183,6 +186,32 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 	c.deliver(ctx, k.Route, Reply{Title: "Request approved", Error: !n.OK,
 		Text: fmt.Sprintf("You approved the request to %s by %s. %s", p.Op, c.cfg.Mention(p.Requester), outcome)})
 	return res.label()
+}
+
+// markRunning makes the decision durable before the PDD API is called,
+// when the store alone cannot: without a database the request message is
+// the only record that outlives the process (§7), so it must show the
+// decision (no buttons) before the run. When that update fails, nothing
+// runs: the request is pending again and the clicker is told. With a
+// database the store's compare-and-set is the record.
+func (c *Core) markRunning(ctx context.Context, k Click, rec Record) bool {
+	if c.store.Durable() || rec.Message.IsZero() {
+		return true
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	err := c.msgr.UpdateRequest(ectx, rec.Message, c.requestView(rec))
+	if err == nil {
+		return true
+	}
+	c.logger.Warn("request message not marked running: nothing runs", zap.String("request_id", rec.ID), zap.Error(err))
+	text := "mailbot could not mark the request as approved in its message, the only record of the decision it keeps, so nothing was done: the request can be approved again."
+	c.finish(ectx, rec.ID, StatePending, text)
+	rec.State, rec.Approvers, rec.Outcome = StatePending, nil, text
+	c.updateRequest(ctx, rec)
+	c.deliver(ctx, k.Route, Reply{Title: "The approved operation did not run", Error: true,
+		Text: fmt.Sprintf("You approved the request to %s, but %s Try again in a minute.", rec.Op, text)})
+	return false
 }
 
 // reopen returns a request whose run certainly did nothing to pending:

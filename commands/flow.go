@@ -244,7 +244,7 @@ func (c *Core) stateText(rec Record) string {
 		}
 		return c.unstore(rec.Outcome) // what a failed run said, if any
 	case StateRunning:
-		return fmt.Sprintf("Approved by %s: running.", c.mentionAll(rec.Approvers))
+		return fmt.Sprintf("Running, approved by %s: the outcome follows here.", c.mentionAll(rec.Approvers))
 	case StateDone, StateFailed, StateUncertain:
 		return fmt.Sprintf("Approved by %s at %s: %s", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), c.unstore(rec.Outcome))
 	case StateDenied:
