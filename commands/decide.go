@@ -180,7 +180,10 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 	c.updateRequest(ctx, rec)
 	c.deliverResult(ctx, Route{User: p.Requester, Channel: p.Channel}, res)
 	outcome := "It succeeded; " + c.cfg.Mention(p.Requester) + " gets the result."
-	if !n.OK {
+	switch {
+	case n.Uncertain:
+		outcome = "Whether it happened is unknown (" + n.Code + "): it may have. " + c.cfg.Mention(p.Requester) + " is told to check before asking again."
+	case !n.OK:
 		outcome = "It failed: " + n.Code + " (" + codeMeaning(p.Op, n.Code) + "). " + c.cfg.Mention(p.Requester) + " is told."
 	}
 	c.deliver(ctx, k.Route, Reply{Title: "Request approved", Error: !n.OK,

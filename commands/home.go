@@ -85,6 +85,9 @@ func (h Home) PlainText(mention func(string) string) string {
 	}
 	b.WriteString("Commands:\n")
 	for _, f := range h.Help {
+		if f.Label == CmdDomain || f.Label == CmdMailbox {
+			continue // a form: a console has none
+		}
 		fmt.Fprintf(&b, "  %s  %s\n", f.Label, f.Value)
 	}
 	return b.String()
