@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -12,8 +13,12 @@ import (
 
 // GroupRefreshEvery is how often the admin user groups are read again
 // when no subteam_members_changed event arrives first (interface §6: at
-// least every 5 minutes).
-const GroupRefreshEvery = 5 * time.Minute
+// least every 5 minutes). Slack sends that event to one of the app's
+// sockets only, so with several replicas the others learn of a change at
+// their next reading: once a minute keeps that window short, at one
+// usergroups.users.list call a minute per group and replica (Slack's tier
+// 2 allows 20).
+const GroupRefreshEvery = time.Minute
 
 // Groups keeps the members of the admin user groups (the S… entries of
 // MAILBOT_ADMINS), read with usergroups.users.list at start, again every
@@ -171,8 +176,11 @@ func (g *Groups) refresh(ctx context.Context, id string) error {
 		set[u] = true
 	}
 	g.mu.Lock()
+	changed := !maps.Equal(g.members[id], set)
 	g.members[id] = set
 	g.mu.Unlock()
-	g.log.Info("user group read", zap.String("group", id), zap.Int("members", len(set)))
+	if changed {
+		g.log.Info("user group read", zap.String("group", id), zap.Int("members", len(set)))
+	}
 	return nil
 }
