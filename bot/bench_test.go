@@ -14,36 +14,13 @@ import (
 // (from writing the envelope to reading the ack: p50, p99, max) and the
 // time until every result was delivered (s/burst).
 func BenchmarkAckBurst(b *testing.B) {
-	const burst = 500
 	h := newHarness(b)
 	h.ownDomain("bench.example")
 	h.sim.SetLatency(5 * time.Millisecond)
-	runBurst := func(round int) []time.Duration {
-		ids := make([]string, burst)
-		tick := time.NewTicker(time.Second / burst)
-		defer tick.Stop()
-		for j := range burst {
-			id, err := h.slack.SlashCommand(admin, general, "/mailbox", fmt.Sprintf("add u%d-%d@bench.example", round+1, j))
-			if err != nil {
-				b.Fatal(err)
-			}
-			ids[j] = id
-			<-tick.C
-		}
-		lat := make([]time.Duration, 0, burst)
-		for _, id := range ids {
-			ack, err := h.slack.WaitAck(id, time.Minute)
-			if err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, ack.At.Sub(ack.Sent))
-			if _, err := h.slack.WaitPosts(id, 1, time.Minute); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return lat
+	cmd := func(round, j int) (string, string, string) {
+		return admin, "/mailbox", fmt.Sprintf("add u%d-%d@bench.example", round+1, j)
 	}
-	runBurst(-1) // warm up: connection pools fill to their steady size
+	sendBurst(b, h.env, -1, cmd) // warm up: connection pools fill to their steady size
 	goroutinesBefore := runtime.NumGoroutine()
 	var lat []time.Duration
 	var complete time.Duration
@@ -51,16 +28,56 @@ func BenchmarkAckBurst(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		lat = append(lat, runBurst(i)...)
+		lat = append(lat, sendBurst(b, h.env, i, cmd)...)
 		complete += time.Since(start)
 	}
 	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ack-p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "ack-p99-ms")
-	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "ack-max-ms")
+	reportPercentiles(b, lat, "ack")
 	b.ReportMetric(complete.Seconds()/float64(b.N), "s/burst")
 	if err := h.slack.Wait(10*time.Second, "work to drain", func() bool { return runtime.NumGoroutine() <= goroutinesBefore+5 }); err != nil {
 		b.Errorf("goroutines: %d before the bursts, %d after: %v", goroutinesBefore, runtime.NumGoroutine(), err)
 	}
+}
+
+// burstSize is the commands of one burst, sent at burstSize per second.
+const burstSize = 500
+
+// sendBurst sends burstSize slash commands at burstSize per second, cmd
+// giving each one's user, command and text, then waits for every ack and
+// result; it returns the ack latencies as the fake Slack sees them (from
+// writing the envelope to reading the ack).
+func sendBurst(b *testing.B, e *env, round int, cmd func(round, j int) (user, command, text string)) []time.Duration {
+	ids := make([]string, burstSize)
+	tick := time.NewTicker(time.Second / burstSize)
+	defer tick.Stop()
+	for j := range burstSize {
+		user, command, text := cmd(round, j)
+		id, err := e.slack.SlashCommand(user, general, command, text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids[j] = id
+		<-tick.C
+	}
+	lat := make([]time.Duration, 0, burstSize)
+	for _, id := range ids {
+		ack, err := e.slack.WaitAck(id, time.Minute)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, ack.At.Sub(ack.Sent))
+		if _, err := e.slack.WaitPosts(id, 1, time.Minute); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return lat
+}
+
+// reportPercentiles reports the p50, p99 and maximum of lat in ms.
+func reportPercentiles(b *testing.B, lat []time.Duration, what string) {
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(lat[len(lat)/2]), what+"-p50-ms")
+	b.ReportMetric(ms(lat[len(lat)*99/100]), what+"-p99-ms")
+	b.ReportMetric(ms(lat[len(lat)-1]), what+"-max-ms")
 }

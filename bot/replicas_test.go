@@ -9,7 +9,6 @@ package bot_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -494,50 +493,19 @@ func BenchmarkReplicaAckBurst(b *testing.B) {
 	})
 }
 
-// ackBurst runs the bursts of BenchmarkReplicaAckBurst on rs.
+// ackBurst runs the bursts of BenchmarkReplicaAckBurst on rs: half
+// admins' registers, half requests for approval.
 func ackBurst(b *testing.B, rs *replicas) {
-	const burst = 500
 	rs.sim.SetLatency(5 * time.Millisecond)
-	runBurst := func(round int) []time.Duration {
-		ids := make([]string, burst)
-		tick := time.NewTicker(time.Second / burst)
-		defer tick.Stop()
-		for j := range burst {
-			id, err := rs.slack.SlashCommand([]string{admin, stranger}[j%2], general, "/maildomain", fmt.Sprintf("register b%d-%d.example.com", round, j))
-			if err != nil {
-				b.Fatal(err)
-			}
-			ids[j] = id
-			<-tick.C
-		}
-		lat := make([]time.Duration, 0, burst)
-		for _, id := range ids {
-			ack, err := rs.slack.WaitAck(id, time.Minute)
-			if err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, ack.At.Sub(ack.Sent))
-			if _, err := rs.slack.WaitPosts(id, 1, time.Minute); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return lat
+	cmd := func(round, j int) (string, string, string) {
+		return []string{admin, stranger}[j%2], "/maildomain", fmt.Sprintf("register b%d-%d.example.com", round, j)
 	}
-	runBurst(-1) // warm up: the pools of Slack, PDD and database connections fill
+	sendBurst(b, rs.env, -1, cmd) // warm up: the pools of Slack, PDD and database connections fill
 	var lat []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		lat = append(lat, runBurst(i)...)
+		lat = append(lat, sendBurst(b, rs.env, i, cmd)...)
 	}
 	b.StopTimer()
 	reportPercentiles(b, lat, "ack")
-}
-
-// reportPercentiles reports the p50, p99 and maximum of lat in ms.
-func reportPercentiles(b *testing.B, lat []time.Duration, what string) {
-	slices.Sort(lat)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	b.ReportMetric(ms(lat[len(lat)/2]), what+"-p50-ms")
-	b.ReportMetric(ms(lat[len(lat)*99/100]), what+"-p99-ms")
-	b.ReportMetric(ms(lat[len(lat)-1]), what+"-max-ms")
 }
