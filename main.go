@@ -9,11 +9,23 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
 
+// gcPercent is the garbage collector's target when GOGC is not set.
+// mailbot's live heap is small (about 2 MiB), so Go's default of 100
+// collects after every few hundred KiB of garbage: 16 collections in a
+// burst of 500 commands. At 200 a burst costs 5 collections and about 15%
+// less CPU, for 4 MiB more peak memory (BenchmarkRelease; README,
+// Footprint). GOMEMLIMIT still bounds the heap in a container.
+const gcPercent = 200
+
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args, os.LookupEnv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
