@@ -209,9 +209,7 @@ func (c *Core) markRunning(ctx context.Context, k Click, rec Record) bool {
 	}
 	c.logger.Warn("request message not marked running: nothing runs", zap.String("request_id", rec.ID), zap.Error(err))
 	text := "mailbot could not mark the request as approved in its message, the only record of the decision it keeps, so nothing was done: the request can be approved again."
-	c.finish(ectx, rec.ID, StatePending, text)
-	rec.State, rec.Approvers, rec.Outcome = StatePending, nil, text
-	c.updateRequest(ctx, rec)
+	c.backToPending(ectx, rec, text)
 	c.deliver(ctx, k.Route, Reply{Title: "The approved operation did not run", Error: true,
 		Text: fmt.Sprintf("You approved the request to %s, but %s Try again in a minute.", rec.Op, text)})
 	return false
@@ -227,14 +225,21 @@ func (c *Core) reopen(ctx context.Context, k Click, rec Record, n Notice) string
 	}
 	text := fmt.Sprintf("Approved by %s, but the run failed at %s: %s. Nothing was done: the request can be approved again.",
 		strings.Join(approvers, ", "), fmtTime(c.cfg.Now()), why)
+	c.backToPending(ctx, rec, text)
+	c.deliver(ctx, k.Route, Reply{Title: "The approved operation failed", Error: true,
+		Text: fmt.Sprintf("You approved the request to %s, but it failed: %s. Nothing was done, and the request waits for approval again: try again later.", rec.Op, why)})
+	return LabelError
+}
+
+// backToPending returns a running request whose run did nothing to
+// pending, its approvals cleared, and shows that, with text, in its
+// message: the approval is not used up.
+func (c *Core) backToPending(ctx context.Context, rec Record, text string) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	c.finish(ectx, rec.ID, StatePending, text)
 	rec.State, rec.Approvers, rec.Outcome = StatePending, nil, text
 	c.updateRequest(ctx, rec)
-	c.deliver(ctx, k.Route, Reply{Title: "The approved operation failed", Error: true,
-		Text: fmt.Sprintf("You approved the request to %s, but it failed: %s. Nothing was done, and the request waits for approval again: try again later.", rec.Op, why)})
-	return LabelError
 }
 
 // end denies or cancels p.
