@@ -94,11 +94,7 @@ func TestAuditTrail(t *testing.T) {
 func TestAuditNotRecordedNotRun(t *testing.T) {
 	t.Parallel()
 	api := &fakePDD{}
-	var ds *downStore
-	e := newEnv(t, api, commands.Config{}, func(s commands.Store) commands.Store {
-		ds = newDownStore(true)(s).(*downStore)
-		return ds
-	})
+	e, ds := newDownEnv(t, api, commands.Config{}, true)
 	ds.set(true, "Complete")
 	if _, label := e.typed(admin1, "/mailbox add olga@example.com"); label != commands.LabelOK || api.calls.Load() != 1 {
 		t.Errorf("add with Complete failing = %q, %d calls; want ok, 1", label, api.calls.Load())

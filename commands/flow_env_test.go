@@ -267,6 +267,18 @@ type downStore struct {
 	down    map[string]bool
 }
 
+// newDownEnv is newEnv on a downStore (durable or not) around the memory
+// store, with nothing down yet.
+func newDownEnv(t testing.TB, api commands.API, cfg commands.Config, durable bool) (*env, *downStore) {
+	t.Helper()
+	var ds *downStore
+	e := newEnv(t, api, cfg, func(s commands.Store) commands.Store {
+		ds = newDownStore(durable)(s).(*downStore)
+		return ds
+	})
+	return e, ds
+}
+
 func newDownStore(durable bool, methods ...string) func(commands.Store) commands.Store {
 	return func(s commands.Store) commands.Store {
 		d := &downStore{Store: s, durable: durable, down: map[string]bool{}}

@@ -133,11 +133,7 @@ func TestStoreUnavailable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			api := &fakePDD{}
-			var ds *downStore
-			e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, func(s commands.Store) commands.Store {
-				ds = newDownStore(durable)(s).(*downStore)
-				return ds
-			})
+			e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, durable)
 			p, ref := e.request(user1, "/mailbox add alice@example.com")
 			ds.set(true, "*")
 			for _, c := range []struct {
@@ -169,11 +165,7 @@ func TestStoreUnavailable(t *testing.T) {
 func TestStoreDownBeforeRun(t *testing.T) {
 	t.Parallel()
 	api := &fakePDD{}
-	var ds *downStore
-	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, func(s commands.Store) commands.Store {
-		ds = newDownStore(true)(s).(*downStore)
-		return ds
-	})
+	e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, true)
 	p, ref := e.request(user1, "/mailbox add alice@example.com")
 	ds.set(true, "Begin")
 	e.click(commands.ButtonApprove, p, admin1, ref)

@@ -16,13 +16,8 @@ import (
 // again, changes nothing.
 func TestStaleRun(t *testing.T) {
 	t.Parallel()
-	var ds *downStore
 	api := &fakePDD{}
-	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: 24 * time.Hour},
-		func(s commands.Store) commands.Store {
-			ds = newDownStore(true)(s).(*downStore)
-			return ds
-		})
+	e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: 24 * time.Hour}, true)
 	p, ref := e.request(user1, "/mailbox add alice@example.com")
 	ds.set(true, "Finish")
 	e.click(commands.ButtonApprove, p, admin1, ref)
@@ -63,13 +58,8 @@ func TestStaleRun(t *testing.T) {
 // itself).
 func TestReopenAfterOutage(t *testing.T) {
 	t.Parallel()
-	var ds *downStore
 	api := &fakePDD{}
-	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: 24 * time.Hour},
-		func(s commands.Store) commands.Store {
-			ds = newDownStore(true)(s).(*downStore)
-			return ds
-		})
+	e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: 24 * time.Hour}, true)
 	p, ref := e.request(user1, "/mailbox add alice@example.com")
 	ds.set(true, "Begin", "Finish", "Get")
 	e.click(commands.ButtonApprove, p, admin1, ref)

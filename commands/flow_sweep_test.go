@@ -132,12 +132,7 @@ func TestReminders(t *testing.T) {
 // does nothing, and catches up once it is back: each expiry once.
 func TestSweepStoreDown(t *testing.T) {
 	t.Parallel()
-	var ds *downStore
-	e := newEnv(t, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: time.Hour, RemindAfter: time.Minute},
-		func(s commands.Store) commands.Store {
-			ds = newDownStore(true)(s).(*downStore)
-			return ds
-		})
+	e, ds := newDownEnv(t, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: time.Hour, RemindAfter: time.Minute}, true)
 	e.request(user1, "/maildomain register example.com")
 	e.clk.Advance(2 * time.Hour)
 	ds.set(true, "ClaimExpired", "ClaimReminders")
