@@ -14,17 +14,26 @@ import (
 // message is the only record that survives, so mailbot reads it back
 // before it runs an approved request.
 
-// testE2ERestartWithoutDatabase is interface §6 and §7 without a
-// database: after SIGTERM and a restart (state in the process is gone), a
-// stale Approve on a request approved before runs nothing, and a request
-// still pending from before the restart can be approved and runs once.
-func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
+// requestWithoutDatabase starts mailbot ("first") without a database, in
+// mode requests, and has a non-admin ask to add bob@example.com; it
+// returns the world, the environment for a restart, the process and the
+// request.
+func requestWithoutDatabase(t *testing.T, bin string) (*world, map[string]string, *proc, e2eRequest) {
+	t.Helper()
 	w := newWorld(t, bin)
 	w.ownDomain("example.com")
 	env := w.env(map[string]string{"MAILBOT_APPROVALS": "requests"})
 	first := w.serve("first", env)
 	w.command(w.fake.Via(0), e2eUser, "/mailbox", "add bob@example.com onboarding")
-	done := w.waitRequest(1)
+	return w, env, first, w.waitRequest(1)
+}
+
+// testE2ERestartWithoutDatabase is interface §6 and §7 without a
+// database: after SIGTERM and a restart (state in the process is gone), a
+// stale Approve on a request approved before runs nothing, and a request
+// still pending from before the restart can be approved and runs once.
+func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
+	w, env, first, done := requestWithoutDatabase(t, bin)
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, done, e2eApprove))
 	w.waitUpdate(done.ts, "Approved by")
 	w.command(w.fake.Via(0), "UCAROL", "/mailbox", "add carol@example.com onboarding")
@@ -58,12 +67,7 @@ func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
 // a restart, a second admin's Approve runs it, exactly once (interface
 // §7, §10).
 func testE2ERefusedUpdateThenRestart(t *testing.T, bin string) {
-	w := newWorld(t, bin)
-	w.ownDomain("example.com")
-	env := w.env(map[string]string{"MAILBOT_APPROVALS": "requests"})
-	first := w.serve("first", env)
-	w.command(w.fake.Via(0), e2eUser, "/mailbox", "add bob@example.com onboarding")
-	req := w.waitRequest(1)
+	w, env, first, req := requestWithoutDatabase(t, bin)
 	w.fake.FailNext("chat.update", "internal_error") // the "running" mark
 	answer := w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
 	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 0 || !strings.Contains(answer.shown(), "did not run") {
@@ -86,12 +90,7 @@ func testE2ERefusedUpdateThenRestart(t *testing.T, bin string) {
 // The message showed the approval ("running", no buttons) before the PDD
 // call, so after a restart a stale Approve runs nothing.
 func testE2EKillThenRestart(t *testing.T, bin string) {
-	w := newWorld(t, bin)
-	w.ownDomain("example.com")
-	env := w.env(map[string]string{"MAILBOT_APPROVALS": "requests"})
-	first := w.serve("first", env)
-	w.command(w.fake.Via(0), e2eUser, "/mailbox", "add bob@example.com onboarding")
-	req := w.waitRequest(1)
+	w, env, first, req := requestWithoutDatabase(t, bin)
 	held, arrived := make(chan struct{}), make(chan struct{}, 1)
 	release := sync.OnceFunc(func() { close(held) })
 	t.Cleanup(release)
