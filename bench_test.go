@@ -36,11 +36,26 @@ const (
 // buildRelease builds mailbot with the Dockerfile's flags.
 func buildRelease(tb testing.TB) string {
 	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "mailbot")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	return buildStripped(tb, ".")
+}
+
+// buildStripped builds the main package pkg as the Dockerfile builds
+// mailbot (static, -trimpath, stripped), with the build tags given.
+func buildStripped(tb testing.TB, pkg string, tags ...string) string {
+	tb.Helper()
+	name := filepath.Base(pkg)
+	if pkg == "." {
+		name = "mailbot"
+	}
+	bin := filepath.Join(tb.TempDir(), name)
+	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", bin}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
+		tb.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }
@@ -108,10 +123,6 @@ type burstResult struct {
 //	go test -run XXX -bench Release -benchtime 1x .
 func BenchmarkRelease(b *testing.B) {
 	bin := buildRelease(b)
-	st, err := os.Stat(bin)
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name        string
 		concurrency string // MAILBOT_CONCURRENCY; empty: the default
@@ -122,8 +133,7 @@ func BenchmarkRelease(b *testing.B) {
 		{"concurrency=8,db", "", true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			var all burstResult
-			for range b.N {
+			benchBursts(b, bin, func() map[string]string {
 				env := map[string]string{}
 				if tc.concurrency != "" {
 					env["MAILBOT_CONCURRENCY"] = tc.concurrency
@@ -131,32 +141,71 @@ func BenchmarkRelease(b *testing.B) {
 				if tc.db {
 					env["MAILBOT_DATABASE_URL"] = pgtest.NewDatabase(b)
 				}
-				r := runBurst(b, bin, env)
-				all.acks = append(all.acks, r.acks...)
-				all.last += r.last
-				all.cpu += r.cpu
-				all.idleKB += r.idleKB
-				all.peakKB += r.peakKB
-				all.tlsConns += r.tlsConns
-				all.startup += r.startup
-				all.allocBytes += r.allocBytes
-				all.gcs += r.gcs
-			}
-			n := float64(b.N)
-			slices.Sort(all.acks)
-			b.ReportMetric(float64(all.acks[len(all.acks)/2].Microseconds())/1000, "ack-p50-ms")
-			b.ReportMetric(float64(all.acks[len(all.acks)*99/100].Microseconds())/1000, "ack-p99-ms")
-			b.ReportMetric(all.last.Seconds()/n, "last-result-s")
-			b.ReportMetric(all.cpu.Seconds()/n, "cpu-s")
-			b.ReportMetric(all.idleKB/1024/n, "idle-RSS-MiB")
-			b.ReportMetric(all.peakKB/1024/n, "peak-RSS-MiB")
-			b.ReportMetric(float64(all.tlsConns)/n, "tls-conns")
-			b.ReportMetric(float64(all.startup.Microseconds())/1000/n, "startup-ms")
-			b.ReportMetric(all.allocBytes/1024/burstSize/n, "alloc-KiB/cmd")
-			b.ReportMetric(all.gcs/n, "GCs")
-			b.ReportMetric(float64(st.Size())/1e6, "binary-MB")
+				return env
+			})
 		})
 	}
+}
+
+// BenchmarkFloor runs the same burst, measured the same way, against the
+// yardstick of issue 15: testdata/floor, the leanest Socket Mode bot for
+// the job (ack, register over HTTPS, post the answer to response_url and a
+// line to the ops channel), built as mailbot is. "slack-go" links only
+// slack-go and the standard library; "slack-go+libs" also links and uses
+// zap, envconfig, go-password (the design card's required libraries) and
+// pgx's pgconn. mailbot's figures less these are what mailbot itself costs.
+//
+//	go test -run XXX -bench Floor -benchtime 1x .
+func BenchmarkFloor(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		tags []string
+	}{
+		{"slack-go", nil},
+		{"slack-go+libs", []string{"libs"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			bin := buildStripped(b, "./testdata/floor", tc.tags...)
+			benchBursts(b, bin, func() map[string]string { return map[string]string{} })
+		})
+	}
+}
+
+// benchBursts runs b.N bursts against bin, a fresh process each with
+// env() added to its configuration, and reports their figures and bin's
+// size.
+func benchBursts(b *testing.B, bin string, env func() map[string]string) {
+	b.Helper()
+	st, err := os.Stat(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var all burstResult
+	for range b.N {
+		r := runBurst(b, bin, env())
+		all.acks = append(all.acks, r.acks...)
+		all.last += r.last
+		all.cpu += r.cpu
+		all.idleKB += r.idleKB
+		all.peakKB += r.peakKB
+		all.tlsConns += r.tlsConns
+		all.startup += r.startup
+		all.allocBytes += r.allocBytes
+		all.gcs += r.gcs
+	}
+	n := float64(b.N)
+	slices.Sort(all.acks)
+	b.ReportMetric(float64(all.acks[len(all.acks)/2].Microseconds())/1000, "ack-p50-ms")
+	b.ReportMetric(float64(all.acks[len(all.acks)*99/100].Microseconds())/1000, "ack-p99-ms")
+	b.ReportMetric(all.last.Seconds()/n, "last-result-s")
+	b.ReportMetric(all.cpu.Seconds()/n, "cpu-s")
+	b.ReportMetric(all.idleKB/1024/n, "idle-RSS-MiB")
+	b.ReportMetric(all.peakKB/1024/n, "peak-RSS-MiB")
+	b.ReportMetric(float64(all.tlsConns)/n, "tls-conns")
+	b.ReportMetric(float64(all.startup.Microseconds())/1000/n, "startup-ms")
+	b.ReportMetric(all.allocBytes/1024/burstSize/n, "alloc-KiB/cmd")
+	b.ReportMetric(all.gcs/n, "GCs")
+	b.ReportMetric(float64(st.Size())/1e6, "binary-MB")
 }
 
 // runBurst runs bin once against a new fake Slack and a new sandbox with
