@@ -68,7 +68,7 @@ func main() {
 			case "/metrics": // the two series BenchmarkRelease reads
 				var ms runtime.MemStats
 				runtime.ReadMemStats(&ms)
-				fmt.Fprintf(w, "go_memstats_alloc_bytes_total %d\ngo_gc_duration_seconds_count %d\n", ms.TotalAlloc, ms.NumGC)
+				_, _ = fmt.Fprintf(w, "go_memstats_alloc_bytes_total %d\ngo_gc_duration_seconds_count %d\n", ms.TotalAlloc, ms.NumGC)
 			}
 		}))
 	}()
@@ -96,12 +96,14 @@ func main() {
 				if !ok {
 					continue
 				}
-				sm.Ack(*ev.Request)
+				if err := sm.Ack(*ev.Request); err != nil {
+					continue
+				}
 				queue <- cmd
 			}
 		}
 	}()
-	if err := sm.RunContext(ctx); err != nil && ctx.Err() == nil {
+	if err := sm.RunContext(ctx); ctx.Err() == nil { // it always ends with an error
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}
