@@ -48,14 +48,18 @@ func main() {
 		t.MaxIdleConnsPerHost = concurrency
 		return t
 	}
-	pdd := &http.Client{Timeout: 10 * time.Second, Transport: transport()}
-	hooks := &http.Client{Timeout: 10 * time.Second, Transport: transport()}
-	api := slack.New(os.Getenv("SLACK_BOT_TOKEN"),
-		slack.OptionAppLevelToken(os.Getenv("SLACK_APP_TOKEN")),
-		slack.OptionAPIURL(os.Getenv("SLACK_API_URL")),
-		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: transport()}))
-	sm := socketmode.New(api)
-	ops := os.Getenv("MAILBOT_OPS_CHANNEL")
+	f := &floor{
+		pdd:         &http.Client{Timeout: 10 * time.Second, Transport: transport()},
+		hooks:       &http.Client{Timeout: 10 * time.Second, Transport: transport()},
+		ops:         os.Getenv("MAILBOT_OPS_CHANNEL"),
+		registerURL: os.Getenv("PDD_BASE_URL") + "/api2/admin/domain/register",
+		token:       os.Getenv("PDD_TOKEN"),
+		api: slack.New(os.Getenv("SLACK_BOT_TOKEN"),
+			slack.OptionAppLevelToken(os.Getenv("SLACK_APP_TOKEN")),
+			slack.OptionAPIURL(os.Getenv("SLACK_API_URL")),
+			slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: transport()})),
+	}
+	sm := socketmode.New(f.api)
 
 	var ready atomic.Bool
 	go func() {
@@ -82,7 +86,7 @@ func main() {
 	for range concurrency {
 		go func() {
 			for cmd := range queue {
-				register(ctx, pdd, hooks, api, ops, cmd)
+				f.register(ctx, cmd)
 			}
 		}()
 	}
@@ -109,24 +113,32 @@ func main() {
 	}
 }
 
+// floor is what the workers share, the environment read once.
+type floor struct {
+	pdd, hooks         *http.Client
+	api                *slack.Client
+	ops                string // the ops channel
+	registerURL, token string // the PDD API's
+}
+
 // register runs one `/maildomain register <domain>`.
-func register(ctx context.Context, pdd, hooks *http.Client, api *slack.Client, ops string, cmd slack.SlashCommand) {
+func (f *floor) register(ctx context.Context, cmd slack.SlashCommand) {
 	_, domain, _ := strings.Cut(cmd.Text, " ")
 	_ = generate()
 	form := url.Values{"domain": {domain}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, os.Getenv("PDD_BASE_URL")+"/api2/admin/domain/register", strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.registerURL, strings.NewReader(form.Encode()))
 	if err != nil {
 		return
 	}
-	req.Header.Set("PddToken", os.Getenv("PDD_TOKEN"))
+	req.Header.Set("PddToken", f.token)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	text := "failed"
-	if resp, err := pdd.Do(req); err == nil {
+	if resp, err := f.pdd.Do(req); err == nil {
 		body, _ := io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
 		text = string(body)
 	}
-	_ = slack.PostWebhookCustomHTTPContext(ctx, cmd.ResponseURL, hooks, &slack.WebhookMessage{Text: text, ResponseType: slack.ResponseTypeEphemeral})
-	_, _, _ = api.PostMessageContext(ctx, ops, slack.MsgOptionText("<@"+cmd.UserID+"> registered "+domain, false))
+	_ = slack.PostWebhookCustomHTTPContext(ctx, cmd.ResponseURL, f.hooks, &slack.WebhookMessage{Text: text, ResponseType: slack.ResponseTypeEphemeral})
+	_, _, _ = f.api.PostMessageContext(ctx, f.ops, slack.MsgOptionText("<@"+cmd.UserID+"> registered "+domain, false))
 	logDone(domain)
 }
