@@ -38,12 +38,19 @@ type replicated struct {
 func (r replicated) Replica(t *testing.T) commands.Store { return open(t, r.dsn) }
 
 // TestConformance runs the suite, each test on a database of its own,
-// and then scans every database for secrets (secrets_test.go).
+// and then scans every database for secrets (secrets_test.go). The
+// cluster is asked for here, on the parent: without PostgreSQL it skips
+// (or fails) this test, where a subtest could not.
 func TestConformance(t *testing.T) {
+	cluster := pgtest.Shared(t)
 	var mu sync.Mutex
 	var dsns []string
 	storetest.Run(t, func(st *testing.T) commands.Store {
-		dsn := pgtest.NewDatabase(t) // dropped when TestConformance ends, after the scan
+		dsn, drop, err := cluster.CreateDatabase(st.Context())
+		if err != nil {
+			st.Fatalf("pgtest: %v", err)
+		}
+		t.Cleanup(func() { _ = drop() }) // when TestConformance ends, after the scan
 		mu.Lock()
 		dsns = append(dsns, dsn)
 		mu.Unlock()

@@ -18,9 +18,11 @@
 // own (correct, but a second or so slower each).
 //
 // PostgreSQL must be installed: initdb and postgres on the PATH, or under
-// /usr/lib/postgresql/*/bin. When it is not, the tests that need it say so
-// and skip; with MAILBOT_TEST_POSTGRES=required in the environment (as CI
-// sets it) they fail instead. PostgreSQL refuses to run as root: as root
+// /usr/lib/postgresql/*/bin, or in the directory MAILBOT_TEST_POSTGRES_BIN
+// names. When it is not, the tests that need it say so and skip, and one
+// line on the terminal says so at the end of the package ([Run]); with
+// MAILBOT_TEST_POSTGRES=required in the environment (as CI sets it) they
+// fail instead. PostgreSQL refuses to run as root: as root
 // the server runs as the postgres user (or nobody), which owns the
 // temporary directory.
 package pgtest
@@ -43,6 +45,11 @@ import (
 // turns a missing PostgreSQL into a test failure instead of a skip.
 const EnvRequired = "MAILBOT_TEST_POSTGRES"
 
+// EnvBinDir names the environment variable that, when set, is the one
+// directory where initdb and postgres are looked for (a PostgreSQL
+// installed elsewhere than on the PATH or under /usr/lib/postgresql).
+const EnvBinDir = "MAILBOT_TEST_POSTGRES_BIN"
+
 // shared is the package's cluster when the tests run under Main.
 var shared struct {
 	sync.Mutex
@@ -63,6 +70,9 @@ func Run(m *testing.M) int {
 	shared.main = true
 	shared.Unlock()
 	code := m.Run()
+	if skipped.Load() > 0 {
+		tellTerminal()
+	}
 	shared.Lock()
 	defer shared.Unlock()
 	if shared.cluster != nil {
@@ -112,13 +122,16 @@ func Shared(t testing.TB) *Cluster {
 }
 
 // RequireInstalled skips t when PostgreSQL is not installed, or fails it
-// when the environment requires PostgreSQL.
+// when the environment requires PostgreSQL. Call it from the test that
+// needs the database, not from one of its subtests: a skip ends the
+// goroutine of the test it is called on.
 func RequireInstalled(t testing.TB) {
 	t.Helper()
 	if _, err := findBinaries(); err != nil {
 		if os.Getenv(EnvRequired) == "required" {
 			t.Fatalf("pgtest: %s=required, but %v", EnvRequired, err)
 		}
+		noteSkip()
 		t.Skipf("pgtest: skipped, %v (set %s=required to fail instead)", err, EnvRequired)
 	}
 }
@@ -130,7 +143,15 @@ type binaries struct {
 
 // findBinaries looks for initdb and postgres on the PATH, then under
 // Debian's /usr/lib/postgresql/VERSION/bin, newest first.
+// With EnvBinDir set, only that directory is searched.
 func findBinaries() (binaries, error) {
+	if dir := os.Getenv(EnvBinDir); dir != "" {
+		b := binaries{filepath.Join(dir, "initdb"), filepath.Join(dir, "postgres")}
+		if isExecutable(b.initdb) && isExecutable(b.postgres) {
+			return b, nil
+		}
+		return binaries{}, fmt.Errorf("PostgreSQL is not installed in %s=%s (no initdb and postgres there)", EnvBinDir, dir)
+	}
 	initdb, err1 := exec.LookPath("initdb")
 	postgres, err2 := exec.LookPath("postgres")
 	if err1 == nil && err2 == nil {
@@ -165,19 +186,33 @@ func isExecutable(path string) bool {
 // database is dropped (with any connection still open) when t ends.
 func (c *Cluster) NewDatabase(t testing.TB) string {
 	t.Helper()
+	dsn, drop, err := c.CreateDatabase(t.Context())
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Logf("pgtest: %v", err)
+		}
+	})
+	return dsn
+}
+
+// CreateDatabase creates an empty database and returns its DSN and the
+// function that drops it (with any connection still open). It is
+// NewDatabase for a database that must outlive the test that makes it,
+// such as one a subtest makes and its parent inspects at the end.
+func (c *Cluster) CreateDatabase(ctx context.Context) (dsn string, drop func() error, err error) {
 	c.mu.Lock()
 	c.databases++
 	name := fmt.Sprintf("test_%d", c.databases)
 	c.mu.Unlock()
-	if err := c.exec(t.Context(), "CREATE DATABASE "+name+c.strategy); err != nil {
-		t.Fatalf("pgtest: %v", err)
+	if err := c.exec(ctx, "CREATE DATABASE "+name+c.strategy); err != nil {
+		return "", nil, err
 	}
-	t.Cleanup(func() {
-		if err := c.exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Logf("pgtest: %v", err)
-		}
-	})
-	return c.DSN(name)
+	return c.DSN(name), func() error {
+		return c.exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	}, nil
 }
 
 // exec runs one statement as the superuser in the postgres database.
