@@ -2,10 +2,10 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/mailbot/mailbot/commands"
 )
@@ -15,11 +15,7 @@ import (
 func (s *Store) Begin(ctx context.Context, e commands.AuditEntry) (int64, error) {
 	var id int64
 	err := s.call(ctx, "audit begin", func(ctx context.Context) error {
-		rows, _, err := s.exec(ctx, insertEntry+" RETURNING id", entryArgs(e)...)
-		if err == nil {
-			id, err = strconv.ParseInt(rows[0][0], 10, 64)
-		}
-		return err
+		return s.pool.QueryRow(ctx, insertEntry+" RETURNING id", entryArgs(e)...).Scan(&id)
 	})
 	return id, err
 }
@@ -27,9 +23,9 @@ func (s *Store) Begin(ctx context.Context, e commands.AuditEntry) (int64, error)
 // Complete sets the outcome fields of entry id.
 func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) error {
 	return s.call(ctx, "audit complete", func(ctx context.Context) error {
-		_, n, err := s.exec(ctx, `UPDATE audit SET outcome = $2, status = $3, stage = $4, uid = $5, code = $6
+		tag, err := s.pool.Exec(ctx, `UPDATE audit SET outcome = $2, status = $3, stage = $4, uid = $5, code = $6
 			WHERE id = $1`, id, e.Outcome, e.Status, e.Stage, e.UID, e.Code)
-		if err == nil && n == 0 {
+		if err == nil && tag.RowsAffected() == 0 {
 			return fmt.Errorf("no audit entry %d", id)
 		}
 		return err
@@ -39,7 +35,7 @@ func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) e
 // Record adds a finished entry.
 func (s *Store) Record(ctx context.Context, e commands.AuditEntry) error {
 	return s.call(ctx, "audit record", func(ctx context.Context) error {
-		_, _, err := s.exec(ctx, insertEntry, entryArgs(e)...)
+		_, err := s.pool.Exec(ctx, insertEntry, entryArgs(e)...)
 		return err
 	})
 }
@@ -53,9 +49,14 @@ func entryArgs(e commands.AuditEntry) []any {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	return []any{e.Time, e.RequestID, string(e.Event), e.Actor, e.Deciders, string(e.Action),
+	return []any{e.Time, e.RequestID, string(e.Event), e.Actor, nonNil(e.Deciders), string(e.Action),
 		e.Domain, e.Login, e.Reason, e.Outcome, e.Status, e.Stage, e.UID, e.Code}
 }
+
+// entryList is the audit columns that make an AuditEntry, in scanEntry's
+// order.
+const entryList = `id, time, request_id, event, actor, deciders, action, domain, login, reason, outcome,
+	status, stage, uid, code`
 
 // Audit lists entries at or after since, by time and then ID, oldest or
 // newest first, at most limit (0: all).
@@ -66,32 +67,57 @@ func (s *Store) Audit(ctx context.Context, since time.Time, limit int, newestFir
 	}
 	var out []commands.AuditEntry
 	err := s.call(ctx, "audit", func(ctx context.Context) error {
-		rows, _, err := s.exec(ctx, `SELECT id, time, request_id, event, actor, array_to_json(deciders), action,
-			domain, login, reason, outcome, status, stage, uid, code FROM audit WHERE time >= $1
+		rows, _ := s.pool.Query(ctx, `SELECT `+entryList+` FROM audit WHERE time >= $1
 			ORDER BY `+order+` LIMIT $2`, since, limitArg(limit))
-		out = make([]commands.AuditEntry, 0, len(rows))
-		for _, row := range rows {
-			if err != nil {
-				break
-			}
-			var e commands.AuditEntry
-			e, err = scanEntry(row)
-			out = append(out, e)
-		}
+		var err error
+		out, err = pgx.CollectRows(rows, scanEntry)
 		return err
 	})
 	return out, err
 }
 
-// scanEntry reads one audit row.
-func scanEntry(row []string) (commands.AuditEntry, error) {
-	e := commands.AuditEntry{RequestID: row[2], Event: commands.Event(row[3]), Actor: row[4],
-		Action: commands.Action(row[6]), Domain: row[7], Login: row[8], Reason: row[9], Outcome: row[10],
-		Status: row[11], Stage: row[12], Code: row[14]}
-	var errs [4]error
-	e.ID, errs[0] = strconv.ParseInt(row[0], 10, 64)
-	e.Time, errs[1] = parseTime(row[1])
-	e.Deciders, errs[2] = parseArray(row[5])
-	e.UID, errs[3] = strconv.ParseInt(row[13], 10, 64)
-	return e, errors.Join(errs[:]...)
+// AuditPageSize is how many entries [Store.AuditPages] reads at a time.
+const AuditPageSize = 1000
+
+// AuditPages calls page with the entries at or after since, oldest
+// first, AuditPageSize at a time, until there are no more or page returns
+// an error. Each page is read by a query of its own under the call
+// timeout, starting after the last entry of the page before (by time,
+// then ID, as the index audit_time orders them), so that any window is
+// read in constant memory and time per page. The slice is reused: page
+// must not keep it.
+func (s *Store) AuditPages(ctx context.Context, since time.Time, page func([]commands.AuditEntry) error) error {
+	after, afterID := since, int64(0)
+	buf := make([]commands.AuditEntry, 0, AuditPageSize)
+	for {
+		buf = buf[:0]
+		err := s.call(ctx, "audit", func(ctx context.Context) error {
+			rows, _ := s.pool.Query(ctx, `SELECT `+entryList+` FROM audit WHERE (time, id) > ($1, $2)
+				ORDER BY time, id LIMIT $3`, after, afterID, AuditPageSize)
+			var err error
+			buf, err = pgx.AppendRows(buf, rows, scanEntry)
+			return err
+		})
+		if err != nil || len(buf) == 0 {
+			return err
+		}
+		if err := page(buf); err != nil {
+			return err
+		}
+		if len(buf) < AuditPageSize {
+			return nil
+		}
+		last := buf[len(buf)-1]
+		after, afterID = last.Time, last.ID
+	}
+}
+
+// scanEntry reads one row of entryList.
+func scanEntry(row pgx.CollectableRow) (commands.AuditEntry, error) {
+	var e commands.AuditEntry
+	var event, action string
+	err := row.Scan(&e.ID, &e.Time, &e.RequestID, &event, &e.Actor, &e.Deciders, &action, &e.Domain,
+		&e.Login, &e.Reason, &e.Outcome, &e.Status, &e.Stage, &e.UID, &e.Code)
+	e.Event, e.Action = commands.Event(event), commands.Action(action)
+	return e, err
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -21,10 +23,9 @@ func limitArg(limit int) any {
 func (s *Store) records(ctx context.Context, op, sql string, args ...any) ([]commands.Record, error) {
 	var out []commands.Record
 	err := s.call(ctx, op, func(ctx context.Context) error {
-		rows, _, err := s.exec(ctx, sql, args...)
-		if err == nil {
-			out, err = scanRecords(rows)
-		}
+		rows, _ := s.pool.Query(ctx, sql, args...)
+		var err error
+		out, err = pgx.CollectRows(rows, scanRecord)
 		return err
 	})
 	return out, err
@@ -32,7 +33,7 @@ func (s *Store) records(ctx context.Context, op, sql string, args ...any) ([]com
 
 // Pending lists pending requests, oldest first; limit <= 0 lists all.
 func (s *Store) Pending(ctx context.Context, requester string, limit int) ([]commands.Record, error) {
-	return s.records(ctx, "pending", `SELECT `+selectList("")+` FROM requests
+	return s.records(ctx, "pending", `SELECT `+selectList+` FROM requests
 		WHERE state = 'pending' AND ($1 = '' OR requester = $1)
 		ORDER BY created, id LIMIT $2`, requester, limitArg(limit))
 }
@@ -45,7 +46,7 @@ func (s *Store) ClaimExpired(ctx context.Context, now time.Time, limit int) ([]c
 		FROM (SELECT id FROM requests WHERE state = 'pending' AND expires <= $1
 			ORDER BY expires, id LIMIT $2 FOR UPDATE SKIP LOCKED) due
 		WHERE r.id = due.id
-		RETURNING `+selectList("r"), now, limitArg(limit))
+		RETURNING `+qualified("r"), now, limitArg(limit))
 	slices.SortFunc(recs, func(a, b commands.Record) int { return a.Expires.Compare(b.Expires) })
 	return recs, err
 }
@@ -59,7 +60,7 @@ func (s *Store) ClaimReminders(ctx context.Context, cutoff, now time.Time, limit
 		FROM (SELECT id FROM requests WHERE state = 'pending' AND NOT reminded AND created <= $1 AND expires > $2
 			ORDER BY created, id LIMIT $3 FOR UPDATE SKIP LOCKED) due
 		WHERE r.id = due.id
-		RETURNING `+selectList("r"), cutoff, now, limitArg(limit))
+		RETURNING `+qualified("r"), cutoff, now, limitArg(limit))
 	slices.SortFunc(recs, func(a, b commands.Record) int { return a.Created.Compare(b.Created) })
 	return recs, err
 }
@@ -72,7 +73,7 @@ func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, outcome string
 		FROM (SELECT id FROM requests WHERE state = 'running' AND decided_at <= $1
 			ORDER BY decided_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) due
 		WHERE r.id = due.id
-		RETURNING `+selectList("r"), cutoff, outcome, limitArg(limit))
+		RETURNING `+qualified("r"), cutoff, outcome, limitArg(limit))
 	slices.SortFunc(recs, func(a, b commands.Record) int { return a.Created.Compare(b.Created) })
 	return recs, err
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
 )
 
@@ -41,41 +42,56 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	c, err := s.pool.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.pool.release(c) // closed if the transaction did not end
-	var b batch
-	rows, err := b.add("BEGIN").add("SELECT pg_advisory_xact_lock($1)", int64(migrateLock)).
-		add(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
-			applied timestamptz NOT NULL DEFAULT now())`).
-		add("SELECT version FROM schema_migrations").run(ctx, c)
-	if err != nil {
-		return err
-	}
-	done := make(map[string]bool)
-	for _, r := range rows[3] {
-		done[r[0]] = true
-	}
-	for _, m := range all {
-		if done[strconv.Itoa(m.version)] {
-			continue
-		}
-		sql, err := migrations.ReadFile("migrations/" + m.name)
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		done, err := s.lockAndList(ctx, tx)
 		if err != nil {
 			return err
 		}
-		if _, err := c.Exec(ctx, string(sql)).ReadAll(); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+		for _, m := range all {
+			if done[m.version] {
+				continue
+			}
+			if err := apply(ctx, tx, m); err != nil {
+				return err
+			}
+			s.logger.Info("database migrated", zap.String("migration", m.name))
 		}
-		var ins batch
-		if _, err := ins.add("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name).run(ctx, c); err != nil {
-			return err
-		}
-		s.logger.Info("database migrated", zap.String("migration", m.name))
+		return nil
+	})
+}
+
+// lockAndList takes the migrations' lock for the transaction and returns
+// the versions applied.
+func (s *Store) lockAndList(ctx context.Context, tx pgx.Tx) (map[int]bool, error) {
+	// In the simple protocol, at once: pgx would prepare the SELECT of a
+	// batch before the table exists.
+	_, err := tx.Exec(ctx, fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d);
+		CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
+		applied timestamptz NOT NULL DEFAULT now())`, migrateLock))
+	if err != nil {
+		return nil, err
 	}
-	_, err = c.Exec(ctx, "COMMIT").ReadAll()
+	rows, _ := tx.Query(ctx, "SELECT version FROM schema_migrations")
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	done := make(map[int]bool)
+	for _, v := range versions {
+		done[v] = true
+	}
+	return done, err
+}
+
+// apply runs migration m's SQL and records it.
+func apply(ctx context.Context, tx pgx.Tx, m migration) error {
+	sql, err := migrations.ReadFile("migrations/" + m.name)
+	if err != nil {
+		return err
+	}
+	// Exec without arguments sends the file in the simple protocol, so
+	// that it may hold several statements.
+	if _, err := tx.Exec(ctx, string(sql)); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	_, err = tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name)
 	return err
 }
 

@@ -57,8 +57,8 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 			t.Errorf("Open %d of %d at once: %v", i+1, n, err)
 		}
 	}
-	if got := query(t, dsn, "SELECT version || ' ' || name FROM schema_migrations"); !cmp.Equal(got, []string{"1 001_init.sql"}) {
-		t.Errorf("schema_migrations = %q, want one row for 001_init.sql", got)
+	if got := query(t, dsn, "SELECT version || ' ' || name FROM schema_migrations ORDER BY version"); !cmp.Equal(got, allMigrations) {
+		t.Errorf("schema_migrations = %q, want one row each of %q", got, allMigrations)
 	}
 	got := query(t, dsn, `SELECT table_name || '.' || column_name || ' ' || data_type FROM information_schema.columns
 		WHERE table_schema = 'public' AND table_name IN ('requests', 'audit') ORDER BY table_name, ordinal_position`)
@@ -78,17 +78,21 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 		t.Errorf("columns (-want +got):\n%s", diff)
 	}
 	indexes := query(t, dsn, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname")
-	for _, ix := range []string{"audit_time", "requests_pending_created", "requests_pending_expires"} {
+	for _, ix := range []string{"audit_time", "requests_pending_created", "requests_pending_expires",
+		"requests_running_decided", "requests_final_decided"} {
 		if !strings.Contains(strings.Join(indexes, " "), ix) {
 			t.Errorf("index %s missing; have %v", ix, indexes)
 		}
 	}
 	// A later start finds nothing to do.
 	open(t, dsn)
-	if got := query(t, dsn, "SELECT count(*)::text FROM schema_migrations"); !cmp.Equal(got, []string{"1"}) {
-		t.Errorf("after another Open: %v migrations, want 1", got)
+	if got := query(t, dsn, "SELECT count(*)::text FROM schema_migrations"); !cmp.Equal(got, []string{fmt.Sprint(len(allMigrations))}) {
+		t.Errorf("after another Open: %v migrations, want %d", got, len(allMigrations))
 	}
 }
+
+// allMigrations are the rows of schema_migrations after Open.
+var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql"}
 
 // secretPassword stands for the database password in the URLs below.
 const secretPassword = "S3cret-Pa55/w0rd"

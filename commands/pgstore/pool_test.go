@@ -17,45 +17,85 @@ import (
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
 
-func TestPoolSizeFromDSN(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	s := open(t, dsn+"&pool_max_conns=3&application_name=pooltest")
-	var wg sync.WaitGroup
+// connections returns how many connections of the application name the
+// server has.
+func connections(t *testing.T, dsn, app string) int {
+	got := query(t, dsn, "SELECT count(*)::text FROM pg_stat_activity WHERE application_name = '"+app+"'")
+	n, _ := strconv.Atoi(got[0])
+	return n
+}
+
+// burst approves n requests at once on s and returns the most
+// connections of app seen on the server meanwhile.
+func burst(t *testing.T, s *pgstore.Store, dsn, app string, n int) int {
+	var watch sync.WaitGroup
 	stop := make(chan struct{})
 	var most int
-	wg.Go(func() { // watches the connections while the calls run
+	watch.Go(func() { // watches the connections while the calls run
 		for {
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			got := query(t, dsn, "SELECT count(*)::text FROM pg_stat_activity WHERE application_name = 'pooltest'")
-			n, _ := strconv.Atoi(got[0])
-			most = max(most, n)
+			most = max(most, connections(t, dsn, app))
 		}
 	})
 	var calls sync.WaitGroup
 	now := time.Now()
-	for i := range 32 {
+	for i := range n {
 		calls.Go(func() {
-			if _, _, err := s.Approve(t.Context(), pending(fmt.Sprint(i), now), "U0ADA", 1, now); err != nil {
+			if _, _, err := s.Approve(t.Context(), pending(fmt.Sprint(app, i), now), "U0ADA", 1, now); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	calls.Wait()
 	close(stop)
-	wg.Wait()
-	if most < 1 || most > 3 {
+	watch.Wait()
+	if got, _ := s.Pending(t.Context(), "", 0); len(got) != 0 {
+		t.Errorf("%d requests still pending, want all %d running", len(got), n)
+	}
+	return most
+}
+
+func TestPoolSizeFromDSN(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	s := open(t, dsn+"&pool_max_conns=3&application_name=pooltest")
+	if most := burst(t, s, dsn, "pooltest", 32); most < 1 || most > 3 {
 		t.Errorf("at most %d connections seen, want 1 to 3 (pool_max_conns=3)", most)
 	}
-	if got, _ := s.Pending(t.Context(), "", 0); len(got) != 0 {
-		t.Errorf("%d requests still pending, want all 32 running", len(got))
-	}
-
 	if _, err := pgstore.Open(t.Context(), dsn+"&pool_max_conns=none", zap.NewNop()); err == nil {
 		t.Error("Open with pool_max_conns=none succeeded")
+	}
+}
+
+func TestPoolDefaultSize(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	s := open(t, dsn+"&application_name=pooldefault")
+	if most := burst(t, s, dsn, "pooldefault", 32); most < 1 || most > pgstore.DefaultMaxConns {
+		t.Errorf("at most %d connections seen, want 1 to %d (the default pool)", most, pgstore.DefaultMaxConns)
+	}
+}
+
+// TestPoolClosesIdle checks that the connections of a burst are closed
+// once idle: after MaxConnIdleTime (set short here in the DSN, as an
+// operator would) the pool holds none.
+func TestPoolClosesIdle(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	s := open(t, dsn+"&application_name=poolidle&pool_max_conn_idle_time=300ms&pool_health_check_period=100ms")
+	if most := burst(t, s, dsn, "poolidle", 16); most < 2 {
+		t.Fatalf("the burst used %d connections, want several", most)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for connections(t, dsn, "poolidle") > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle connections still open 15 s after the burst", connections(t, dsn, "poolidle"))
+		}
+		time.Sleep(50 * time.Millisecond) // polling the server, with a deadline
+	}
+	if err := s.Ping(t.Context()); err != nil {
+		t.Errorf("Ping after the idle connections closed: %v", err)
 	}
 }
 

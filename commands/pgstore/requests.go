@@ -8,26 +8,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mailbot/mailbot/commands"
 )
 
-// columns are the requests columns that make a Record, in scanRecord's
-// order; approvers is read as JSON.
-var columns = []string{"id", "requester", "channel", "action", "domain", "login", "reason", "created",
-	"expires", "state", "approvers", "decided_by", "decided_at", "outcome", "message_channel", "message_ts", "reminded"}
+// selectList is the requests columns that make a Record, in
+// scanRecord's order; qualify them with "r." where needed.
+const selectList = `id, requester, channel, action, domain, login, reason, created, expires, state, approvers,
+	decided_by, decided_at, outcome, message_channel, message_ts, reminded`
 
-// selectList returns columns for a SELECT or RETURNING, qualified with
-// alias when it is not empty.
-func selectList(alias string) string {
-	cols := make([]string, len(columns))
-	for i, c := range columns {
-		if alias != "" {
-			c = alias + "." + c
-		}
-		if strings.HasSuffix(c, "approvers") {
-			c = "array_to_json(" + c + ")"
-		}
-		cols[i] = c
+// qualified returns selectList with every column qualified with alias.
+func qualified(alias string) string {
+	cols := strings.Split(selectList, ", ")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
 	}
 	return strings.Join(cols, ", ")
 }
@@ -42,42 +37,25 @@ func args(p commands.Pending) []any {
 }
 
 // scanRecord reads one row of selectList.
-func scanRecord(row []string) (commands.Record, error) {
-	if len(row) != len(columns) {
-		return commands.Record{}, fmt.Errorf("a row of %d columns, want %d", len(row), len(columns))
+func scanRecord(row pgx.CollectableRow) (commands.Record, error) {
+	var r commands.Record
+	var action, state string
+	var decidedAt *time.Time
+	err := row.Scan(&r.ID, &r.Requester, &r.Channel, &action, &r.Op.Domain, &r.Op.Login, &r.Op.Reason,
+		&r.Created, &r.Expires, &state, &r.Approvers, &r.DecidedBy, &decidedAt, &r.Outcome,
+		&r.Message.Channel, &r.Message.TS, &r.Reminded)
+	r.Op.Action, r.State = commands.Action(action), commands.State(state)
+	if decidedAt != nil {
+		r.DecidedAt = *decidedAt
 	}
-	r := commands.Record{
-		Pending: commands.Pending{ID: row[0], Requester: row[1], Channel: row[2],
-			Op: commands.Operation{Action: commands.Action(row[3]), Domain: row[4], Login: row[5], Reason: row[6]}},
-		State: commands.State(row[9]), DecidedBy: row[11], Outcome: row[13],
-		Message: commands.MessageRef{Channel: row[14], TS: row[15]}, Reminded: row[16] == "t",
-	}
-	var errs [4]error
-	r.Created, errs[0] = parseTime(row[7])
-	r.Expires, errs[1] = parseTime(row[8])
-	r.Approvers, errs[2] = parseArray(row[10])
-	r.DecidedAt, errs[3] = parseTime(row[12])
-	return r, errors.Join(errs[:]...)
-}
-
-// scanRecords reads rows of selectList.
-func scanRecords(rows [][]string) ([]commands.Record, error) {
-	out := make([]commands.Record, 0, len(rows))
-	for _, row := range rows {
-		r, err := scanRecord(row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return r, err
 }
 
 // Submit records p as a new pending request. A request with the same ID
 // is an error.
 func (s *Store) Submit(ctx context.Context, p commands.Pending) error {
 	return s.call(ctx, "submit", func(ctx context.Context) error {
-		_, _, err := s.exec(ctx, insert, args(p)...)
+		_, err := s.pool.Exec(ctx, insert, args(p)...)
 		return err
 	})
 }
@@ -85,9 +63,9 @@ func (s *Store) Submit(ctx context.Context, p commands.Pending) error {
 // Attach records where the request's message is.
 func (s *Store) Attach(ctx context.Context, id string, ref commands.MessageRef) error {
 	return s.call(ctx, "attach", func(ctx context.Context) error {
-		_, n, err := s.exec(ctx, `UPDATE requests SET message_channel = $2, message_ts = $3, updated = now()
+		tag, err := s.pool.Exec(ctx, `UPDATE requests SET message_channel = $2, message_ts = $3, updated = now()
 			WHERE id = $1`, id, ref.Channel, ref.TS)
-		if err == nil && n == 0 {
+		if err == nil && tag.RowsAffected() == 0 {
 			return fmt.Errorf("no request %s", id)
 		}
 		return err
@@ -97,13 +75,12 @@ func (s *Store) Attach(ctx context.Context, id string, ref commands.MessageRef) 
 // Get returns the request with the ID.
 func (s *Store) Get(ctx context.Context, id string) (rec commands.Record, ok bool, err error) {
 	err = s.call(ctx, "get", func(ctx context.Context) error {
-		rows, _, err := s.exec(ctx, "SELECT "+selectList("")+" FROM requests WHERE id = $1", id)
-		if err != nil || len(rows) == 0 {
-			ok = false
-			return err
-		}
-		rec, err = scanRecord(rows[0])
+		rows, _ := s.pool.Query(ctx, "SELECT "+selectList+" FROM requests WHERE id = $1", id)
+		rec, err = pgx.CollectExactlyOneRow(rows, scanRecord)
 		ok = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
 		return err
 	})
 	return rec, ok, err
@@ -115,33 +92,39 @@ func (s *Store) Get(ctx context.Context, id string) (rec commands.Record, ok boo
 func (s *Store) change(ctx context.Context, op string, p commands.Pending, decide func(r *commands.Record) bool) (commands.Record, error) {
 	var rec commands.Record
 	err := s.call(ctx, op, func(ctx context.Context) error {
-		c, err := s.pool.acquire(ctx)
+		c, err := s.pool.Acquire(ctx)
 		if err != nil {
 			return err
 		}
-		defer s.pool.release(c) // closed, and so rolled back, unless committed
-		var b batch
-		rows, err := b.add("BEGIN").add(insert+" ON CONFLICT (id) DO NOTHING", args(p)...).
-			add("SELECT "+selectList("")+" FROM requests WHERE id = $1 FOR UPDATE", p.ID).run(ctx, c)
-		if err != nil {
+		defer c.Release() // closed, and so rolled back, unless committed
+		var b pgx.Batch
+		b.Queue("BEGIN")
+		b.Queue(insert+" ON CONFLICT (id) DO NOTHING", args(p)...)
+		b.Queue("SELECT "+selectList+" FROM requests WHERE id = $1 FOR UPDATE", p.ID).Query(func(rows pgx.Rows) error {
+			rec, err = pgx.CollectExactlyOneRow(rows, scanRecord)
+			return err
+		})
+		if err := c.SendBatch(ctx, &b).Close(); err != nil {
 			return err
 		}
-		if len(rows[2]) != 1 {
-			return fmt.Errorf("request %s: %d rows", p.ID, len(rows[2]))
-		}
-		if rec, err = scanRecord(rows[2][0]); err != nil {
-			return err
-		}
-		var end batch
+		var end pgx.Batch
 		if decide(&rec) {
-			end.add(`UPDATE requests SET state = $2, approvers = $3, decided_by = $4, decided_at = $5,
+			end.Queue(`UPDATE requests SET state = $2, approvers = $3, decided_by = $4, decided_at = $5,
 				updated = now() WHERE id = $1`,
-				rec.ID, string(rec.State), rec.Approvers, rec.DecidedBy, nullTime(rec.DecidedAt))
+				rec.ID, string(rec.State), nonNil(rec.Approvers), rec.DecidedBy, nullTime(rec.DecidedAt))
 		}
-		_, err = end.add("COMMIT").run(ctx, c)
-		return err
+		end.Queue("COMMIT")
+		return c.SendBatch(ctx, &end).Close()
 	})
 	return rec, err
+}
+
+// nonNil returns ss, or an empty slice for nil (which pgx sends as NULL).
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
 }
 
 // Approve counts approver's approval of p as [commands.Store] says.
@@ -192,13 +175,13 @@ func (s *Store) Finish(ctx context.Context, id string, to commands.State, outcom
 	switch to {
 	case commands.StateDone, commands.StateFailed, commands.StateUncertain:
 		return s.call(ctx, "finish", func(ctx context.Context) error {
-			_, _, err := s.exec(ctx, `UPDATE requests SET state = $2, outcome = $3, updated = $4
+			_, err := s.pool.Exec(ctx, `UPDATE requests SET state = $2, outcome = $3, updated = $4
 				WHERE id = $1 AND state = 'running'`, id, string(to), outcome, now)
 			return err
 		})
 	case commands.StatePending:
 		return s.call(ctx, "finish", func(ctx context.Context) error {
-			_, _, err := s.exec(ctx, `UPDATE requests SET state = 'pending', outcome = $2, approvers = '{}',
+			_, err := s.pool.Exec(ctx, `UPDATE requests SET state = 'pending', outcome = $2, approvers = '{}',
 				decided_by = '', decided_at = NULL, updated = $3 WHERE id = $1 AND state = 'running'`, id, outcome, now)
 			return err
 		})
