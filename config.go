@@ -46,6 +46,7 @@ type config struct {
 	DefaultDomain     string        `envconfig:"MAILBOT_DEFAULT_DOMAIN" scope:"serve,shell" desc:"domain for /mailbox add with a bare user name"`
 	PasswordLength    int           `envconfig:"MAILBOT_PASSWORD_LENGTH" scope:"serve,shell" default:"16" desc:"length of generated passwords, 6 to 20"`
 	DatabaseURL       databaseURL   `envconfig:"MAILBOT_DATABASE_URL" scope:"serve,audit" need:"audit" desc:"postgres://... or postgresql://...: requests, decisions and the audit trail live in this PostgreSQL database; empty: in the process (one replica)"`
+	AuditRetention    time.Duration `envconfig:"MAILBOT_AUDIT_RETENTION" scope:"serve" default:"8760h" desc:"with MAILBOT_DATABASE_URL: audit entries older than this are deleted (hourly, by one replica); 0 keeps them for ever"`
 	DNSResolver       string        `envconfig:"MAILBOT_DNS_RESOLVER" scope:"serve,shell" desc:"host:port of the DNS server /maildomain check asks; empty: the system's resolver"`
 	HTTPAddr          string        `envconfig:"MAILBOT_HTTP_ADDR" scope:"serve" empty:"keep" default:":8080" desc:"health and metrics listener (/healthz, /readyz, /metrics); set and empty disables it"`
 	ShutdownTimeout   time.Duration `envconfig:"MAILBOT_SHUTDOWN_TIMEOUT" scope:"serve" default:"20s" desc:"how long work in flight may run after SIGTERM"`

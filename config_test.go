@@ -59,6 +59,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		SlackAPIURL: "https://slack.com/api/", PDDBaseURL: "https://pddimp.yandex.ru", PDDTimeout: 15 * time.Second,
 		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
 		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
+		AuditRetention: 8760 * time.Hour,
 	}
 	if diff := cmp.Diff(want, *cfg, cmp.AllowUnexported(config{})); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -374,6 +375,7 @@ func TestHelpListsEveryVariable(t *testing.T) {
 	interfaceVars := []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "SLACK_API_URL", "PDD_TOKEN", "PDD_BASE_URL", "PDD_TIMEOUT",
 		"MAILBOT_ADMINS", "MAILBOT_OPS_CHANNEL", "MAILBOT_APPROVALS", "MAILBOT_APPROVAL_TTL", "MAILBOT_APPROVALS_REQUIRED",
 		"MAILBOT_APPROVAL_REMIND", "MAILBOT_DOMAINS", "MAILBOT_DEFAULT_DOMAIN", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL",
+		"MAILBOT_AUDIT_RETENTION",
 		"MAILBOT_DNS_RESOLVER", "MAILBOT_HTTP_ADDR", "MAILBOT_SHUTDOWN_TIMEOUT", "MAILBOT_CONCURRENCY", "MAILBOT_LOG_LEVEL", "MAILBOT_LOG_FORMAT"}
 	var tagged []string
 	for _, v := range envVars() {

@@ -138,7 +138,7 @@ func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.S
 	if dsn == "" {
 		return memstore.New(memstore.Options{}), func() {}, nil
 	}
-	st, err := pgstore.Open(ctx, dsn, logger.Named("store"))
+	st, err := pgstore.Open(ctx, dsn, logger.Named("store"), pgstore.WithAuditRetention(cfg.AuditRetention))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, nil

@@ -87,6 +87,15 @@ type Store interface {
 	Audit(ctx context.Context, since time.Time, limit int, newestFirst bool) ([]AuditEntry, error)
 }
 
+// Pruner is a Store that deletes its old history when asked (a database:
+// the in-memory store forgets by itself). The sweep calls Prune at every
+// pass; the store decides how often it does the work.
+type Pruner interface {
+	// Prune deletes the decided requests and the audit entries past their
+	// retention at now, and says how many of each.
+	Prune(ctx context.Context, now time.Time) (requests, entries int64, err error)
+}
+
 // ErrStoreUnavailable wraps a store's failure to reach its database, so
 // that the flow can say "mailbot cannot reach its database".
 var ErrStoreUnavailable = errors.New("store unavailable")

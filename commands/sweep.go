@@ -41,6 +41,7 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 	}
 	c.retryFinishes(ctx)
 	c.sweepStale(ctx, now)
+	c.prune(ctx, now)
 	if c.cfg.RemindAfter <= 0 {
 		return len(recs), 0
 	}
@@ -113,6 +114,22 @@ func (c *Core) sweepStale(ctx context.Context, now time.Time) {
 		c.updateRequest(ctx, rec)
 		c.deliver(ctx, Route{User: rec.Requester, Channel: rec.Channel}, Reply{Title: "Outcome unknown", Error: true,
 			Text: fmt.Sprintf("Your approved request to %s started but never reported back: it may or may not have happened. Check before you ask again.", rec.Op)})
+	}
+}
+
+// prune asks a store that keeps history to delete what is past its
+// retention.
+func (c *Core) prune(ctx context.Context, now time.Time) {
+	p, ok := c.store.(Pruner)
+	if !ok {
+		return
+	}
+	requests, entries, err := p.Prune(ctx, now)
+	if err != nil {
+		c.logger.Warn("old history not deleted: trying again later", zap.Error(err))
+	}
+	if requests+entries > 0 {
+		c.logger.Info("old history deleted", zap.Int64("requests", requests), zap.Int64("audit_entries", entries))
 	}
 }
 

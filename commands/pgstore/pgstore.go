@@ -41,6 +41,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -71,9 +72,13 @@ const connectTimeout = 5 * time.Second
 // Store is a [commands.Store] in PostgreSQL. It is safe for concurrent
 // use; Close it when done.
 type Store struct {
-	pool        *pgxpool.Pool
-	logger      *zap.Logger
-	callTimeout time.Duration
+	pool           *pgxpool.Pool
+	logger         *zap.Logger
+	callTimeout    time.Duration
+	auditRetention time.Duration
+
+	pruneMu   sync.Mutex
+	lastPrune time.Time // when Prune last ran
 }
 
 var _ commands.Store = (*Store)(nil)
@@ -85,6 +90,8 @@ type options struct {
 	retry       time.Duration
 	callTimeout time.Duration
 	readOnly    bool
+
+	auditRetention time.Duration
 }
 
 // WithRetry sets how long Open keeps trying while the database cannot be
@@ -108,7 +115,7 @@ func ReadOnly() Option { return func(o *options) { o.readOnly = true } }
 // An unreachable database is an error that wraps
 // [commands.ErrStoreUnavailable].
 func Open(ctx context.Context, dsn string, logger *zap.Logger, opts ...Option) (*Store, error) {
-	o := options{retry: DefaultRetry, callTimeout: DefaultCallTimeout}
+	o := options{retry: DefaultRetry, callTimeout: DefaultCallTimeout, auditRetention: DefaultAuditRetention}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -126,7 +133,7 @@ func Open(ctx context.Context, dsn string, logger *zap.Logger, opts ...Option) (
 	if err != nil {
 		return nil, redact(err, password)
 	}
-	s := &Store{pool: pool, logger: logger, callTimeout: o.callTimeout}
+	s := &Store{pool: pool, logger: logger, callTimeout: o.callTimeout, auditRetention: o.auditRetention}
 	if err := s.waitReachable(ctx, o.retry, password); err != nil {
 		pool.Close()
 		return nil, redact(err, password)

@@ -64,3 +64,29 @@ func TestDurable(t *testing.T) {
 		t.Error("Durable() = false, want true")
 	}
 }
+
+// TestRetention runs the suite's retention cases, each on a database of
+// its own, with the default audit retention.
+func TestRetention(t *testing.T) {
+	storetest.RunRetention(t, func(st *testing.T) commands.Store {
+		dsn := pgtest.NewDatabase(st)
+		return replicated{open(st, dsn), dsn}
+	}, pgstore.DefaultAuditRetention)
+}
+
+// TestRetentionForEver checks that an audit retention of 0 keeps every
+// entry, however old, while decided requests still go.
+func TestRetentionForEver(t *testing.T) {
+	s := open(t, pgtest.NewDatabase(t), pgstore.WithAuditRetention(0))
+	now := time.Now()
+	old := commands.AuditEntry{Time: now.Add(-10 * 365 * 24 * time.Hour), Event: commands.EventDenied}
+	if err := s.Record(t.Context(), old); err != nil {
+		t.Fatal(err)
+	}
+	if _, entries, err := s.Prune(t.Context(), now); err != nil || entries != 0 {
+		t.Errorf("Prune with retention 0 = %d entries, %v; want none deleted", entries, err)
+	}
+	if got, err := s.Audit(t.Context(), time.Time{}, 0, false); err != nil || len(got) != 1 {
+		t.Errorf("the trail after Prune: %d entries, %v; want the one", len(got), err)
+	}
+}
