@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,21 +19,37 @@ import (
 
 // runAudit prints the audit trail of MAILBOT_DATABASE_URL since the given
 // time ago, oldest first: a table, or one JSON object a line (interface
-// §1, §8). The dispatch checked that the URL is set.
+// §1, §8). The dispatch checked that the URL is set. It only reads: no
+// migration, so a role with SELECT on the tables suffices; one attempt to
+// connect (connect_timeout, 5 s unless the URL says otherwise); and the
+// trail a page at a time, each page written out before the next is read,
+// so that any window prints in constant memory.
 func runAudit(ctx context.Context, cfg *config, since time.Duration, asJSON bool, logger *zap.Logger, stdout io.Writer) error {
-	st, err := pgstore.Open(ctx, cfg.DatabaseURL.reveal(), logger.Named("store"))
+	st, err := pgstore.Open(ctx, cfg.DatabaseURL.reveal(), logger.Named("store"), pgstore.ReadOnly(), pgstore.WithRetry(0))
 	if err != nil {
 		return fmt.Errorf("MAILBOT_DATABASE_URL: %w", err)
 	}
 	defer st.Close()
-	entries, err := st.Audit(ctx, time.Now().Add(-since), 0, false)
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	write := writeAuditTable
+	if asJSON {
+		write = writeAuditJSON
+	}
+	first := true
+	err = st.AuditPages(ctx, time.Now().Add(-since), func(page []commands.AuditEntry) error {
+		if err := write(out, page, first); err != nil {
+			return err
+		}
+		first = false
+		return out.Flush()
+	})
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	if asJSON {
-		return writeAuditJSON(stdout, entries)
+	if first && !asJSON {
+		return writeAuditTable(stdout, nil, true) // the header alone
 	}
-	return writeAuditTable(stdout, entries)
+	return nil
 }
 
 // auditJSON is one line of `mailbot audit --json`.
@@ -54,7 +71,8 @@ type auditJSON struct {
 	Code      string    `json:"code,omitempty"`
 }
 
-func writeAuditJSON(w io.Writer, entries []commands.AuditEntry) error {
+// writeAuditJSON writes one page of entries, a JSON object a line.
+func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 	enc := json.NewEncoder(w)
 	for _, e := range entries {
 		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
@@ -70,9 +88,13 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry) error {
 	return nil
 }
 
-func writeAuditTable(w io.Writer, entries []commands.AuditEntry) error {
+// writeAuditTable writes one page of entries as a table, the header
+// first when header is set; the columns are fitted to the page.
+func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tREQUEST\tEVENT\tACTOR\tDECIDERS\tACTION\tTARGET\tOUTCOME\tDETAIL\tREASON")
+	if header {
+		fmt.Fprintln(tw, "TIME\tREQUEST\tEVENT\tACTOR\tDECIDERS\tACTION\tTARGET\tOUTCOME\tDETAIL\tREASON")
+	}
 	for _, e := range entries {
 		target := e.Domain
 		if e.Login != "" {

@@ -3,13 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/bot/slackfake"
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/pgstore"
+	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
 
 // auditWant is one expected entry of the audit trail.
@@ -139,4 +145,93 @@ func scanDatabase(t *testing.T, dsn string, w *world) {
 		}
 	}
 	t.Logf("scanned %d rows in %d tables", stored, len(tables))
+}
+
+// testE2EAuditReadOnly runs `mailbot audit` as an auditor: a role that may
+// SELECT from the two tables and nothing else. It prints a trail of more
+// than two pages whose entries share times across the pages' edges, each
+// entry once and in order; its stderr holds no log line. On a database
+// without mailbot's schema, and on a database that is not there, it
+// exits 1 with one line and no retries.
+func testE2EAuditReadOnly(t *testing.T, bin string, cluster *pgtest.Cluster) {
+	dsn := cluster.NewDatabase(t)
+	st, err := pgstore.Open(t.Context(), dsn, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const entries = 2*pgstore.AuditPageSize + 500
+	now := time.Now().Add(-time.Minute)
+	for i := range entries {
+		e := commands.AuditEntry{Time: now.Add(time.Duration(i/700) * time.Second), Event: commands.EventRun,
+			Actor: "U0AUDITED", Action: commands.ActionAddMailbox, Domain: "example.com", Login: fmt.Sprint("user", i)}
+		if err := st.Record(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const role, pass = "mailbot_auditor", "SECRETDBPASS-e2e-auditor"
+	u, _ := url.Parse(dsn)
+	db := strings.TrimPrefix(u.Path, "/")
+	if err := cluster.Exec(t.Context(), "CREATE ROLE "+role+" LOGIN PASSWORD '"+pass+"'"); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(t.Context(), "GRANT SELECT ON audit, requests TO "+role)
+	_ = conn.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
+	auditor := func(database string) string {
+		return "postgres://" + role + ":" + pass + "@" + cluster.Addr() + "/" + database + "?sslmode=disable"
+	}
+	w := newWorld(t, bin)
+	w.extra = append(w.extra, pass)
+
+	p := w.start("audit as the auditor", map[string]string{"MAILBOT_DATABASE_URL": auditor(db)}, "audit", "--json", "--since", "1h")
+	if code := p.wait(e2eWait); code != 0 {
+		t.Fatalf("mailbot audit as a SELECT-only role: exit status %d; stderr:\n%s", code, p.stderr.String())
+	}
+	if p.stderr.String() != "" {
+		t.Errorf("mailbot audit wrote to stderr:\n%s", tail(p.stderr.String(), 2000))
+	}
+	seen := map[string]bool{}
+	var last auditJSONLine
+	for line := range strings.SplitSeq(strings.TrimSuffix(p.stdout.String(), "\n"), "\n") {
+		var e auditJSONLine
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if seen[e.Mailbox] || e.Time.Before(last.Time) {
+			t.Errorf("entry %s printed twice or out of order (after %s)", e.Mailbox, last.Mailbox)
+		}
+		seen[e.Mailbox], last = true, e
+	}
+	if len(seen) != entries {
+		t.Errorf("mailbot audit --json printed %d entries, want %d", len(seen), entries)
+	}
+	table := auditCLI(t, w, auditor(db))
+	if n := strings.Count(table, "\n"); n != entries+1 {
+		t.Errorf("mailbot audit printed %d lines, want a header and %d entries", n, entries)
+	}
+
+	empty := cluster.NewDatabase(t)
+	u, _ = url.Parse(empty)
+	for name, dsn := range map[string]string{
+		"no schema":    auditor(strings.TrimPrefix(u.Path, "/")),
+		"no such host": "postgres://" + role + ":" + pass + "@" + freeAddr(t) + "/" + db + "?sslmode=disable",
+	} {
+		p := w.start("audit, "+name, map[string]string{"MAILBOT_DATABASE_URL": dsn}, "audit")
+		if code := p.wait(e2eWait); code != 1 {
+			t.Errorf("mailbot audit, %s: exit status %d, want 1", name, code)
+		}
+		if lines := strings.Split(strings.TrimSuffix(p.stderr.String(), "\n"), "\n"); len(lines) != 1 ||
+			!strings.HasPrefix(lines[0], "mailbot: ") {
+			t.Errorf("mailbot audit, %s: stderr %q, want one line", name, p.stderr.String())
+		}
+		t.Logf("mailbot audit, %s: %s", name, strings.TrimSpace(p.stderr.String()))
+	}
 }

@@ -2,10 +2,12 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mailbot/mailbot/commands"
 )
@@ -99,7 +101,7 @@ func (s *Store) AuditPages(ctx context.Context, since time.Time, page func([]com
 			return err
 		})
 		if err != nil || len(buf) == 0 {
-			return err
+			return explainRead(err)
 		}
 		if err := page(buf); err != nil {
 			return err
@@ -110,6 +112,25 @@ func (s *Store) AuditPages(ctx context.Context, since time.Time, page func([]com
 		last := buf[len(buf)-1]
 		after, afterID = last.Time, last.ID
 	}
+}
+
+// explainRead says in one line what a refusal to read the audit trail
+// means for the operator: no schema yet, an older one, or a role without
+// the right to read it.
+func explainRead(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return err
+	}
+	switch pgErr.Code {
+	case "42P01": // undefined_table
+		return errors.New("the database has no audit trail (no table audit): mailbot serve creates it when it first starts on this database")
+	case "42703": // undefined_column
+		return errors.New("the database's schema is older than this mailbot (the table audit lacks a column): start this version's mailbot serve on it once to migrate it")
+	case "42501": // insufficient_privilege
+		return errors.New("the database role may not read the audit trail: GRANT SELECT ON audit, requests TO the role")
+	}
+	return err
 }
 
 // scanEntry reads one row of entryList.

@@ -95,7 +95,7 @@ type options struct {
 }
 
 // WithRetry sets how long Open keeps trying while the database cannot be
-// reached (DefaultRetry by default).
+// reached (DefaultRetry by default); 0 tries once.
 func WithRetry(d time.Duration) Option { return func(o *options) { o.retry = d } }
 
 // WithCallTimeout bounds every call of the Store (DefaultCallTimeout by
@@ -192,7 +192,7 @@ func (s *Store) waitReachable(ctx context.Context, retry time.Duration, password
 		if err == nil {
 			return nil
 		}
-		if !errors.Is(err, commands.ErrStoreUnavailable) || ctx.Err() != nil {
+		if !errors.Is(err, commands.ErrStoreUnavailable) || ctx.Err() != nil || retry <= 0 {
 			return err
 		}
 		if time.Now().Add(wait).After(deadline) {
