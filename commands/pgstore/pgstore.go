@@ -44,6 +44,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
@@ -92,6 +93,7 @@ type options struct {
 	readOnly    bool
 
 	auditRetention time.Duration
+	tracer         pgx.QueryTracer // the tests' view of the statements sent
 }
 
 // WithRetry sets how long Open keeps trying while the database cannot be
@@ -122,7 +124,7 @@ func Open(ctx context.Context, dsn string, logger *zap.Logger, opts ...Option) (
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	cfg, err := poolConfig(dsn)
+	cfg, err := poolConfig(dsn, o)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func Open(ctx context.Context, dsn string, logger *zap.Logger, opts ...Option) (
 // poolConfig reads dsn as pgxpool does, with mailbot's defaults where
 // the DSN sets nothing: the pool's size and upkeep, the connect timeout
 // and the application name.
-func poolConfig(dsn string) (*pgxpool.Config, error) {
+func poolConfig(dsn string, o options) (*pgxpool.Config, error) {
 	// The parsers' messages may quote the URL, password and all.
 	errParse := errors.New("pgstore: the database URL does not parse (it is not repeated here, as it may hold a password)")
 	given, err := pgconn.ParseConfig(dsn) // keeps the pool_ parameters that pgxpool removes
@@ -174,6 +176,9 @@ func poolConfig(dsn string) (*pgxpool.Config, error) {
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if o.tracer != nil {
+		cfg.ConnConfig.Tracer = o.tracer
 	}
 	if !set("application_name") {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "mailbot"

@@ -20,7 +20,7 @@ const selectList = `id, requester, channel, action, domain, login, reason, creat
 
 // qualified returns selectList with every column qualified with alias.
 func qualified(alias string) string {
-	cols := strings.Split(selectList, ", ")
+	cols := strings.Split(selectList, ",")
 	for i, c := range cols {
 		cols[i] = alias + "." + strings.TrimSpace(c)
 	}
