@@ -153,7 +153,7 @@ func BenchmarkRelease(b *testing.B) {
 // line to the ops channel), built as mailbot is. "slack-go" links only
 // slack-go and the standard library; "slack-go+libs" also links and uses
 // zap, envconfig, go-password (the design card's required libraries) and
-// pgx's pgconn. mailbot's figures less these are what mailbot itself costs.
+// pgx's pool (pgxpool). mailbot's figures less these are what mailbot itself costs.
 //
 //	go test -run XXX -bench Floor -benchtime 1x .
 func BenchmarkFloor(b *testing.B) {

@@ -1,6 +1,7 @@
 package pgstore_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -100,5 +101,62 @@ func BenchmarkAuditBeginComplete(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkHistory measures what a call costs as the history grows: at
+// 100 decided requests and 1k audit entries, and at a year of use (100k
+// and 1M), with 300 pending requests in both. "sweep" is one sweep pass
+// with nothing due (the three claims and the retention, which is a no-op
+// within its hour); "home" the Home tab's reads (the pending requests, all
+// and one requester's, and the latest entries); "approve" one Approve
+// that runs a new request.
+//
+//	go test -run XXX -bench History -benchtime 2s ./commands/pgstore
+func BenchmarkHistory(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		h    pgtest.History
+	}{
+		{"1k", pgtest.History{Decided: 100, Pending: 300, Audit: 1000}},
+		{"1M", year},
+	} {
+		dsn := pgtest.NewDatabase(b)
+		s := open(b, dsn)
+		now := time.Now()
+		if err := pgtest.FillHistory(b.Context(), dsn, size.h, now); err != nil {
+			b.Fatal(err)
+		}
+		ctx := b.Context()
+		b.Run(size.name+"/sweep", func(b *testing.B) {
+			for b.Loop() {
+				_, err1 := s.ClaimExpired(ctx, now, 50)
+				_, err2 := s.ClaimReminders(ctx, now.Add(-time.Hour), now, 50)
+				_, err3 := s.ClaimStale(ctx, now.Add(-commands.StaleRun), "stale", 50)
+				_, _, err4 := s.Prune(ctx, now)
+				if err := errors.Join(err1, err2, err3, err4); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(size.name+"/home", func(b *testing.B) {
+			for b.Loop() {
+				_, err1 := s.Pending(ctx, "", commands.HomeLimit)
+				_, err2 := s.Pending(ctx, "U0REQ7", commands.HomeLimit)
+				_, err3 := s.Audit(ctx, time.Time{}, commands.HomeLimit, true)
+				if err := errors.Join(err1, err2, err3); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(size.name+"/approve", func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				if _, _, err := s.Approve(ctx, pending(fmt.Sprint("bench-", i), now), "U0ADA", 1, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -5,8 +5,10 @@ package main
 import (
 	"context"
 	"os"
+	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/kelseyhightower/envconfig"
 	"github.com/sethvargo/go-password/password"
 	"go.uber.org/zap"
@@ -30,11 +32,9 @@ func init() {
 			logger.Fatal("configuration", zap.Error(err))
 		}
 		if e.DatabaseURL != "" {
-			conn, err := pgconn.Connect(context.Background(), e.DatabaseURL)
-			if err != nil {
+			if err := useDatabase(e.DatabaseURL); err != nil {
 				logger.Fatal("database", zap.Error(err))
 			}
-			_ = conn.Close(context.Background()) // connecting once links and runs the client, no more
 		}
 		generate = func() string {
 			p, err := password.Generate(16, 4, 2, false, false)
@@ -45,4 +45,38 @@ func init() {
 		}
 		logDone = func(domain string) { logger.Info("registered", zap.String("domain", domain)) }
 	}
+}
+
+// useDatabase uses pgx as mailbot does, once: a pool, a transaction of a
+// batch, rows collected and scanned into Go's types (text, text[],
+// timestamptz, a NULL one, bigint, boolean). That links and runs the same
+// parts of pgx, and no more.
+func useDatabase(url string) error {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	type row struct {
+		text  string
+		texts []string
+		at    time.Time
+		null  *time.Time
+		n     int64
+		yes   bool
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var b pgx.Batch
+		b.Queue("SELECT $1::text, $2::text[], now(), NULL::timestamptz, $3::bigint, true", "floor", []string{"a"}, int64(1)).
+			Query(func(rows pgx.Rows) error {
+				_, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+					var x row
+					err := r.Scan(&x.text, &x.texts, &x.at, &x.null, &x.n, &x.yes)
+					return x, err
+				})
+				return err
+			})
+		return tx.SendBatch(ctx, &b).Close()
+	})
 }

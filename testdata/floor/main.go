@@ -5,7 +5,7 @@
 // line to the ops channel, with the same environment as `mailbot serve`
 // and the same HTTP connection pools. It checks, renders, records and
 // logs nothing. Built with -tags libs it also links and uses what the
-// design card requires (zap, envconfig, go-password) and pgx's pgconn,
+// design card requires (zap, envconfig, go-password) and pgx's pool (pgxpool, as mailbot uses it),
 // so that the figures separate what the libraries cost from what mailbot
 // itself costs. It is not part of mailbot: testdata is outside the module's
 // packages, and only the benchmark builds it.
