@@ -26,6 +26,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 		{"Outage", testE2EOutage},
 		{"FailedRunReopens", testE2EFailedRunReopens},
 		{"OwnRole", testE2EOwnRole},
+		{"BlipWhilePosting", testE2EBlipWhilePosting},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
