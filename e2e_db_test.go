@@ -27,6 +27,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 		{"FailedRunReopens", testE2EFailedRunReopens},
 		{"OwnRole", testE2EOwnRole},
 		{"AuditReadOnly", testE2EAuditReadOnly},
+		{"BlipWhilePosting", testE2EBlipWhilePosting},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

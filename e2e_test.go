@@ -67,6 +67,7 @@ func TestE2E(t *testing.T) {
 		{"RefusedUpdateThenRestart", testE2ERefusedUpdateThenRestart},
 		{"KillThenRestart", testE2EKillThenRestart},
 		{"ExpiryWithoutDatabase", testE2EExpiryWithoutDatabase},
+		{"MovedValue", testE2EMovedValue},
 		{"FormsHomeCancel", testE2EFormsHome},
 		{"FormChoice", testE2EFormChoice},
 		{"AdminGroups", testE2EAdminGroups},

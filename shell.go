@@ -284,8 +284,9 @@ func (sh *shell) Remind(_ context.Context, ref commands.MessageRef, text string)
 	return nil
 }
 
-// ShowsDecision is never asked: the session's store knows every request.
-func (sh *shell) ShowsDecision(context.Context, commands.MessageRef) (bool, error) { return false, nil }
+// RequestValue is never asked: the session's store knows every request
+// and where its message is.
+func (sh *shell) RequestValue(context.Context, commands.MessageRef) (string, error) { return "", nil }
 
 // clip cuts s to n bytes at most, for echoing input.
 func clip(s string, n int) string {

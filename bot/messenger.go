@@ -100,34 +100,41 @@ func (m *Messenger) Remind(ctx context.Context, ref commands.MessageRef, text st
 	return nil
 }
 
-// ShowsDecision reads the request message back (conversations.history,
-// the one message at its ts) and reports whether it shows a decision: it
-// no longer offers the approval buttons, or it is gone.
-func (m *Messenger) ShowsDecision(ctx context.Context, ref commands.MessageRef) (bool, error) {
+// RequestValue reads the request message back (conversations.history,
+// the one message at its ts) and returns the value its Approve button
+// carries: "" when it no longer offers the approval buttons (it shows a
+// decision), or is gone.
+func (m *Messenger) RequestValue(ctx context.Context, ref commands.MessageRef) (string, error) {
 	resp, err := retrying(ctx, func() (*slack.GetConversationHistoryResponse, error) {
 		return m.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
 			ChannelID: ref.Channel, Latest: ref.TS, Oldest: ref.TS, Inclusive: true, Limit: 1})
 	})
 	if err != nil {
-		return false, fmt.Errorf("conversations.history: %w", err)
+		return "", fmt.Errorf("conversations.history: %w", err)
 	}
 	for _, msg := range resp.Messages {
 		if msg.Timestamp == ref.TS {
-			return !offersButtons(msg.Blocks), nil
+			return approveValue(msg.Blocks), nil
 		}
 	}
-	return true, nil // gone: run nothing
+	return "", nil // gone: run nothing
 }
 
-// offersButtons reports whether a request message still has its
-// approval buttons.
-func offersButtons(b slack.Blocks) bool {
+// approveValue returns the value of a request message's Approve button,
+// or "" when it offers none.
+func approveValue(b slack.Blocks) string {
 	for _, blk := range b.BlockSet {
-		if a, ok := blk.(*slack.ActionBlock); ok && a.BlockID == approvalBlockID {
-			return true
+		a, ok := blk.(*slack.ActionBlock)
+		if !ok || a.BlockID != approvalBlockID || a.Elements == nil {
+			continue
+		}
+		for _, el := range a.Elements.ElementSet {
+			if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.ActionID == string(commands.ButtonApprove) {
+				return btn.Value
+			}
 		}
 	}
-	return false
+	return ""
 }
 
 // retryingPair is retrying for calls that answer two strings.

@@ -114,6 +114,7 @@ type Core struct {
 
 	mu         sync.Mutex
 	unfinished map[string]unfinished // ends of runs the store did not take, by request ID
+	unattached map[string]MessageRef // request messages the store did not take, by request ID
 }
 
 // Defaults of [Config].
@@ -181,7 +182,7 @@ func New(api API, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (
 		return nil, fmt.Errorf("commands: password generator: %w", err)
 	}
 	return &Core{api: api, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key,
-		unfinished: map[string]unfinished{}}, nil
+		unfinished: map[string]unfinished{}, unattached: map[string]MessageRef{}}, nil
 }
 
 // Decide parses and validates req and decides, by the policy, whether it is

@@ -38,7 +38,7 @@ func (c *Core) Click(ctx context.Context, k Click) string {
 		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: why + " Nothing was changed.", Error: true})
 		return LabelRefused
 	}
-	if ok, label := c.confirmPending(ctx, k, p); !ok {
+	if ok, label := c.confirmPending(ctx, &k, p); !ok {
 		return label
 	}
 	switch k.Kind {
@@ -71,40 +71,70 @@ func (c *Core) mayClick(k Click, p Pending) string {
 	return "mailbot does not know this button."
 }
 
-// confirmPending makes sure that a request the store does not know was not
-// decided before a restart: without a database, the request message is
-// read back and nothing runs when it shows a decision (§7). It answers
-// the clicker and returns false when the click must go no further.
-func (c *Core) confirmPending(ctx context.Context, k Click, p Pending) (bool, string) {
-	if c.store.Durable() {
+// confirmPending makes sure that a click acts on its own request, and
+// not on one decided before a restart. A value is honoured only on the
+// message of the request it carries: the store's record of that message,
+// or, when the store has none, the clicked message read back. Without a
+// database a request the store does not know may have been decided before
+// a restart, so its message is read back and nothing runs when it shows
+// a decision. When the store cannot be read, the clicked message is
+// dropped unchecked (the store's own answer comes next, with the message
+// it knows). It answers the clicker and returns false when the click must
+// go no further.
+func (c *Core) confirmPending(ctx context.Context, k *Click, p Pending) (bool, string) {
+	rec, known, err := c.store.Get(ctx, p.ID)
+	switch {
+	case c.storeFailed(err, "get"):
+		k.Message = MessageRef{}
+		return true, ""
+	case known && !rec.Message.IsZero():
+		if k.Message.IsZero() || k.Message == rec.Message {
+			return true, ""
+		}
+		return false, c.refuseMoved(ctx, *k, p)
+	case !k.Message.IsZero():
+		return c.readBack(ctx, *k, p)
+	case known || c.store.Durable():
 		return true, ""
 	}
-	_, known, err := c.store.Get(ctx, p.ID)
-	if err != nil || known {
-		return true, "" // the store's own answer comes next
+	advice := "use the buttons of the request message in the ops channel."
+	if k.Kind == ButtonCancel {
+		advice = "ask an admin to deny it, or let it expire."
 	}
-	if k.Message.IsZero() {
-		advice := "use the buttons of the request message in the ops channel."
-		if k.Kind == ButtonCancel {
-			advice = "ask an admin to deny it, or let it expire."
-		}
-		c.deliver(ctx, k.Route, Reply{Title: "Cannot confirm this request", Error: true,
-			Text: "mailbot restarted since this request was made and cannot tell from here whether it is still pending. Nothing was done: " + advice})
-		return false, LabelInvalid
-	}
-	decided, err := c.msgr.ShowsDecision(ctx, k.Message)
-	switch {
-	case err != nil:
+	c.deliver(ctx, k.Route, Reply{Title: "Cannot confirm this request", Error: true,
+		Text: "mailbot restarted since this request was made and cannot tell from here whether it is still pending. Nothing was done: " + advice})
+	return false, LabelInvalid
+}
+
+// readBack reads the clicked message back: the click goes on only when
+// the message still offers the buttons of p itself.
+func (c *Core) readBack(ctx context.Context, k Click, p Pending) (bool, string) {
+	value, err := c.msgr.RequestValue(ctx, k.Message)
+	if err != nil {
 		c.logger.Warn("request message not read back", zap.String("request_id", p.ID), zap.Error(err))
 		c.deliver(ctx, k.Route, Reply{Title: "Cannot confirm this request", Error: true,
 			Text: "mailbot could not read the request message back to check that nobody decided it before. Nothing was done; try again in a minute."})
 		return false, LabelError
-	case decided:
+	}
+	if value == "" {
 		c.deliver(ctx, k.Route, Reply{Title: "Already decided",
 			Text: fmt.Sprintf("The request to %s by %s was decided before; its message shows the decision. Nothing more was done.", p.Op, c.cfg.Mention(p.Requester))})
 		return false, LabelDecided
 	}
+	if shown, err := c.DecodePending(value); err != nil || shown.ID != p.ID {
+		return false, c.refuseMoved(ctx, k, p)
+	}
 	return true, ""
+}
+
+// refuseMoved refuses a value clicked on a message that is not its
+// request's: a genuine Slack client never sends that, so it is logged.
+func (c *Core) refuseMoved(ctx context.Context, k Click, p Pending) string {
+	c.logger.Warn("button value refused: it belongs to another message", zap.String("request_id", p.ID), zap.String("user_id", k.User),
+		zap.String("button", string(k.Kind)), zap.String("channel", k.Message.Channel), zap.String("message_ts", k.Message.TS))
+	c.deliver(ctx, k.Route, Reply{Title: "This button is not valid here", Error: true,
+		Text: "It carries another request than the message it was clicked on. Nothing was done, to either request."})
+	return LabelInvalid
 }
 
 // approve counts an approval and, on the last one, runs the operation.
@@ -118,7 +148,7 @@ func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 		c.deliver(ctx, k.Route, replyStoreDown)
 		return LabelStoreDown
 	}
-	rec.Message = c.messageOf(rec, k)
+	rec.Message = c.messageOf(ctx, rec, k)
 	switch res {
 	case ApproveDuplicate:
 		c.deliver(ctx, k.Route, Reply{Title: "Already counted",
@@ -143,13 +173,17 @@ func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 	return c.runApproved(ctx, k, rec)
 }
 
-// messageOf is where rec's message is: as the store knows it, or the
-// message clicked.
-func (c *Core) messageOf(rec Record, k Click) MessageRef {
-	if rec.Message.IsZero() {
-		return k.Message
+// messageOf is where rec's message is: as the store knows it, or else
+// the message clicked (confirmPending found it is rec's), which the store
+// is then told.
+func (c *Core) messageOf(ctx context.Context, rec Record, k Click) MessageRef {
+	if !rec.Message.IsZero() || k.Message.IsZero() {
+		return rec.Message
 	}
-	return rec.Message
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	c.attach(ectx, rec.ID, k.Message)
+	return k.Message
 }
 
 // runApproved runs the operation of a request that Approve moved to
@@ -253,7 +287,7 @@ func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
 		c.deliver(ctx, k.Route, replyStoreDown)
 		return LabelStoreDown
 	}
-	rec.Message = c.messageOf(rec, k)
+	rec.Message = c.messageOf(ctx, rec, k)
 	switch {
 	case !ended:
 		c.deliver(ctx, k.Route, c.alreadyDecided(rec))

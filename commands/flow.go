@@ -28,9 +28,10 @@ type Messenger interface {
 	Notify(ctx context.Context, text string) error
 	// Remind posts text as a reply to the request message.
 	Remind(ctx context.Context, ref MessageRef, text string) error
-	// ShowsDecision reads the request message back and reports whether
-	// it shows a decision (it no longer offers the buttons).
-	ShowsDecision(ctx context.Context, ref MessageRef) (bool, error)
+	// RequestValue reads the request message back and returns the
+	// signed value its Approve and Deny buttons carry: "" when it offers
+	// none (it shows a decision) or is gone.
+	RequestValue(ctx context.Context, ref MessageRef) (string, error)
 }
 
 // Route says where a private answer goes: the person, where they typed
@@ -140,9 +141,7 @@ func (c *Core) submit(ctx context.Context, to Route, p Pending) string {
 			Text: "Nothing was done. Try again later, or ask an admin."})
 		return LabelError
 	}
-	if err := c.store.Attach(ectx, p.ID, ref); err != nil {
-		c.logger.Warn("request message not recorded", zap.String("request_id", p.ID), zap.Error(err))
-	}
+	c.attach(ectx, p.ID, ref)
 	c.logger.Info("approval requested", zap.String("request_id", p.ID), zap.String("actor", p.Requester),
 		zap.String("action", string(p.Op.Action)), zap.String("target", p.Op.Target()))
 	c.deliver(ctx, to, c.pendingReply(p))
@@ -203,13 +202,21 @@ func (c *Core) notify(ctx context.Context, text string) {
 // updated again with the state the store holds, so that it never offers
 // buttons for a request already decided.
 func (c *Core) updateRequest(ctx context.Context, rec Record) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	kept := false
+	if rec.Message.IsZero() {
+		rec.Message, kept = c.messageRef(ectx, rec.ID)
+	}
 	if rec.Message.IsZero() {
 		return
 	}
-	ectx, cancel := detach(ctx)
-	defer cancel()
-	if err := c.msgr.UpdateRequest(ectx, rec.Message, c.requestView(rec)); err != nil {
+	err := c.msgr.UpdateRequest(ectx, rec.Message, c.requestView(rec))
+	switch {
+	case err != nil:
 		c.logger.Warn("request message not updated", zap.String("request_id", rec.ID), zap.Error(err))
+	case kept && rec.State.Final():
+		c.forgetRef(rec.ID) // its message shows the end: nothing needs the reference any more
 	}
 	if rec.State != StatePending {
 		return
@@ -222,6 +229,48 @@ func (c *Core) updateRequest(ctx context.Context, rec Record) {
 	if err := c.msgr.UpdateRequest(ectx, cur.Message, c.requestView(cur)); err != nil {
 		c.logger.Warn("request message not updated", zap.String("request_id", rec.ID), zap.Error(err))
 	}
+}
+
+// attach records where request id's message is. When the store cannot
+// take it (its database is away), the reference is kept in the process
+// and tried again at every sweep; meanwhile this process still finds the
+// message to update (messageRef).
+func (c *Core) attach(ctx context.Context, id string, ref MessageRef) {
+	err := c.store.Attach(ctx, id, ref)
+	if err == nil {
+		return
+	}
+	c.logger.Warn("request message not recorded: trying again at the next sweeps", zap.String("request_id", id), zap.Error(err))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.unattached) < maxKept {
+		c.unattached[id] = ref
+	}
+}
+
+// messageRef is where request id's message is, for a record that does
+// not say: kept in this process until the store takes it (kept is true),
+// or recorded in the store since the record was read (by another
+// replica). It is zero when neither knows.
+func (c *Core) messageRef(ctx context.Context, id string) (ref MessageRef, kept bool) {
+	c.mu.Lock()
+	ref, kept = c.unattached[id]
+	c.mu.Unlock()
+	if kept {
+		return ref, true
+	}
+	rec, known, err := c.store.Get(ctx, id)
+	if err != nil || !known {
+		return MessageRef{}, false
+	}
+	return rec.Message, false
+}
+
+// forgetRef drops the kept reference of request id's message.
+func (c *Core) forgetRef(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.unattached, id)
 }
 
 // requestView is rec as its message shows it.

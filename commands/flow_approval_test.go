@@ -252,7 +252,7 @@ func TestApproveRevalidates(t *testing.T) {
 	p, ref := before.request(user1, "/maildomain register example.net")
 	api := &fakePDD{}
 	after := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, Domains: []string{"example.com"}}, nil)
-	after.msgr.shows = func(commands.MessageRef) (bool, error) { return false, nil }
+	after.msgr.shows = func(commands.MessageRef) (string, error) { return before.core.EncodePending(p), nil }
 	if label := after.click(commands.ButtonApprove, p, admin1, ref); label != commands.LabelInvalid {
 		t.Errorf("approve outside the new allow-list = %q, want invalid", label)
 	}

@@ -246,7 +246,7 @@ func TestLateCountedUpdate(t *testing.T) {
 	// A restart without a database: the message, as last updated, is all
 	// that remembers the decision.
 	restarted := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2}, nil)
-	restarted.msgr.shows = func(commands.MessageRef) (bool, error) { return !up.View.Buttons(), nil }
+	restarted.msgr.shows = func(commands.MessageRef) (string, error) { return up.View.Value, nil } // "" without buttons
 	restarted.click(commands.ButtonApprove, p, admin1, ref)
 	restarted.click(commands.ButtonApprove, p, admin2, ref)
 	if n := api.calls.Load(); n != 1 {

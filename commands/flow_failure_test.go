@@ -196,7 +196,7 @@ func TestRestartWithoutDatabase(t *testing.T) {
 	t.Parallel()
 	before := newEnv(t, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	p, ref := before.request(user1, "/mailbox add alice@example.com")
-	after := func(shows func(commands.MessageRef) (bool, error)) (*env, *fakePDD) {
+	after := func(shows func(commands.MessageRef) (string, error)) (*env, *fakePDD) {
 		api := &fakePDD{}
 		e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 		e.msgr.shows = shows
@@ -204,7 +204,7 @@ func TestRestartWithoutDatabase(t *testing.T) {
 	}
 	t.Run("decided", func(t *testing.T) {
 		t.Parallel()
-		e, api := after(func(commands.MessageRef) (bool, error) { return true, nil })
+		e, api := after(func(commands.MessageRef) (string, error) { return "", nil })
 		if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelDecided || api.calls.Load() != 0 {
 			t.Errorf("approve of a request decided before the restart = %q with %d calls, want already decided, none", label, api.calls.Load())
 		}
@@ -214,7 +214,7 @@ func TestRestartWithoutDatabase(t *testing.T) {
 	})
 	t.Run("pending", func(t *testing.T) {
 		t.Parallel()
-		e, api := after(func(commands.MessageRef) (bool, error) { return false, nil })
+		e, api := after(func(commands.MessageRef) (string, error) { return before.core.EncodePending(p), nil })
 		if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelOK {
 			t.Errorf("approve of a pending request after the restart = %q, want ok", label)
 		}
@@ -243,8 +243,8 @@ func TestRestartWithoutDatabase(t *testing.T) {
 	})
 	t.Run("read back fails", func(t *testing.T) {
 		t.Parallel()
-		e, api := after(func(commands.MessageRef) (bool, error) {
-			return false, errors.New("conversations.history: missing_scope")
+		e, api := after(func(commands.MessageRef) (string, error) {
+			return "", errors.New("conversations.history: missing_scope")
 		})
 		if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelError || api.calls.Load() != 0 {
 			t.Errorf("approve when the message cannot be read = %q with %d calls, want error, none", label, api.calls.Load())
@@ -252,7 +252,7 @@ func TestRestartWithoutDatabase(t *testing.T) {
 	})
 	t.Run("expired meanwhile", func(t *testing.T) {
 		t.Parallel()
-		e, api := after(func(commands.MessageRef) (bool, error) { return false, nil })
+		e, api := after(func(commands.MessageRef) (string, error) { return before.core.EncodePending(p), nil })
 		e.clk.Advance(commands.DefaultApprovalTTL)
 		if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelExpired || api.calls.Load() != 0 {
 			t.Errorf("approve of a request that expired while mailbot was down = %q with %d calls, want expired, none", label, api.calls.Load())
@@ -267,7 +267,7 @@ func TestRestartWithoutDatabase(t *testing.T) {
 	})
 	t.Run("deny", func(t *testing.T) {
 		t.Parallel()
-		e, _ := after(func(commands.MessageRef) (bool, error) { return false, nil })
+		e, _ := after(func(commands.MessageRef) (string, error) { return before.core.EncodePending(p), nil })
 		if label := e.click(commands.ButtonDeny, p, admin2, ref); label != commands.LabelDenied {
 			t.Errorf("deny after the restart = %q, want denied", label)
 		}

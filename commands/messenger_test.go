@@ -23,7 +23,7 @@ type call struct {
 
 // recMessenger is a Messenger that records every call. It can be told to
 // fail Deliver for some people, to fail PostRequest, and what
-// ShowsDecision answers. It is safe for concurrent use.
+// RequestValue answers. It is safe for concurrent use.
 type recMessenger struct {
 	t testing.TB
 
@@ -32,9 +32,10 @@ type recMessenger struct {
 	posted      int
 	failDeliver map[string]bool // user IDs whose Deliver fails
 	failPost    bool
-	// shows answers ShowsDecision; nil means the test does not expect it
+	// shows answers RequestValue: the value the message's buttons carry,
+	// "" when it shows a decision; nil means the test does not expect it
 	// to be called.
-	shows func(ref commands.MessageRef) (bool, error)
+	shows func(ref commands.MessageRef) (string, error)
 	// onUpdate, if set, runs before an update is recorded (as applied):
 	// a test can hold an update back.
 	onUpdate func(v commands.RequestView)
@@ -100,14 +101,14 @@ func (m *recMessenger) Remind(_ context.Context, ref commands.MessageRef, text s
 	return nil
 }
 
-func (m *recMessenger) ShowsDecision(_ context.Context, ref commands.MessageRef) (bool, error) {
+func (m *recMessenger) RequestValue(_ context.Context, ref commands.MessageRef) (string, error) {
 	m.add(call{Kind: "shows", Ref: ref})
 	m.mu.Lock()
 	shows := m.shows
 	m.mu.Unlock()
 	if shows == nil {
-		m.t.Errorf("ShowsDecision(%+v) called; the test expects no reading back", ref)
-		return true, nil
+		m.t.Errorf("RequestValue(%+v) called; the test expects no reading back", ref)
+		return "", nil
 	}
 	return shows(ref)
 }

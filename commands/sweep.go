@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -32,6 +33,7 @@ const staleOutcome = "the run did not report back (mailbot stopped or lost its d
 // and each reminder happens once. It returns how many of each it did.
 func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 	now := c.cfg.Now()
+	c.retryAttaches(ctx)
 	recs, err := c.store.ClaimExpired(ctx, now, sweepBatch)
 	if c.storeFailed(err, "claim expired") {
 		c.logger.Warn("expiry sweep skipped", zap.Error(err))
@@ -55,8 +57,9 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 	return len(recs), len(due)
 }
 
-// maxUnfinished bounds the ends of runs kept for another try.
-const maxUnfinished = 1000
+// maxKept bounds the ends of runs, and the request message references,
+// kept in the process for another try.
+const maxKept = 1000
 
 // unfinished is the end of a run that the store did not take.
 type unfinished struct {
@@ -76,7 +79,7 @@ func (c *Core) finish(ctx context.Context, id string, to State, outcome string) 
 	c.logger.Error("end of a run not recorded: trying again at the next sweeps", zap.String("request_id", id), zap.String("state", string(to)), zap.Error(err))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.unfinished) < maxUnfinished {
+	if len(c.unfinished) < maxKept {
 		c.unfinished[id] = unfinished{to: to, outcome: outcome}
 	}
 }
@@ -99,6 +102,49 @@ func (c *Core) retryFinishes(ctx context.Context) {
 			c.updateRequest(ctx, rec)
 		}
 	}
+}
+
+// retryAttaches records again the request message references the store
+// did not take. Once one is taken, its message is updated when the
+// request moved on meanwhile without this process showing it there (a
+// decision on another replica, whose record had no message): the request
+// is read after the reference is recorded, so that whichever of the two
+// comes last finds the other.
+func (c *Core) retryAttaches(ctx context.Context) {
+	c.mu.Lock()
+	todo := maps.Clone(c.unattached)
+	c.mu.Unlock()
+	for id, ref := range todo {
+		err := c.store.Attach(ctx, id, ref)
+		if errors.Is(err, ErrStoreUnavailable) {
+			c.logger.Debug("request message still not recorded", zap.String("request_id", id), zap.Error(err))
+			continue
+		}
+		if err != nil {
+			c.logger.Warn("request message reference dropped: the store does not know the request", zap.String("request_id", id), zap.Error(err))
+			c.forgetRef(id)
+			continue
+		}
+		rec, known, err := c.store.Get(ctx, id)
+		if err != nil {
+			continue // attached: read it at the next sweep
+		}
+		c.forgetRef(id)
+		if known && movedOn(rec) {
+			rec.Message = ref
+			c.updateRequest(ctx, rec)
+		}
+	}
+}
+
+// movedOn reports whether rec is no longer as its message was posted
+// (pending, with no approval), and not running: a running request's
+// message is updated by its run when it ends.
+func movedOn(rec Record) bool {
+	if rec.State == StatePending {
+		return len(rec.Approvers) > 0 || rec.Outcome != ""
+	}
+	return rec.State != StateRunning
 }
 
 // sweepStale ends the runs that never reported back as uncertain, and
@@ -146,6 +192,9 @@ func (c *Core) announceExpiry(ctx context.Context, rec Record) {
 
 // remind posts one reminder in rec's thread, mentioning the admins.
 func (c *Core) remind(ctx context.Context, rec Record) {
+	if rec.Message.IsZero() {
+		rec.Message, _ = c.messageRef(ctx, rec.ID)
+	}
 	if rec.Message.IsZero() {
 		return
 	}
