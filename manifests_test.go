@@ -25,6 +25,7 @@ import (
 	"strings"
 	"testing"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"github.com/slack-go/slack"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -62,6 +63,8 @@ var kubeTypes = map[string]func() any{
 	"v1 Secret":                     func() any { return new(corev1.Secret) },
 	"policy/v1 PodDisruptionBudget": func() any { return new(policyv1.PodDisruptionBudget) },
 	"kustomize.config.k8s.io/v1beta1 Kustomization":            func() any { return new(kusttypes.Kustomization) },
+	"monitoring.coreos.com/v1 PodMonitor":                      func() any { return new(monitoringv1.PodMonitor) },
+	"monitoring.coreos.com/v1 PrometheusRule":                  func() any { return new(monitoringv1.PrometheusRule) },
 	"builtin ReplacementTransformer":                           func() any { return new(replacementTransformer) },
 	kusttypes.ComponentVersion + " " + kusttypes.ComponentKind: func() any { return new(kusttypes.Kustomization) },
 }
