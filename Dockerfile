@@ -23,6 +23,20 @@ ARG TARGETOS TARGETARCH
 ARG VERSION=devel
 ARG COMMIT=unknown
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/mailbot .
+# An empty directory for the sandbox image below, owned there by nonroot.
+RUN mkdir /out/sandbox
+
+# The sandbox image that compose.yaml runs (docker build --target sandbox):
+# the same binary on distroless's debug variant, whose busybox shell
+# (/busybox/sh) lets `mailbot sim` write its variables to a file in
+# /run/sandbox and the bot read them at start. For a local stack only; the
+# release image is the last stage, without a shell.
+FROM gcr.io/distroless/static-debian13:debug-nonroot AS sandbox
+COPY --from=build /out/mailbot /mailbot
+COPY --from=build --chown=65532:65532 /out/sandbox /run/sandbox
+USER 65532:65532
+ENTRYPOINT ["/mailbot"]
+CMD ["sim"]
 
 # static-debian13:nonroot holds CA certificates, tzdata and /etc/passwd with
 # the user nonroot (uid 65532), and no shell or package manager. Pin it by

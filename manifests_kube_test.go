@@ -64,8 +64,19 @@ func manifestsFS(t *testing.T) filesys.FileSystem {
 	return fsys
 }
 
-// kustomize builds dir on fsys and decodes every generated object strictly.
+// kustomize builds dir on fsys, decodes every generated object strictly,
+// and reads the Secret example beside the kustomization.
 func kustomize(t *testing.T, fsys filesys.FileSystem, dir string) kubeBuild {
+	t.Helper()
+	b := kustomizeObjects(t, fsys, dir)
+	b.secret = new(corev1.Secret)
+	readYAMLStrict(t, filepath.Join(dir, "secret.example.yaml"), b.secret)
+	return b
+}
+
+// kustomizeObjects builds dir on fsys and decodes every generated object
+// strictly.
+func kustomizeObjects(t *testing.T, fsys filesys.FileSystem, dir string) kubeBuild {
 	t.Helper()
 	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
 	if err != nil {
@@ -85,23 +96,7 @@ func kustomize(t *testing.T, fsys filesys.FileSystem, dir string) kubeBuild {
 		if err := decodeJSONStrict(j, obj); err != nil {
 			t.Fatalf("%s generates %s: %v", dir, r.CurId(), err)
 		}
-		switch o := obj.(type) {
-		case *appsv1.Deployment:
-			if b.deploy != nil {
-				t.Fatalf("%s generates two Deployments", dir)
-			}
-			b.deploy = o
-		case *corev1.ConfigMap:
-			if b.configMap != nil {
-				t.Fatalf("%s generates two ConfigMaps", dir)
-			}
-			b.configMap = o
-		case *policyv1.PodDisruptionBudget:
-			b.pdbs = append(b.pdbs, o)
-		case *corev1.Secret:
-			t.Fatalf("%s generates a Secret: applying it would overwrite the real tokens", dir)
-		}
-		b.objects = append(b.objects, obj.(metav1.Object))
+		b.add(t, dir, obj)
 	}
 	if b.deploy == nil || b.configMap == nil {
 		t.Fatalf("%s: want a Deployment and a ConfigMap, got %d objects", dir, len(b.objects))
@@ -110,9 +105,29 @@ func kustomize(t *testing.T, fsys filesys.FileSystem, dir string) kubeBuild {
 		t.Fatalf("%s: the Deployment has %d containers, want 1", dir, len(cs))
 	}
 	b.container = &b.deploy.Spec.Template.Spec.Containers[0]
-	b.secret = new(corev1.Secret)
-	readYAMLStrict(t, filepath.Join(dir, "secret.example.yaml"), b.secret)
 	return b
+}
+
+// add files one generated object of dir's build by its kind.
+func (b *kubeBuild) add(t *testing.T, dir string, obj any) {
+	t.Helper()
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		if b.deploy != nil {
+			t.Fatalf("%s generates two Deployments", dir)
+		}
+		b.deploy = o
+	case *corev1.ConfigMap:
+		if b.configMap != nil {
+			t.Fatalf("%s generates two ConfigMaps", dir)
+		}
+		b.configMap = o
+	case *policyv1.PodDisruptionBudget:
+		b.pdbs = append(b.pdbs, o)
+	case *corev1.Secret:
+		t.Fatalf("%s generates a Secret: applying it would overwrite the real tokens", dir)
+	}
+	b.objects = append(b.objects, obj.(metav1.Object))
 }
 
 var (
@@ -149,48 +164,126 @@ func forEachVariant(t *testing.T, check func(t *testing.T, b kubeBuild)) {
 // versionTag is what a release's image tag looks like.
 var versionTag = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 
+// imageTag splits an image reference into its repository and tag, the tag
+// being what follows the last colon after the last slash (a registry's port
+// is not a tag). A digest is dropped.
+func imageTag(image string) (repo, tag string) {
+	image, _, _ = strings.Cut(image, "@")
+	slash := strings.LastIndex(image, "/")
+	if colon := strings.LastIndex(image, ":"); colon > slash {
+		return image[:colon], image[colon+1:]
+	}
+	return image, ""
+}
+
 // TestKustomizeImageAndLabels checks that the image is pinned to a release
 // and that every object carries Kubernetes' recommended labels, the version
 // being the image's.
 func TestKustomizeImageAndLabels(t *testing.T) {
 	t.Parallel()
 	forEachVariant(t, func(t *testing.T, b kubeBuild) {
-		image, digest, pinned := strings.Cut(b.container.Image, "@")
-		name, tag, tagged := strings.Cut(image, ":")
-		if tagged && strings.Contains(tag, "/") { // a registry's port, no tag
-			tagged = false
+		repo, tag := imageTag(b.container.Image)
+		if !versionTag.MatchString(tag) {
+			t.Errorf("image %q: want a release tag (vX.Y.Z), never latest", b.container.Image)
 		}
-		switch {
-		case pinned && strings.HasPrefix(digest, "sha256:"):
-		case tagged && versionTag.MatchString(tag):
-		default:
-			t.Errorf("image %q: want a release tag (vX.Y.Z) or a digest, never latest", b.container.Image)
+		if repo != "ghcr.io/mailbot/mailbot" {
+			t.Errorf("image %q: want the released ghcr.io/mailbot/mailbot", b.container.Image)
 		}
 		if b.container.ImagePullPolicy != corev1.PullIfNotPresent {
 			t.Errorf("imagePullPolicy = %q, want IfNotPresent with a pinned image", b.container.ImagePullPolicy)
 		}
-		want := map[string]string{
-			"app.kubernetes.io/name":       "mailbot",
-			"app.kubernetes.io/instance":   "mailbot",
-			"app.kubernetes.io/version":    tag,
-			"app.kubernetes.io/part-of":    "mailbot",
-			"app.kubernetes.io/managed-by": "kustomize",
-		}
-		if !strings.HasSuffix(name, "/mailbot") {
-			t.Errorf("image %q is not mailbot's", name)
-		}
-		check := func(what string, got map[string]string) {
-			for k, v := range want {
-				if got[k] != v {
-					t.Errorf("%s: label %s = %q, want %q", what, k, got[k], v)
-				}
+		checkRecommendedLabels(t, b, tag)
+	})
+}
+
+// checkRecommendedLabels checks Kubernetes' recommended labels on every
+// object of b and on its pods, the version being tag.
+func checkRecommendedLabels(t *testing.T, b kubeBuild, tag string) {
+	t.Helper()
+	want := map[string]string{
+		"app.kubernetes.io/name":       "mailbot",
+		"app.kubernetes.io/instance":   "mailbot",
+		"app.kubernetes.io/version":    tag,
+		"app.kubernetes.io/part-of":    "mailbot",
+		"app.kubernetes.io/managed-by": "kustomize",
+	}
+	check := func(what string, got map[string]string) {
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: label %s = %q, want %q", what, k, got[k], v)
 			}
 		}
-		for _, o := range b.objects {
-			check(o.GetName(), o.GetLabels())
-		}
-		check("the pod template", b.deploy.Spec.Template.Labels)
-	})
+	}
+	for _, o := range b.objects {
+		check(o.GetName(), o.GetLabels())
+	}
+	check("the pod template", b.deploy.Spec.Template.Labels)
+}
+
+// TestKustomizeVersionFollowsImage checks that the version label follows an
+// image set elsewhere than in the base's own images: an overlay of one's own
+// that lists ../version as its transformer, and a registry with a port,
+// whose colon must not be taken for the tag's.
+func TestKustomizeVersionFollowsImage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, image string
+		overlayOn   string // the overlay of one's own builds on it; empty: the base's images: is edited, ha built
+	}{
+		{name: "own overlay on base", image: "ghcr.io/mailbot/mailbot:v9.8.7", overlayOn: "base"},
+		{name: "own overlay on ha, registry with a port", image: "registry.local:5000/mailbot:v1.0.0", overlayOn: "ha"},
+		{name: "own overlay, a local image", image: "mailbot:dev", overlayOn: "base"},
+		{name: "base edited, registry with a port", image: "registry.local:5000/ops/mailbot:v1.0.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fsys := manifestsFS(t)
+			dir := path.Join(kubernetesDir, "ha")
+			if tc.overlayOn != "" {
+				dir = path.Join(kubernetesDir, "mine")
+				writeOwnOverlay(t, fsys, dir, tc.overlayOn, tc.image)
+			} else {
+				setBaseImage(t, fsys, path.Join(baseDir, "kustomization.yaml"), tc.image)
+			}
+			b := kustomizeObjects(t, fsys, dir)
+			if b.container.Image != tc.image {
+				t.Errorf("image = %q, want %q", b.container.Image, tc.image)
+			}
+			_, tag := imageTag(tc.image)
+			checkRecommendedLabels(t, b, tag)
+		})
+	}
+}
+
+// writeOwnOverlay writes, in dir, an overlay of one's own as the version
+// transformer's comment shows it: built on ../on, with image in images:.
+func writeOwnOverlay(t *testing.T, fsys filesys.FileSystem, dir, on, image string) {
+	t.Helper()
+	name, tag := imageTag(image)
+	k := "resources: [../" + on + "]\nimages:\n  - name: ghcr.io/mailbot/mailbot\n    newName: " + name +
+		"\n    newTag: " + tag + "\ntransformers: [../version]\n"
+	if err := fsys.WriteFile(path.Join(dir, "kustomization.yaml"), []byte(k)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setBaseImage points the base's images: entry (in the kustomization at p)
+// at image, as kustomize edit set image writes it.
+func setBaseImage(t *testing.T, fsys filesys.FileSystem, p, image string) {
+	t.Helper()
+	b, err := fsys.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, tag := imageTag(image)
+	re := regexp.MustCompile(`(?m)^(  - name: ghcr\.io/mailbot/mailbot\n)    newTag: .*$`)
+	out := re.ReplaceAllString(string(b), "${1}    newName: "+name+"\n    newTag: "+tag)
+	if out == string(b) {
+		t.Fatalf("%s: no images: entry for ghcr.io/mailbot/mailbot to change", p)
+	}
+	if err := fsys.WriteFile(p, []byte(out)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestKustomizeConfigMapRollsPods checks that the ConfigMap's name follows

@@ -16,6 +16,7 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 
 	"github.com/mailbot/mailbot/bot"
+	"github.com/mailbot/mailbot/commands"
 )
 
 // needs maps every bot scope to what needs it: the methods and events that
@@ -73,6 +74,7 @@ func TestManifestSlackApp(t *testing.T) {
 		if c.ShouldEscape {
 			t.Errorf("%s: should_escape is true", c.Command)
 		}
+		checkUsageHint(t, c)
 	}
 	slices.Sort(commands)
 	if diff := cmp.Diff(slices.Sorted(slices.Values(bot.SlashCommands())), commands); diff != "" {
@@ -91,6 +93,34 @@ func TestManifestSlackApp(t *testing.T) {
 	}
 	checkAppHome(t, app.Features)
 	checkDisplay(t, app)
+}
+
+// releaseSubcommands are the sub-commands of this release, which the usage
+// hints name even before the bot's help lists them all.
+var releaseSubcommands = map[string][]string{
+	"/maildomain": {"register", "check", "status", "help"},
+	"/mailbox":    {"add", "reset", "block", "unblock", "list", "help"},
+}
+
+// checkUsageHint checks that a command's usage_hint names every sub-command:
+// this release's, and each that the bot's help shows (its second word).
+func checkUsageHint(t *testing.T, c slack.ManifestSlashCommand) {
+	t.Helper()
+	want := slices.Clone(releaseSubcommands[c.Command])
+	if len(want) == 0 {
+		t.Errorf("%s: no sub-commands known for it; add them to releaseSubcommands", c.Command)
+	}
+	for _, f := range commands.Help(c.Command).Fields {
+		if words := strings.Fields(f.Label); len(words) > 1 && words[0] == c.Command {
+			want = append(want, words[1])
+		}
+	}
+	hinted := regexp.MustCompile(`[a-z]+`).FindAllString(c.UsageHint, -1)
+	for _, sub := range want {
+		if !slices.Contains(hinted, sub) {
+			t.Errorf("%s: usage_hint %q does not name the sub-command %s", c.Command, c.UsageHint, sub)
+		}
+	}
 }
 
 // checkAppHome checks the App Home's tabs against what the bot does.

@@ -25,10 +25,12 @@ import (
 	"strings"
 	"testing"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"github.com/slack-go/slack"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 	kusttypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
@@ -61,8 +63,21 @@ var kubeTypes = map[string]func() any{
 	"v1 Secret":                     func() any { return new(corev1.Secret) },
 	"policy/v1 PodDisruptionBudget": func() any { return new(policyv1.PodDisruptionBudget) },
 	"kustomize.config.k8s.io/v1beta1 Kustomization":            func() any { return new(kusttypes.Kustomization) },
+	"monitoring.coreos.com/v1 PodMonitor":                      func() any { return new(monitoringv1.PodMonitor) },
+	"monitoring.coreos.com/v1 PrometheusRule":                  func() any { return new(monitoringv1.PrometheusRule) },
+	"builtin ReplacementTransformer":                           func() any { return new(replacementTransformer) },
 	kusttypes.ComponentVersion + " " + kusttypes.ComponentKind: func() any { return new(kusttypes.Kustomization) },
 }
+
+// replacementTransformer is the configuration of kustomize's builtin
+// ReplacementTransformer, as a kustomization's transformers: read it.
+type replacementTransformer struct {
+	metav1.TypeMeta `json:",inline"`
+	ObjectMeta      metav1.ObjectMeta            `json:"metadata"`
+	Replacements    []kusttypes.ReplacementField `json:"replacements"`
+}
+
+func (r *replacementTransformer) GetNamespace() string { return r.ObjectMeta.Namespace }
 
 // decodeJSONStrict decodes data into v as Kubernetes' API server does in
 // strict mode: field names match case-sensitively, and an unknown or
