@@ -17,6 +17,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
 // shellUser is the shell's own user: always an admin.
@@ -177,7 +178,7 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 		sh.audit(ctx)
 	default:
 		if !strings.HasPrefix(word, "/") {
-			fmt.Fprintf(sh.out, "Unknown input %q: type a slash command such as /maildomain help, or help.\n", clip(word, 40))
+			fmt.Fprintf(sh.out, "Unknown input %q: type a slash command such as /maildomain help, or help.\n", textcut.Runes(word, 40))
 			break
 		}
 		sh.command(ctx, word, rest)
@@ -189,7 +190,7 @@ func plainID(id string) string { return id }
 
 func (sh *shell) switchUser(id string) {
 	if !validUser(id) {
-		fmt.Fprintf(sh.out, "%q is not a Slack user ID such as U012AB3CD; still acting as %s.\n", clip(id, 40), sh.user)
+		fmt.Fprintf(sh.out, "%q is not a Slack user ID such as U012AB3CD; still acting as %s.\n", textcut.Runes(id, 40), sh.user)
 		return
 	}
 	sh.user = id
@@ -215,7 +216,7 @@ func (sh *shell) command(ctx context.Context, cmd, text string) {
 func (sh *shell) click(ctx context.Context, kind commands.ButtonKind, id string) {
 	value, ok := sh.values[id]
 	if !ok {
-		fmt.Fprintf(sh.out, "No request %q in this session.\n", clip(id, 40))
+		fmt.Fprintf(sh.out, "No request %q in this session.\n", textcut.Runes(id, 40))
 		return
 	}
 	sh.core.Click(ctx, commands.Click{Kind: kind, Value: value, User: sh.user, Route: commands.Route{User: sh.user}})
@@ -286,11 +287,3 @@ func (sh *shell) Remind(_ context.Context, ref commands.MessageRef, text string)
 
 // ShowsDecision is never asked: the session's store knows every request.
 func (sh *shell) ShowsDecision(context.Context, commands.MessageRef) (bool, error) { return false, nil }
-
-// clip cuts s to n bytes at most, for echoing input.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
