@@ -207,9 +207,11 @@ func TestShellLogOnTerminal(t *testing.T) {
 		}
 		logger.Info("an operation")
 		logger.Warn("a warning")
+		logger.Error("an error")
 		got := log.String()
-		if strings.Contains(got, "an operation") != tc.wantInfo || !strings.Contains(got, "WARN\ta warning") {
-			t.Errorf("env %v: log %q; want info lines: %v, and the warning in console format", tc.env, got, tc.wantInfo)
+		if strings.Contains(got, "an operation") != tc.wantInfo || strings.Contains(got, "a warning") != tc.wantInfo ||
+			!strings.Contains(got, "ERROR\tan error") {
+			t.Errorf("env %v: log %q; want info and warning lines: %v, and the error in console format", tc.env, got, tc.wantInfo)
 		}
 	}
 }
