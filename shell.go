@@ -152,7 +152,7 @@ func validUser(id string) bool { return slackUserID.MatchString(id) }
 
 // shell is one console session.
 type shell struct {
-	core   *commands.Core
+	core    *commands.Core
 	store   commands.Store
 	out     io.Writer
 	user    string            // the acting user
