@@ -13,30 +13,14 @@ import (
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
-// shellOutput is a buffer that the shell writes to while the test reads,
-// with waitFor to poll it.
+// shellOutput is a buffer that the shell writes to while the test reads.
 type shellOutput struct{ testkit.Buffer }
 
-// waitFor polls out until re matches the text after from, and returns the
+// waitFor waits until re matches the output after from, and returns the
 // match and the offset after it.
 func (b *shellOutput) waitFor(t *testing.T, re *regexp.Regexp, from int) ([]string, int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		s := b.String()
-		if loc := re.FindStringSubmatchIndex(s[from:]); loc != nil {
-			m := make([]string, len(loc)/2)
-			for i := range m {
-				if loc[2*i] >= 0 {
-					m[i] = s[from+loc[2*i] : from+loc[2*i+1]]
-				}
-			}
-			return m, from + loc[1]
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("output never matched %s; output after offset %d:\n%s", re, from, b.String()[from:])
-	return nil, 0
+	return b.WaitMatch(t, 10*time.Second, re, from)
 }
 
 // runShellCmd runs `mailbot shell args...` through run() with env and stdin,
