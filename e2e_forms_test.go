@@ -177,7 +177,7 @@ func homeApproval(t *testing.T, w *world) {
 	}
 	upd := w.waitUpdate(req.ts, "Approved by")
 	w.sim.SetLatency(0)
-	if upd.hasButtons() {
+	if upd.HasButtons() {
 		t.Errorf("the request message still offers buttons after the approval")
 	}
 	pw, ok := w.sim.Mailbox("bob@example.com")
@@ -210,7 +210,7 @@ func homeApproval(t *testing.T, w *world) {
 func cancelByRequester(t *testing.T, w *world) {
 	id, _ := w.command(w.fake.Via(0), e2eUser, "/mailbox", "add carol@example.com for the team <!channel> <@UADMIN1> <http://evil.example|docs>")
 	notice := w.result(id)
-	value, ok := notice.button(e2eReplyBlock, e2eCancel)
+	value, ok := notice.Button(e2eReplyBlock, e2eCancel)
 	if !ok {
 		t.Fatalf("the pending notice has no Cancel button:\n%s", notice.shown())
 	}
@@ -251,7 +251,7 @@ func cancelByRequester(t *testing.T, w *world) {
 		t.Fatal(err)
 	}
 	w.result(mine)
-	if upd := w.waitUpdate(req.ts, "Cancelled by the requester"); upd.hasButtons() {
+	if upd := w.waitUpdate(req.ts, "Cancelled by the requester"); upd.HasButtons() {
 		t.Errorf("the cancelled request message still offers buttons")
 	}
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))

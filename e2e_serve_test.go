@@ -136,7 +136,7 @@ func testE2EExpiryWithoutDatabase(t *testing.T, bin string) {
 	if n := len(w.fake.Replies(e2eOps, late.ts)); n != 1 {
 		t.Errorf("a forgotten request got %d reminders, want 1", n)
 	}
-	if ups := w.updates(late.ts); len(ups) != 1 || ups[0].hasButtons() {
+	if ups := w.updates(late.ts); len(ups) != 1 || ups[0].HasButtons() {
 		t.Errorf("the expired request message was updated %d times (want once, without buttons)", len(ups))
 	}
 	if n := w.deliveredTo("ULATE", e2eExpiredText, id); n != 1 {
@@ -244,7 +244,7 @@ elsewhere-domain.com. TXT "v=spf1 mx -all"
 	const domain = "fresh-domain.com"
 	id, _ := w.command(w.fake.Via(0), e2eAdmin1, "/maildomain", "register "+domain)
 	reply := w.result(id)
-	value, ok := reply.button(e2eReplyBlock, e2eCheckDNS)
+	value, ok := reply.Button(e2eReplyBlock, e2eCheckDNS)
 	name, content := w.rec.secret("secret name", domain), w.rec.secret("secret content", domain)
 	if !ok || name == "" || content == "" {
 		t.Fatalf("the register reply offers no Check DNS button (%v) or the sandbox gave no secrets:\n%s", ok, reply.shown())
