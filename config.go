@@ -3,56 +3,74 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
-	_ "unsafe" // for the go:linkname of envconfigLookupEnv
 
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/dnscheck"
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
-// config is mailbot's configuration: interface §2. The tags say everything
-// about a variable, and both the decoding and `mailbot help` read them:
+// config is mailbot's configuration. The tags say everything about a
+// variable, and both the decoding and `mailbot help` read them:
 //
 //   - envconfig: the variable's name; default: its default (envconfig's own
-//     tags); desc: its meaning in `mailbot help`.
+//     tags, so the struct decodes under envconfig.Process too); desc: its
+//     meaning in `mailbot help`.
 //   - scope: the subcommands that read it (comma-separated); without one,
 //     every subcommand that reads configuration does. A variable is
 //     checked only for the subcommands that read it, so that a bad
 //     MAILBOT_PASSWORD_LENGTH does not stop `mailbot sim`.
+//   - provider: the provider (MAILBOT_PROVIDER) whose variable it is; the
+//     variables of the other providers are neither checked nor required.
 //   - need: the subcommands that require it to be set.
 //   - empty:"keep": set and empty is a value of its own (MAILBOT_HTTP_ADDR=
 //     disables the listener). Elsewhere a set but empty variable counts as
 //     unset, so that it takes its default.
+//
+// A field of type secret or databaseURL may come from a file instead: its
+// variable's name with _FILE appended names the file (as container
+// platforms mount secrets); one of the two may be set, never both.
 type config struct {
-	SlackAppToken     secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
-	SlackBotToken     secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
-	SlackAPIURL       string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
-	PDDToken          secret        `envconfig:"PDD_TOKEN" scope:"serve,shell" need:"serve" desc:"value of the PddToken header (the shell uses its embedded sandbox without it)"`
-	PDDBaseURL        string        `envconfig:"PDD_BASE_URL" scope:"serve,shell" default:"https://pddimp.yandex.ru" desc:"PDD API base URL"`
-	PDDTimeout        time.Duration `envconfig:"PDD_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one PDD request"`
-	Admins            []string      `envconfig:"MAILBOT_ADMINS" scope:"serve,shell" need:"serve" desc:"comma-separated Slack user IDs (U..., W...) and user group IDs (S..., members are admins) allowed to run operations and decide requests"`
-	OpsChannel        string        `envconfig:"MAILBOT_OPS_CHANNEL" scope:"serve" desc:"channel ID for notifications and approval requests"`
-	Approvals         string        `envconfig:"MAILBOT_APPROVALS" scope:"serve,shell" default:"off" desc:"off, requests or all (for serve, requests and all need MAILBOT_OPS_CHANNEL)"`
-	ApprovalTTL       time.Duration `envconfig:"MAILBOT_APPROVAL_TTL" scope:"serve,shell" default:"24h" desc:"a pending request older than this expires"`
-	ApprovalsRequired int           `envconfig:"MAILBOT_APPROVALS_REQUIRED" scope:"serve,shell" default:"1" desc:"how many different admins must approve a request, 1 to 5"`
-	ApprovalRemind    time.Duration `envconfig:"MAILBOT_APPROVAL_REMIND" scope:"serve,shell" desc:"empty: no reminders; a duration shorter than MAILBOT_APPROVAL_TTL: a request still pending after it gets one reminder"`
-	Domains           []string      `envconfig:"MAILBOT_DOMAINS" scope:"serve,shell" desc:"allow-list of domains: example.com, *.example.org (subdomains only)"`
-	DefaultDomain     string        `envconfig:"MAILBOT_DEFAULT_DOMAIN" scope:"serve,shell" desc:"domain for /mailbox add with a bare user name"`
-	PasswordLength    int           `envconfig:"MAILBOT_PASSWORD_LENGTH" scope:"serve,shell" default:"16" desc:"length of generated passwords, 6 to 20"`
-	DatabaseURL       databaseURL   `envconfig:"MAILBOT_DATABASE_URL" scope:"serve,audit" need:"audit" desc:"postgres://... or postgresql://...: requests, decisions and the audit trail live in this PostgreSQL database; empty: in the process (one replica)"`
-	AuditRetention    time.Duration `envconfig:"MAILBOT_AUDIT_RETENTION" scope:"serve" default:"8760h" desc:"with MAILBOT_DATABASE_URL: audit entries older than this are deleted (hourly, by one replica); 0 keeps them for ever"`
-	DNSResolver       string        `envconfig:"MAILBOT_DNS_RESOLVER" scope:"serve,shell" desc:"host:port of the DNS server /maildomain check asks; empty: the system's resolver"`
-	HTTPAddr          string        `envconfig:"MAILBOT_HTTP_ADDR" scope:"serve" empty:"keep" default:":8080" desc:"health and metrics listener (/healthz, /readyz, /metrics); set and empty disables it"`
-	ShutdownTimeout   time.Duration `envconfig:"MAILBOT_SHUTDOWN_TIMEOUT" scope:"serve" default:"20s" desc:"how long work in flight may run after SIGTERM"`
-	Concurrency       int           `envconfig:"MAILBOT_CONCURRENCY" scope:"serve" default:"8" desc:"operations run at once; more wait their turn"`
-	LogLevel          string        `envconfig:"MAILBOT_LOG_LEVEL" default:"info" desc:"debug, info, warn or error (any letter case)"`
-	LogFormat         string        `envconfig:"MAILBOT_LOG_FORMAT" default:"json" desc:"json or console"`
+	SlackAppToken       secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
+	SlackBotToken       secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
+	SlackAPIURL         string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
+	Provider            string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" default:"pdd" desc:"the mail-hosting API mailbot drives: pdd, yandex360 or mailcow"`
+	PDDToken            secret        `envconfig:"PDD_TOKEN" scope:"serve,shell" provider:"pdd" need:"serve" desc:"value of the PddToken header (the shell uses its embedded sandbox without it)"`
+	PDDBaseURL          string        `envconfig:"PDD_BASE_URL" scope:"serve,shell" provider:"pdd" default:"https://pddimp.yandex.ru" desc:"PDD API base URL"`
+	PDDTimeout          time.Duration `envconfig:"PDD_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
+	Y360Token           secret        `envconfig:"Y360_TOKEN" scope:"serve,shell" provider:"yandex360" need:"serve" desc:"Yandex 360 OAuth token (the shell uses its embedded sandbox without it)"`
+	Y360OrgID           string        `envconfig:"Y360_ORG_ID" scope:"serve,shell" provider:"yandex360" desc:"Yandex 360 organisation ID; empty: the one organisation the token sees"`
+	Y360BaseURL         string        `envconfig:"Y360_BASE_URL" scope:"serve,shell" provider:"yandex360" default:"https://api360.yandex.net" desc:"Yandex 360 API base URL"`
+	Y360DepartmentID    int           `envconfig:"Y360_DEPARTMENT_ID" scope:"serve,shell" provider:"yandex360" default:"1" desc:"Yandex 360 department of new users"`
+	MailcowURL          string        `envconfig:"MAILCOW_URL" scope:"serve,shell" provider:"mailcow" need:"serve" desc:"the mailcow server, https://mail.example.com (the shell uses its embedded sandbox without it and MAILCOW_API_KEY)"`
+	MailcowAPIKey       secret        `envconfig:"MAILCOW_API_KEY" scope:"serve,shell" provider:"mailcow" need:"serve" desc:"a read-write mailcow API key (X-API-Key)"`
+	MailcowMX           string        `envconfig:"MAILCOW_MX" scope:"serve,shell" provider:"mailcow" desc:"the MX host the DNS checklist expects; empty: the host of MAILCOW_URL (required when that is an IP address)"`
+	ForcePasswordChange bool          `envconfig:"MAILBOT_FORCE_PASSWORD_CHANGE" scope:"serve,shell" default:"true" desc:"new mailboxes and reset passwords must be changed at the next login, where the provider can require it"`
+	Admins              []string      `envconfig:"MAILBOT_ADMINS" scope:"serve,shell" need:"serve" desc:"comma-separated Slack user IDs (U..., W...) and user group IDs (S..., members are admins) allowed to run operations and decide requests"`
+	OpsChannel          string        `envconfig:"MAILBOT_OPS_CHANNEL" scope:"serve" desc:"channel ID for notifications and approval requests"`
+	Approvals           string        `envconfig:"MAILBOT_APPROVALS" scope:"serve,shell" default:"off" desc:"off, requests or all (for serve, requests and all need MAILBOT_OPS_CHANNEL)"`
+	ApprovalTTL         time.Duration `envconfig:"MAILBOT_APPROVAL_TTL" scope:"serve,shell" default:"24h" desc:"a pending request older than this expires"`
+	ApprovalsRequired   int           `envconfig:"MAILBOT_APPROVALS_REQUIRED" scope:"serve,shell" default:"1" desc:"how many different admins must approve a request, 1 to {approvals.max}"`
+	ApprovalRemind      time.Duration `envconfig:"MAILBOT_APPROVAL_REMIND" scope:"serve,shell" desc:"empty: no reminders; a duration shorter than MAILBOT_APPROVAL_TTL: a request still pending after it gets one reminder"`
+	Domains             []string      `envconfig:"MAILBOT_DOMAINS" scope:"serve,shell" desc:"allow-list of domains: example.com, *.example.org (subdomains only)"`
+	DefaultDomain       string        `envconfig:"MAILBOT_DEFAULT_DOMAIN" scope:"serve,shell" desc:"domain for /mailbox add with a bare user name"`
+	PasswordLength      int           `envconfig:"MAILBOT_PASSWORD_LENGTH" scope:"serve,shell" default:"16" desc:"length of generated passwords, {password.min} to {password.max}"`
+	DatabaseURL         databaseURL   `envconfig:"MAILBOT_DATABASE_URL" scope:"serve,shell,audit" need:"audit" desc:"postgres://... or postgresql://...: requests, decisions and the audit trail live in this PostgreSQL database; empty: in the process (one replica)"`
+	AuditRetention      time.Duration `envconfig:"MAILBOT_AUDIT_RETENTION" scope:"serve" default:"8760h" desc:"with MAILBOT_DATABASE_URL: audit entries older than this are deleted (hourly, by one replica); 0 keeps them for ever"`
+	DNSResolver         string        `envconfig:"MAILBOT_DNS_RESOLVER" scope:"serve,shell" desc:"host:port of the DNS server /maildomain check asks; empty: the system's resolver"`
+	HTTPAddr            string        `envconfig:"MAILBOT_HTTP_ADDR" scope:"serve" empty:"keep" default:":8080" desc:"health and metrics listener (/healthz, /readyz, /metrics); set and empty disables it"`
+	ShutdownTimeout     time.Duration `envconfig:"MAILBOT_SHUTDOWN_TIMEOUT" scope:"serve" default:"20s" desc:"how long work in flight may run after SIGTERM"`
+	Concurrency         int           `envconfig:"MAILBOT_CONCURRENCY" scope:"serve" default:"8" desc:"operations run at once; more wait their turn"`
+	LogLevel            string        `envconfig:"MAILBOT_LOG_LEVEL" default:"info" desc:"debug, info, warn or error (any letter case)"`
+	LogFormat           string        `envconfig:"MAILBOT_LOG_FORMAT" default:"json" desc:"json or console"`
 }
 
 // configError names the variable that is wrong. Reason never holds a
@@ -88,12 +106,17 @@ func (es configErrors) Unwrap() []error {
 type configVar struct {
 	name, def, desc string
 	scope, need     []string // nil scope: every subcommand that reads configuration
+	provider        string   // empty: whichever provider is selected
 	keepEmpty       bool
-	index           int // of the field in config
+	secret          bool // may come from the file named by fileVar
+	index           int  // of the field in config
 }
 
-// usedBy reports whether subcommand sub reads the variable.
-func (v configVar) usedBy(sub string) bool { return v.scope == nil || slices.Contains(v.scope, sub) }
+// usedBy reports whether subcommand sub reads the variable when provider
+// is selected.
+func (v configVar) usedBy(sub, provider string) bool {
+	return (v.scope == nil || slices.Contains(v.scope, sub)) && (v.provider == "" || v.provider == provider)
+}
 
 // envVars lists the variables of config in the order of its fields.
 // Reading tags is plain reflect.Type work, which leaves the linker's
@@ -102,15 +125,16 @@ func envVars() []configVar {
 	typ := reflect.TypeFor[config]()
 	vars := make([]configVar, 0, typ.NumField())
 	for i := range typ.NumField() {
-		tag := typ.Field(i).Tag
-		name := tag.Get("envconfig")
+		f := typ.Field(i)
+		name := f.Tag.Get("envconfig")
 		if name == "" {
 			continue
 		}
 		vars = append(vars, configVar{
-			name: name, def: tag.Get("default"), desc: tag.Get("desc"),
-			scope: splitList(tag.Get("scope")), need: splitList(tag.Get("need")),
-			keepEmpty: tag.Get("empty") == "keep", index: i,
+			name: name, def: f.Tag.Get("default"), desc: f.Tag.Get("desc"),
+			scope: splitList(f.Tag.Get("scope")), need: splitList(f.Tag.Get("need")),
+			provider: f.Tag.Get("provider"), keepEmpty: f.Tag.Get("empty") == "keep",
+			secret: f.Type.Implements(reflect.TypeFor[revealer]()), index: i,
 		})
 	}
 	return vars
@@ -123,32 +147,45 @@ func splitList(s string) []string {
 	return strings.Split(s, ",")
 }
 
+// revealer is a secret's type: it prints redacted, and reveal gives the
+// value itself.
+type revealer interface{ reveal() string }
+
 // loadConfig decodes the variables through lookup (os.LookupEnv in
-// production, a map in tests) and checks those that subcommand sub reads,
-// and that those it needs are set. It reports every bad variable at once.
+// production, a map in tests) and checks those that subcommand sub reads
+// for the selected provider, and that those it needs are set. It reports
+// every bad variable at once.
 func loadConfig(lookup func(string) (string, bool), sub string) (*config, error) {
 	vars := envVars()
-	lookup = envLookup(lookup, vars)
 	var c config
-	bad, err := decodeEnv(&c, lookup)
+	bad, err := decodeEnv(&c, vars, envLookup(lookup, vars))
 	if err != nil {
 		return nil, err
 	}
-	for name, reason := range c.problems(sub) {
+	for name, e := range c.problems(sub) {
 		if _, ok := bad[name]; !ok {
-			bad[name] = reason
+			bad[name] = e
 		}
 	}
+	if err := c.report(sub, bad); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// report is every bad variable of bad that subcommand sub reads, in the
+// order of config's fields, or nil.
+func (c *config) report(sub string, bad map[string]*configError) error {
 	var errs configErrors
-	for _, v := range vars {
-		if reason, ok := bad[v.name]; ok && v.usedBy(sub) {
-			errs = append(errs, &configError{Var: v.name, Reason: reason})
+	for _, v := range envVars() {
+		if e, ok := bad[v.name]; ok && v.usedBy(sub, c.Provider) {
+			errs = append(errs, e)
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return errs
 	}
-	return &c, nil
+	return nil
 }
 
 // envLookup trims the values of lookup and reports a set but empty
@@ -166,106 +203,139 @@ func envLookup(lookup func(string) (string, bool), vars []configVar) func(string
 	}
 }
 
-// envconfigLookupEnv is envconfig's source of values. envconfig v1.4
-// reads variables only through this package variable (os.LookupEnv, see
-// env_os.go), has no option to replace it (upstream PR #210, "Allow
-// override of lookupEnv", is unmerged), and stops at the first value it
-// cannot decode. run() takes its environment as a lookup, so that tests
-// pass a map and run in parallel; so decodeEnv points this variable at
-// that lookup for one decoding, under envMu, and puts it back. The other
-// ways are worse: os.Setenv around envconfig.Process changes the
-// environment under every other goroutine of the process (and of the
-// commands it starts), and a patched copy of envconfig leaves the module
-// the design card names. The version is pinned by go.mod and go.sum; if a
-// new envconfig renamed the variable, decoding would silently read the
-// process environment, and TestLoadConfigReadsTheLookupOnly would fail.
-//
-//go:linkname envconfigLookupEnv github.com/kelseyhightower/envconfig.lookupEnv
-var envconfigLookupEnv func(string) (string, bool)
-
-// envMu serialises the decodings that borrow envconfigLookupEnv.
-var envMu sync.Mutex
-
-// decodeEnv runs envconfig.Process on c with lookup as the environment. A
-// value envconfig cannot decode is recorded, then treated as unset (so the
-// field takes its default) and the decoding runs again, until every value
-// decodes: bad maps each such variable to the reason.
-func decodeEnv(c *config, lookup func(string) (string, bool)) (bad map[string]string, _ error) {
-	envMu.Lock()
-	defer envMu.Unlock()
-	saved := envconfigLookupEnv
-	defer func() { envconfigLookupEnv = saved }()
-	bad = make(map[string]string)
-	envconfigLookupEnv = func(name string) (string, bool) {
-		if _, skip := bad[name]; skip {
-			return "", false
+// decodeEnv decodes each variable of vars that lookup holds, or its
+// default, into its field of c. A value that does not decode is recorded
+// in bad, by variable, and the field takes its default.
+func decodeEnv(c *config, vars []configVar, lookup func(string) (string, bool)) (bad map[string]*configError, _ error) {
+	bad = make(map[string]*configError)
+	fields := reflect.ValueOf(c).Elem()
+	for _, v := range vars {
+		raw, set, err := v.value(lookup)
+		if err != nil {
+			bad[v.name] = err
+			set = false
 		}
-		return lookup(name)
+		if set {
+			if derr := decodeField(fields.Field(v.index), raw); derr != nil {
+				bad[v.name] = &configError{Var: v.name, Reason: decodeReason(fields.Field(v.index).Type(), raw)}
+				set = false
+			}
+		}
+		if !set && v.def != "" {
+			if err := decodeField(fields.Field(v.index), v.def); err != nil {
+				return nil, fmt.Errorf("configuration: %s: the default %q does not decode", v.name, v.def)
+			}
+		}
 	}
-	for {
-		*c = config{}
-		err := envconfig.Process("", c)
-		var pe *envconfig.ParseError
-		if !errors.As(err, &pe) {
-			return bad, err // nil, or a program error such as a bad default
-		}
-		if _, again := bad[pe.KeyName]; again {
-			return nil, fmt.Errorf("configuration: %s: the default %q does not decode", pe.KeyName, pe.Value)
-		}
-		bad[pe.KeyName] = decodeReason(pe)
-	}
+	return bad, nil
 }
 
-// decodeReason says why a value does not decode. Only durations and
-// numbers fail to decode, so the value is shown; tokens never fail.
-func decodeReason(pe *envconfig.ParseError) string {
-	v := shorten(pe.Value, 40)
-	switch pe.TypeName {
-	case "time.Duration":
-		return fmt.Sprintf("%q is not a duration such as 15s or 24h", v)
-	case "int":
-		return fmt.Sprintf("%q is not a whole number", v)
+// value is the variable's value from lookup, or, for a secret, from the
+// file its _FILE variant names, without the file's trailing newline.
+func (v configVar) value(lookup func(string) (string, bool)) (string, bool, *configError) {
+	raw, set := lookup(v.name)
+	if !v.secret {
+		return raw, set, nil
 	}
-	return fmt.Sprintf("the value does not decode as %s", pe.TypeName)
+	fileVar := v.fileVar()
+	path, fromFile := lookup(fileVar)
+	switch {
+	case fromFile && set:
+		return "", false, &configError{Var: fileVar, Reason: "set only one of " + v.name + " and " + fileVar}
+	case !fromFile:
+		return raw, set, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", false, &configError{Var: fileVar, Reason: "cannot read the file: " + fileProblem(err)}
+	}
+	s := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	return s, s != "", nil
+}
+
+// fileVar is the name of the variable that names a file holding the
+// secret variable v: v's name with _FILE appended.
+func (v configVar) fileVar() string { return v.name + "_FILE" }
+
+// fileProblem is why a file could not be read, with its path (which the
+// operator chose) but nothing of its content.
+func fileProblem(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// decodeField sets field from raw: a type that decodes itself does
+// (envconfig.Decoder, as under envconfig); otherwise by the field's kind.
+func decodeField(field reflect.Value, raw string) error {
+	if d, ok := field.Addr().Interface().(envconfig.Decoder); ok {
+		return d.Decode(raw)
+	}
+	if field.Type() == reflect.TypeFor[time.Duration]() {
+		d, err := time.ParseDuration(raw)
+		field.SetInt(int64(d))
+		return err
+	}
+	switch field.Kind() {
+	case reflect.String:
+		field.SetString(raw)
+		return nil
+	case reflect.Int:
+		n, err := strconv.Atoi(raw)
+		field.SetInt(int64(n))
+		return err
+	case reflect.Bool:
+		b, err := strconv.ParseBool(raw)
+		field.SetBool(b)
+		return err
+	case reflect.Slice:
+		if field.Type().Elem().Kind() == reflect.String {
+			field.Set(reflect.ValueOf(strings.Split(raw, ",")).Convert(field.Type()))
+			return nil
+		}
+	}
+	return fmt.Errorf("configuration: no decoding for %s", field.Type())
+}
+
+// decodeReason says why a value does not decode. Only durations, numbers
+// and booleans fail to decode, so the value is shown; secrets never fail.
+func decodeReason(typ reflect.Type, raw string) string {
+	v := textcut.Runes(raw, 40)
+	switch typ {
+	case reflect.TypeFor[time.Duration]():
+		return fmt.Sprintf("%q is not a duration such as 15s or 24h", v)
+	case reflect.TypeFor[int]():
+		return fmt.Sprintf("%q is not a whole number", v)
+	case reflect.TypeFor[bool]():
+		return fmt.Sprintf("%q is not true or false", v)
+	}
+	return fmt.Sprintf("the value does not decode as %s", typ)
 }
 
 // adminUsers is the user IDs (U…, W…) of MAILBOT_ADMINS.
 func (c *config) adminUsers() []string {
-	return slices.DeleteFunc(slices.Clone(c.Admins), isGroupID)
+	return slices.DeleteFunc(slices.Clone(c.Admins), commands.IsGroupID)
 }
 
 // adminGroups is the user group IDs (S…) of MAILBOT_ADMINS: their members
 // are admins (interface §6).
 func (c *config) adminGroups() []string {
-	return slices.DeleteFunc(slices.Clone(c.Admins), func(id string) bool { return !isGroupID(id) })
+	return slices.DeleteFunc(slices.Clone(c.Admins), func(id string) bool { return !commands.IsGroupID(id) })
 }
-
-func isGroupID(id string) bool { return slackGroupID.MatchString(id) }
 
 // requireServe checks what serve needs. loadConfig(lookup, "serve")
 // already did; it remains for callers holding a config loaded for another
 // subcommand.
-func (c *config) requireServe() error {
-	var errs configErrors
-	problems := c.problems("serve")
-	for _, v := range envVars() {
-		if reason, ok := problems[v.name]; ok && v.usedBy("serve") {
-			errs = append(errs, &configError{Var: v.name, Reason: reason})
-		}
-	}
-	if len(errs) > 0 {
-		return errs
-	}
-	return nil
-}
+func (c *config) requireServe() error { return c.report("serve", c.problems("serve")) }
 
 // coreConfig is the part of config the commands core uses. Admins keeps
 // the user group IDs: the transport resolves them (commands.Config.InGroup).
 func (c *config) coreConfig() commands.Config {
-	mode, _ := commands.ParseApprovalMode(c.Approvals) // checked by loadConfig
 	cc := commands.Config{
 		Admins:            c.Admins,
-		Approvals:         mode,
+		Approvals:         commands.ApprovalMode(c.Approvals), // commands.Config.Check parses it
 		ApprovalTTL:       c.ApprovalTTL,
 		ApprovalsRequired: c.ApprovalsRequired,
 		RemindAfter:       c.ApprovalRemind,

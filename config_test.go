@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/kelseyhightower/envconfig"
 
+	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -56,7 +57,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		SlackAPIURL: "https://slack.com/api/", PDDBaseURL: "https://pddimp.yandex.ru", PDDTimeout: 15 * time.Second,
+		SlackAPIURL: "https://slack.com/api/", Provider: "pdd", PDDBaseURL: "https://pddimp.yandex.ru", PDDTimeout: 15 * time.Second,
+		Y360BaseURL: "https://api360.yandex.net", Y360DepartmentID: 1, ForcePasswordChange: true,
 		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
 		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
 		AuditRetention: 8760 * time.Hour,
@@ -187,6 +189,21 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"database password in the query", "serve", map[string]string{"MAILBOT_DATABASE_URL": dbURL("postgres://db/x?password=PW&sslmode=sometimes")},
 			"MAILBOT_DATABASE_URL", "sslmode"},
 		{"audit without a database", "audit", nil, "MAILBOT_DATABASE_URL", "required by audit"},
+		{"unknown provider", "shell", map[string]string{"MAILBOT_PROVIDER": "gmail"}, "MAILBOT_PROVIDER", "pdd, yandex360, mailcow"},
+		{"yandex360 without a token", "serve", map[string]string{"MAILBOT_PROVIDER": "yandex360"}, "Y360_TOKEN", "required by serve"},
+		{"plain http Yandex 360", "shell", map[string]string{"MAILBOT_PROVIDER": "Yandex360", "Y360_BASE_URL": "http://api360.example.com"}, "Y360_BASE_URL", "https"},
+		{"org ID not a number", "shell", map[string]string{"MAILBOT_PROVIDER": "yandex360", "Y360_ORG_ID": "acme"}, "Y360_ORG_ID", `"acme" is not an organisation ID`},
+		{"org ID 0", "shell", map[string]string{"MAILBOT_PROVIDER": "yandex360", "Y360_ORG_ID": "0"}, "Y360_ORG_ID", "positive whole number"},
+		{"department 0", "shell", map[string]string{"MAILBOT_PROVIDER": "yandex360", "Y360_DEPARTMENT_ID": "0"}, "Y360_DEPARTMENT_ID", "got 0"},
+		{"department not a number", "shell", map[string]string{"MAILBOT_PROVIDER": "yandex360", "Y360_DEPARTMENT_ID": "sales"}, "Y360_DEPARTMENT_ID", "whole number"},
+		{"token with a space", "shell", map[string]string{"MAILBOT_PROVIDER": "yandex360", "Y360_TOKEN": "y0 SECRETPDD"}, "Y360_TOKEN", "one word"},
+		{"mailcow without a URL", "serve", map[string]string{"MAILBOT_PROVIDER": "mailcow", "MAILCOW_API_KEY": "SECRETPDD"}, "MAILCOW_URL", "required by serve"},
+		{"mailcow key without a URL in the shell", "shell", map[string]string{"MAILBOT_PROVIDER": "mailcow", "MAILCOW_API_KEY": "SECRETPDD"}, "MAILCOW_URL", "set both"},
+		{"mailcow URL without a key in the shell", "shell", map[string]string{"MAILBOT_PROVIDER": "mailcow", "MAILCOW_URL": "https://mail.example.com"}, "MAILCOW_API_KEY", "set both"},
+		{"plain http mailcow", "shell", map[string]string{"MAILBOT_PROVIDER": "mailcow", "MAILCOW_URL": "http://mail.example.com", "MAILCOW_API_KEY": "SECRETPDD"}, "MAILCOW_URL", "https"},
+		{"mailcow at an IP address without MX", "serve", map[string]string{"MAILBOT_PROVIDER": "mailcow", "MAILCOW_URL": "https://192.0.2.7", "MAILCOW_API_KEY": "SECRETPDD"}, "MAILCOW_MX", "IP address"},
+		{"bad mailcow MX", "shell", map[string]string{"MAILBOT_PROVIDER": "mailcow", "MAILCOW_MX": "mx_1.example.com"}, "MAILCOW_MX", ""},
+		{"force password change not a boolean", "shell", map[string]string{"MAILBOT_FORCE_PASSWORD_CHANGE": "sometimes"}, "MAILBOT_FORCE_PASSWORD_CHANGE", `"sometimes" is not true or false`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -256,7 +273,7 @@ func TestLoadConfigChecksOnlyWhatTheSubcommandReads(t *testing.T) {
 	}{
 		{map[string]string{"MAILBOT_PASSWORD_LENGTH": "30"}, []string{"serve", "shell"}},
 		{map[string]string{"SLACK_APP_TOKEN": secretBotToken}, []string{"serve"}},
-		{map[string]string{"MAILBOT_DATABASE_URL": "mysql://db"}, []string{"serve", "audit"}},
+		{map[string]string{"MAILBOT_DATABASE_URL": "mysql://db"}, []string{"serve", "shell", "audit"}},
 		{map[string]string{"MAILBOT_HTTP_ADDR": "8080"}, []string{"serve"}},
 		{map[string]string{"MAILBOT_LOG_LEVEL": "loud"}, []string{"serve", "shell", "sim", "audit"}},
 	} {
@@ -311,9 +328,9 @@ func flat(env map[string]string) []string {
 	return kv
 }
 
-// TestLoadConfigReadsTheLookupOnly shows that envconfig reads the lookup
-// run() was given, not the process environment, and reads the process
-// environment again afterwards (see envconfigLookupEnv).
+// TestLoadConfigReadsTheLookupOnly shows that loadConfig reads the lookup
+// run() was given, not the process environment, and leaves the process
+// environment (which envconfig.Process still reads) as it was.
 func TestLoadConfigReadsTheLookupOnly(t *testing.T) {
 	t.Setenv("MAILBOT_PASSWORD_LENGTH", "30")
 	t.Setenv("MAILBOT_LOG_LEVEL", "debug")
@@ -372,7 +389,9 @@ func TestHelpListsEveryVariable(t *testing.T) {
 		}
 	}
 	// interface §2's table, as the operators read it.
-	interfaceVars := []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "SLACK_API_URL", "PDD_TOKEN", "PDD_BASE_URL", "PDD_TIMEOUT",
+	interfaceVars := []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "SLACK_API_URL", "MAILBOT_PROVIDER", "PDD_TOKEN", "PDD_BASE_URL", "PDD_TIMEOUT",
+		"Y360_TOKEN", "Y360_ORG_ID", "Y360_BASE_URL", "Y360_DEPARTMENT_ID", "MAILCOW_URL", "MAILCOW_API_KEY", "MAILCOW_MX",
+		"MAILBOT_FORCE_PASSWORD_CHANGE",
 		"MAILBOT_ADMINS", "MAILBOT_OPS_CHANNEL", "MAILBOT_APPROVALS", "MAILBOT_APPROVAL_TTL", "MAILBOT_APPROVALS_REQUIRED",
 		"MAILBOT_APPROVAL_REMIND", "MAILBOT_DOMAINS", "MAILBOT_DEFAULT_DOMAIN", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL",
 		"MAILBOT_AUDIT_RETENTION",
@@ -399,6 +418,14 @@ func TestHelpListsEveryVariable(t *testing.T) {
 		if !strings.Contains(out.String(), "mailbot "+sc.synopsis) {
 			t.Errorf("help does not list %q", "mailbot "+sc.synopsis)
 		}
+	}
+	for _, name := range []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "PDD_TOKEN", "Y360_TOKEN", "MAILCOW_API_KEY", "MAILBOT_DATABASE_URL"} {
+		if !strings.Contains(lines[name+"_FILE"], "a file holding "+name) {
+			t.Errorf("help does not list %s_FILE:\n%s", name, out.String())
+		}
+	}
+	if !strings.Contains(lines["MAILBOT_APPROVALS_REQUIRED"], fmt.Sprintf("1 to %d", commands.MaxApprovalsRequired)) {
+		t.Errorf("help line %q does not give the limit of commands.MaxApprovalsRequired", lines["MAILBOT_APPROVALS_REQUIRED"])
 	}
 	if s := out.String(); !strings.Contains(lines["SLACK_BOT_TOKEN"], "(required by serve)") || !strings.Contains(s, "set and empty disables it") {
 		t.Errorf("help does not say what serve requires, or how to disable the listener:\n%s", s)

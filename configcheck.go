@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"reflect"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
 // secret is a token: it prints as <secret> wherever it might be logged.
@@ -63,23 +65,32 @@ func (d databaseURL) redacted() string {
 
 var (
 	slackUserID    = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
-	slackGroupID   = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
 	slackChannelID = regexp.MustCompile(`^[CGD][A-Z0-9]{2,}$`)
 	quoted         = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
 )
 
-// problems returns the reason for each bad variable: bad values, then,
-// for subcommand sub, unset variables it needs and values that contradict
-// each other. It normalises some values (the Slack URL's slash, the
-// default domain, the letter case of the log settings).
-func (c *config) problems(sub string) map[string]string {
-	p := make(map[string]string)
+// The providers of MAILBOT_PROVIDER.
+const (
+	providerPDD       = "pdd"
+	providerYandex360 = "yandex360"
+	providerMailcow   = "mailcow"
+)
+
+// problems returns the bad variables: bad values, then, for subcommand
+// sub, unset variables it needs and values that contradict each other. It
+// normalises some values (the Slack URL's slash, the default domain, the
+// letter case of the log settings and of the provider, the mailcow MX).
+func (c *config) problems(sub string) map[string]*configError {
+	p := make(map[string]*configError)
 	add := func(name string, err error) {
 		if _, seen := p[name]; err != nil && !seen {
-			p[name] = err.Error()
+			p[name] = &configError{Var: name, Reason: err.Error()}
 		}
 	}
 	for _, ch := range c.valueChecks() {
+		add(ch.name, ch.err)
+	}
+	for _, ch := range c.coreChecks() {
 		add(ch.name, ch.err)
 	}
 	v := reflect.ValueOf(c).Elem()
@@ -102,22 +113,25 @@ type check struct {
 // valueChecks checks each value on its own.
 func (c *config) valueChecks() []check {
 	c.LogLevel, c.LogFormat = strings.ToLower(c.LogLevel), strings.ToLower(c.LogFormat)
+	c.Provider = strings.ToLower(c.Provider)
 	c.Admins, c.Domains = cleanList(c.Admins), cleanList(c.Domains)
 	return []check{
 		{"SLACK_APP_TOKEN", checkToken(c.SlackAppToken, "xapp-", "an app-level token (xapp-...)")},
 		{"SLACK_BOT_TOKEN", checkToken(c.SlackBotToken, "xoxb-", "a bot token (xoxb-...)")},
 		{"SLACK_API_URL", c.normaliseSlackURL()},
+		{"MAILBOT_PROVIDER", oneOf(c.Provider, providerPDD, providerYandex360, providerMailcow)},
 		{"PDD_BASE_URL", checkURL(c.PDDBaseURL)},
 		{"PDD_TIMEOUT", positive(c.PDDTimeout)},
+		{"Y360_TOKEN", checkBareToken(c.Y360Token)},
+		{"Y360_ORG_ID", checkOrgID(c.Y360OrgID)},
+		{"Y360_BASE_URL", checkURL(c.Y360BaseURL)},
+		{"Y360_DEPARTMENT_ID", inRange(c.Y360DepartmentID, 1, math.MaxInt32)},
+		{"MAILCOW_URL", checkOptionalURL(c.MailcowURL)},
+		{"MAILCOW_API_KEY", checkBareToken(c.MailcowAPIKey)},
+		{"MAILCOW_MX", c.normaliseMailcowMX()},
 		{"MAILBOT_ADMINS", checkAdmins(c.Admins)},
 		{"MAILBOT_OPS_CHANNEL", matchAll(nonEmpty(c.OpsChannel), slackChannelID, "a Slack channel ID such as C012AB3CD")},
-		{"MAILBOT_APPROVALS", c.checkApprovals()},
-		{"MAILBOT_APPROVAL_TTL", positive(c.ApprovalTTL)},
-		{"MAILBOT_APPROVALS_REQUIRED", inRange(c.ApprovalsRequired, 1, 5)},
 		{"MAILBOT_APPROVAL_REMIND", c.checkRemind()},
-		{"MAILBOT_DOMAINS", commands.CheckDomainPatterns(c.Domains)},
-		{"MAILBOT_DEFAULT_DOMAIN", c.checkDefaultDomain()},
-		{"MAILBOT_PASSWORD_LENGTH", inRange(c.PasswordLength, apiclient.MinPasswordLen, apiclient.MaxPasswordLen)},
 		{"MAILBOT_DATABASE_URL", checkDatabaseURL(c.DatabaseURL)},
 		{"MAILBOT_DNS_RESOLVER", checkResolver(c.DNSResolver)},
 		{"MAILBOT_HTTP_ADDR", checkAddr(c.HTTPAddr)},
@@ -126,6 +140,34 @@ func (c *config) valueChecks() []check {
 		{"MAILBOT_SHUTDOWN_TIMEOUT", positive(c.ShutdownTimeout)},
 		{"MAILBOT_CONCURRENCY", inRange(c.Concurrency, 1, 1024)},
 	}
+}
+
+// coreSettings names the variable of each setting of commands.Config
+// that commands.Config.Check refuses.
+var coreSettings = map[commands.Setting]string{
+	commands.SettingApprovals:         "MAILBOT_APPROVALS",
+	commands.SettingApprovalTTL:       "MAILBOT_APPROVAL_TTL",
+	commands.SettingApprovalsRequired: "MAILBOT_APPROVALS_REQUIRED",
+	commands.SettingDomains:           "MAILBOT_DOMAINS",
+	commands.SettingDefaultDomain:     "MAILBOT_DEFAULT_DOMAIN",
+	commands.SettingPasswordLength:    "MAILBOT_PASSWORD_LENGTH",
+}
+
+// coreChecks checks the policy settings by the core's own rules
+// (commands.Config.Check), and keeps the default domain normalised.
+func (c *config) coreChecks() []check {
+	cc, errs := c.coreConfig().Check()
+	if cc.DefaultDomain != "" {
+		c.DefaultDomain = cc.DefaultDomain
+	}
+	if cc.Approvals != "" {
+		c.Approvals = string(cc.Approvals)
+	}
+	checks := make([]check, len(errs))
+	for i, e := range errs {
+		checks[i] = check{coreSettings[e.Setting], e.Err}
+	}
+	return checks
 }
 
 // crossChecks checks the values that must agree with each other for sub.
@@ -138,6 +180,13 @@ func (c *config) crossChecks(sub string) []check {
 	if c.ApprovalsRequired > 1 && off {
 		checks = append(checks, check{"MAILBOT_APPROVALS_REQUIRED", fmt.Errorf(
 			"is %d, but MAILBOT_APPROVALS is off, so nothing is ever approved: set MAILBOT_APPROVALS to requests or all, or this to 1", c.ApprovalsRequired)})
+	}
+	if c.Provider == providerMailcow && (c.MailcowURL == "") != (c.MailcowAPIKey == "") {
+		missing, other := "MAILCOW_URL", "MAILCOW_API_KEY"
+		if c.MailcowAPIKey == "" {
+			missing, other = other, missing
+		}
+		checks = append(checks, check{missing, fmt.Errorf("not set, but %s is: set both, or neither for the shell's sandbox", other)})
 	}
 	// With user groups the number of admins is known only at start; the
 	// shell adds its own user, an admin.
@@ -152,6 +201,19 @@ func (c *config) crossChecks(sub string) []check {
 		}
 	}
 	return checks
+}
+
+// ProviderCredentialsSet reports whether the credentials of the selected
+// provider are set: without them the shell drives that provider's
+// embedded sandbox (serve requires them).
+func (c *config) ProviderCredentialsSet() bool {
+	switch c.Provider {
+	case providerYandex360:
+		return c.Y360Token != ""
+	case providerMailcow:
+		return c.MailcowURL != "" && c.MailcowAPIKey != ""
+	}
+	return c.PDDToken != ""
 }
 
 func checkToken(t secret, prefix, what string) error {
@@ -176,6 +238,56 @@ func checkURL(raw string) error {
 	return err
 }
 
+// checkOptionalURL is checkURL for a URL without a default: empty, or a
+// URL by the same rules.
+func checkOptionalURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	return checkURL(raw)
+}
+
+// checkBareToken checks a token that has no known prefix: one word.
+func checkBareToken(t secret) error {
+	if strings.ContainsAny(t.reveal(), " \t\r\n") {
+		return errors.New("must be one word; the value given holds white space (not shown)")
+	}
+	return nil
+}
+
+// checkOrgID checks Y360_ORG_ID: empty, or a positive whole number.
+func checkOrgID(id string) error {
+	if id == "" {
+		return nil
+	}
+	if n, err := strconv.ParseUint(id, 10, 63); err != nil || n == 0 {
+		return fmt.Errorf("%q is not an organisation ID (a positive whole number)", textcut.Runes(id, 40))
+	}
+	return nil
+}
+
+// normaliseMailcowMX checks MAILCOW_MX and, when it is empty, sets it to
+// the host of MAILCOW_URL, which must then be a name, not an IP address.
+func (c *config) normaliseMailcowMX() error {
+	if c.MailcowMX != "" {
+		mx, err := commands.NormalizeDomain(c.MailcowMX)
+		if err != nil {
+			return err
+		}
+		c.MailcowMX = mx
+		return nil
+	}
+	u, err := url.Parse(c.MailcowURL)
+	if c.MailcowURL == "" || err != nil || u.Hostname() == "" {
+		return nil // MAILCOW_URL's own check says what is wrong with it
+	}
+	if net.ParseIP(u.Hostname()) != nil {
+		return errors.New("required when the host of MAILCOW_URL is an IP address: the MX host name the DNS checklist expects")
+	}
+	c.MailcowMX = strings.ToLower(u.Hostname())
+	return nil
+}
+
 func positive(d time.Duration) error {
 	if d <= 0 {
 		return fmt.Errorf("must be a positive duration, got %s", d)
@@ -194,7 +306,7 @@ func oneOf(s string, allowed ...string) error {
 	if slices.Contains(allowed, s) {
 		return nil
 	}
-	return fmt.Errorf("must be one of %s, got %q", strings.Join(allowed, ", "), shorten(s, 20))
+	return fmt.Errorf("must be one of %s, got %q", strings.Join(allowed, ", "), textcut.Runes(s, 20))
 }
 
 // cleanList trims the entries of a comma-separated list (envconfig splits
@@ -219,7 +331,7 @@ func nonEmpty(s string) []string {
 func matchAll(values []string, re *regexp.Regexp, what string) error {
 	for _, v := range values {
 		if !re.MatchString(v) {
-			return fmt.Errorf("%q is not %s", shorten(v, 40), what)
+			return fmt.Errorf("%q is not %s", textcut.Runes(v, 40), what)
 		}
 	}
 	return nil
@@ -227,8 +339,8 @@ func matchAll(values []string, re *regexp.Regexp, what string) error {
 
 func checkAdmins(ids []string) error {
 	for _, id := range ids {
-		if !slackUserID.MatchString(id) && !isGroupID(id) {
-			return fmt.Errorf("%q is not a Slack user ID (U012AB3CD, W012AB3CD) or user group ID (S012AB3CD)", shorten(id, 40))
+		if !slackUserID.MatchString(id) && !commands.IsGroupID(id) {
+			return fmt.Errorf("%q is not a Slack user ID (U012AB3CD, W012AB3CD) or user group ID (S012AB3CD)", textcut.Runes(id, 40))
 		}
 	}
 	return nil
@@ -239,7 +351,7 @@ func checkAddr(addr string) error {
 		return nil
 	}
 	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return fmt.Errorf("%q is not host:port (such as :8080)", shorten(addr, 60))
+		return fmt.Errorf("%q is not host:port (such as :8080)", textcut.Runes(addr, 60))
 	}
 	return nil
 }
@@ -251,17 +363,12 @@ func checkResolver(addr string) error {
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || host == "" {
-		return fmt.Errorf("%q is not host:port with a port (such as 127.0.0.1:53)", shorten(addr, 60))
+		return fmt.Errorf("%q is not host:port with a port (such as 127.0.0.1:53)", textcut.Runes(addr, 60))
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("%q: the port must be a number from 1 to 65535", shorten(addr, 60))
+		return fmt.Errorf("%q: the port must be a number from 1 to 65535", textcut.Runes(addr, 60))
 	}
 	return nil
-}
-
-func (c *config) checkApprovals() error {
-	_, err := commands.ParseApprovalMode(c.Approvals)
-	return err
 }
 
 func (c *config) checkRemind() error {
@@ -273,18 +380,6 @@ func (c *config) checkRemind() error {
 	case c.ApprovalTTL > 0 && c.ApprovalRemind >= c.ApprovalTTL:
 		return fmt.Errorf("must be shorter than MAILBOT_APPROVAL_TTL (%s), got %s", c.ApprovalTTL, c.ApprovalRemind)
 	}
-	return nil
-}
-
-func (c *config) checkDefaultDomain() error {
-	if c.DefaultDomain == "" {
-		return nil
-	}
-	d, err := commands.NormalizeDomain(c.DefaultDomain)
-	if err != nil {
-		return err
-	}
-	c.DefaultDomain = d
 	return nil
 }
 
@@ -319,12 +414,4 @@ func urlProblem(err error) string {
 		err = ue.Err
 	}
 	return strings.TrimSpace(quoted.ReplaceAllString(err.Error(), ""))
-}
-
-// shorten cuts s to n bytes at most, for echoing a value.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

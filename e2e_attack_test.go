@@ -53,14 +53,14 @@ func testE2EBlipWhilePosting(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	first, second := reqs[0], reqs[1]
 
 	approveFromHome(t, w, e2eAdmin1)
-	if upd := w.waitUpdate(first.ts, "Approved by"); upd.hasButtons() {
+	if upd := w.waitUpdate(first.ts, "Approved by"); upd.HasButtons() {
 		t.Errorf("the request approved from the Home tab still offers buttons:\n%s", upd.shown())
 	}
 	pw, ok := w.sim.Mailbox("first@example.com")
 	if err := w.fake.Wait(e2eWait, "the requester's result", func() bool { return ok && w.deliveredTo(e2eUser, pw) > 0 }); err != nil {
 		t.Error(err)
 	}
-	if upd := w.waitUpdate(second.ts, "Expired"); upd.hasButtons() {
+	if upd := w.waitUpdate(second.ts, "Expired"); upd.HasButtons() {
 		t.Errorf("the expired request still offers buttons:\n%s", upd.shown())
 	}
 	if err := w.fake.Wait(e2eWait, "the expiry told to the requester", func() bool { return w.deliveredTo(e2eUser, e2eExpiredText, id2) > 0 }); err != nil {
@@ -73,7 +73,7 @@ func testE2EBlipWhilePosting(t *testing.T, bin string, cluster *pgtest.Cluster) 
 		t.Errorf("%d adds, want 1 (the approved request's)", n)
 	}
 	for _, m := range w.fake.Messages(e2eOps) {
-		if msg := messageOf(m.Blocks); msg.hasButtons() {
+		if msg := messageOf(m.Blocks); msg.HasButtons() {
 			t.Errorf("a request message in the ops channel still offers buttons:\n%s", msg.shown())
 		}
 	}

@@ -89,7 +89,7 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 		}
 		w.result(id) // every click is answered
 	}
-	if upd := w.waitUpdate(req.ts, "Approved by"); upd.hasButtons() {
+	if upd := w.waitUpdate(req.ts, "Approved by"); upd.HasButtons() {
 		t.Errorf("the approved request message still offers buttons")
 	}
 	if n := w.sim.Requests(apiclient.OpAddMailbox) - formed; n != 1 {
@@ -251,7 +251,7 @@ func testE2EQuorumRemindExpire(t *testing.T, bin string, cluster *pgtest.Cluster
 		if n := w.deliveredTo(c.user, e2eExpiredText, c.envl); n != 1 {
 			t.Errorf("%s was told %d times that the request expired, want once", c.user, n)
 		}
-		if ups := w.updates(c.req.ts); len(ups) != 1 || ups[0].hasButtons() {
+		if ups := w.updates(c.req.ts); len(ups) != 1 || ups[0].HasButtons() {
 			t.Errorf("%s's request message was updated %d times (want once, without buttons)", c.user, len(ups))
 		}
 		replies := w.fake.Replies(e2eOps, c.req.ts)
@@ -324,7 +324,7 @@ func testE2EFailedRunReopens(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	w.sim.FailNext(3) // mailbot makes 3 attempts (interface §4: at least 3)
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
 	upd := w.waitUpdate(req.ts, "can be approved again")
-	value, ok := upd.button(e2eApprovalBlock, e2eApprove)
+	value, ok := upd.Button(e2eApprovalBlock, e2eApprove)
 	if !ok {
 		t.Fatalf("the request message after a run that did nothing offers no Approve:\n%s", upd.shown())
 	}

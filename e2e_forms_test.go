@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/bot/slackfake"
@@ -162,13 +163,21 @@ func homeApproval(t *testing.T, w *world) {
 	if block == "" || !strings.Contains(viewText(home), "bob@example.com") || !strings.Contains(viewText(home), "onboarding") {
 		t.Fatalf("the admin's Home tab does not offer the pending request:\n%s", viewText(home))
 	}
-	for range 2 {
-		if _, err := w.fake.ClickInView(e2eAdmin1, home.ID, block, e2eApprove, ""); err != nil {
-			t.Logf("second click refused by the fake (the view changed already): %v", err)
+	// The add is slow, so the Home tab is re-published only after both
+	// clicks: the second reaches mailbot while the first one runs.
+	w.sim.SetLatency(time.Second)
+	for i := range 2 {
+		id, err := w.fake.ClickInView(e2eAdmin1, home.ID, block, e2eApprove, "")
+		if err != nil {
+			t.Fatalf("click %d on the Home tab refused by the fake: %v", i+1, err)
+		}
+		if _, err := w.fake.WaitAck(id, e2eWait); err != nil {
+			t.Fatalf("click %d on the Home tab: %v", i+1, err)
 		}
 	}
 	upd := w.waitUpdate(req.ts, "Approved by")
-	if upd.hasButtons() {
+	w.sim.SetLatency(0)
+	if upd.HasButtons() {
 		t.Errorf("the request message still offers buttons after the approval")
 	}
 	pw, ok := w.sim.Mailbox("bob@example.com")
@@ -201,7 +210,7 @@ func homeApproval(t *testing.T, w *world) {
 func cancelByRequester(t *testing.T, w *world) {
 	id, _ := w.command(w.fake.Via(0), e2eUser, "/mailbox", "add carol@example.com for the team <!channel> <@UADMIN1> <http://evil.example|docs>")
 	notice := w.result(id)
-	value, ok := notice.button(e2eReplyBlock, e2eCancel)
+	value, ok := notice.Button(e2eReplyBlock, e2eCancel)
 	if !ok {
 		t.Fatalf("the pending notice has no Cancel button:\n%s", notice.shown())
 	}
@@ -242,7 +251,7 @@ func cancelByRequester(t *testing.T, w *world) {
 		t.Fatal(err)
 	}
 	w.result(mine)
-	if upd := w.waitUpdate(req.ts, "Cancelled by the requester"); upd.hasButtons() {
+	if upd := w.waitUpdate(req.ts, "Cancelled by the requester"); upd.HasButtons() {
 		t.Errorf("the cancelled request message still offers buttons")
 	}
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))

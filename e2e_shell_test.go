@@ -5,7 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // testE2EShell is interface §1's shell lines from the binary, on its
@@ -71,25 +72,18 @@ func testE2EShell(t *testing.T, bin string) {
 	}
 }
 
-// waitOutput polls p's stdout until re matches after offset from, and
-// returns the match and the offset after it.
+// waitOutput waits until re matches p's stdout after offset from, or p
+// exits, and returns the match and the offset after it.
 func waitOutput(t *testing.T, p *proc, re *regexp.Regexp, from int) ([]string, int) {
 	t.Helper()
-	deadline := time.Now().Add(e2eWait)
-	for {
-		s := p.stdout.String()
-		if loc := re.FindStringSubmatchIndex(s[from:]); loc != nil {
-			m := make([]string, len(loc)/2)
-			for i := range m {
-				if loc[2*i] >= 0 {
-					m[i] = s[from+loc[2*i] : from+loc[2*i+1]]
-				}
-			}
-			return m, from + loc[1]
-		}
-		if time.Now().After(deadline) || !p.running() {
-			t.Fatalf("the shell's output never matched %s; after offset %d:\n%s", re, from, s[from:])
-		}
-		time.Sleep(5 * time.Millisecond) // polling the output, with a deadline
+	var m []string
+	var end int
+	testkit.Until(e2eWait, p.stdout.Written, func() bool {
+		m, end = testkit.MatchAfter(p.stdout.String(), re, from)
+		return m != nil || !p.running()
+	})
+	if m == nil {
+		t.Fatalf("the shell's output never matched %s; after offset %d:\n%s", re, from, p.stdout.String()[from:])
 	}
+	return m, end
 }

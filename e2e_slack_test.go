@@ -26,32 +26,17 @@ const (
 	e2eCheckDNS      = "check_dns"
 )
 
-// e2eMsg is a message, an ack payload or a view: its raw JSON and its
-// buttons.
+// e2eMsg is a message, an ack payload or a view: its raw JSON and what
+// it decodes to.
 type e2eMsg struct {
-	Raw          string
-	ResponseType string     `json:"response_type"`
-	Blocks       []e2eBlock `json:"blocks"`
-}
-
-// e2eBlock is a block with its elements (of an actions block).
-type e2eBlock struct {
-	Type     string `json:"type"`
-	BlockID  string `json:"block_id"`
-	Optional bool   `json:"optional"` // of an input block
-	Elements []struct {
-		Type     string `json:"type"`
-		ActionID string `json:"action_id"`
-		Value    string `json:"value"`
-	} `json:"elements"`
+	Raw string
+	slackfake.Payload
 }
 
 // decodeMsg decodes raw JSON; what does not decode keeps its raw text.
 func decodeMsg(raw string) e2eMsg {
-	var m e2eMsg
-	_ = json.Unmarshal([]byte(raw), &m)
-	m.Raw = raw
-	return m
+	m, _ := slackfake.DecodePayload(raw)
+	return e2eMsg{Raw: raw, Payload: m}
 }
 
 // callMsg is the message a chat.* call sends: its text and blocks.
@@ -72,30 +57,6 @@ func (m e2eMsg) shown() string {
 		texts = texts[1:]
 	}
 	return strings.Join(texts, "\n")
-}
-
-// button returns the value of the button actionID in the block blockID.
-func (m e2eMsg) button(blockID, actionID string) (string, bool) {
-	for _, b := range m.Blocks {
-		for _, e := range b.Elements {
-			if b.BlockID == blockID && e.ActionID == actionID && e.Type == "button" {
-				return e.Value, true
-			}
-		}
-	}
-	return "", false
-}
-
-// hasButtons reports whether the message offers any button.
-func (m e2eMsg) hasButtons() bool {
-	for _, b := range m.Blocks {
-		for _, e := range b.Elements {
-			if e.Type == "button" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // decodeMsgBlocks is every string of blocks as the fake keeps them.
@@ -163,7 +124,7 @@ func (w *world) requests() []e2eRequest {
 			continue
 		}
 		m := callMsg(c)
-		if v, ok := m.button(e2eApprovalBlock, e2eApprove); ok {
+		if v, ok := m.Button(e2eApprovalBlock, e2eApprove); ok {
 			out = append(out, e2eRequest{ts: c.TS, value: v, msg: m})
 		}
 	}

@@ -4,8 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/internal/textcut"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -45,7 +49,7 @@ var subcommands = []subcommand{
 		},
 		check: func(o *options) error {
 			if !slackUserID.MatchString(o.as) {
-				return fmt.Errorf("--as %q is not a Slack user ID such as U012AB3CD", shorten(o.as, 40))
+				return fmt.Errorf("--as %q is not a Slack user ID such as U012AB3CD", textcut.Runes(o.as, 40))
 			}
 			return nil
 		}},
@@ -101,7 +105,7 @@ func parseArgs(args []string, stdout io.Writer) (options, error) {
 		if strings.HasPrefix(name, "-") {
 			what = "flag"
 		}
-		return options{}, &usageError{msg: fmt.Sprintf("unknown %s %q", what, shorten(name, 40)), usage: mainUsage()}
+		return options{}, &usageError{msg: fmt.Sprintf("unknown %s %q", what, textcut.Runes(name, 40)), usage: mainUsage()}
 	}
 	sc := subcommands[i]
 	o := options{sub: name}
@@ -114,12 +118,12 @@ func parseArgs(args []string, stdout io.Writer) (options, error) {
 		return o, &usageError{msg: name + ": " + err.Error(), usage: sc.usage()}
 	}
 	if fs.NArg() > sc.args {
-		return o, &usageError{msg: fmt.Sprintf("%s: unexpected argument %q", name, shorten(fs.Arg(sc.args), 40)), usage: sc.usage()}
+		return o, &usageError{msg: fmt.Sprintf("%s: unexpected argument %q", name, textcut.Runes(fs.Arg(sc.args), 40)), usage: sc.usage()}
 	}
 	if name == "help" && fs.NArg() == 1 {
 		o.topic = fs.Arg(0)
 		if !slices.ContainsFunc(subcommands, func(sc subcommand) bool { return sc.name == o.topic }) {
-			return o, &usageError{msg: fmt.Sprintf("help: unknown subcommand %q", shorten(o.topic, 40)), usage: sc.usage()}
+			return o, &usageError{msg: fmt.Sprintf("help: unknown subcommand %q", textcut.Runes(o.topic, 40)), usage: sc.usage()}
 		}
 	}
 	if sc.check != nil {
@@ -167,6 +171,14 @@ func mainUsage() string {
 	return b.String()
 }
 
+// descLimits fills the limits that the variables' descriptions name in
+// from the constants that enforce them.
+var descLimits = strings.NewReplacer(
+	"{approvals.max}", strconv.Itoa(commands.MaxApprovalsRequired),
+	"{password.min}", strconv.Itoa(apiclient.MinPasswordLen),
+	"{password.max}", strconv.Itoa(apiclient.MaxPasswordLen),
+)
+
 // printHelp is mailbot help: the subcommands and every environment
 // variable with its default and meaning, generated from config's tags; or
 // the usage of the subcommand topic.
@@ -176,20 +188,26 @@ func printHelp(w io.Writer, topic string) error {
 		return err
 	}
 	var b strings.Builder
-	b.WriteString("mailbot: administer mail domains and mailboxes of the PDD API from Slack.\n\n")
+	b.WriteString("mailbot: administer mail domains and mailboxes (PDD, Yandex 360 or mailcow) from Slack.\n\n")
 	b.WriteString(mainUsage())
 	b.WriteString("\nEnvironment (a set but empty variable takes its default, except where said):\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  VARIABLE\tDEFAULT\tMEANING")
 	for _, v := range envVars() {
-		def, meaning := v.def, v.desc
+		def, meaning := v.def, descLimits.Replace(v.desc)
 		if def == "" {
 			def = "-"
+		}
+		if v.provider != "" {
+			meaning += " (MAILBOT_PROVIDER=" + v.provider + " only)"
 		}
 		if len(v.need) > 0 {
 			meaning += " (required by " + strings.Join(v.need, ", ") + ")"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.name, def, meaning)
+		if v.secret {
+			fmt.Fprintf(tw, "  %s\t-\ta file holding %s instead (its trailing newline dropped); set one of the two\n", v.fileVar(), v.name)
+		}
 	}
 	_ = tw.Flush() // a strings.Builder does not fail
 	_, err := io.WriteString(w, b.String())

@@ -30,13 +30,14 @@ func subcommandLogger(cfg *config, sub string, lookup func(string) (string, bool
 // shellLogSettings is the level and format of the shell's log. The
 // shell's output is its replies, and its log usually shares the screen
 // with them (stderr on the same terminal, even when stdin is a pipe): only
-// warnings and errors are logged, in console format, unless
+// errors are logged, in console format (a failed operation is told in its
+// answer; a warning line over it would say it twice), unless
 // MAILBOT_LOG_LEVEL or MAILBOT_LOG_FORMAT were set (isSet); for the other
 // subcommands they apply as set.
 func shellLogSettings(cfg *config, interactive bool, isSet func(string) bool) (level, format string) {
 	level, format = cfg.LogLevel, cfg.LogFormat
 	if interactive && !isSet("MAILBOT_LOG_LEVEL") {
-		level = "warn"
+		level = "error"
 	}
 	if interactive && !isSet("MAILBOT_LOG_FORMAT") {
 		format = "console"

@@ -135,7 +135,7 @@ func TestBadConfigurationThroughRun(t *testing.T) {
 		want []string
 	}{
 		{"serve", []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "PDD_TOKEN", "MAILBOT_ADMINS", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL", "MAILBOT_LOG_LEVEL"}},
-		{"shell", []string{"MAILBOT_PASSWORD_LENGTH", "MAILBOT_LOG_LEVEL"}},
+		{"shell", []string{"MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL", "MAILBOT_LOG_LEVEL"}},
 		{"sim", []string{"MAILBOT_LOG_LEVEL"}},
 		{"audit", []string{"MAILBOT_DATABASE_URL", "MAILBOT_LOG_LEVEL"}},
 	} {

@@ -17,39 +17,62 @@ import (
 	"github.com/mailbot/mailbot/apiclient/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
 // shellUser is the shell's own user: always an admin.
 const shellUser = "USHELL"
 
-// shellHelp is the answer to "help" in the shell.
-const shellHelp = `Type a slash command as in Slack, or a shell command:
-  /maildomain register <domain> [reason…]
-  /mailbox add <user>@<domain> [reason…]
-  /maildomain help, /mailbox help
+// shellLines is the shell's own lines, for its help.
+const shellLines = `Shell lines:
+  help              this help
   as <USER_ID>      act as another Slack user (` + shellUser + ` is the shell's own admin)
-  /maildomain check <domain>
-  /mailbox add <user> <domain> [reason…]
-  /mailbox add <user> [reason…]   (in MAILBOT_DEFAULT_DOMAIN)
-  approve <id>      approve a pending request as the acting user
-  deny <id>         deny it
-  cancel <id>       withdraw your own pending request
+  approve <ID>      approve a pending request as the acting user
+  deny <ID>         deny it
+  cancel <ID>       withdraw your own pending request
   home              what the Slack Home tab shows the acting user
   audit             the audit trail of this session
   exit              leave (so does end of input)
 `
 
+// shellHelp is the answer to "help": the slash commands from the
+// commands' own registry (less the forms, which the shell does not
+// have), then the shell's lines.
+func shellHelp() string {
+	var b strings.Builder
+	b.WriteString("Slash commands, typed as in Slack:\n")
+	for _, f := range withoutForms(commands.Help("").Fields) {
+		fmt.Fprintf(&b, "  %s\n      %s\n", f.Label, f.Value)
+	}
+	b.WriteString(shellLines)
+	return b.String()
+}
+
+// withoutForms drops the usage lines of the forms from fields: in the
+// registry, a command without words opens a form.
+func withoutForms(fields []commands.Field) []commands.Field {
+	return slices.DeleteFunc(slices.Clone(fields), func(f commands.Field) bool { return !strings.Contains(f.Label, " ") })
+}
+
 // runShell reads slash-command lines from stdin and prints the replies:
-// mailbot on a console. Without PDD_TOKEN it drives an embedded PDD
-// sandbox on loopback. It acts as user as (a valid user ID: run checked).
-// The shell is a thin transport over the core's one application flow: its
-// messenger prints what Slack would show, marked by who would see it.
+// mailbot on a console. Without the selected provider's credentials it
+// drives an embedded sandbox on loopback; with them it drives the real
+// API, says so at start, and keeps its trail in MAILBOT_DATABASE_URL when
+// that is set, as serve does. It acts as user as (a valid user ID: run
+// checked). The shell is a thin transport over the core's one application
+// flow: its messenger prints what Slack would show, marked by who would
+// see it.
 func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, stdin io.Reader, stdout io.Writer) error {
 	api, stop, err := shellAPI(cfg, stdout)
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}
 	defer stop()
+	store, closeStore, err := shellStore(ctx, cfg, logger, stdout)
+	if err != nil || ctx.Err() != nil {
+		return err
+	}
+	defer closeStore()
 	ccfg := cfg.coreConfig()
 	ccfg.Admins = append(slices.Clone(ccfg.Admins), shellUser)
 	con, err := newConsole(stdin, stdout)
@@ -57,23 +80,46 @@ func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, s
 		return fmt.Errorf("shell: %w", err)
 	}
 	defer func() { _ = con.Close() }()
-	sh := &shell{out: con, user: as, values: map[string]string{}, store: memstore.New(memstore.Options{})}
+	sh := &shell{out: con, user: as, values: map[string]string{}, store: store, started: time.Now()}
 	core, err := commands.New(api, sh.store, sh, ccfg, logger.Named("shell"))
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}
 	sh.core = core
+	if cfg.ProviderCredentialsSet() {
+		fmt.Fprintf(sh.out, "Acting as %s (%s).\n", sh.user, sh.role(sh.user))
+	}
 	return sh.loop(ctx, con)
 }
 
-// shellAPI is the PDD API of PDD_TOKEN, or an embedded sandbox without it;
-// stop shuts the sandbox down.
+// shellStore is where the shell keeps requests and its trail: the
+// database of MAILBOT_DATABASE_URL when the shell drives a real provider
+// and one is set, so that what it does appears in mailbot audit;
+// otherwise the process's memory.
+func shellStore(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Writer) (commands.Store, func(), error) {
+	if !cfg.ProviderCredentialsSet() || cfg.DatabaseURL == "" {
+		return memstore.New(memstore.Options{}), func() {}, nil
+	}
+	st, closeStore, err := openStore(ctx, cfg, logger)
+	if err == nil && ctx.Err() == nil {
+		fmt.Fprintln(stdout, "The audit trail goes to the database of MAILBOT_DATABASE_URL (mailbot audit prints it).")
+	}
+	return st, closeStore, err
+}
+
+// shellAPI is the API of the selected provider's credentials, or an
+// embedded sandbox without them; stop shuts the sandbox down.
 func shellAPI(cfg *config, stdout io.Writer) (commands.API, func(), error) {
-	if cfg.PDDToken != "" {
+	if cfg.Provider != providerPDD {
+		return nil, nil, fmt.Errorf("MAILBOT_PROVIDER=%s: this build of the shell drives PDD only", cfg.Provider)
+	}
+	if cfg.ProviderCredentialsSet() {
 		api, err := apiclient.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(), apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot-shell"))
 		if err != nil {
 			return nil, nil, err
 		}
+		fmt.Fprintf(stdout, "Driving the real PDD API at %s with PDD_TOKEN: operations change real domains and mailboxes. "+
+			"Type help for help.\n", cfg.PDDBaseURL)
 		return api, func() {}, nil
 	}
 	sim := pddsim.New()
@@ -106,11 +152,12 @@ func validUser(id string) bool { return slackUserID.MatchString(id) }
 
 // shell is one console session.
 type shell struct {
-	core   *commands.Core
-	store  *memstore.Store
-	out    io.Writer
-	user   string            // the acting user
-	values map[string]string // request ID → signed request, as a Slack button keeps it
+	core    *commands.Core
+	store   commands.Store
+	out     io.Writer
+	user    string            // the acting user
+	values  map[string]string // request ID → signed request, as a Slack button keeps it
+	started time.Time         // the session's start: its audit trail begins here
 }
 
 // loop reads lines until exit, end of input or ctx's end. The reader runs
@@ -166,7 +213,7 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 	case "exit", "quit":
 		return false
 	case "help", "?":
-		fmt.Fprint(sh.out, shellHelp)
+		fmt.Fprint(sh.out, shellHelp())
 	case "as":
 		sh.switchUser(rest)
 	case "approve", "deny", "cancel":
@@ -177,7 +224,7 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 		sh.audit(ctx)
 	default:
 		if !strings.HasPrefix(word, "/") {
-			fmt.Fprintf(sh.out, "Unknown input %q: type a slash command such as /maildomain help, or help.\n", clip(word, 40))
+			fmt.Fprintf(sh.out, "Unknown input %q: type a slash command such as /maildomain help, or help.\n", textcut.Runes(word, 40))
 			break
 		}
 		sh.command(ctx, word, rest)
@@ -189,23 +236,32 @@ func plainID(id string) string { return id }
 
 func (sh *shell) switchUser(id string) {
 	if !validUser(id) {
-		fmt.Fprintf(sh.out, "%q is not a Slack user ID such as U012AB3CD; still acting as %s.\n", clip(id, 40), sh.user)
+		fmt.Fprintf(sh.out, "%q is not a Slack user ID such as U012AB3CD; still acting as %s.\n", textcut.Runes(id, 40), sh.user)
 		return
 	}
 	sh.user = id
-	role := "not an admin"
-	if sh.core.IsAdmin(id) {
-		role = "an admin"
+	fmt.Fprintf(sh.out, "Acting as %s (%s).\n", id, sh.role(id))
+}
+
+// role says whether user is an admin, and why when it is the shell's own.
+func (sh *shell) role(user string) string {
+	switch {
+	case user == shellUser:
+		return "the shell's own user, an admin"
+	case sh.core.IsAdmin(user):
+		return "an admin"
 	}
-	fmt.Fprintf(sh.out, "Acting as %s (%s).\n", id, role)
+	return "not an admin"
 }
 
 // command runs a slash command as the acting user. The shell has no
-// forms: a command typed bare answers with the usage.
+// forms: a command that would open one answers with the command's help.
 func (sh *shell) command(ctx context.Context, cmd, text string) {
 	d := sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: text})
 	if d.Outcome == commands.OutcomeForm {
-		d = commands.Decision{Outcome: commands.OutcomeReply, Reply: d.Reply}
+		d = sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: "help"})
+		d.Reply.Fields = withoutForms(d.Reply.Fields)
+		d.Reply.Text = strings.TrimSpace("The shell has no forms: type the command with its words. " + d.Reply.Text)
 	}
 	sh.core.Execute(ctx, commands.Route{User: sh.user}, d)
 }
@@ -213,9 +269,13 @@ func (sh *shell) command(ctx context.Context, cmd, text string) {
 // click clicks a request's button as the acting user, with the signed
 // value a Slack button would carry.
 func (sh *shell) click(ctx context.Context, kind commands.ButtonKind, id string) {
+	if id == "" {
+		fmt.Fprintf(sh.out, "Type %s and the request's ID, such as: %s abcdefghij (the request's line gives its ID).\n", kind, kind)
+		return
+	}
 	value, ok := sh.values[id]
 	if !ok {
-		fmt.Fprintf(sh.out, "No request %q in this session.\n", clip(id, 40))
+		fmt.Fprintf(sh.out, "No request %q in this session.\n", textcut.Runes(id, 40))
 		return
 	}
 	sh.core.Click(ctx, commands.Click{Kind: kind, Value: value, User: sh.user, Route: commands.Route{User: sh.user}})
@@ -223,7 +283,7 @@ func (sh *shell) click(ctx context.Context, kind commands.ButtonKind, id string)
 
 // audit prints the session's audit trail, oldest first.
 func (sh *shell) audit(ctx context.Context) {
-	entries, err := sh.store.Audit(ctx, time.Time{}, 0, false)
+	entries, err := sh.store.Audit(ctx, sh.started, 0, false)
 	if err != nil {
 		fmt.Fprintf(sh.out, "The audit trail cannot be read: %v\n", err)
 		return
@@ -287,11 +347,3 @@ func (sh *shell) Remind(_ context.Context, ref commands.MessageRef, text string)
 // RequestValue is never asked: the session's store knows every request
 // and where its message is.
 func (sh *shell) RequestValue(context.Context, commands.MessageRef) (string, error) { return "", nil }
-
-// clip cuts s to n bytes at most, for echoing input.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

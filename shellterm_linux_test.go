@@ -60,15 +60,11 @@ func screen(t *testing.T, master *os.File) *testkit.Buffer {
 	return &out
 }
 
-// waitScreen polls the screen until it holds want.
+// waitScreen waits until the screen holds want, waking on every write.
 func waitScreen(t *testing.T, out *testkit.Buffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the terminal never showed %q; it shows %q", want, out.String())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Until(10*time.Second, out.Written, func() bool { return strings.Contains(out.String(), want) }) {
+		t.Fatalf("the terminal never showed %q; it shows %q", want, out.String())
 	}
 }
 
@@ -176,13 +172,9 @@ func TestConsoleRestoresOnSignal(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !reflect.DeepEqual(termState(t, tty), before) {
-		if time.Now().After(deadline) {
-			t.Fatal("the terminal is still in raw mode after SIGTERM")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the terminal out of raw mode after SIGTERM", func() bool {
+		return reflect.DeepEqual(termState(t, tty), before)
+	})
 }
 
 // TestShellLogOnTerminal: the shell on a terminal logs warnings only, in
@@ -207,9 +199,11 @@ func TestShellLogOnTerminal(t *testing.T) {
 		}
 		logger.Info("an operation")
 		logger.Warn("a warning")
+		logger.Error("an error")
 		got := log.String()
-		if strings.Contains(got, "an operation") != tc.wantInfo || !strings.Contains(got, "WARN\ta warning") {
-			t.Errorf("env %v: log %q; want info lines: %v, and the warning in console format", tc.env, got, tc.wantInfo)
+		if strings.Contains(got, "an operation") != tc.wantInfo || strings.Contains(got, "a warning") != tc.wantInfo ||
+			!strings.Contains(got, "ERROR\tan error") {
+			t.Errorf("env %v: log %q; want info and warning lines: %v, and the error in console format", tc.env, got, tc.wantInfo)
 		}
 	}
 }

@@ -108,8 +108,8 @@ func TestCRLFWriter(t *testing.T) {
 	}
 }
 
-// TestShellLogSettings: on a terminal the shell logs warnings in console
-// format, unless the variables were set.
+// TestShellLogSettings: on a terminal the shell logs errors only, in
+// console format, unless the variables were set.
 func TestShellLogSettings(t *testing.T) {
 	t.Parallel()
 	cfg := &config{LogLevel: "debug", LogFormat: "json"}
@@ -119,9 +119,9 @@ func TestShellLogSettings(t *testing.T) {
 		wantLevel, wantForm string
 	}{
 		{false, nil, "debug", "json"},
-		{true, nil, "warn", "console"},
+		{true, nil, "error", "console"},
 		{true, []string{"MAILBOT_LOG_LEVEL"}, "debug", "console"},
-		{true, []string{"MAILBOT_LOG_FORMAT"}, "warn", "json"},
+		{true, []string{"MAILBOT_LOG_FORMAT"}, "error", "json"},
 		{true, []string{"MAILBOT_LOG_LEVEL", "MAILBOT_LOG_FORMAT"}, "debug", "json"},
 	} {
 		isSet := func(name string) bool { return strings.Contains(strings.Join(tc.set, " "), name) }

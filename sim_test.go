@@ -255,30 +255,22 @@ func TestSimStopsWithRequestsInFlight(t *testing.T) {
 	}
 }
 
-// waitSimRequest polls the sandbox's request counts until one request of
-// op has arrived, and fails the test if none does within simTimeout.
+// waitSimRequest waits until one request of op has arrived at the
+// sandbox, and fails the test if none does within simTimeout.
 func waitSimRequest(t *testing.T, base string, op apiclient.Op) {
 	t.Helper()
-	deadline := time.Now().Add(simTimeout)
-	for {
+	testkit.Eventually(t, simTimeout, "a "+string(op)+" request at the sandbox", func() bool {
 		res, err := http.Get(base + "/sim/requests")
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer res.Body.Close()
 		var counts map[string]int
-		err = json.NewDecoder(res.Body).Decode(&counts)
-		res.Body.Close()
-		if err != nil {
+		if err := json.NewDecoder(res.Body).Decode(&counts); err != nil {
 			t.Fatalf("/sim/requests: %v", err)
 		}
-		if counts[string(op)] > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the sandbox saw no %s request within %s: %v", op, simTimeout, counts)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return counts[string(op)] > 0
+	})
 }
 
 // TestSimRefuses checks command lines `mailbot sim` cannot run.

@@ -31,7 +31,7 @@ func TestApprovalRequestPostedAndNothingRuns(t *testing.T) {
 		t.Errorf("pending reply response_type = %q, want ephemeral", pending.ResponseType)
 	}
 	wantContains(t, "pending reply", pending.shown(), "waiting for approval", "add mailbox alice@example.com", expires.Format("2006-01-02 15:04 UTC"))
-	if _, ok := pending.button(replyBlock, cancelButton); !ok {
+	if _, ok := pending.Button(replyBlock, cancelButton); !ok {
 		t.Errorf("the pending reply offers no Cancel: %+v", pending.Blocks)
 	}
 	if got := req.call.Form.Get("channel"); got != ops {
@@ -91,7 +91,7 @@ func TestApprovalApproveDeliversCredentialOnce(t *testing.T) {
 		t.Fatalf("requester's result lacks the uid or the password:\n%s", result.blocksText())
 	}
 	updated := callMessage(t, h.updates(req)[0])
-	if updated.hasButtons() {
+	if updated.HasButtons() {
 		t.Errorf("updated request still offers buttons: %+v", updated.Blocks)
 	}
 	wantContains(t, "updated request", updated.shown(),
@@ -121,7 +121,7 @@ func TestApprovalDeny(t *testing.T) {
 		t.Fatalf("%d chat.update calls, want 1", len(ups))
 	}
 	updated := callMessage(t, ups[0])
-	if updated.hasButtons() {
+	if updated.HasButtons() {
 		t.Errorf("the denied request still offers buttons")
 	}
 	wantContains(t, "updated request", updated.shown(), "Denied by <@"+admin+">", "register domain example.com")
@@ -258,8 +258,8 @@ func TestApprovalExpiredOnClick(t *testing.T) {
 	if len(ups) != 1 {
 		t.Fatalf("%d chat.update calls, want 1 (the request marked expired)", len(ups))
 	}
-	if updated := callMessage(t, ups[0]); updated.hasButtons() || !strings.Contains(updated.shown(), "Expired") {
-		t.Errorf("updated request %q with buttons %v, want expired without buttons", updated.shown(), updated.hasButtons())
+	if updated := callMessage(t, ups[0]); updated.HasButtons() || !strings.Contains(updated.shown(), "Expired") {
+		t.Errorf("updated request %q with buttons %v, want expired without buttons", updated.shown(), updated.HasButtons())
 	}
 	if eph := h.ephemeralsTo(stranger); len(eph) != 1 || !strings.Contains(callMessage(t, eph[0]).shown(), "expired") {
 		t.Errorf("the requester got %d ephemerals, want one saying the request expired", len(eph))

@@ -285,7 +285,7 @@ func TestSweepExpiresWithoutAClick(t *testing.T) {
 	told := h.waitEphemeral(stranger, 1)
 	wantContains(t, "expiry for the requester", callMessage(t, told).shown(), "Request expired", "register domain example.com")
 	updated := h.waitUpdate(req, 1)
-	if updated.hasButtons() {
+	if updated.HasButtons() {
 		t.Errorf("the expired request still offers buttons")
 	}
 	wantContains(t, "expired request", updated.shown(), "Expired", "Nothing was done")

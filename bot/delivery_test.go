@@ -133,7 +133,7 @@ func TestLongErrorCodeFitsSlack(t *testing.T) {
 		answer := decide(t, h.env, admin, req, approve)
 		wantContains(t, "answer to the approver", answer.shown(), "failed")
 		updated := h.waitUpdate(req, 1)
-		if updated.hasButtons() {
+		if updated.HasButtons() {
 			t.Error("the request message still offers buttons after the failed run")
 		}
 		wantContains(t, "updated request", updated.shown(), cut)

@@ -69,7 +69,7 @@ func TestCheckDNSButton(t *testing.T) {
 	h := newHarness(t, withDNS(dns))
 	id, _ := h.command(admin, "/maildomain", "register example.com")
 	reply := h.result(id)
-	value, ok := reply.button(replyBlock, checkDNS)
+	value, ok := reply.Button(replyBlock, checkDNS)
 	if !ok {
 		t.Fatalf("the register reply offers no Check DNS button: %+v", reply.Blocks)
 	}
@@ -124,7 +124,7 @@ func TestNoCheckButtonOnceVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, _ := h.command(admin, "/maildomain", "register example.com")
-	if reply := h.result(id); reply.hasButtons() {
+	if reply := h.result(id); reply.HasButtons() {
 		t.Errorf("the reply for an mx-activate domain offers buttons: %+v", reply.Blocks)
 	}
 }

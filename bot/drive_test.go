@@ -47,7 +47,7 @@ func (e *env) approvalRequests() []approvalRequest {
 	var out []approvalRequest
 	for _, c := range e.slack.Calls("chat.postMessage") {
 		m := callMessage(e.t, c)
-		if v, ok := m.button(approvalBlock, approve); ok {
+		if v, ok := m.Button(approvalBlock, approve); ok {
 			out = append(out, approvalRequest{call: c, msg: m, value: v})
 		}
 	}

@@ -252,7 +252,7 @@ func TestQuorumTwoApprovals(t *testing.T) {
 	wantContains(t, "the other first approval", answers[1], "Approval counted", "1 of 2 approvals")
 	counted := rs.waitUpdate(req, 1)
 	wantContains(t, "the message after one approval", counted.shown(), "1 of 2 approvals: <@"+admin+">")
-	if !counted.hasButtons() {
+	if !counted.HasButtons() {
 		t.Error("the message lost its buttons after one approval of two")
 	}
 	wantContains(t, "the same admin again", decideVia(t, rs.env, clicker{rs.r2, admin}, req, approve), "Already counted", "1 of 2 approvals")
@@ -265,8 +265,8 @@ func TestQuorumTwoApprovals(t *testing.T) {
 		t.Errorf("sandbox saw %d registers, want 1", n)
 	}
 	final := rs.waitUpdate(req, 2)
-	if final.hasButtons() || len(rs.updates(req)) != 2 {
-		t.Errorf("%d updates, the last with buttons %v; want 2, the last without", len(rs.updates(req)), final.hasButtons())
+	if final.HasButtons() || len(rs.updates(req)) != 2 {
+		t.Errorf("%d updates, the last with buttons %v; want 2, the last without", len(rs.updates(req)), final.HasButtons())
 	}
 	wantContains(t, "the message after the run", final.shown(), "Approved by <@"+admin+"> and <@"+admin2+">", "domain-activate")
 	st := rs.stores[0]
@@ -287,7 +287,7 @@ func TestQuorumDenyAfterOneApproval(t *testing.T) {
 
 	wantContains(t, "the deny", decideVia(t, rs.env, clicker{rs.r2, admin2}, req, deny), "Request denied")
 	denied := rs.waitUpdate(req, 2)
-	if denied.hasButtons() {
+	if denied.HasButtons() {
 		t.Error("the denied request still offers buttons")
 	}
 	wantContains(t, "the denied request", denied.shown(), "Denied by <@"+admin2+">")
@@ -311,8 +311,8 @@ func TestQuorumConcurrentLastApprovals(t *testing.T) {
 		if n := auditCount(t, rs.stores[0], commands.EventRun, "", d); n != 1 {
 			t.Errorf("%s: %d runs in the audit trail, want 1", d, n)
 		}
-		if final := rs.waitUpdate(req, 2); final.hasButtons() || len(rs.updates(req)) != 2 {
-			t.Errorf("%s: %d updates, the last with buttons %v; want 2, the last without", d, len(rs.updates(req)), final.hasButtons())
+		if final := rs.waitUpdate(req, 2); final.HasButtons() || len(rs.updates(req)) != 2 {
+			t.Errorf("%s: %d updates, the last with buttons %v; want 2, the last without", d, len(rs.updates(req)), final.HasButtons())
 		}
 	}
 	if n := rs.sim.Requests(apiclient.OpRegisterDomain); n != 3 {

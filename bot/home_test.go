@@ -17,7 +17,7 @@ import (
 // answer to the clicker.
 func cancelClick(t *testing.T, e *env, user string, pending message) message {
 	t.Helper()
-	value, ok := pending.button(replyBlock, cancelButton)
+	value, ok := pending.Button(replyBlock, cancelButton)
 	if !ok {
 		t.Fatalf("the pending notice offers no Cancel: %+v", pending.Blocks)
 	}
@@ -42,7 +42,7 @@ func TestCancelByTheRequesterOnly(t *testing.T) {
 	}
 	wantContains(t, "requester's cancel", cancelClick(t, h.env, stranger, pending).shown(), "Request cancelled")
 	updated := h.waitUpdate(req, 1)
-	if updated.hasButtons() {
+	if updated.HasButtons() {
 		t.Error("the cancelled request still offers buttons")
 	}
 	wantContains(t, "cancelled request", updated.shown(), "Cancelled by the requester", "<@"+stranger+">")
@@ -180,8 +180,8 @@ func TestHomeTab(t *testing.T) {
 	}
 	_, again := waitHome(t, h.env, admin, 2)
 	assertAddedOnce(t, h.env, reqs[2])
-	if updated := callMessage(t, h.updates(reqs[2])[0]); updated.hasButtons() || !strings.Contains(updated.shown(), "Approved by <@"+admin+">") {
-		t.Errorf("the request message after the Home approval: %q, buttons %v", updated.shown(), updated.hasButtons())
+	if updated := callMessage(t, h.updates(reqs[2])[0]); updated.HasButtons() || !strings.Contains(updated.shown(), "Approved by <@"+admin+">") {
+		t.Errorf("the request message after the Home approval: %q, buttons %v", updated.shown(), updated.HasButtons())
 	}
 	if got := len(homeButtons(again)); got != 4 {
 		t.Errorf("the admin's Home shows %d buttons after the approval, want 4 (two requests)", got)

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
+
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
 // Block Kit's limits, from Slack's reference, in characters. Lengths are
@@ -92,7 +93,7 @@ func fitText(s string, limit int) string {
 		}
 		n, cut = n+w, cut+size
 	}
-	head := markupSafe(s[:graphemeStart(s, cut)])
+	head := markupSafe(s[:textcut.GraphemeStart(s, cut)])
 	return strings.TrimRight(head, " \t\n") + "…"
 }
 
@@ -144,38 +145,6 @@ func partialEntity(t string) bool {
 		}
 	}
 	return false
-}
-
-// graphemeStart moves i back until s[i:] does not start in the middle of
-// a grapheme, as far as a cheap look at the neighbouring runes tells.
-func graphemeStart(s string, i int) int {
-	for i > 0 && i < len(s) {
-		r, _ := utf8.DecodeRuneInString(s[i:])
-		prev, size := utf8.DecodeLastRuneInString(s[:i])
-		joins := unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Variation_Selector) ||
-			r == '\u200d' || prev == '\u200d' || (0x1F3FB <= r && r <= 0x1F3FF) || (0xE0020 <= r && r <= 0xE007F) ||
-			(isRegionalIndicator(r) && oddRegionalRun(s[:i]))
-		if !joins {
-			return i
-		}
-		i -= size
-	}
-	return i
-}
-
-func isRegionalIndicator(r rune) bool { return 0x1F1E6 <= r && r <= 0x1F1FF }
-
-// oddRegionalRun reports whether s ends with an odd number of regional
-// indicators: the next one completes a flag.
-func oddRegionalRun(s string) bool {
-	odd := false
-	for {
-		r, size := utf8.DecodeLastRuneInString(s)
-		if !isRegionalIndicator(r) {
-			return odd
-		}
-		odd, s = !odd, s[:len(s)-size]
-	}
 }
 
 // fitTextObject fits a text object, copying it when it must change.

@@ -10,32 +10,15 @@ import (
 )
 
 // message is a Slack message as the bot sent it.
-type message struct {
-	ResponseType    string `json:"response_type"`
-	ReplaceOriginal bool   `json:"replace_original"`
-	Text            string `json:"text"`
-	Blocks          []struct {
-		Type     string                 `json:"type"`
-		BlockID  string                 `json:"block_id"`
-		Text     *struct{ Text string } `json:"text"`
-		Elements []struct {
-			Type     string          `json:"type"`
-			ActionID string          `json:"action_id"`
-			Value    string          `json:"value"`
-			Text     json.RawMessage `json:"text"`
-			Style    string          `json:"style"`
-			Confirm  json.RawMessage `json:"confirm"`
-		} `json:"elements"`
-	} `json:"blocks"`
-}
+type message struct{ slackfake.Payload }
 
 func decodeMessage(t testing.TB, raw string) message {
 	t.Helper()
-	var m message
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+	m, err := slackfake.DecodePayload(raw)
+	if err != nil {
 		t.Fatalf("message %q: %v", raw, err)
 	}
-	return m
+	return message{m}
 }
 
 // unescape undoes Slack's escaping, as a Slack client shows the text.
@@ -72,31 +55,6 @@ func (m message) blocksText() string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-// button returns the value of the button actionID in block blockID, and
-// whether there is one.
-func (m message) button(blockID, actionID string) (string, bool) {
-	for _, b := range m.Blocks {
-		for _, e := range b.Elements {
-			if b.BlockID == blockID && e.ActionID == actionID && e.Type == "button" {
-				return e.Value, true
-			}
-		}
-	}
-	return "", false
-}
-
-// hasButtons reports whether a message offers any button.
-func (m message) hasButtons() bool {
-	for _, b := range m.Blocks {
-		for _, e := range b.Elements {
-			if e.Type == "button" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // callMessage decodes the text and blocks of a chat.* call.

@@ -72,7 +72,7 @@ func TestTwoApprovalsOverSlack(t *testing.T) {
 
 	wantContains(t, "first approval", decide(t, h.env, admin, req, approve).shown(), "Approval counted", "1 of 2")
 	counted := h.waitUpdate(req, 1)
-	if !counted.hasButtons() {
+	if !counted.HasButtons() {
 		t.Error("the request lost its buttons after one approval of two")
 	}
 	wantContains(t, "request after one approval", counted.shown(), "1 of 2 approvals: <@"+admin+">")
@@ -86,7 +86,7 @@ func TestTwoApprovalsOverSlack(t *testing.T) {
 	}
 	done := callMessage(t, h.updates(req)[len(h.updates(req))-1])
 	wantContains(t, "request after the run", done.shown(), "Approved by <@"+admin+"> and <@"+admin2+">")
-	if done.hasButtons() {
+	if done.HasButtons() {
 		t.Error("the request still offers buttons after the run")
 	}
 	wantContains(t, "a third approval", decide(t, h.env, "UADMIN3", req, approve).shown(), "Already decided")

@@ -175,7 +175,7 @@ func TestReplicaConcurrentApprove(t *testing.T) {
 
 	assertAddedOnce(t, rs.env, req)
 	updated := rs.waitUpdate(req, 1)
-	if updated.hasButtons() {
+	if updated.HasButtons() {
 		t.Errorf("the approved request still offers buttons")
 	}
 	wantContains(t, "updated request", updated.shown(), "Approved by <@", "add mailbox alice@example.com", "uid ")
@@ -278,7 +278,7 @@ func TestReplicaExpiry(t *testing.T) {
 
 	wantContains(t, "expiry for the requester", callMessage(t, rs.waitEphemeral(stranger, 1)).shown(), "Request expired", "register domain example.com")
 	updated := rs.waitUpdate(req, 1)
-	if updated.hasButtons() {
+	if updated.HasButtons() {
 		t.Errorf("the expired request still offers buttons")
 	}
 	wantContains(t, "expired request", updated.shown(), "Expired", "Nothing was done")

@@ -125,7 +125,7 @@ const (
 
 // New returns a core that runs operations on api under cfg's policy,
 // keeps requests and the audit trail in store, and answers through msgr.
-// It checks cfg as config.go does, so that a core never runs on a bad
+// It checks cfg ([Config.Check]), so that a core never runs on a bad
 // policy.
 func New(api API, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (*Core, error) {
 	if api == nil || store == nil || msgr == nil {
@@ -134,29 +134,9 @@ func New(api API, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	var err error
-	if cfg.Approvals, err = ParseApprovalMode(string(cfg.Approvals)); err != nil {
-		return nil, fmt.Errorf("commands: approvals: %w", err)
-	}
-	if cfg.ApprovalTTL <= 0 {
-		cfg.ApprovalTTL = DefaultApprovalTTL
-	}
-	if cfg.ApprovalsRequired == 0 {
-		cfg.ApprovalsRequired = 1
-	}
-	if cfg.ApprovalsRequired < 1 || cfg.ApprovalsRequired > MaxApprovalsRequired {
-		return nil, fmt.Errorf("commands: approvals required must be 1 to %d, got %d", MaxApprovalsRequired, cfg.ApprovalsRequired)
-	}
-	if cfg.PasswordLength == 0 {
-		cfg.PasswordLength = DefaultPasswordLength
-	}
-	if cfg.PasswordLength < apiclient.MinPasswordLen || cfg.PasswordLength > apiclient.MaxPasswordLen {
-		return nil, fmt.Errorf("commands: password length must be %d to %d, got %d", apiclient.MinPasswordLen, apiclient.MaxPasswordLen, cfg.PasswordLength)
-	}
-	if cfg.DefaultDomain != "" {
-		if cfg.DefaultDomain, err = NormalizeDomain(cfg.DefaultDomain); err != nil {
-			return nil, fmt.Errorf("commands: default domain: %w", err)
-		}
+	cfg, errs := cfg.withDefaults().Check()
+	if len(errs) > 0 {
+		return nil, errs[0]
 	}
 	domains, err := normalizePatterns(cfg.Domains)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
 // The slash commands.
@@ -356,14 +358,6 @@ func formText(inner string) string {
 	return target
 }
 
-// trunc cuts s to n characters, marking the cut with an ellipsis.
-func trunc(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n < 1 {
-		return ""
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+// trunc cuts s to n characters, marking the cut with an ellipsis
+// (textcut.Runes).
+func trunc(s string, n int) string { return textcut.Runes(s, n) }

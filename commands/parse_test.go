@@ -256,16 +256,3 @@ func TestCleanText(t *testing.T) {
 		}
 	}
 }
-
-func TestTrunc(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		s    string
-		n    int
-		want string
-	}{{"abc", 3, "abc"}, {"abcd", 3, "ab…"}, {"пример", 2, "п…"}, {"ab", 1, "…"}, {"ab", 0, ""}, {"", 0, ""}} {
-		if got := trunc(tc.s, tc.n); got != tc.want {
-			t.Errorf("trunc(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
-		}
-	}
-}

@@ -2,8 +2,11 @@ package commands
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // ParseApprovalMode parses MAILBOT_APPROVALS: off, requests or all, in any
@@ -40,8 +43,87 @@ func (c *Core) IsAdmin(userID string) bool {
 }
 
 // IsGroupID reports whether an entry of the admins is a Slack user group
-// ID (S…) rather than a user ID.
-func IsGroupID(id string) bool { return strings.HasPrefix(id, "S") }
+// ID (S012AB3CD) rather than a user ID.
+func IsGroupID(id string) bool { return slackGroupID.MatchString(id) }
+
+var slackGroupID = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
+
+// Setting names a field of [Config] that [Config.Check] can refuse.
+type Setting string
+
+// The settings of [Config] that [Config.Check] checks.
+const (
+	SettingApprovals         Setting = "Approvals"
+	SettingApprovalTTL       Setting = "ApprovalTTL"
+	SettingApprovalsRequired Setting = "ApprovalsRequired"
+	SettingDomains           Setting = "Domains"
+	SettingDefaultDomain     Setting = "DefaultDomain"
+	SettingPasswordLength    Setting = "PasswordLength"
+)
+
+// SettingError is a setting of a [Config] that [Config.Check] refuses.
+type SettingError struct {
+	Setting Setting
+	Err     error // what is wrong, in words; never a secret
+}
+
+func (e *SettingError) Error() string { return "commands: " + string(e.Setting) + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Check checks the policy of cfg, each setting on its own, and returns cfg
+// normalised (the approval mode in lower case, the default domain in its
+// canonical form) and every setting it refuses. It is the one home of
+// these rules: [New] runs it, and so does the configuration of the
+// command line, which names the variable of each refused setting.
+func (cfg Config) Check() (Config, []*SettingError) {
+	var errs []*SettingError
+	refuse := func(s Setting, err error) {
+		if err != nil {
+			errs = append(errs, &SettingError{Setting: s, Err: err})
+		}
+	}
+	var err error
+	cfg.Approvals, err = ParseApprovalMode(string(cfg.Approvals))
+	refuse(SettingApprovals, err)
+	if cfg.ApprovalTTL <= 0 {
+		refuse(SettingApprovalTTL, fmt.Errorf("must be a positive duration, got %s", cfg.ApprovalTTL))
+	}
+	refuse(SettingApprovalsRequired, inRange(cfg.ApprovalsRequired, 1, MaxApprovalsRequired))
+	refuse(SettingPasswordLength, inRange(cfg.PasswordLength, apiclient.MinPasswordLen, apiclient.MaxPasswordLen))
+	refuse(SettingDomains, CheckDomainPatterns(cfg.Domains))
+	if cfg.DefaultDomain != "" {
+		var d string
+		if d, err = NormalizeDomain(cfg.DefaultDomain); err == nil {
+			cfg.DefaultDomain = d
+		}
+		refuse(SettingDefaultDomain, err)
+	}
+	return cfg, errs
+}
+
+// withDefaults gives the zero values of the settings that have a default
+// their default.
+func (cfg Config) withDefaults() Config {
+	if cfg.ApprovalTTL == 0 {
+		cfg.ApprovalTTL = DefaultApprovalTTL
+	}
+	if cfg.ApprovalsRequired == 0 {
+		cfg.ApprovalsRequired = 1
+	}
+	if cfg.PasswordLength == 0 {
+		cfg.PasswordLength = DefaultPasswordLength
+	}
+	return cfg
+}
+
+func inRange(n, lo, hi int) error {
+	if n < lo || n > hi {
+		return fmt.Errorf("must be %d to %d, got %d", lo, hi, n)
+	}
+	return nil
+}
 
 // adminGroupNames names the admin user groups by handle ("@mail-admins"),
 // as plain text that notifies nobody.

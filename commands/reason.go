@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
 // MaxReasonRunes bounds a cleaned reason, in characters (runes), ellipsis
@@ -44,7 +46,7 @@ func CleanReason(s string) string {
 	s = decodeSlack(s)
 	s = keepVisible(s)
 	s = defuse(s)
-	return cutRunes(s, MaxReasonRunes)
+	return textcut.Runes(s, MaxReasonRunes)
 }
 
 // decodeSlack replaces Slack's forms by their text and decodes the three
@@ -229,60 +231,4 @@ func mentionAt(s string, i int) bool {
 
 func isASCIIAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-// cutRunes cuts s to at most n runes, the last one an ellipsis, backing
-// off so that a combining mark, a variation selector, a skin tone or the
-// second half of a flag stays with its base.
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n < 1 {
-		return ""
-	}
-	cut := 0
-	for range n - 1 {
-		_, size := utf8.DecodeRuneInString(s[cut:])
-		cut += size
-	}
-	cut = graphemeBoundary(s, cut)
-	return strings.TrimRight(s[:cut], " ") + "…"
-}
-
-// graphemeBoundary moves i back until s[i:] does not start in the middle
-// of a grapheme, as far as a cheap look at the neighbouring runes tells.
-func graphemeBoundary(s string, i int) int {
-	for i > 0 {
-		r, _ := utf8.DecodeRuneInString(s[i:])
-		prev, size := utf8.DecodeLastRuneInString(s[:i])
-		if !extendsPrevious(r) && prev != '\u200d' && !(isRegionalIndicator(r) && oddRegionalRun(s[:i])) {
-			return i
-		}
-		i -= size
-	}
-	return 0
-}
-
-// extendsPrevious reports whether r belongs to the grapheme before it.
-func extendsPrevious(r rune) bool {
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Variation_Selector) ||
-		r == '\u200d' || (0x1F3FB <= r && r <= 0x1F3FF) || (0xE0020 <= r && r <= 0xE007F)
-}
-
-func isRegionalIndicator(r rune) bool { return 0x1F1E6 <= r && r <= 0x1F1FF }
-
-// oddRegionalRun reports whether s ends with an odd number of regional
-// indicators: the next one completes a flag.
-func oddRegionalRun(s string) bool {
-	odd := false
-	for s != "" {
-		r, size := utf8.DecodeLastRuneInString(s)
-		if !isRegionalIndicator(r) {
-			break
-		}
-		odd = !odd
-		s = s[:len(s)-size]
-	}
-	return odd
 }

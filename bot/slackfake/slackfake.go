@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // Tokens and identities the fake accepts and uses.
@@ -101,8 +103,9 @@ type Server struct {
 	upgrader websocket.Upgrader
 	ping     time.Duration
 
-	mu   sync.Mutex
-	cond *sync.Cond
+	mu      sync.Mutex
+	cond    *sync.Cond
+	arrived chan struct{} // closed and replaced by changed: Wait's wake-up
 
 	sockets // connections, envelopes, acks: socket.go
 	web     // failure injection and calls: webapi.go
@@ -121,6 +124,7 @@ func New() *Server {
 	s.web.setup()
 	s.store.setup()
 	s.cond = sync.NewCond(&s.mu)
+	s.arrived = make(chan struct{})
 	// Slack's client sends Origin: https://api.slack.com.
 	s.upgrader.CheckOrigin = func(*http.Request) bool { return true }
 	s.ts.Store(1700000000)
@@ -146,7 +150,7 @@ func (s *Server) Close() {
 			e.timer.Stop()
 		}
 	}
-	s.cond.Broadcast()
+	s.changed()
 	s.mu.Unlock()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
@@ -159,7 +163,19 @@ func (s *Server) ResponseURL(name string) string { return s.srv.URL + "/response
 func (s *Server) newTS() string { return fmt.Sprintf("%d.%06d", s.ts.Add(1), 0) }
 
 // changed wakes every waiter; call it with s.mu held.
-func (s *Server) changed() { s.cond.Broadcast() }
+func (s *Server) changed() {
+	s.cond.Broadcast()
+	close(s.arrived)
+	s.arrived = make(chan struct{})
+}
+
+// arrival returns a channel that is closed when something next arrives
+// at the fake (or it closes).
+func (s *Server) arrival() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.arrived
+}
 
 // waitFor waits, under s.mu, until cond holds.
 func (s *Server) waitFor(timeout time.Duration, cond func() bool, what string) error {
@@ -182,14 +198,13 @@ func (s *Server) waitFor(timeout time.Duration, cond func() bool, what string) e
 }
 
 // Wait waits until cond (called with no lock held on the fake's records;
-// use the accessors inside it) holds, polling every time something arrives.
+// use the accessors inside it) holds. It checks cond again the moment
+// anything arrives at the fake (a call, a post, an ack, a connection), and
+// every testkit.PollEvery for conditions on anything else (the bot's
+// readiness, a spy's counter).
 func (s *Server) Wait(timeout time.Duration, what string, cond func() bool) error {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("slackfake: timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Until(timeout, s.arrival, cond) {
+		return fmt.Errorf("slackfake: timed out after %s waiting for %s", timeout, what)
 	}
 	return nil
 }

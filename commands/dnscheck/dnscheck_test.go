@@ -11,6 +11,7 @@ import (
 
 	"github.com/mailbot/mailbot/commands/dnscheck"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // The records of a domain whose mail is set up right, one line each.
@@ -296,27 +297,24 @@ func TestCheckCancelled(t *testing.T) {
 	}
 }
 
-// waitForQueries waits until srv has received a query of each type.
+// waitForQueries waits until srv has received a query of each type. It
+// may run off the test's goroutine: it reports with Errorf.
 func waitForQueries(t *testing.T, srv *dnstest.Server, types ...string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	received := testkit.Until(5*time.Second, nil, func() bool {
 		seen := map[string]bool{}
 		for _, q := range srv.Queries() {
 			seen[q.Type] = true
 		}
-		missing := false
 		for _, typ := range types {
-			missing = missing || !seen[typ]
+			if !seen[typ] {
+				return false
+			}
 		}
-		if !missing {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("server received %+v, want queries of types %v", srv.Queries(), types)
-			return
-		}
-		time.Sleep(5 * time.Millisecond) // polling with a deadline
+		return true
+	})
+	if !received {
+		t.Errorf("server received %+v, want queries of types %v", srv.Queries(), types)
 	}
 }
 

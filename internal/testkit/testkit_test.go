@@ -3,8 +3,10 @@ package testkit_test
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,5 +89,67 @@ func TestClock(t *testing.T) {
 	wg.Wait()
 	if got, want := c.Now(), later.Add(1000*time.Second); !got.Equal(want) {
 		t.Errorf("after 1000 concurrent Advance(1s) Now() = %v, want %v", got, want)
+	}
+}
+
+// TestBufferWritten: the channel is closed by the next write, not before.
+func TestBufferWritten(t *testing.T) {
+	t.Parallel()
+	var b testkit.Buffer
+	ch := b.Written()
+	select {
+	case <-ch:
+		t.Fatal("Written is closed before any write")
+	default:
+	}
+	if _, err := b.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+	default:
+		t.Fatal("Written is still open after a write")
+	}
+	if next := b.Written(); next == ch {
+		t.Error("Written after a write returns the closed channel again")
+	}
+}
+
+// TestBufferWaitMatch: the match written by another goroutine is found,
+// with its groups and the offset after it, and a later wait starts there.
+func TestBufferWaitMatch(t *testing.T) {
+	t.Parallel()
+	var b testkit.Buffer
+	re := regexp.MustCompile(`id=(\w+)\n`)
+	go func() {
+		for _, s := range []string{"start\n", "id=", "first\n", "noise\n", "id=second\n"} {
+			_, _ = b.Write([]byte(s))
+		}
+	}()
+	m, off := b.WaitMatch(t, 10*time.Second, re, 0)
+	if m[1] != "first" || off != len("start\nid=first\n") {
+		t.Fatalf("WaitMatch = %q, %d; want first, %d", m, off, len("start\nid=first\n"))
+	}
+	if m, _ := b.WaitMatch(t, 10*time.Second, re, off); m[1] != "second" {
+		t.Errorf("WaitMatch after %d = %q, want second", off, m)
+	}
+}
+
+// TestUntil: true once the condition holds (signalled or not), false when
+// the time is up while it does not.
+func TestUntil(t *testing.T) {
+	t.Parallel()
+	var b testkit.Buffer
+	go func() { _, _ = b.Write([]byte("done")) }()
+	if !testkit.Until(10*time.Second, b.Written, func() bool { return b.String() == "done" }) {
+		t.Error("Until = false; the write happened")
+	}
+	var flag atomic.Bool
+	go flag.Store(true)
+	if !testkit.Until(10*time.Second, nil, flag.Load) {
+		t.Error("Until(nil) = false; the flag was set")
+	}
+	if testkit.Until(30*time.Millisecond, nil, func() bool { return false }) {
+		t.Error("Until = true for a condition that never holds")
 	}
 }

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOtherProvidersAreIgnored: the variables of a provider other than the
+// selected one are neither checked nor required.
+func TestOtherProvidersAreIgnored(t *testing.T) {
+	t.Parallel()
+	bad := map[string]string{
+		"PDD_BASE_URL": "http://pdd.example.com", "Y360_BASE_URL": "ftp://x", "Y360_ORG_ID": "acme",
+		"Y360_DEPARTMENT_ID": "sales", "MAILCOW_URL": "http://mail.example.com", "MAILCOW_MX": "mx_1",
+	}
+	for provider, own := range map[string]string{"pdd": "PDD_BASE_URL", "yandex360": "Y360_BASE_URL", "mailcow": "MAILCOW_URL"} {
+		env := with(serveBase(), "MAILBOT_PROVIDER", provider, "Y360_TOKEN", "y0-SECRETPDD", "MAILCOW_API_KEY", "SECRETPDD")
+		for k, v := range bad {
+			env[k] = v
+		}
+		_, err := loadConfig(envFrom(env), "serve")
+		var ces configErrors
+		if !errors.As(err, &ces) {
+			t.Fatalf("%s: loadConfig = %v, want configErrors", provider, err)
+		}
+		for _, ce := range ces {
+			if v := ce.Var; !strings.HasPrefix(v, strings.SplitN(own, "_", 2)[0]) {
+				t.Errorf("%s: %s is reported, but it belongs to another provider", provider, ce)
+			}
+		}
+		if !strings.Contains(err.Error(), own) {
+			t.Errorf("%s: its own bad %s is not reported: %v", provider, own, err)
+		}
+	}
+}
+
+// TestProviderValues: each provider's values and what the shell learns
+// from ProviderCredentialsSet; a serve of each provider needs no other's
+// credentials.
+func TestProviderValues(t *testing.T) {
+	t.Parallel()
+	noPDD := func(env map[string]string) map[string]string { delete(env, "PDD_TOKEN"); return env }
+	for _, tc := range []struct {
+		name, sub string
+		env       map[string]string
+		creds     bool
+		check     func(*config) bool
+	}{
+		{"pdd shell sandbox", "shell", nil, false, func(c *config) bool { return c.Provider == providerPDD }},
+		{"pdd serve", "serve", serveBase(), true, func(c *config) bool { return c.PDDToken.reveal() == "pdd-SECRETPDD" }},
+		{"yandex360 shell sandbox", "shell", map[string]string{"MAILBOT_PROVIDER": "YANDEX360", "PDD_TOKEN": "pdd-SECRETPDD"}, false,
+			func(c *config) bool {
+				return c.Provider == providerYandex360 && c.Y360DepartmentID == 1 && c.Y360OrgID == ""
+			}},
+		{"yandex360 serve", "serve", with(noPDD(serveBase()), "MAILBOT_PROVIDER", "yandex360", "Y360_TOKEN", "y0-SECRETPDD",
+			"Y360_ORG_ID", "123456", "Y360_DEPARTMENT_ID", "7", "Y360_BASE_URL", "http://127.0.0.1:9/"), true,
+			func(c *config) bool {
+				return c.Y360OrgID == "123456" && c.Y360DepartmentID == 7 && c.Y360BaseURL == "http://127.0.0.1:9/"
+			}},
+		{"mailcow shell sandbox", "shell", map[string]string{"MAILBOT_PROVIDER": "mailcow"}, false,
+			func(c *config) bool { return c.MailcowMX == "" }},
+		{"mailcow serve, MX from the URL", "serve", with(noPDD(serveBase()), "MAILBOT_PROVIDER", "mailcow", "MAILCOW_URL", "https://Mail.Example.com:8443",
+			"MAILCOW_API_KEY", "SECRETPDD"), true, func(c *config) bool { return c.MailcowMX == "mail.example.com" }},
+		{"mailcow at an IP address with MX", "serve", with(noPDD(serveBase()), "MAILBOT_PROVIDER", "mailcow", "MAILCOW_URL", "http://127.0.0.1:8443",
+			"MAILCOW_API_KEY", "SECRETPDD", "MAILCOW_MX", "MX.example.com."), true, func(c *config) bool { return c.MailcowMX == "mx.example.com" }},
+		{"force password change off", "shell", map[string]string{"MAILBOT_FORCE_PASSWORD_CHANGE": "false"}, false,
+			func(c *config) bool { return !c.ForcePasswordChange }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := loadConfig(envFrom(tc.env), tc.sub)
+			if err != nil {
+				t.Fatalf("loadConfig(%s) = %v", tc.sub, err)
+			}
+			if got := cfg.ProviderCredentialsSet(); got != tc.creds {
+				t.Errorf("ProviderCredentialsSet() = %v, want %v", got, tc.creds)
+			}
+			if !tc.check(cfg) {
+				t.Errorf("values not as set: %+v", cfg)
+			}
+		})
+	}
+}
+
+// writeSecretFile writes content to a new file and returns its path.
+func writeSecretFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSecretsFromFiles: every secret variable may come from the file its
+// _FILE variant names, without the file's trailing newline.
+func TestSecretsFromFiles(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"SLACK_APP_TOKEN_FILE":      writeSecretFile(t, secretAppToken+"\n"),
+		"SLACK_BOT_TOKEN_FILE":      writeSecretFile(t, secretBotToken+"\r\n"),
+		"PDD_TOKEN_FILE":            writeSecretFile(t, "pdd-SECRETPDD"),
+		"MAILBOT_DATABASE_URL_FILE": writeSecretFile(t, "postgres://u:"+secretDBPass+"@db/x\n"),
+		"MAILBOT_ADMINS":            "UADMIN1",
+	}
+	cfg, err := loadConfig(envFrom(env), "serve")
+	if err != nil {
+		t.Fatalf("loadConfig = %v", err)
+	}
+	for name, got := range map[string]string{
+		"SLACK_APP_TOKEN": cfg.SlackAppToken.reveal(), "SLACK_BOT_TOKEN": cfg.SlackBotToken.reveal(),
+		"PDD_TOKEN": cfg.PDDToken.reveal(), "MAILBOT_DATABASE_URL": cfg.DatabaseURL.reveal(),
+	} {
+		want := map[string]string{"SLACK_APP_TOKEN": secretAppToken, "SLACK_BOT_TOKEN": secretBotToken,
+			"PDD_TOKEN": "pdd-SECRETPDD", "MAILBOT_DATABASE_URL": "postgres://u:" + secretDBPass + "@db/x"}[name]
+		if got != want {
+			t.Errorf("%s from its file = %q, want %q", name, got, want)
+		}
+	}
+	y360 := map[string]string{"MAILBOT_PROVIDER": "yandex360", "Y360_TOKEN_FILE": writeSecretFile(t, "y0-SECRETPDD\n")}
+	if cfg, err := loadConfig(envFrom(y360), "shell"); err != nil || cfg.Y360Token.reveal() != "y0-SECRETPDD" || !cfg.ProviderCredentialsSet() {
+		t.Errorf("Y360_TOKEN_FILE: loadConfig = %v; token from the file: %v", err, err == nil && cfg.Y360Token.reveal() == "y0-SECRETPDD")
+	}
+	mailcow := map[string]string{"MAILBOT_PROVIDER": "mailcow", "MAILCOW_URL": "https://mail.example.com",
+		"MAILCOW_API_KEY_FILE": writeSecretFile(t, "SECRETPDD\n")}
+	if cfg, err := loadConfig(envFrom(mailcow), "shell"); err != nil || cfg.MailcowAPIKey.reveal() != "SECRETPDD" {
+		t.Errorf("MAILCOW_API_KEY_FILE: loadConfig = %v", err)
+	}
+}
+
+// TestSecretFileErrors: both set, or a file that cannot be read, is an
+// error naming the variable, never the secret; every one at once.
+func TestSecretFileErrors(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no-such-file")
+	env := map[string]string{
+		"SLACK_APP_TOKEN": secretAppToken, "SLACK_APP_TOKEN_FILE": writeSecretFile(t, secretAppToken),
+		"SLACK_BOT_TOKEN_FILE": missing,
+		"PDD_TOKEN":            "pdd-SECRETPDD", "PDD_TOKEN_FILE": writeSecretFile(t, "pdd-SECRETPDD"),
+		"MAILBOT_ADMINS": "UADMIN1",
+	}
+	_, err := loadConfig(envFrom(env), "serve")
+	want := []string{
+		"configuration: SLACK_APP_TOKEN_FILE: set only one of SLACK_APP_TOKEN and SLACK_APP_TOKEN_FILE",
+		"configuration: SLACK_BOT_TOKEN_FILE: cannot read the file: " + missing + ": no such file or directory",
+		"configuration: PDD_TOKEN_FILE: set only one of PDD_TOKEN and PDD_TOKEN_FILE",
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Fatalf("loadConfig = %v, want:\n%s", err, strings.Join(want, "\n"))
+	}
+	assertNoSecret(t, "the error", err.Error())
+	// A file of a variable the subcommand does not read is not its concern.
+	if _, err := loadConfig(envFrom(map[string]string{"SLACK_BOT_TOKEN_FILE": missing}), "shell"); err != nil {
+		t.Errorf("shell with a missing SLACK_BOT_TOKEN_FILE: loadConfig = %v, want nil", err)
+	}
+}
