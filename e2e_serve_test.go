@@ -279,7 +279,9 @@ func testE2EDatabaseUnreachable(t *testing.T, bin string) {
 	dsn := "postgres://mailbot:" + pass + "@" + closedAddr(t) + "/mailbot?sslmode=disable"
 	start := time.Now()
 	p := w.start("mailbot", w.env(map[string]string{"MAILBOT_DATABASE_URL": dsn, "MAILBOT_HTTP_ADDR": freeAddr(t)}), "serve")
-	retrying := func() bool { return !p.running() || strings.Contains(p.stderr.String(), "database unreachable, retrying") }
+	retrying := func() bool {
+		return !p.running() || strings.Contains(p.stderr.String(), "database unreachable, retrying")
+	}
 	if err := w.fake.Wait(e2eWait, "the database retried", retrying); err != nil || !p.running() {
 		t.Fatalf("serve did not retry the database (%v, running %v)", err, p.running())
 	}

@@ -29,6 +29,8 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	if err := cfg.requireServe(); err != nil {
 		return err
 	}
+	// Every series exists before the listener is up: while serve waits for
+	// Slack or its database, /metrics shows the socket and the database down.
 	ms := newServeMetrics(cfg.DatabaseURL.reveal() != "")
 	var ready atomic.Pointer[bot.Bot]
 	if cfg.HTTPAddr != "" {

@@ -17,10 +17,7 @@ func TestRefusedAlikeWhenBusy(t *testing.T) {
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests), withBotConfig(func(c *bot.Config) { c.Concurrency, c.MaxQueue = 1, 1 }))
 	_, req := ask(t, h.env, stranger, "/maildomain", "register asked.com")
 	view, _ := openForm(t, h.env, admin, "/maildomain", "")
-	g := h.holdRequests()
-	first, _ := h.command(admin, "/maildomain", "register one.com")
-	g.next(t) // the worker is busy with it
-	second, _ := h.command(admin, "/maildomain", "register two.com")
+	g, first, second := fillQueue(t, h)
 
 	_, ack := h.command(admin, "/maildomain", "register three.com")
 	wantContains(t, "the command", ackMessage(t, ack).shown(), "mailbot is busy", "Nothing was done")
@@ -37,6 +34,18 @@ func TestRefusedAlikeWhenBusy(t *testing.T) {
 	if n := counter(t, h.r.reg, "mailbot_approvals_total", commands.LabelBusy); n != 1 {
 		t.Errorf("mailbot_approvals_total{decision=busy} = %v, want 1", n)
 	}
+}
+
+// fillQueue has the one worker of h run "register one.com", held at the
+// API by the gate it returns, and "register two.com" wait in the queue of
+// one. It returns the gate and the two commands' envelope ids.
+func fillQueue(t *testing.T, h *harness) (g *gate, first, second string) {
+	t.Helper()
+	g = h.holdRequests()
+	first, _ = h.command(admin, "/maildomain", "register one.com")
+	g.next(t) // the worker is busy with it
+	second, _ = h.command(admin, "/maildomain", "register two.com")
+	return g, first, second
 }
 
 // TestClickDuringStopSaysRestarting: a click while mailbot stops runs
