@@ -281,6 +281,9 @@ func testE2EOutage(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	p := w.serve("mailbot", w.env(map[string]string{"MAILBOT_DATABASE_URL": proxy.DSN(), "MAILBOT_APPROVALS": "requests"}))
 	w.command(w.fake.Via(0), e2eUser, "/mailbox", "add dave@example.com before the outage")
 	req := w.waitRequest(1)
+	if up := metric(p, "mailbot_database_up"); up != 1 {
+		t.Errorf("mailbot_database_up before the outage = %v, want 1", up)
+	}
 
 	proxy.Cut()
 	id, _ := w.command(w.fake.Via(0), e2eAdmin1, "/mailbox", "add carol@example.com")
@@ -293,6 +296,9 @@ func testE2EOutage(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	if n := w.sim.Requests(apiclient.OpAddMailbox); n != 0 {
 		t.Errorf("%d adds reached the PDD API during the outage, want none", n)
 	}
+	if up := metric(p, "mailbot_database_up"); up != 0 {
+		t.Errorf("mailbot_database_up during the outage = %v, want 0", up)
+	}
 	if got := httpStatus(p.http + "/readyz"); got != 200 || w.fake.Connections() != 1 {
 		t.Errorf("during the outage: /readyz %d and %d Slack connections, want 200 and 1", got, w.fake.Connections())
 	}
@@ -302,6 +308,9 @@ func testE2EOutage(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	res := w.result(id)
 	if pw, ok := w.sim.Mailbox("carol@example.com"); !ok || !strings.Contains(res.shown(), pw) {
 		t.Errorf("the first command after the outage: mailbox exists %v; reply:\n%s", ok, res.shown())
+	}
+	if up := metric(p, "mailbot_database_up"); up != 1 {
+		t.Errorf("mailbot_database_up after the outage = %v, want 1", up)
 	}
 	w.result(w.click(w.fake.Via(0), e2eAdmin2, req, e2eApprove))
 	w.waitUpdate(req.ts, "Approved by")

@@ -272,15 +272,23 @@ elsewhere-domain.com. TXT "v=spf1 mx -all"
 }
 
 // testE2EDatabaseUnreachable is interface §7: a database that cannot be
-// reached at start (a closed loopback port) makes serve retry, then exit 1
-// with one line naming MAILBOT_DATABASE_URL and without its password.
+// reached at start (a closed loopback port) makes serve retry, with every
+// documented series on /metrics meanwhile, then exit 1 with one line
+// naming MAILBOT_DATABASE_URL and without its password.
 func testE2EDatabaseUnreachable(t *testing.T, bin string) {
 	w := newWorld(t, bin)
 	const pass = "SECRETDBPASS-e2e-unreachable"
 	w.extra = append(w.extra, pass)
 	dsn := "postgres://mailbot:" + pass + "@" + closedAddr(t) + "/mailbot?sslmode=disable"
 	start := time.Now()
-	p := w.start("mailbot", w.env(map[string]string{"MAILBOT_DATABASE_URL": dsn}), "serve")
+	p := w.start("mailbot", w.env(map[string]string{"MAILBOT_DATABASE_URL": dsn, "MAILBOT_HTTP_ADDR": freeAddr(t)}), "serve")
+	retrying := func() bool {
+		return !p.running() || strings.Contains(p.stderr.String(), "database unreachable, retrying")
+	}
+	if err := w.fake.Wait(e2eWait, "the database retried", retrying); err != nil || !p.running() {
+		t.Fatalf("serve did not retry the database (%v, running %v)", err, p.running())
+	}
+	checkStartingMetrics(t, p, true)
 	code := p.wait(45 * time.Second)
 	t.Logf("mailbot gave up on the database after %s: %q", time.Since(start).Round(100*time.Millisecond), p.reasonLines())
 	if code != 1 {

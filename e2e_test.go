@@ -73,6 +73,7 @@ func TestE2E(t *testing.T) {
 		{"AdminGroups", testE2EAdminGroups},
 		{"DNSCheck", testE2EDNSCheck},
 		{"DatabaseUnreachable", testE2EDatabaseUnreachable},
+		{"MetricsWhileSlackDown", testE2EMetricsWhileSlackDown},
 		{"AuditWithoutDatabase", testE2EAuditWithoutDatabase},
 		{"Database", testE2EDatabase},
 	} {

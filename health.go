@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/bot"
+	"github.com/mailbot/mailbot/internal/metrics"
 )
 
 // The paths of the health and metrics listener (interface §2,
@@ -55,7 +55,7 @@ const (
 // The caller skips the listener when MAILBOT_HTTP_ADDR is empty, and owns
 // the listener: see [serveHTTP]. Nothing here carries a secret: the probes
 // answer fixed words and the metrics hold no token, password or user ID.
-func newHTTPServer(addr string, ready func() bool, reg *bot.Registry, logger *zap.Logger) *http.Server {
+func newHTTPServer(addr string, ready func() bool, reg *metrics.Registry, logger *zap.Logger) *http.Server {
 	logger = logger.Named("http")
 	errLog, err := zap.NewStdLogAt(logger, zap.WarnLevel)
 	if err != nil { // only for an invalid level, which WarnLevel is not

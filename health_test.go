@@ -18,8 +18,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/bot/slackfake"
+	"github.com/mailbot/mailbot/internal/metrics"
+	"github.com/mailbot/mailbot/internal/metrics/metricstest"
 )
 
 // httpTestTimeout bounds every wait in these tests, so that a hang fails
@@ -66,7 +67,7 @@ func startHTTP(t *testing.T, srv *http.Server) (baseURL string, stop func() erro
 }
 
 // startHealth serves newHTTPServer on a loopback port.
-func startHealth(t *testing.T, ready func() bool, reg *bot.Registry) (baseURL string, stop func() error) {
+func startHealth(t *testing.T, ready func() bool, reg *metrics.Registry) (baseURL string, stop func() error) {
 	t.Helper()
 	srv := newHTTPServer("127.0.0.1:0", ready, reg, zaptest.NewLogger(t))
 	return startHTTP(t, srv)
@@ -95,7 +96,7 @@ func fetch(t testing.TB, method, url string) (status int, header http.Header, bo
 func TestHTTPServerHealthz(t *testing.T) {
 	t.Parallel()
 	// Liveness does not depend on readiness.
-	base, _ := startHealth(t, func() bool { return false }, bot.NewRegistry())
+	base, _ := startHealth(t, func() bool { return false }, metrics.NewRegistry())
 	status, h, body := fetch(t, http.MethodGet, base+healthzPath)
 	if status != http.StatusOK || body != "ok\n" {
 		t.Errorf("GET %s = %d %q, want 200 %q", healthzPath, status, body, "ok\n")
@@ -111,7 +112,7 @@ func TestHTTPServerHealthz(t *testing.T) {
 func TestHTTPServerReadyzFollowsReady(t *testing.T) {
 	t.Parallel()
 	var ready atomic.Bool
-	base, _ := startHealth(t, ready.Load, bot.NewRegistry())
+	base, _ := startHealth(t, ready.Load, metrics.NewRegistry())
 	for _, step := range []struct {
 		ready      bool
 		wantStatus int
@@ -156,7 +157,7 @@ func TestHTTPServerMetrics(t *testing.T) {
 
 func TestHTTPServerRoutes(t *testing.T) {
 	t.Parallel()
-	base, _ := startHealth(t, func() bool { return true }, bot.NewRegistry())
+	base, _ := startHealth(t, func() bool { return true }, metrics.NewRegistry())
 	for _, tc := range []struct {
 		method, path string
 		want         int
@@ -178,7 +179,7 @@ func TestHTTPServerRoutes(t *testing.T) {
 
 func TestHTTPServerLimits(t *testing.T) {
 	t.Parallel()
-	srv := newHTTPServer(":8080", func() bool { return true }, bot.NewRegistry(), zaptest.NewLogger(t))
+	srv := newHTTPServer(":8080", func() bool { return true }, metrics.NewRegistry(), zaptest.NewLogger(t))
 	if srv.Addr != ":8080" {
 		t.Errorf("Addr = %q, want %q", srv.Addr, ":8080")
 	}
@@ -202,7 +203,7 @@ func TestHTTPServerLimits(t *testing.T) {
 
 func TestServeHTTPStopsWhenContextEnds(t *testing.T) {
 	t.Parallel()
-	base, stop := startHealth(t, func() bool { return true }, bot.NewRegistry())
+	base, stop := startHealth(t, func() bool { return true }, metrics.NewRegistry())
 	if status, _, _ := fetch(t, http.MethodGet, base+healthzPath); status != http.StatusOK {
 		t.Fatalf("GET %s before stop = %d, want 200", healthzPath, status)
 	}
@@ -277,7 +278,7 @@ func TestServeHTTPReportsAListenerFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = ln.Close() // Accept fails at once
-	srv := newHTTPServer(ln.Addr().String(), func() bool { return true }, bot.NewRegistry(), zaptest.NewLogger(t))
+	srv := newHTTPServer(ln.Addr().String(), func() bool { return true }, metrics.NewRegistry(), zaptest.NewLogger(t))
 	done := make(chan error, 1)
 	go func() { done <- serveHTTP(t.Context(), srv, ln) }() // ctx stays live
 	select {
@@ -318,9 +319,9 @@ func TestServeMetricsFromStart(t *testing.T) {
 	if err := fake.Wait(httpTestTimeout, "readyz 200", func() bool { return httpStatus(base+readyzPath) == http.StatusOK }); err != nil {
 		t.Fatalf("%v; logs:\n%s", err, out.String())
 	}
-	doc := documentedMetrics(t)
+	doc := documentedMetrics(t, false)
 	_, _, body := fetch(t, http.MethodGet, base+metricsPath)
-	checkDocumented(t, parseExposition(t, body), doc)
+	checkDocumented(t, metricstest.Parse(t, body), doc)
 
 	var replies string // the register's verification secret is in it
 	for _, c := range [][2]string{{"/maildomain", "register example.com"}, {"/mailbox", "add alice@example.com"}} {
@@ -342,13 +343,13 @@ func TestServeMetricsFromStart(t *testing.T) {
 	}{
 		{"mailbot_commands_total", map[string]string{"command": "/maildomain", "outcome": "ok"}},
 		{"mailbot_commands_total", map[string]string{"command": "/mailbox", "outcome": "ok"}},
-		{"mailbot_pdd_requests_total", map[string]string{"op": "domain/register", "code": "ok"}},
-		{"mailbot_pdd_requests_total", map[string]string{"op": "email/add", "code": "ok"}},
+		{"mailbot_provider_requests_total", map[string]string{"provider": "pdd", "op": "register", "outcome": "ok"}},
+		{"mailbot_provider_requests_total", map[string]string{"provider": "pdd", "op": "add", "outcome": "ok"}},
 	}
 	var fams map[string]*dto.MetricFamily
 	counted := func() bool {
 		_, _, body = fetch(t, http.MethodGet, base+metricsPath)
-		fams = parseExposition(t, body)
+		fams = metricstest.Parse(t, body)
 		for _, w := range wants {
 			if counterValue(fams, w.family, w.labels) != 1 {
 				return false
@@ -379,7 +380,7 @@ func TestServeMetricsFromStart(t *testing.T) {
 // or -1 without one.
 func counterValue(fams map[string]*dto.MetricFamily, family string, labels map[string]string) float64 {
 	for _, m := range fams[family].GetMetric() {
-		if cmp.Equal(labelsOf(m), labels) {
+		if cmp.Equal(metricstest.Labels(m), labels) {
 			return m.GetCounter().GetValue()
 		}
 	}

@@ -9,18 +9,41 @@ import (
 	vm "github.com/VictoriaMetrics/metrics"
 
 	"github.com/mailbot/mailbot/bot"
+	"github.com/mailbot/mailbot/internal/metrics"
 )
 
 // newRegistry returns the registry that /metrics serves, holding
-// mailbot_build_info. The bot's and the PDD client's metrics are
-// registered on it by the caller; there is no global registry, so tests
-// can build as many as they like.
-func newRegistry() *bot.Registry {
-	reg := bot.NewRegistry()
+// mailbot_build_info. The bot's, the provider's and the database's series
+// are registered on it by the caller (see [serveMetrics]); there is no
+// global registry, so tests can build as many as they like.
+func newRegistry() *metrics.Registry {
+	reg := metrics.NewRegistry()
 	v, c, g := buildInfo()
 	reg.NewGaugeVec("mailbot_build_info", "1, labelled with mailbot's version, commit and Go version.",
 		"version", "commit", "goversion").WithLabelValues(v, c, g).Set(1)
 	return reg
+}
+
+// serveMetrics are the series serve feeds, each layer's own, all
+// registered on reg before the listener is up: every documented series
+// exists from the first scrape, also while serve still waits for Slack or
+// its database.
+type serveMetrics struct {
+	reg        *metrics.Registry
+	bot        *bot.Metrics
+	provider   *providerMetrics
+	databaseUp *metrics.Gauge // nil without MAILBOT_DATABASE_URL
+}
+
+// newServeMetrics registers serve's series; mailbot_database_up only with
+// a database.
+func newServeMetrics(withDatabase bool) *serveMetrics {
+	reg := newRegistry()
+	m := &serveMetrics{reg: reg, bot: bot.NewMetrics(reg), provider: newProviderMetrics(reg)}
+	if withDatabase {
+		m.databaseUp = newDatabaseUp(reg)
+	}
+	return m
 }
 
 // buildInfo is versionLine's version, commit and Go version.
@@ -39,7 +62,7 @@ func buildInfo() (version, commit, goVersion string) {
 // (go_*) and process (process_*) metrics of github.com/VictoriaMetrics/metrics,
 // in the Prometheus text format. More than metricsInFlight scrapes at once
 // answer 503.
-func metricsHandler(reg *bot.Registry) http.Handler {
+func metricsHandler(reg *metrics.Registry) http.Handler {
 	sem := make(chan struct{}, metricsInFlight)
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		select {
@@ -59,7 +82,7 @@ func metricsHandler(reg *bot.Registry) http.Handler {
 }
 
 // writeMetrics writes reg and the runtime and process metrics.
-func writeMetrics(buf *bytes.Buffer, reg *bot.Registry) {
+func writeMetrics(buf *bytes.Buffer, reg *metrics.Registry) {
 	_, _ = reg.WriteTo(buf)
 	vm.WriteProcessMetrics(buf)
 	vm.WriteFDMetrics(buf)

@@ -21,6 +21,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/commands/pgstore"
+	"github.com/mailbot/mailbot/internal/metrics"
 )
 
 // runServe runs the Slack bot until ctx ends: interface §1.
@@ -28,10 +29,12 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	if err := cfg.requireServe(); err != nil {
 		return err
 	}
-	reg := newRegistry()
+	// Every series exists before the listener is up: while serve waits for
+	// Slack or its database, /metrics shows the socket and the database down.
+	ms := newServeMetrics(cfg.DatabaseURL.reveal() != "")
 	var ready atomic.Pointer[bot.Bot]
 	if cfg.HTTPAddr != "" {
-		stop, err := listenHTTP(ctx, cfg.HTTPAddr, func() bool { b := ready.Load(); return b != nil && b.Ready() }, reg, logger)
+		stop, err := listenHTTP(ctx, cfg.HTTPAddr, func() bool { b := ready.Load(); return b != nil && b.Ready() }, ms.reg, logger)
 		if err != nil {
 			return err
 		}
@@ -39,7 +42,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	}
 	pdd, err := apiclient.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(),
 		apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
-		apiclient.WithTransport(apiclient.NewTransport(cfg.Concurrency)), apiclient.WithRetryHook(newRetryCounter(reg)))
+		apiclient.WithTransport(apiclient.NewTransport(cfg.Concurrency)), apiclient.WithRetryHook(ms.provider.countRetry))
 	if err != nil {
 		return &configError{Var: "PDD_BASE_URL", Reason: err.Error()}
 	}
@@ -56,24 +59,26 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 		return err
 	}
 	defer closeStore()
-	metrics := bot.NewMetrics(reg)
+	if ms.databaseUp != nil {
+		store = meterStore(store, ms.databaseUp)
+	}
 	var groups *bot.Groups
 	if ids := cfg.adminGroups(); len(ids) > 0 {
-		groups = bot.NewGroups(api, ids, bot.GroupRefreshEvery, logger.Named("groups"), metrics)
+		groups = bot.NewGroups(api, ids, bot.GroupRefreshEvery, logger.Named("groups"), ms.bot)
 		if err := groups.Load(ctx); err != nil {
 			return err
 		}
 	}
 	// response_url posts go to hooks.slack.com: a pool of their own.
 	hooks := &http.Client{Timeout: 10 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, metrics)
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, ms.bot)
 	coreCfg := cfg.coreConfig()
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
 	if groups != nil {
 		coreCfg.InGroup, coreCfg.GroupHandle = groups.Contains, groups.Handle
 	}
-	core, err := commands.New(newMeteredAPI(pdd, reg), store, msgr, coreCfg, logger)
+	core, err := commands.New(ms.provider.pdd(pdd), store, msgr, coreCfg, logger)
 	if err != nil {
 		return err
 	}
@@ -84,7 +89,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 		WorkTimeout:      workTimeout(cfg.PDDTimeout),
 		CloseSocketFirst: store.Durable(),
 		SweepEvery:       sweepEvery(cfg.ApprovalTTL, cfg.ApprovalRemind),
-	}, logger, metrics)
+	}, logger, ms.bot)
 	ready.Store(b)
 	logger.Info("starting", zap.String("team", auth.Team), zap.String("bot_user_id", auth.UserID),
 		zap.String("approvals", cfg.Approvals), zap.Int("admins", len(cfg.Admins)), zap.Bool("database", store.Durable()))
@@ -112,7 +117,7 @@ func slackStdLog(logger *zap.Logger) *log.Logger {
 // listenHTTP serves /healthz, /readyz and /metrics on addr. The listener
 // outlives the stop signal, so that /readyz answers 503 while the work in
 // flight finishes; stop closes it.
-func listenHTTP(ctx context.Context, addr string, ready func() bool, reg *bot.Registry, logger *zap.Logger) (stop func(), err error) {
+func listenHTTP(ctx context.Context, addr string, ready func() bool, reg *metrics.Registry, logger *zap.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, &configError{Var: "MAILBOT_HTTP_ADDR", Reason: err.Error()}

@@ -236,10 +236,7 @@ func TestResponseURLFailureFallsBackToEphemeral(t *testing.T) {
 func TestBusyQueue(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withBotConfig(func(c *bot.Config) { c.Concurrency, c.MaxQueue = 1, 1 }))
-	g := h.holdRequests()
-	first, _ := h.command(admin, "/maildomain", "register one.com")
-	g.next(t) // the worker is busy with it
-	second, _ := h.command(admin, "/maildomain", "register two.com")
+	g, first, second := fillQueue(t, h)
 	_, ack := h.command(admin, "/maildomain", "register three.com")
 	wantContains(t, "third ack", ackMessage(t, ack).shown(), "mailbot is busy", "Nothing was done")
 	g.release()

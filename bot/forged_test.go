@@ -15,6 +15,7 @@ import (
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/metrics"
 )
 
 // TestApprovalForgedValueRefused clicks Approve with values this mailbot
@@ -70,7 +71,7 @@ func TestApprovalForgedValueRefused(t *testing.T) {
 func otherMailbot(t testing.TB, e *env) *commands.Core {
 	t.Helper()
 	api := slack.New(slackfake.BotToken, slack.OptionAPIURL(e.slack.URL))
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{}, zap.NewNop(), bot.NewMetrics(bot.NewRegistry()))
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{}, zap.NewNop(), bot.NewMetrics(metrics.NewRegistry()))
 	c, err := commands.New(e.pdd(), memstore.New(memstore.Options{}), msgr, commands.Config{Admins: []string{admin}, SigningKey: []byte("another key")}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -40,35 +40,30 @@ func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.
 	return b.openSoon(func(ctx context.Context) {
 		_, err := b.api.OpenViewContext(ctx, cmd.TriggerID, view)
 		if err == nil {
-			b.m.commands.WithLabelValues(cmd.Command, "form").Inc()
+			b.m.commands.WithLabelValues(cmd.Command, commands.LabelForm).Inc()
 			return
 		}
 		log.Warn("form not opened: answering with the usage", zap.Error(err))
-		b.tell(ctx, to, d.Reply, "usage", cmd.Command)
+		b.tell(ctx, to, d.Reply, commands.LabelUsage, cmd.Command)
 	})
 }
 
 // formView is the modal of a form: the fields of the typed command.
 func formView(f *commands.Form) slack.ModalViewRequest {
-	title, submit := "Register a domain", "Register"
+	words := f.Words()
 	var blocks []slack.Block
 	if f.Action == commands.ActionAddMailbox {
-		title, submit = "Create a mailbox", "Create"
 		blocks = append(blocks, textInput(commands.FieldUser, "User name", "alice", "", false))
 	}
 	blocks = append(blocks, domainInput(f))
-	hint := "Optional: why this is needed. The admins see it."
-	if f.ReasonRequired {
-		hint = "Required: this needs an admin's approval, and the admins see why."
-	}
 	reason := textInput(commands.FieldReason, "Reason", "New hire in sales", "", !f.ReasonRequired)
-	reason.Hint = slack.NewTextBlockObject(slack.PlainTextType, hint, false, false)
+	reason.Hint = slack.NewTextBlockObject(slack.PlainTextType, words.ReasonHint, false, false)
 	blocks = append(blocks, reason)
 	return slack.ModalViewRequest{
 		Type:            slack.VTModal,
 		CallbackID:      formCallbackID,
-		Title:           slack.NewTextBlockObject(slack.PlainTextType, title, false, false),
-		Submit:          slack.NewTextBlockObject(slack.PlainTextType, submit, false, false),
+		Title:           slack.NewTextBlockObject(slack.PlainTextType, words.Title, false, false),
+		Submit:          slack.NewTextBlockObject(slack.PlainTextType, words.Submit, false, false),
 		Close:           slack.NewTextBlockObject(slack.PlainTextType, "Cancel", false, false),
 		PrivateMetadata: f.Metadata,
 		Blocks:          slack.Blocks{BlockSet: blocks},
@@ -118,26 +113,13 @@ func (b *Bot) submitForm(cb slack.InteractionCallback) any {
 		for field, p := range problems {
 			errs[formBlockIDs[field]] = fitText(p, maxFormError)
 		}
-		b.m.commands.WithLabelValues("form", "invalid").Inc()
+		b.m.commands.WithLabelValues("form", commands.LabelInvalid).Inc()
 		return slack.NewErrorsViewSubmissionResponse(errs)
 	}
 	to := commands.Route{User: cb.User.ID, Channel: channel}
-	cmd := commands.CmdDomain
-	if d.Op.Action == commands.ActionAddMailbox {
-		cmd = commands.CmdMailbox
-	}
-	j := job{
-		run:    func(ctx context.Context) { b.m.commands.WithLabelValues(cmd, b.core.Execute(ctx, to, d)).Inc() },
-		notRun: func(ctx context.Context) { b.tell(ctx, to, replyNotRun, "not_run", cmd) },
-	}
-	if !b.submit(j) {
+	if refused, ok := b.takeCommand(d.Op.Command(), to, d); !ok {
 		// The form stays open with what was typed: nothing was done.
-		why := "mailbot is busy: too many operations are waiting. Nothing was done; submit again in a minute."
-		if b.isDraining() {
-			why = "mailbot is restarting. Nothing was done; submit again in a minute."
-		}
-		b.m.commands.WithLabelValues(cmd, "busy").Inc()
-		return slack.NewErrorsViewSubmissionResponse(map[string]string{formBlockIDs[commands.FieldDomain]: why})
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{formBlockIDs[commands.FieldDomain]: refused.Field})
 	}
 	return slack.NewClearViewSubmissionResponse()
 }

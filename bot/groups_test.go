@@ -15,10 +15,10 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/metrics"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -57,7 +57,7 @@ func (e *env) waitGroupRead(n int, what string, cond func() bool) {
 
 // counter returns the value of a counter of reg with the given label value
 // (any label), or 0.
-func counter(t testing.TB, reg *bot.Registry, name, label string) float64 {
+func counter(t testing.TB, reg *metrics.Registry, name, label string) float64 {
 	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {

@@ -71,6 +71,7 @@ import (
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/metrics"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -149,7 +150,7 @@ type replica struct {
 	name   string
 	bot    *bot.Bot
 	core   *commands.Core
-	reg    *bot.Registry
+	reg    *metrics.Registry
 	conn   int // its connection's id on the fake (slackfake.Server.Via)
 	cancel context.CancelFunc
 	done   chan error
@@ -187,23 +188,23 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 		t.Fatal(err)
 	}
 	api := slack.New(slackfake.BotToken, slack.OptionAppLevelToken(slackfake.AppToken), slack.OptionAPIURL(e.slack.URL))
-	reg := bot.NewRegistry()
-	metrics := bot.NewMetrics(reg)
-	groups, err := loadGroups(t, api, s, logger, metrics)
+	reg := metrics.NewRegistry()
+	bm := bot.NewMetrics(reg)
+	groups, err := loadGroups(t, api, s, logger, bm)
 	if err != nil {
 		return nil, err
 	}
 	if groups != nil {
 		s.core.InGroup = groups.Contains
 	}
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: s.ops}, logger, metrics)
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: s.ops}, logger, bm)
 	store := cmp.Or[commands.Store](s.store, e.store)
 	core, err := commands.New(pdd, store, msgr, s.core, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &replica{env: e, name: name, core: core, reg: reg, done: make(chan error, 1)}
-	r.bot = bot.New(api, socketmode.New(api), core, msgr, groups, s.bot, logger, metrics)
+	r.bot = bot.New(api, socketmode.New(api), core, msgr, groups, s.bot, logger, bm)
 	before := e.slack.ConnIDs()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel

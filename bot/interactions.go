@@ -73,18 +73,15 @@ func (b *Bot) click(k commands.Click, blockID, envelopeID string) {
 				b.publishHome(ctx, k.User)
 			}
 		},
-		notRun: func(ctx context.Context) { b.tell(ctx, k.Route, replyNotRun, "", "") },
+		notRun: func(ctx context.Context) { b.tell(ctx, k.Route, commands.ReplyNotRun, "", "") },
 	}
-	if b.submit(j) {
+	refused, ok := b.take(j)
+	if ok {
 		return
 	}
-	log.Warn("click refused: queue full or stopping")
-	b.m.approvals.WithLabelValues("busy").Inc()
-	if !b.answer(func(ctx context.Context) { b.tell(ctx, k.Route, replyBusyClick, "", "") }) {
+	log.Warn("click refused", zap.String("why", refused.Label))
+	b.m.approvals.WithLabelValues(refused.Label).Inc()
+	if !b.answer(func(ctx context.Context) { b.tell(ctx, k.Route, refused.Reply, "", "") }) {
 		log.Error("click not answered: every queue is full or mailbot is stopping")
 	}
 }
-
-// replyBusyClick answers a click that cannot be taken now.
-var replyBusyClick = commands.Reply{Title: "mailbot cannot take this now", Error: true,
-	Text: "mailbot is busy or restarting. Nothing was done: click again in a minute."}

@@ -260,12 +260,19 @@ func (b *Bot) work(ctx context.Context, q <-chan job) {
 
 var errWorkTimeout = errors.New("the operation ran out of time")
 
-// submit queues j for a worker. It returns false when the bot is stopping
-// or too much work waits already. It never blocks.
-func (b *Bot) submit(j job) bool {
+// take queues j for a worker, the one way work enters the queue. When
+// the bot is stopping or too much work waits already, it returns the
+// refusal to answer with and ok false. It never blocks.
+func (b *Bot) take(j job) (refused commands.Refusal, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return !b.draining && b.enqueue(b.queue, j)
+	switch {
+	case b.draining:
+		return commands.RefusedRestarting, false
+	case !b.enqueue(b.queue, j):
+		return commands.RefusedBusy, false
+	}
+	return commands.Refusal{}, true
 }
 
 // answer queues a short answer (a refusal, the Home tab) on its own

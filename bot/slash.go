@@ -11,31 +11,17 @@ import (
 	"github.com/mailbot/mailbot/commands"
 )
 
-// Short answers given in the acknowledgement itself, or for work that
-// will not run.
-var (
-	replyWorking    = commands.Reply{Title: "Working on it…", Note: "The result will appear here, for your eyes only."}
-	replySending    = commands.Reply{Title: "Sending your request to the admins…"}
-	replyChecking   = commands.Reply{Title: "Looking the domain up in DNS…"}
-	replyRestarting = commands.Reply{Title: "mailbot is restarting", Text: "Nothing was done. Try again in a minute.", Error: true}
-	replyBusy       = commands.Reply{Title: "mailbot is busy", Text: "Too many operations are waiting. Nothing was done; try again in a minute.", Error: true}
-	replyNotRun     = commands.Reply{Title: "Not run: mailbot is restarting", Error: true,
-		Text: "mailbot stopped before it could start your command. Nothing was done: you can repeat it in a minute."}
-)
-
 // slashCommand acknowledges a slash command at once and, when there is work
 // to do, hands it to the workers.
 func (b *Bot) slashCommand(ctx context.Context, req *socketmode.Request, cmd slack.SlashCommand, received time.Time) {
 	log := b.log.With(zap.String("envelope_id", req.EnvelopeID), zap.String("user_id", cmd.UserID), zap.String("command", cmd.Command))
 	if b.isDraining() {
-		b.ack(ctx, req, ephemeralPayload(replyRestarting), received)
-		b.m.commands.WithLabelValues(cmd.Command, "restarting").Inc()
-		log.Info("command refused: restarting")
+		b.m.commands.WithLabelValues(cmd.Command, commands.LabelRestarting).Inc()
+		b.refuse(ctx, req, commands.RefusedRestarting, received, log)
 		return
 	}
 	d := b.core.Decide(commands.Request{UserID: cmd.UserID, ChannelID: cmd.ChannelID, Command: cmd.Command, Text: cmd.Text})
 	to := commands.Route{User: cmd.UserID, Channel: cmd.ChannelID, Handle: cmd.ResponseURL, Replace: true}
-	interim := replyWorking
 	switch d.Outcome {
 	case commands.OutcomeReply:
 		b.ack(ctx, req, ephemeralPayload(d.Reply), received)
@@ -49,24 +35,32 @@ func (b *Bot) slashCommand(ctx context.Context, req *socketmode.Request, cmd sla
 		}
 		b.ack(ctx, req, nil, received)
 		return
-	case commands.OutcomeApproval:
-		interim = replySending
-	case commands.OutcomeCheck:
-		interim = replyChecking
 	}
-	j := job{
-		run: func(ctx context.Context) {
-			b.m.commands.WithLabelValues(cmd.Command, b.core.Execute(ctx, to, d)).Inc()
-		},
-		notRun: func(ctx context.Context) { b.tell(ctx, to, replyNotRun, "not_run", cmd.Command) },
-	}
-	if !b.submit(j) {
-		b.ack(ctx, req, ephemeralPayload(replyBusy), received)
-		b.m.commands.WithLabelValues(cmd.Command, "busy").Inc()
-		log.Warn("command refused: queue full or stopping")
+	if refused, ok := b.takeCommand(cmd.Command, to, d); !ok {
+		b.refuse(ctx, req, refused, received, log)
 		return
 	}
-	b.ack(ctx, req, ephemeralPayload(interim), received)
+	b.ack(ctx, req, ephemeralPayload(d.Interim()), received)
+}
+
+// refuse acknowledges a command with a refusal (counted by the caller).
+func (b *Bot) refuse(ctx context.Context, req *socketmode.Request, r commands.Refusal, received time.Time, log *zap.Logger) {
+	b.ack(ctx, req, ephemeralPayload(r.Reply), received)
+	log.Warn("command refused", zap.String("why", r.Label))
+}
+
+// takeCommand queues the execution of d, asked for with command and
+// answered to to, and counts it under command when it ends. A refusal is
+// counted here; the caller answers it.
+func (b *Bot) takeCommand(command string, to commands.Route, d commands.Decision) (refused commands.Refusal, ok bool) {
+	refused, ok = b.take(job{
+		run:    func(ctx context.Context) { b.m.commands.WithLabelValues(command, b.core.Execute(ctx, to, d)).Inc() },
+		notRun: func(ctx context.Context) { b.tell(ctx, to, commands.ReplyNotRun, commands.LabelNotRun, command) },
+	})
+	if !ok {
+		b.m.commands.WithLabelValues(command, refused.Label).Inc()
+	}
+	return refused, ok
 }
 
 // tell delivers a short answer that is not an operation's result, and
