@@ -11,9 +11,6 @@ import (
 	"github.com/mailbot/mailbot/internal/metrics"
 )
 
-// providerPDD is the provider label of the PDD API.
-const providerPDD = "pdd"
-
 // The outcome labels of mailbot_provider_requests_total: the classes every
 // provider's answers fall into.
 const (
