@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"io"
 	"net"
 	"net/url"
@@ -15,7 +16,6 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
-	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/bot"
 )
 
@@ -171,8 +171,8 @@ func TestMetricsDocumented(t *testing.T) {
 	// Every operation with every reason: a rate of retries has its series
 	// before the first retry.
 	retries := fams["mailbot_pdd_retries_total"]
-	if n := len(retries.GetMetric()); n != 2*len(apiclient.RetryReasons()) {
-		t.Errorf("mailbot_pdd_retries_total has %d series, want 2 operations × %d reasons", n, len(apiclient.RetryReasons()))
+	if n := len(retries.GetMetric()); n != 2*len(pdd.RetryReasons()) {
+		t.Errorf("mailbot_pdd_retries_total has %d series, want 2 operations × %d reasons", n, len(pdd.RetryReasons()))
 	}
 }
 
@@ -311,12 +311,12 @@ func TestPDDCodesKnown(t *testing.T) {
 			if !c.Known() {
 				t.Errorf("%s: code %q is not one apiclient knows", op, c)
 			}
-			if got := outcomeCode(&apiclient.Error{Op: op, Code: c}); got != string(c) {
+			if got := outcomeCode(&pdd.Error{Op: op, Code: c}); got != string(c) {
 				t.Errorf("outcomeCode(%s) = %q, want the code itself", c, got)
 			}
 		}
 	}
-	if got := outcomeCode(&apiclient.Error{Code: "never-heard-of-it"}); got != "other" {
+	if got := outcomeCode(&pdd.Error{Code: "never-heard-of-it"}); got != "other" {
 		t.Errorf("an unknown code is labelled %q, want other", got)
 	}
 }

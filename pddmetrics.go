@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 )
@@ -19,10 +19,10 @@ type meteredAPI struct {
 	duration *bot.HistogramVec
 }
 
-var _ commands.API = (*apiclient.Client)(nil)
+var _ commands.API = (*pdd.Client)(nil)
 
 // pddOps are the PDD operations mailbot calls.
-var pddOps = []apiclient.Op{apiclient.OpRegisterDomain, apiclient.OpAddMailbox}
+var pddOps = []pdd.Op{pdd.OpRegisterDomain, pdd.OpAddMailbox}
 
 // pddCodes are the code labels of mailbot_pdd_requests_total besides the
 // PDD's own codes (see [pddErrorCodes] and [outcomeCode]).
@@ -30,17 +30,17 @@ var pddCodes = []string{"ok", "other", "response", "transport", "internal"}
 
 // pddErrorCodes are the PDD error codes that apiclient knows, by operation:
 // seed §7's list for both, and the real service's alternates for email/add.
-var pddErrorCodes = map[apiclient.Op][]apiclient.Code{
-	apiclient.OpRegisterDomain: seedCodes,
-	apiclient.OpAddMailbox: append(slices.Clone(seedCodes), apiclient.CodeNoLogin, apiclient.CodeNoPassword,
-		apiclient.CodeBadLoginFormat, apiclient.CodeLoginTooLong, apiclient.CodeLoginReserved,
-		apiclient.CodePasswdTooShort, apiclient.CodePasswdTooLong, apiclient.CodeBadPasswdChars),
+var pddErrorCodes = map[pdd.Op][]pdd.Code{
+	pdd.OpRegisterDomain: seedCodes,
+	pdd.OpAddMailbox: append(slices.Clone(seedCodes), pdd.CodeNoLogin, pdd.CodeNoPassword,
+		pdd.CodeBadLoginFormat, pdd.CodeLoginTooLong, pdd.CodeLoginReserved,
+		pdd.CodePasswdTooShort, pdd.CodePasswdTooLong, pdd.CodeBadPasswdChars),
 }
 
-var seedCodes = []apiclient.Code{apiclient.CodeUnknown, apiclient.CodeNoToken, apiclient.CodeNoDomain, apiclient.CodeNoIP,
-	apiclient.CodeBadDomain, apiclient.CodeProhibited, apiclient.CodeBadToken, apiclient.CodeBadLogin, apiclient.CodeBadPasswd,
-	apiclient.CodeNoAuth, apiclient.CodeNotAllowed, apiclient.CodeBlocked, apiclient.CodeOccupied,
-	apiclient.CodeDomainLimitReached, apiclient.CodeNoReply}
+var seedCodes = []pdd.Code{pdd.CodeUnknown, pdd.CodeNoToken, pdd.CodeNoDomain, pdd.CodeNoIP,
+	pdd.CodeBadDomain, pdd.CodeProhibited, pdd.CodeBadToken, pdd.CodeBadLogin, pdd.CodeBadPasswd,
+	pdd.CodeNoAuth, pdd.CodeNotAllowed, pdd.CodeBlocked, pdd.CodeOccupied,
+	pdd.CodeDomainLimitReached, pdd.CodeNoReply}
 
 // pddBuckets are the bounds of mailbot_pdd_request_duration_seconds:
 // 10 ms doubling to 20.48 s.
@@ -73,18 +73,18 @@ func newMeteredAPI(api commands.API, reg *bot.Registry) *meteredAPI {
 // newRetryCounter registers mailbot_pdd_retries_total and returns the
 // apiclient retry hook that counts into it. Every operation and reason
 // starts at 0, so the series exist before the first retry.
-func newRetryCounter(reg *bot.Registry) func(apiclient.Op, apiclient.RetryReason) {
+func newRetryCounter(reg *bot.Registry) func(pdd.Op, pdd.RetryReason) {
 	retries := reg.NewCounterVec("mailbot_pdd_retries_total",
 		"PDD API attempts repeated, by operation and reason (unknown, not_sent, timeout, transport, http_5xx).", "op", "reason")
 	for _, op := range pddOps {
-		for _, r := range apiclient.RetryReasons() {
+		for _, r := range pdd.RetryReasons() {
 			retries.WithLabelValues(string(op), string(r))
 		}
 	}
-	return func(op apiclient.Op, r apiclient.RetryReason) { retries.WithLabelValues(string(op), string(r)).Inc() }
+	return func(op pdd.Op, r pdd.RetryReason) { retries.WithLabelValues(string(op), string(r)).Inc() }
 }
 
-func (m *meteredAPI) observe(op apiclient.Op, start time.Time, err error) {
+func (m *meteredAPI) observe(op pdd.Op, start time.Time, err error) {
 	m.duration.WithLabelValues(string(op)).Observe(time.Since(start).Seconds())
 	m.requests.WithLabelValues(string(op), outcomeCode(err)).Inc()
 }
@@ -93,9 +93,9 @@ func (m *meteredAPI) observe(op apiclient.Op, start time.Time, err error) {
 // that mailbot does not know becomes "other", so that a misbehaving API
 // cannot grow the label set without bound.
 func outcomeCode(err error) string {
-	var apiErr *apiclient.Error
-	var respErr *apiclient.ResponseError
-	var trErr *apiclient.TransportError
+	var apiErr *pdd.Error
+	var respErr *pdd.ResponseError
+	var trErr *pdd.TransportError
 	switch {
 	case err == nil:
 		return "ok"
@@ -111,16 +111,16 @@ func outcomeCode(err error) string {
 	return "internal"
 }
 
-func (m *meteredAPI) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+func (m *meteredAPI) RegisterDomain(ctx context.Context, domain string) (*pdd.Domain, error) {
 	start := time.Now()
 	d, err := m.api.RegisterDomain(ctx, domain)
-	m.observe(apiclient.OpRegisterDomain, start, err)
+	m.observe(pdd.OpRegisterDomain, start, err)
 	return d, err
 }
 
-func (m *meteredAPI) AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error) {
+func (m *meteredAPI) AddMailbox(ctx context.Context, domain, login, password string) (*pdd.Mailbox, error) {
 	start := time.Now()
 	mb, err := m.api.AddMailbox(ctx, domain, login, password)
-	m.observe(apiclient.OpAddMailbox, start, err)
+	m.observe(pdd.OpAddMailbox, start, err)
 	return mb, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"io"
 	"log"
 	"net"
@@ -16,7 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
@@ -37,9 +38,9 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 		}
 		defer stop()
 	}
-	pdd, err := apiclient.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(),
-		apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
-		apiclient.WithTransport(apiclient.NewTransport(cfg.Concurrency)), apiclient.WithRetryHook(newRetryCounter(reg)))
+	pdd, err := pdd.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(),
+		pdd.WithTimeout(cfg.PDDTimeout), pdd.WithUserAgent("mailbot/"+versionLine()),
+		pdd.WithTransport(apiclient.NewTransport(cfg.Concurrency)), pdd.WithRetryHook(newRetryCounter(reg)))
 	if err != nil {
 		return &configError{Var: "PDD_BASE_URL", Reason: err.Error()}
 	}

@@ -13,8 +13,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 )
@@ -70,7 +70,7 @@ func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, s
 // stop shuts the sandbox down.
 func shellAPI(cfg *config, stdout io.Writer) (commands.API, func(), error) {
 	if cfg.PDDToken != "" {
-		api, err := apiclient.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(), apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot-shell"))
+		api, err := pdd.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(), pdd.WithTimeout(cfg.PDDTimeout), pdd.WithUserAgent("mailbot-shell"))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -93,7 +93,7 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.API, func(), error) {
 		<-done
 	}
 	base := "http://" + ln.Addr().String()
-	api, err := apiclient.New(base, token, apiclient.WithUserAgent("mailbot-shell"))
+	api, err := pdd.New(base, token, pdd.WithUserAgent("mailbot-shell"))
 	if err != nil {
 		stop()
 		return nil, nil, err

@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"io"
 	"math/big"
 	"net"
@@ -21,8 +22,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 // simShutdownTimeout bounds the wait for requests in flight at a signal.

@@ -9,13 +9,13 @@ import (
 	"context"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
-// API is what the core needs of the PDD API; *apiclient.Client satisfies it.
+// API is what the core needs of the PDD API; *pdd.Client satisfies it.
 type API interface {
-	RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error)
-	AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error)
+	RegisterDomain(ctx context.Context, domain string) (*pdd.Domain, error)
+	AddMailbox(ctx context.Context, domain, login, password string) (*pdd.Mailbox, error)
 }
 
 // ApprovalMode says which operations need an admin's approval

@@ -5,6 +5,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +14,7 @@ import (
 	"github.com/sethvargo/go-password/password"
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // Decision is the core's answer to a [Request] before anything is run.
@@ -71,10 +72,10 @@ type Notice struct {
 	Approvers []string // user IDs of the admins who approved, if any
 	Op        Operation
 	OK        bool
-	Status    apiclient.Status // register: the domain's status
-	Stage     apiclient.Stage  // register: the domain's stage
-	UID       int64            // add: the new mailbox's uid
-	Code      string           // on failure: the PDD error code, or "transport", "response", "internal", "store"
+	Status    pdd.Status // register: the domain's status
+	Stage     pdd.Stage  // register: the domain's stage
+	UID       int64      // add: the new mailbox's uid
+	Code      string     // on failure: the PDD error code, or "transport", "response", "internal", "store"
 	// NothingDone is set on a failure after which the PDD API certainly
 	// changed nothing and a later attempt may succeed: an approval is not
 	// used up by it.

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -25,14 +25,14 @@ func (timeout) Timeout() bool { return true }
 // runs, denials, cancellations and expiries; and no secret anywhere.
 func TestAuditTrail(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{add: func(_ context.Context, domain, login, _ string) (*apiclient.Mailbox, error) {
+	api := &fakePDD{add: func(_ context.Context, domain, login, _ string) (*pdd.Mailbox, error) {
 		switch login {
 		case "taken":
-			return nil, &apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeOccupied, Attempts: 1}
+			return nil, &pdd.Error{Op: pdd.OpAddMailbox, Code: pdd.CodeOccupied, Attempts: 1}
 		case "lost":
-			return nil, &apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: timeout{}}
+			return nil, &pdd.TransportError{Op: pdd.OpAddMailbox, Sent: true, Err: timeout{}}
 		}
-		return &apiclient.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 42}, nil
+		return &pdd.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 42}, nil
 	}}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2, ApprovalTTL: time.Hour}, nil)
 	at := func(minutes int) time.Time { return start.Add(time.Duration(minutes) * time.Minute) }

@@ -16,8 +16,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/internal/testkit"
@@ -40,8 +40,8 @@ var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // of calls. Without a func, register answers domain-activate with secrets
 // and add creates the mailbox, keeping the password it was sent.
 type fakePDD struct {
-	register func(ctx context.Context, domain string) (*apiclient.Domain, error)
-	add      func(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error)
+	register func(ctx context.Context, domain string) (*pdd.Domain, error)
+	add      func(ctx context.Context, domain, login, password string) (*pdd.Mailbox, error)
 	calls    atomic.Int64
 	mu       sync.Mutex
 	sent     []string // passwords sent to AddMailbox
@@ -53,16 +53,16 @@ const (
 	secretContent = "5f0e9d8c7b6a5f4e3d2c1b0a"
 )
 
-func (f *fakePDD) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+func (f *fakePDD) RegisterDomain(ctx context.Context, domain string) (*pdd.Domain, error) {
 	f.calls.Add(1)
 	if f.register != nil {
 		return f.register(ctx, domain)
 	}
-	return &apiclient.Domain{Name: domain, Status: apiclient.StatusDomainActivate, Stage: apiclient.StageOwnerCheck,
-		Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
+	return &pdd.Domain{Name: domain, Status: pdd.StatusDomainActivate, Stage: pdd.StageOwnerCheck,
+		Secrets: &pdd.Secrets{Name: secretName, Content: secretContent}}, nil
 }
 
-func (f *fakePDD) AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error) {
+func (f *fakePDD) AddMailbox(ctx context.Context, domain, login, password string) (*pdd.Mailbox, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	f.sent = append(f.sent, password)
@@ -70,7 +70,7 @@ func (f *fakePDD) AddMailbox(ctx context.Context, domain, login, password string
 	if f.add != nil {
 		return f.add(ctx, domain, login, password)
 	}
-	return &apiclient.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 1130000000000042}, nil
+	return &pdd.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 1130000000000042}, nil
 }
 
 // passwords returns the passwords sent to AddMailbox.
@@ -84,7 +84,7 @@ func (f *fakePDD) passwords() []string {
 // client of it with fast retries.
 type sandbox struct {
 	sim    *pddsim.Server
-	client *apiclient.Client
+	client *pdd.Client
 }
 
 // newSandbox starts a sandbox whose account owns example.com.
@@ -93,8 +93,8 @@ func newSandbox(t *testing.T) *sandbox {
 	sim := pddsim.New()
 	ts := httptest.NewServer(sim)
 	t.Cleanup(ts.Close)
-	c, err := apiclient.New(ts.URL, sim.NewAccount(),
-		apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+	c, err := pdd.New(ts.URL, sim.NewAccount(),
+		pdd.WithRetry(pdd.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func newSandbox(t *testing.T) *sandbox {
 }
 
 // adds is how many email/add requests reached the sandbox.
-func (s *sandbox) adds() int { return s.sim.Requests(apiclient.OpAddMailbox) }
+func (s *sandbox) adds() int { return s.sim.Requests(pdd.OpAddMailbox) }
 
 // env is a core with a recording messenger, an in-memory store and a fake
 // clock.

@@ -13,33 +13,33 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // fakeAPI is a hand-written fake of API: func fields, and a count of calls.
 type fakeAPI struct {
-	register func(ctx context.Context, domain string) (*apiclient.Domain, error)
-	add      func(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error)
+	register func(ctx context.Context, domain string) (*pdd.Domain, error)
+	add      func(ctx context.Context, domain, login, password string) (*pdd.Mailbox, error)
 	calls    atomic.Int64
 }
 
 var _ API = (*fakeAPI)(nil)
 
-func (f *fakeAPI) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+func (f *fakeAPI) RegisterDomain(ctx context.Context, domain string) (*pdd.Domain, error) {
 	f.calls.Add(1)
 	if f.register == nil {
-		return &apiclient.Domain{Name: domain, Status: apiclient.StatusDomainActivate, Stage: apiclient.StageOwnerCheck,
-			Secrets: &apiclient.Secrets{Name: "3c8a1f2e9b7d", Content: "5f0e9d8c7b6a5f4e3d2c1b0a"}}, nil
+		return &pdd.Domain{Name: domain, Status: pdd.StatusDomainActivate, Stage: pdd.StageOwnerCheck,
+			Secrets: &pdd.Secrets{Name: "3c8a1f2e9b7d", Content: "5f0e9d8c7b6a5f4e3d2c1b0a"}}, nil
 	}
 	return f.register(ctx, domain)
 }
 
-func (f *fakeAPI) AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error) {
+func (f *fakeAPI) AddMailbox(ctx context.Context, domain, login, password string) (*pdd.Mailbox, error) {
 	f.calls.Add(1)
 	if f.add == nil {
-		return &apiclient.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 1130000000000042}, nil
+		return &pdd.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 1130000000000042}, nil
 	}
 	return f.add(ctx, domain, login, password)
 }

@@ -3,7 +3,7 @@ package commands
 import (
 	"fmt"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // How a domain is verified and how its mail is pointed at the service, from
@@ -17,14 +17,14 @@ const (
 )
 
 // statusMeanings says what each domain status means (seed §3).
-var statusMeanings = map[apiclient.Status]string{
-	apiclient.StatusDomainActivate: "the domain has been added, but its ownership is not verified yet",
-	apiclient.StatusMXActivate:     "the domain is verified, but its MX record is not set up, so mail does not flow yet",
-	apiclient.StatusAdded:          "the domain is verified and its MX record is set up: mail flows",
+var statusMeanings = map[pdd.Status]string{
+	pdd.StatusDomainActivate: "the domain has been added, but its ownership is not verified yet",
+	pdd.StatusMXActivate:     "the domain is verified, but its MX record is not set up, so mail does not flow yet",
+	pdd.StatusAdded:          "the domain is verified and its MX record is set up: mail flows",
 }
 
 // StatusMeaning describes a domain status in words.
-func StatusMeaning(s apiclient.Status) string {
+func StatusMeaning(s pdd.Status) string {
 	if m, ok := statusMeanings[s]; ok {
 		return m
 	}
@@ -34,7 +34,7 @@ func StatusMeaning(s apiclient.Status) string {
 // registerReply describes a registered domain to the person who asked. For
 // domain-activate it holds the verification secrets, verbatim, and both
 // ways to publish them.
-func (c *Core) registerReply(domain string, d *apiclient.Domain) Reply {
+func (c *Core) registerReply(domain string, d *pdd.Domain) Reply {
 	r := Reply{
 		Title: "Domain " + domain + " registered",
 		Fields: []Field{
@@ -44,7 +44,7 @@ func (c *Core) registerReply(domain string, d *apiclient.Domain) Reply {
 	}
 	mx := fmt.Sprintf("Then add an MX record for %s: %s with priority %d, so that mail flows.", domain, mxHost, mxPriority)
 	switch d.Status {
-	case apiclient.StatusDomainActivate:
+	case pdd.StatusDomainActivate:
 		if d.Secrets == nil {
 			break
 		}
@@ -60,10 +60,10 @@ func (c *Core) registerReply(domain string, d *apiclient.Domain) Reply {
 		}
 		r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
 		r.Buttons = []Button{c.checkButton(domain, s.Name)}
-	case apiclient.StatusMXActivate:
+	case pdd.StatusMXActivate:
 		r.Text = "The domain is verified."
 		r.Steps = []string{fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, mxHost, mxPriority)}
-	case apiclient.StatusAdded:
+	case pdd.StatusAdded:
 		r.Text = fmt.Sprintf("Mail for %s flows. Create mailboxes with /mailbox add <user>@%s.", domain, domain)
 	}
 	return r

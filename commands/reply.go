@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // Target is the operation's target: the domain, or user@domain.
@@ -40,11 +40,11 @@ func (o Operation) pastTense() string {
 }
 
 // apiOp is the PDD operation that carries out o.
-func (o Operation) apiOp() apiclient.Op {
+func (o Operation) apiOp() pdd.Op {
 	if o.Action == ActionAddMailbox {
-		return apiclient.OpAddMailbox
+		return pdd.OpAddMailbox
 	}
-	return apiclient.OpRegisterDomain
+	return pdd.OpRegisterDomain
 }
 
 // PlainText renders the reply for a console: the title, the text, one
@@ -141,5 +141,5 @@ func codeMeaning(op Operation, code string) string {
 	case CodeStore:
 		return "mailbot cannot reach its database; nothing was done"
 	}
-	return (&apiclient.Error{Op: op.apiOp(), Code: apiclient.Code(code)}).Meaning()
+	return (&pdd.Error{Op: op.apiOp(), Code: pdd.Code(code)}).Meaning()
 }

@@ -8,7 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // Notice codes for failures that carry no PDD error code.
@@ -121,9 +121,9 @@ func addReply(op Operation, pw string, uid int64) Reply {
 // failure describes err in words, for the requester and for the notice.
 func (c *Core) failure(n Notice, err error) Result {
 	var (
-		apiErr   *apiclient.Error
-		respErr  *apiclient.ResponseError
-		transErr *apiclient.TransportError
+		apiErr   *pdd.Error
+		respErr  *pdd.ResponseError
+		transErr *pdd.TransportError
 	)
 	r := Reply{Title: "Could not " + n.Op.String(), Error: true}
 	add := n.Op.Action == ActionAddMailbox
@@ -136,7 +136,7 @@ func (c *Core) failure(n Notice, err error) Result {
 		n.Code = CodeResponse
 		r.Text = fmt.Sprintf("The PDD API gave an answer mailbot cannot read (HTTP %d: %s).", respErr.StatusCode, respErr.Reason)
 		r.Note = "Try again later."
-		if add && apiclient.MayHaveHappened(err) {
+		if add && pdd.MayHaveHappened(err) {
 			r.Note = "The request reached the API, so the mailbox may exist now: check before you try again."
 		}
 	case errors.As(err, &transErr):
@@ -146,7 +146,7 @@ func (c *Core) failure(n Notice, err error) Result {
 			r.Text = "The PDD API did not answer in time."
 		}
 		r.Note = "Try again later."
-		if add && apiclient.MayHaveHappened(err) {
+		if add && pdd.MayHaveHappened(err) {
 			r.Note = "The request was sent, so the mailbox may exist now: check before you try again."
 		}
 	default:
@@ -157,7 +157,7 @@ func (c *Core) failure(n Notice, err error) Result {
 		c.logger.Error("internal error", zap.String("ref", ref), zap.String("action", string(n.Op.Action)),
 			zap.String("target", n.Op.Target()), zap.Error(err))
 	}
-	n.NothingDone, n.Uncertain = apiclient.NothingDone(err), apiclient.MayHaveHappened(err)
+	n.NothingDone, n.Uncertain = pdd.NothingDone(err), pdd.MayHaveHappened(err)
 	return Result{Reply: r, Notice: n}
 }
 
@@ -177,20 +177,20 @@ func cutOff(ctx context.Context, res Result) Result {
 }
 
 // advice says what to do about a PDD error code.
-func advice(e *apiclient.Error) string {
+func advice(e *pdd.Error) string {
 	switch e.Code {
-	case apiclient.CodeUnknown:
+	case pdd.CodeUnknown:
 		return fmt.Sprintf("mailbot tried %d times. Try again later.", max(e.Attempts, 1))
-	case apiclient.CodeBadToken, apiclient.CodeBadLogin, apiclient.CodeBadPasswd, apiclient.CodeNoAuth:
+	case pdd.CodeBadToken, pdd.CodeBadLogin, pdd.CodeBadPasswd, pdd.CodeNoAuth:
 		return "The PDD token mailbot uses is not accepted: ask an operator to check PDD_TOKEN."
-	case apiclient.CodeNotAllowed:
+	case pdd.CodeNotAllowed:
 		return "The PDD account mailbot uses does not administer this domain."
-	case apiclient.CodeOccupied:
-		if e.Op == apiclient.OpAddMailbox {
+	case pdd.CodeOccupied:
+		if e.Op == pdd.OpAddMailbox {
 			return "Choose another user name."
 		}
 		return "Another account has connected this domain."
-	case apiclient.CodeLoginReserved:
+	case pdd.CodeLoginReserved:
 		return "Choose another user name."
 	}
 	if !e.Code.Known() {

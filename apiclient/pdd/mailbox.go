@@ -1,6 +1,8 @@
-package apiclient
+package pdd
 
 import (
+	"github.com/mailbot/mailbot/apiclient"
+
 	"context"
 	"fmt"
 	"net/url"
@@ -35,7 +37,7 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string)
 func mailboxOf(r *response, domain string, secrets ...string) (*Mailbox, error) {
 	uid, err := strconv.ParseInt(r.UID.String(), 10, 64)
 	if err != nil || uid <= 0 {
-		uidText := excerpt([]byte(r.UID.String()), excerptLen, secrets...)
+		uidText := apiclient.Excerpt([]byte(r.UID.String()), apiclient.ExcerptLen, secrets...)
 		return nil, &ResponseError{Op: OpAddMailbox, StatusCode: 200, Reason: fmt.Sprintf("answer has no valid uid %q", uidText)}
 	}
 	m := &Mailbox{Domain: r.Domain, Login: r.Login, UID: uid}

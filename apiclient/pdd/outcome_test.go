@@ -1,9 +1,10 @@
-package apiclient_test
+package pdd_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 // failUnknown makes the sandbox answer "unknown" to the next n requests.
@@ -80,7 +81,7 @@ func TestNothingDone(t *testing.T) {
 		{"add: occupied", mailboxExists, add("example.com", "taken", password), false, false, 1},
 		{"add: not allowed", takenByOther, add("other.example", "u", password), false, false, 1},
 		{"add: bad password", nil, add("example.com", "u", "short"), false, false, 1},
-		{"add: blocked", func(_ *testing.T, e *env) { e.sim.FailNextWith(1, apiclient.CodeBlocked) }, add("example.com", "u", password), false, false, 1},
+		{"add: blocked", func(_ *testing.T, e *env) { e.sim.FailNextWith(1, pdd.CodeBlocked) }, add("example.com", "u", password), false, false, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,17 +95,17 @@ func TestNothingDone(t *testing.T) {
 			if err == nil {
 				t.Fatal("the call succeeded, want an error")
 			}
-			if got := apiclient.NothingDone(err); got != tc.wantNothing {
+			if got := pdd.NothingDone(err); got != tc.wantNothing {
 				t.Errorf("NothingDone(%v) = %t, want %t", err, got, tc.wantNothing)
 			}
-			if got := apiclient.MayHaveHappened(err); got != tc.wantMaybe {
+			if got := pdd.MayHaveHappened(err); got != tc.wantMaybe {
 				t.Errorf("MayHaveHappened(%v) = %t, want %t", err, got, tc.wantMaybe)
 			}
 			if got := e.sim.Requests("") - before; got != tc.wantRequests {
 				t.Errorf("the sandbox saw %d requests, want %d", got, tc.wantRequests)
 			}
 			wrapped := fmt.Errorf("run: %w", err)
-			if apiclient.NothingDone(wrapped) != tc.wantNothing || apiclient.MayHaveHappened(wrapped) != tc.wantMaybe {
+			if pdd.NothingDone(wrapped) != tc.wantNothing || pdd.MayHaveHappened(wrapped) != tc.wantMaybe {
 				t.Errorf("a wrapped error is judged otherwise than %v", err)
 			}
 		})
@@ -123,7 +124,7 @@ func TestNothingDoneUnsent(t *testing.T) {
 	if err := l.Close(); err != nil { // nothing listens there now: the connection is refused
 		t.Fatal(err)
 	}
-	refused, err := apiclient.New(closed, "TOKEN", apiclient.WithRetry(fastRetry))
+	refused, err := pdd.New(closed, "TOKEN", pdd.WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestNothingDoneUnsent(t *testing.T) {
 	defer cancel2()
 	for _, tc := range []struct {
 		name string
-		c    *apiclient.Client
+		c    *pdd.Client
 		ctx  context.Context
 	}{
 		{"refused", refused, t.Context()},
@@ -145,8 +146,8 @@ func TestNothingDoneUnsent(t *testing.T) {
 		_, regErr := tc.c.RegisterDomain(tc.ctx, "example.com")
 		_, addErr := tc.c.AddMailbox(tc.ctx, "example.com", "u", password)
 		for _, err := range []error{regErr, addErr} {
-			if err == nil || !apiclient.NothingDone(err) || apiclient.MayHaveHappened(err) {
-				t.Errorf("%s: NothingDone(%v) = %t, MayHaveHappened = %t; want true, false", tc.name, err, apiclient.NothingDone(err), apiclient.MayHaveHappened(err))
+			if err == nil || !pdd.NothingDone(err) || pdd.MayHaveHappened(err) {
+				t.Errorf("%s: NothingDone(%v) = %t, MayHaveHappened = %t; want true, false", tc.name, err, pdd.NothingDone(err), pdd.MayHaveHappened(err))
 			}
 		}
 		if got := e.sim.Requests("") - before; got != 0 {
@@ -159,12 +160,12 @@ func TestNothingDoneUnsent(t *testing.T) {
 // happened; so may a register.
 func TestNothingDoneTimeout(t *testing.T) {
 	t.Parallel()
-	e := setup(t, false, apiclient.WithTimeout(attemptTimeout))
+	e := setup(t, false, pdd.WithTimeout(attemptTimeout))
 	e.sim.SetLatency(time.Minute)
 	for _, c := range []call{add("example.com", "u", password), register("example.com")} {
 		err := c(t, e)
-		if err == nil || apiclient.NothingDone(err) || !apiclient.MayHaveHappened(err) {
-			t.Errorf("NothingDone(%v) = %t, MayHaveHappened = %t; want false, true", err, apiclient.NothingDone(err), apiclient.MayHaveHappened(err))
+		if err == nil || pdd.NothingDone(err) || !pdd.MayHaveHappened(err) {
+			t.Errorf("NothingDone(%v) = %t, MayHaveHappened = %t; want false, true", err, pdd.NothingDone(err), pdd.MayHaveHappened(err))
 		}
 	}
 }
@@ -180,21 +181,21 @@ func TestNothingDoneStatuses(t *testing.T) {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(tc.status)
 		}))
-		c, err := apiclient.New(ts.URL, "TOKEN", apiclient.WithRetry(fastRetry))
+		c, err := pdd.New(ts.URL, "TOKEN", pdd.WithRetry(fastRetry))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, regErr := c.RegisterDomain(t.Context(), "example.com")
 		_, addErr := c.AddMailbox(t.Context(), "example.com", "u", password)
 		for _, err := range []error{regErr, addErr} {
-			if apiclient.NothingDone(err) != tc.wantNothing || apiclient.MayHaveHappened(err) {
-				t.Errorf("HTTP %d: NothingDone(%v) = %t, MayHaveHappened = %t; want %t, false", tc.status, err, apiclient.NothingDone(err), apiclient.MayHaveHappened(err), tc.wantNothing)
+			if pdd.NothingDone(err) != tc.wantNothing || pdd.MayHaveHappened(err) {
+				t.Errorf("HTTP %d: NothingDone(%v) = %t, MayHaveHappened = %t; want %t, false", tc.status, err, pdd.NothingDone(err), pdd.MayHaveHappened(err), tc.wantNothing)
 			}
 		}
 		ts.Close()
 	}
 	for _, err := range []error{nil, errors.New("internal"), context.Canceled} {
-		if apiclient.NothingDone(err) || apiclient.MayHaveHappened(err) {
+		if pdd.NothingDone(err) || pdd.MayHaveHappened(err) {
 			t.Errorf("NothingDone(%v) or MayHaveHappened: true, want false", err)
 		}
 	}
@@ -202,8 +203,8 @@ func TestNothingDoneStatuses(t *testing.T) {
 
 // retryCall is one retry hook call.
 type retryCall struct {
-	Op     apiclient.Op
-	Reason apiclient.RetryReason
+	Op     pdd.Op
+	Reason pdd.RetryReason
 }
 
 // retryRecorder records the retry hook's calls.
@@ -212,7 +213,7 @@ type retryRecorder struct {
 	calls []retryCall
 }
 
-func (r *retryRecorder) hook(op apiclient.Op, reason apiclient.RetryReason) {
+func (r *retryRecorder) hook(op pdd.Op, reason pdd.RetryReason) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, retryCall{op, reason})
@@ -230,7 +231,7 @@ func (r *retryRecorder) take() []retryCall {
 // and of nothing else.
 func TestRetryHook(t *testing.T) {
 	t.Parallel()
-	reg, addOp := apiclient.OpRegisterDomain, apiclient.OpAddMailbox
+	reg, addOp := pdd.OpRegisterDomain, pdd.OpAddMailbox
 	repeat := func(c retryCall, n int) []retryCall {
 		var out []retryCall
 		for range n {
@@ -240,28 +241,28 @@ func TestRetryHook(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		opts    []apiclient.Option
+		opts    []pdd.Option
 		inject  func(*testing.T, *env)
 		call    call
 		want    []retryCall
 		wantErr bool
 	}{
 		{"success", nil, nil, register("example.com"), nil, false},
-		{"register: unknown twice", nil, failUnknown(2), register("example.com"), repeat(retryCall{reg, apiclient.RetryUnknown}, 2), false},
-		{"register: unknown 3 times", nil, failUnknown(3), register("example.com"), repeat(retryCall{reg, apiclient.RetryUnknown}, 2), true},
-		{"add: unknown once", nil, failUnknown(1), add("example.com", "u", password), []retryCall{{addOp, apiclient.RetryUnknown}}, false},
-		{"register: 502, reset", nil, faults("502", "reset"), register("example.com"), []retryCall{{reg, apiclient.RetryHTTP5xx}, {reg, apiclient.RetryTransport}}, false},
+		{"register: unknown twice", nil, failUnknown(2), register("example.com"), repeat(retryCall{reg, pdd.RetryUnknown}, 2), false},
+		{"register: unknown 3 times", nil, failUnknown(3), register("example.com"), repeat(retryCall{reg, pdd.RetryUnknown}, 2), true},
+		{"add: unknown once", nil, failUnknown(1), add("example.com", "u", password), []retryCall{{addOp, pdd.RetryUnknown}}, false},
+		{"register: 502, reset", nil, faults("502", "reset"), register("example.com"), []retryCall{{reg, pdd.RetryHTTP5xx}, {reg, pdd.RetryTransport}}, false},
 		{"add: 502 is not retried", nil, faults("502"), add("example.com", "u", password), nil, true},
 		{"add: reset is not retried", nil, faults("reset"), add("example.com", "u", password), nil, true},
-		{"register: timeouts", []apiclient.Option{apiclient.WithTimeout(attemptTimeout)}, func(_ *testing.T, e *env) { e.sim.SetLatency(time.Minute) },
-			register("example.com"), repeat(retryCall{reg, apiclient.RetryTimeout}, 2), true},
-		{"add: occupied is final", nil, func(_ *testing.T, e *env) { e.sim.FailNextWith(1, apiclient.CodeOccupied) }, add("example.com", "u", password), nil, true},
+		{"register: timeouts", []pdd.Option{pdd.WithTimeout(attemptTimeout)}, func(_ *testing.T, e *env) { e.sim.SetLatency(time.Minute) },
+			register("example.com"), repeat(retryCall{reg, pdd.RetryTimeout}, 2), true},
+		{"add: occupied is final", nil, func(_ *testing.T, e *env) { e.sim.FailNextWith(1, pdd.CodeOccupied) }, add("example.com", "u", password), nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := &retryRecorder{}
-			e := setup(t, false, append(tc.opts, apiclient.WithRetryHook(rec.hook))...)
+			e := setup(t, false, append(tc.opts, pdd.WithRetryHook(rec.hook))...)
 			rec.take() // the setup's register
 			if tc.inject != nil {
 				tc.inject(t, e)
@@ -289,14 +290,14 @@ func TestRetryHookNotSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &retryRecorder{}
-	c, err := apiclient.New(closed, "TOKEN", apiclient.WithRetry(fastRetry), apiclient.WithRetryHook(rec.hook))
+	c, err := pdd.New(closed, "TOKEN", pdd.WithRetry(fastRetry), pdd.WithRetryHook(rec.hook))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.AddMailbox(t.Context(), "example.com", "u", password); err == nil {
 		t.Fatal("AddMailbox to a closed port succeeded")
 	}
-	want := []retryCall{{apiclient.OpAddMailbox, apiclient.RetryNotSent}, {apiclient.OpAddMailbox, apiclient.RetryNotSent}}
+	want := []retryCall{{pdd.OpAddMailbox, pdd.RetryNotSent}, {pdd.OpAddMailbox, pdd.RetryNotSent}}
 	if diff := cmp.Diff(want, rec.take()); diff != "" {
 		t.Errorf("retry hook calls (-want +got):\n%s", diff)
 	}
@@ -312,8 +313,8 @@ func TestRetryHookNotSent(t *testing.T) {
 
 func TestRetryReasons(t *testing.T) {
 	t.Parallel()
-	want := []apiclient.RetryReason{"unknown", "not_sent", "timeout", "transport", "http_5xx"}
-	if diff := cmp.Diff(want, apiclient.RetryReasons()); diff != "" {
+	want := []pdd.RetryReason{"unknown", "not_sent", "timeout", "transport", "http_5xx"}
+	if diff := cmp.Diff(want, pdd.RetryReasons()); diff != "" {
 		t.Errorf("RetryReasons() (-want +got):\n%s", diff)
 	}
 }
@@ -329,9 +330,9 @@ func TestLongUnknownCode(t *testing.T) {
 	}
 	for _, c := range []call{register("example.com"), add("example.com", "u", password)} {
 		e := setup(t, false)
-		e.sim.FailNextWith(1, apiclient.Code(long))
+		e.sim.FailNextWith(1, pdd.Code(long))
 		err := c(t, e)
-		code := apiclient.ErrorCode(err)
+		code := pdd.ErrorCode(err)
 		if n := utf8.RuneCountInString(string(code)); n != apiclient.MaxCodeLen {
 			t.Errorf("the code has %d characters, want %d", n, apiclient.MaxCodeLen)
 		}

@@ -3,7 +3,7 @@ package pddsim
 import (
 	"strings"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // The sandbox's own reading of the password rules of seed §8. It does not
@@ -25,21 +25,21 @@ const (
 // case), or "" when it does not. It checks the characters first, then the
 // length in characters, then that the password differs from the user name
 // and from the address, whatever the letter case (see the package doc).
-func passwordCode(password, user, address string) apiclient.Code {
+func passwordCode(password, user, address string) pdd.Code {
 	chars := 0
 	for _, r := range password {
 		if !passwordChar(r) {
-			return apiclient.CodeBadPasswdChars
+			return pdd.CodeBadPasswdChars
 		}
 		chars++
 	}
 	switch lower := strings.ToLower(password); {
 	case chars < minPasswordChars:
-		return apiclient.CodePasswdTooShort
+		return pdd.CodePasswdTooShort
 	case chars > maxPasswordChars:
-		return apiclient.CodePasswdTooLong
+		return pdd.CodePasswdTooLong
 	case lower == user || lower == address:
-		return apiclient.CodeBadPasswdChars
+		return pdd.CodeBadPasswdChars
 	}
 	return ""
 }

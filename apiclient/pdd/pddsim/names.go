@@ -3,7 +3,7 @@ package pddsim
 import (
 	"strings"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // MaxLoginLen is the longest user name the real service accepts.
@@ -49,24 +49,24 @@ func isLabel(l string) bool {
 
 // checkLogin returns the user name of login (a user name, or user@domain for
 // the domain name) in lower case, or the code of the rule it breaks.
-func checkLogin(login, name string) (string, apiclient.Code) {
+func checkLogin(login, name string) (string, pdd.Code) {
 	user, dom, ok := strings.Cut(login, "@")
 	if ok {
 		if d, valid := canonicalDomain(dom); !valid || d != name {
-			return "", apiclient.CodeBadLoginFormat
+			return "", pdd.CodeBadLoginFormat
 		}
 	}
 	n := len(user)
 	if n == 0 || !isLetter(user[:1]) || !isAlnum(user[n-1]) {
-		return "", apiclient.CodeBadLoginFormat
+		return "", pdd.CodeBadLoginFormat
 	}
 	for i := 0; i < n; i++ {
 		if c := user[i]; !isAlnum(c) && c != '-' && c != '.' {
-			return "", apiclient.CodeBadLoginFormat
+			return "", pdd.CodeBadLoginFormat
 		}
 	}
 	if n > MaxLoginLen {
-		return "", apiclient.CodeLoginTooLong
+		return "", pdd.CodeLoginTooLong
 	}
 	return strings.ToLower(user), ""
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // controlAnswer is the JSON answer of a control endpoint.
@@ -40,7 +40,7 @@ func control(w http.ResponseWriter, r *http.Request, fn func() (controlAnswer, e
 func (s *Server) controlStatus(w http.ResponseWriter, r *http.Request) {
 	control(w, r, func() (controlAnswer, error) {
 		d, st := r.FormValue("domain"), r.FormValue("status")
-		if err := s.SetStatus(d, apiclient.Status(st)); err != nil {
+		if err := s.SetStatus(d, pdd.Status(st)); err != nil {
 			return controlAnswer{}, err
 		}
 		name, _ := canonicalDomain(d)
@@ -67,9 +67,9 @@ func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return controlAnswer{}, err
 		}
-		code := apiclient.Code(r.FormValue("code"))
+		code := pdd.Code(r.FormValue("code"))
 		if code == "" {
-			code = apiclient.CodeUnknown
+			code = pdd.CodeUnknown
 		}
 		s.FailNextWith(n, code)
 		return controlAnswer{}, nil
@@ -100,9 +100,9 @@ func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
 // controlRequests is GET /sim/requests: the counts of [Server.Requests].
 func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]int{
-		string(apiclient.OpRegisterDomain): s.Requests(apiclient.OpRegisterDomain),
-		string(apiclient.OpAddMailbox):     s.Requests(apiclient.OpAddMailbox),
-		"all":                              s.Requests(""),
+		string(pdd.OpRegisterDomain): s.Requests(pdd.OpRegisterDomain),
+		string(pdd.OpAddMailbox):     s.Requests(pdd.OpAddMailbox),
+		"all":                        s.Requests(""),
 	})
 }
 

@@ -1,4 +1,4 @@
-package apiclient_test
+package pdd_test
 
 import (
 	"fmt"

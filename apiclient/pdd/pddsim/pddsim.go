@@ -108,7 +108,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // DomainLimit is how many domains one account may connect (seed §8).
@@ -129,18 +129,18 @@ type Server struct {
 	mailboxes  map[string]mailbox  // by full address
 	latency    time.Duration
 	faults     []fault
-	requests   map[apiclient.Op]int
+	requests   map[pdd.Op]int
 	total      int
 	nextUID    int64
-	onRequest  func(apiclient.Op)
+	onRequest  func(pdd.Op)
 }
 
 type account struct{ domains int }
 
 type domain struct {
 	owner   *account
-	status  apiclient.Status
-	secrets apiclient.Secrets
+	status  pdd.Status
+	secrets pdd.Secrets
 }
 
 type mailbox struct {
@@ -176,7 +176,7 @@ func New(opts ...Option) *Server {
 		accounts:   map[string]*account{},
 		domains:    map[string]*domain{},
 		mailboxes:  map[string]mailbox{},
-		requests:   map[apiclient.Op]int{},
+		requests:   map[pdd.Op]int{},
 		nextUID:    firstUID,
 	}
 	for _, opt := range opts {
@@ -205,7 +205,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // SetStatus moves domain to status, as if ownership (and MX) were verified.
 // The domain must be registered and the status one of seed §3.
-func (s *Server) SetStatus(domainName string, status apiclient.Status) error {
+func (s *Server) SetStatus(domainName string, status pdd.Status) error {
 	if !status.Known() {
 		return fmt.Errorf("pddsim: unknown status %q", status)
 	}
@@ -229,11 +229,11 @@ func (s *Server) SetLatency(d time.Duration) {
 
 // FailNext makes the next n /api2 requests answer the error "unknown"
 // without performing their operation.
-func (s *Server) FailNext(n int) { s.FailNextWith(n, apiclient.CodeUnknown) }
+func (s *Server) FailNext(n int) { s.FailNextWith(n, pdd.CodeUnknown) }
 
 // FailNextWith makes the next n /api2 requests answer the error code, any
 // code at all, without performing their operation.
-func (s *Server) FailNextWith(n int, code apiclient.Code) {
+func (s *Server) FailNextWith(n int, code pdd.Code) {
 	s.push(n, fault{code: code})
 }
 
@@ -267,7 +267,7 @@ func (s *Server) InjectFault(f Fault, n int) error {
 
 // fault is one injected failure: an error code, or a transport fault.
 type fault struct {
-	code      apiclient.Code
+	code      pdd.Code
 	transport Fault
 }
 
@@ -281,7 +281,7 @@ func (s *Server) push(n int, f fault) {
 
 // Requests returns how many /api2 requests of the operation ("domain/register"
 // or "email/add"; "" for all, other paths included) the sandbox has received.
-func (s *Server) Requests(op apiclient.Op) int {
+func (s *Server) Requests(op pdd.Op) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if op == "" {
@@ -295,7 +295,7 @@ func (s *Server) Requests(op apiclient.Op) int {
 // path that is no operation); nil removes it. fn runs on the request's
 // goroutine and the answer waits for it: a test learns that a request
 // arrived without polling, or holds requests back until it lets them go.
-func (s *Server) OnRequest(fn func(op apiclient.Op)) {
+func (s *Server) OnRequest(fn func(op pdd.Op)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onRequest = fn

@@ -1,4 +1,4 @@
-package apiclient_test
+package pdd_test
 
 import (
 	"errors"
@@ -13,12 +13,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 // fastRetry keeps the retries of the tests short.
-var fastRetry = apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond}
+var fastRetry = pdd.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond}
 
 // env is a sandbox behind a real HTTP(S) server, mounted under /pdd/ so that
 // a path resolved against the root fails loudly, and a client of one of its
@@ -27,7 +27,7 @@ type env struct {
 	sim   *pddsim.Server
 	url   string // the base URL, ".../pdd"
 	token string
-	c     *apiclient.Client
+	c     *pdd.Client
 	hc    *http.Client // the HTTP client of the server, for more clients
 }
 
@@ -37,7 +37,7 @@ var transports = []struct {
 	tls  bool
 }{{"http", false}, {"https", true}}
 
-func setup(t testing.TB, useTLS bool, opts ...apiclient.Option) *env {
+func setup(t testing.TB, useTLS bool, opts ...pdd.Option) *env {
 	t.Helper()
 	sim := pddsim.New(pddsim.WithProhibited("forbidden.example"), pddsim.WithBlocked("spam.example"))
 	mux := http.NewServeMux()
@@ -66,13 +66,13 @@ func setup(t testing.TB, useTLS bool, opts ...apiclient.Option) *env {
 
 // client returns a client of the sandbox for token, with fast retries and
 // the server's TLS trust when it is HTTPS.
-func (e *env) client(t testing.TB, token string, opts ...apiclient.Option) *apiclient.Client {
+func (e *env) client(t testing.TB, token string, opts ...pdd.Option) *pdd.Client {
 	t.Helper()
-	all := []apiclient.Option{apiclient.WithRetry(fastRetry)}
+	all := []pdd.Option{pdd.WithRetry(fastRetry)}
 	if e.hc != nil {
-		all = append(all, apiclient.WithHTTPClient(e.hc))
+		all = append(all, pdd.WithHTTPClient(e.hc))
 	}
-	c, err := apiclient.New(e.url, token, append(all, opts...)...)
+	c, err := pdd.New(e.url, token, append(all, opts...)...)
 	if err != nil {
 		t.Fatalf("New(%q) = %v", e.url, err)
 	}
@@ -101,10 +101,10 @@ func TestNew(t *testing.T) {
 		name    string
 		base    string
 		token   string
-		opts    []apiclient.Option
+		opts    []pdd.Option
 		wantErr string // "" for no error
 	}{
-		{"production", apiclient.DefaultBaseURL, "T", nil, ""},
+		{"production", pdd.DefaultBaseURL, "T", nil, ""},
 		{"https with a path", "https://pdd.example/prefix", "T", nil, ""},
 		{"http to 127.0.0.1", "http://127.0.0.1:8081", "T", nil, ""},
 		{"http to localhost", "http://LOCALHOST:8081/", "T", nil, ""},
@@ -119,18 +119,18 @@ func TestNew(t *testing.T) {
 		{"user information", "https://user:hunter2@pdd.example", "T", nil, "no user information"},
 		{"query", "https://pdd.example/?token=hunter2", "T", nil, "no query"},
 		{"fragment", "https://pdd.example/#hunter2", "T", nil, "no query or fragment"},
-		{"empty token", apiclient.DefaultBaseURL, "", nil, "empty PDD token"},
-		{"nil http client", apiclient.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithHTTPClient(nil)}, "nil http client"},
-		{"zero timeout", apiclient.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithTimeout(0)}, "not positive"},
-		{"no attempts", apiclient.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithRetry(apiclient.RetryPolicy{})}, "invalid retry policy"},
-		{"max below base", apiclient.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 2, BaseDelay: time.Second, MaxDelay: time.Millisecond})}, "invalid retry policy"},
-		{"every option", apiclient.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithHTTPClient(&http.Client{}), apiclient.WithTimeout(time.Second),
-			apiclient.WithUserAgent("x"), apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1})}, ""},
+		{"empty token", pdd.DefaultBaseURL, "", nil, "empty PDD token"},
+		{"nil http client", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithHTTPClient(nil)}, "nil http client"},
+		{"zero timeout", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithTimeout(0)}, "not positive"},
+		{"no attempts", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithRetry(pdd.RetryPolicy{})}, "invalid retry policy"},
+		{"max below base", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithRetry(pdd.RetryPolicy{Attempts: 2, BaseDelay: time.Second, MaxDelay: time.Millisecond})}, "invalid retry policy"},
+		{"every option", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithHTTPClient(&http.Client{}), pdd.WithTimeout(time.Second),
+			pdd.WithUserAgent("x"), pdd.WithRetry(pdd.RetryPolicy{Attempts: 1})}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := apiclient.New(tc.base, tc.token, tc.opts...)
+			c, err := pdd.New(tc.base, tc.token, tc.opts...)
 			switch {
 			case tc.wantErr == "" && (err != nil || c == nil):
 				t.Errorf("New(%q) = %v, %v; want a client", tc.base, c, err)
@@ -164,7 +164,7 @@ func TestRequest(t *testing.T) {
 		fmt.Fprint(w, `{"domain":"example.com","login":"u@example.com","uid":1130000000000001,"success":"ok"}`)
 	}))
 	t.Cleanup(ts.Close)
-	c, err := apiclient.New(ts.URL+"/base", "TOKEN", apiclient.WithUserAgent("mailbot-test/1"))
+	c, err := pdd.New(ts.URL+"/base", "TOKEN", pdd.WithUserAgent("mailbot-test/1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,13 +190,13 @@ func TestRedirectNotFollowed(t *testing.T) {
 		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	t.Cleanup(ts.Close)
-	for _, opts := range [][]apiclient.Option{nil, {apiclient.WithHTTPClient(&http.Client{})}} {
-		c, err := apiclient.New(ts.URL, "TOKEN", append(opts, apiclient.WithRetry(fastRetry))...)
+	for _, opts := range [][]pdd.Option{nil, {pdd.WithHTTPClient(&http.Client{})}} {
+		c, err := pdd.New(ts.URL, "TOKEN", append(opts, pdd.WithRetry(fastRetry))...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = c.RegisterDomain(t.Context(), "example.com")
-		var respErr *apiclient.ResponseError
+		var respErr *pdd.ResponseError
 		if !errors.As(err, &respErr) || respErr.StatusCode != http.StatusTemporaryRedirect {
 			t.Errorf("RegisterDomain against a redirect = %v, want a *ResponseError with HTTP 307", err)
 		}
@@ -205,15 +205,15 @@ func TestRedirectNotFollowed(t *testing.T) {
 
 func TestCodes(t *testing.T) {
 	t.Parallel()
-	known := []apiclient.Code{
-		apiclient.CodeUnknown, apiclient.CodeNoToken, apiclient.CodeNoDomain, apiclient.CodeNoIP,
-		apiclient.CodeBadDomain, apiclient.CodeProhibited, apiclient.CodeBadToken, apiclient.CodeBadLogin,
-		apiclient.CodeBadPasswd, apiclient.CodeNoAuth, apiclient.CodeNotAllowed, apiclient.CodeBlocked,
-		apiclient.CodeOccupied, apiclient.CodeDomainLimitReached, apiclient.CodeNoReply,
-		apiclient.CodeNoLogin, apiclient.CodeNoPassword, apiclient.CodeBadLoginFormat, apiclient.CodeLoginTooLong,
-		apiclient.CodeLoginReserved, apiclient.CodePasswdTooShort, apiclient.CodePasswdTooLong, apiclient.CodeBadPasswdChars,
+	known := []pdd.Code{
+		pdd.CodeUnknown, pdd.CodeNoToken, pdd.CodeNoDomain, pdd.CodeNoIP,
+		pdd.CodeBadDomain, pdd.CodeProhibited, pdd.CodeBadToken, pdd.CodeBadLogin,
+		pdd.CodeBadPasswd, pdd.CodeNoAuth, pdd.CodeNotAllowed, pdd.CodeBlocked,
+		pdd.CodeOccupied, pdd.CodeDomainLimitReached, pdd.CodeNoReply,
+		pdd.CodeNoLogin, pdd.CodeNoPassword, pdd.CodeBadLoginFormat, pdd.CodeLoginTooLong,
+		pdd.CodeLoginReserved, pdd.CodePasswdTooShort, pdd.CodePasswdTooLong, pdd.CodeBadPasswdChars,
 	}
-	meanings := map[string]apiclient.Code{}
+	meanings := map[string]pdd.Code{}
 	for _, c := range known {
 		m := c.Meaning()
 		if !c.Known() || m == "" || strings.Contains(m, "does not know") {
@@ -223,11 +223,11 @@ func TestCodes(t *testing.T) {
 			t.Errorf("codes %q and %q share the meaning %q", other, c, m)
 		}
 		meanings[m] = c
-		if got, want := c.Temporary(), c == apiclient.CodeUnknown; got != want {
+		if got, want := c.Temporary(), c == pdd.CodeUnknown; got != want {
 			t.Errorf("Code(%q).Temporary() = %t, want %t", c, got, want)
 		}
 	}
-	if c := apiclient.Code("new_code"); c.Known() || !strings.Contains(c.Meaning(), "does not know") {
+	if c := pdd.Code("new_code"); c.Known() || !strings.Contains(c.Meaning(), "does not know") {
 		t.Errorf("Code(new_code): Known() = %t, Meaning() = %q; want unknown", c.Known(), c.Meaning())
 	}
 }
@@ -246,7 +246,7 @@ func TestCheckURLNormalises(t *testing.T) {
 			fmt.Fprint(w, `{"domain":"example.com","status":"added","stage":"added","success":"ok"}`)
 		}))
 		base := strings.Replace(tc.base, "127.0.0.1:1", strings.TrimPrefix(ts.URL, "http://"), 1)
-		c, err := apiclient.New(base, "T")
+		c, err := pdd.New(base, "T")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package apiclient_test
+package pdd_test
 
 import (
 	"regexp"
@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 var hex12 = regexp.MustCompile(`^[0-9a-f]{12}$`)
@@ -26,8 +26,8 @@ func TestRegisterDomain(t *testing.T) {
 			if err != nil {
 				t.Fatalf("RegisterDomain(new.example) = %v", err)
 			}
-			want := &apiclient.Domain{Name: "new.example", Status: apiclient.StatusDomainActivate, Stage: apiclient.StageOwnerCheck}
-			if diff := cmp.Diff(want, first, cmpopts.IgnoreFields(apiclient.Domain{}, "Secrets")); diff != "" {
+			want := &pdd.Domain{Name: "new.example", Status: pdd.StatusDomainActivate, Stage: pdd.StageOwnerCheck}
+			if diff := cmp.Diff(want, first, cmpopts.IgnoreFields(pdd.Domain{}, "Secrets")); diff != "" {
 				t.Errorf("first registration (-want +got):\n%s", diff)
 			}
 			if first.Secrets == nil || !hex12.MatchString(first.Secrets.Name) || !hex12.MatchString(first.Secrets.Content) {
@@ -43,17 +43,17 @@ func TestRegisterDomain(t *testing.T) {
 			}
 
 			for _, tc := range []struct {
-				status apiclient.Status
-				stage  apiclient.Stage
+				status pdd.Status
+				stage  pdd.Stage
 			}{
-				{apiclient.StatusMXActivate, apiclient.StageMXCheck},
-				{apiclient.StatusAdded, apiclient.StageAdded},
+				{pdd.StatusMXActivate, pdd.StageMXCheck},
+				{pdd.StatusAdded, pdd.StageAdded},
 			} {
 				if err := e.sim.SetStatus("new.example", tc.status); err != nil {
 					t.Fatal(err)
 				}
 				got, err := e.c.RegisterDomain(ctx, "new.example")
-				want := &apiclient.Domain{Name: "new.example", Status: tc.status, Stage: tc.stage}
+				want := &pdd.Domain{Name: "new.example", Status: tc.status, Stage: tc.stage}
 				if err != nil || !cmp.Equal(want, got) {
 					t.Errorf("RegisterDomain at %s = %+v, %v; want %+v", tc.status, got, err, want)
 				}

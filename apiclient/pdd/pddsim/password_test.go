@@ -2,31 +2,32 @@ package pddsim
 
 import (
 	"errors"
+	"github.com/mailbot/mailbot/apiclient"
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 func TestPasswordCode(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		password string
-		want     apiclient.Code
+		want     pdd.Code
 	}{
 		{"Abc-12", ""},
 		{"!@#$%^&*()_-+:;,.", ""},
 		{"abcdefghijklmnopqrst", ""},
-		{"Abc-1", apiclient.CodePasswdTooShort},
-		{"abcdefghijklmnopqrstu", apiclient.CodePasswdTooLong},
-		{"Abc 123", apiclient.CodeBadPasswdChars},
-		{"Abc=123", apiclient.CodeBadPasswdChars},
-		{"Abc/123", apiclient.CodeBadPasswdChars},
-		{"Пароль1", apiclient.CodeBadPasswdChars},
-		{"ab\x00", apiclient.CodeBadPasswdChars}, // characters before length
-		{"ab\xffcdefg", apiclient.CodeBadPasswdChars},
-		{"Marina", apiclient.CodeBadPasswdChars},
-		{"MARINA@example.com", apiclient.CodeBadPasswdChars},
+		{"Abc-1", pdd.CodePasswdTooShort},
+		{"abcdefghijklmnopqrstu", pdd.CodePasswdTooLong},
+		{"Abc 123", pdd.CodeBadPasswdChars},
+		{"Abc=123", pdd.CodeBadPasswdChars},
+		{"Abc/123", pdd.CodeBadPasswdChars},
+		{"Пароль1", pdd.CodeBadPasswdChars},
+		{"ab\x00", pdd.CodeBadPasswdChars}, // characters before length
+		{"ab\xffcdefg", pdd.CodeBadPasswdChars},
+		{"Marina", pdd.CodeBadPasswdChars},
+		{"MARINA@example.com", pdd.CodeBadPasswdChars},
 		{"marina1", ""},
 	}
 	for _, tc := range tests {
@@ -48,15 +49,15 @@ func FuzzPasswordRules(f *testing.F) {
 		}
 		address := user + "@example.com"
 		sim := passwordCode(password, user, address)
-		var client apiclient.Code
+		var client pdd.Code
 		switch err := apiclient.ValidatePassword(address, password); {
 		case err == nil:
 		case errors.Is(err, apiclient.ErrPasswordTooShort):
-			client = apiclient.CodePasswdTooShort
+			client = pdd.CodePasswdTooShort
 		case errors.Is(err, apiclient.ErrPasswordTooLong):
-			client = apiclient.CodePasswdTooLong
+			client = pdd.CodePasswdTooLong
 		default:
-			client = apiclient.CodeBadPasswdChars
+			client = pdd.CodeBadPasswdChars
 		}
 		if sim != client {
 			t.Fatalf("login %q, password %q: the sandbox answers %q, the client's check %q", login, password, sim, client)

@@ -1,6 +1,8 @@
-package apiclient
+package pdd
 
 import (
+	"github.com/mailbot/mailbot/apiclient"
+
 	"errors"
 	"net/url"
 	"strings"
@@ -33,14 +35,14 @@ func FuzzDecode(f *testing.F) {
 			var re *ResponseError
 			switch {
 			case errors.As(err, &apiErr):
-				if status != 200 || apiErr.Op != op || utf8.RuneCountInString(string(apiErr.Code)) > MaxCodeLen {
-					t.Fatalf("decode(%d, %q) error = %#v, want an *Error of %s with a code of at most %d characters", status, body, err, op, MaxCodeLen)
+				if status != 200 || apiErr.Op != op || utf8.RuneCountInString(string(apiErr.Code)) > apiclient.MaxCodeLen {
+					t.Fatalf("decode(%d, %q) error = %#v, want an *Error of %s with a code of at most %d characters", status, body, err, op, apiclient.MaxCodeLen)
 				}
 			case !errors.As(err, &re) || re.Op != op || re.StatusCode != status || re.Reason == "":
 				t.Fatalf("decode(%d, %q) error = %#v, want a *ResponseError of %s", status, body, err, op)
 			case status == 200 && re.Excerpt != "":
 				t.Fatalf("decode(200, %q): excerpt %q of a 200 body", body, re.Excerpt)
-			case utf8.RuneCountInString(re.Excerpt) > excerptLen+1:
+			case utf8.RuneCountInString(re.Excerpt) > apiclient.ExcerptLen+1:
 				t.Fatalf("excerpt of %d runes: %q", utf8.RuneCountInString(re.Excerpt), re.Excerpt)
 			}
 			for _, s := range fuzzSecrets {
@@ -74,8 +76,8 @@ func TestExcerpt(t *testing.T) {
 		{"spaces trimmed", "  a  ", 64, "a"},
 	}
 	for _, tc := range tests {
-		if got := excerpt([]byte(tc.body), tc.n, fuzzSecrets...); got != tc.want {
-			t.Errorf("%s: excerpt(%q, %d) = %q, want %q", tc.name, tc.body, tc.n, got, tc.want)
+		if got := apiclient.Excerpt([]byte(tc.body), tc.n, fuzzSecrets...); got != tc.want {
+			t.Errorf("%s: apiclient.Excerpt(%q, %d) = %q, want %q", tc.name, tc.body, tc.n, got, tc.want)
 		}
 	}
 }

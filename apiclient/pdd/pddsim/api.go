@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // maxForm bounds a request body.
@@ -18,17 +18,17 @@ const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\
 
 // answer is a PDD answer (seed §2), fields in the seed's order.
 type answer struct {
-	Domain  string             `json:"domain,omitempty"`
-	Login   string             `json:"login,omitempty"`
-	UID     int64              `json:"uid,omitempty"`
-	Status  apiclient.Status   `json:"status,omitempty"`
-	Stage   apiclient.Stage    `json:"stage,omitempty"`
-	Secrets *apiclient.Secrets `json:"secrets,omitempty"`
-	Success string             `json:"success"`
-	Error   apiclient.Code     `json:"error,omitempty"`
+	Domain  string       `json:"domain,omitempty"`
+	Login   string       `json:"login,omitempty"`
+	UID     int64        `json:"uid,omitempty"`
+	Status  pdd.Status   `json:"status,omitempty"`
+	Stage   pdd.Stage    `json:"stage,omitempty"`
+	Secrets *pdd.Secrets `json:"secrets,omitempty"`
+	Success string       `json:"success"`
+	Error   pdd.Code     `json:"error,omitempty"`
 }
 
-func failure(code apiclient.Code, domain string) answer {
+func failure(code pdd.Code, domain string) answer {
 	return answer{Domain: domain, Success: "error", Error: code}
 }
 
@@ -36,8 +36,8 @@ func failure(code apiclient.Code, domain string) answer {
 type operation func(s *Server, acct *account, form url.Values) answer
 
 func (s *Server) routes() {
-	s.mux.Handle("/api2/admin/domain/register", s.api(apiclient.OpRegisterDomain, (*Server).register))
-	s.mux.Handle("/api2/admin/email/add", s.api(apiclient.OpAddMailbox, (*Server).addMailbox))
+	s.mux.Handle("/api2/admin/domain/register", s.api(pdd.OpRegisterDomain, (*Server).register))
+	s.mux.Handle("/api2/admin/email/add", s.api(pdd.OpAddMailbox, (*Server).addMailbox))
 	s.mux.HandleFunc("/api2/", s.notFound)
 	s.mux.HandleFunc("/sim/status", s.controlStatus)
 	s.mux.HandleFunc("/sim/latency", s.controlLatency)
@@ -50,7 +50,7 @@ func (s *Server) routes() {
 
 // api serves one operation: count, read the form, wait out the latency,
 // meet an injected fault or perform the operation, answer.
-func (s *Server) api(op apiclient.Op, do operation) http.Handler {
+func (s *Server) api(op pdd.Op, do operation) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hook := s.count(op); hook != nil {
 			hook(op)
@@ -101,7 +101,7 @@ func abort(r *http.Request) {
 }
 
 // count counts a request of op and returns the hook of [Server.OnRequest].
-func (s *Server) count(op apiclient.Op) func(apiclient.Op) {
+func (s *Server) count(op pdd.Op) func(pdd.Op) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.total++
@@ -144,11 +144,11 @@ func (s *Server) perform(token string, form url.Values, do operation) answer {
 	defer s.mu.Unlock()
 	domain := form.Get("domain")
 	if token == "" {
-		return failure(apiclient.CodeNoAuth, domain)
+		return failure(pdd.CodeNoAuth, domain)
 	}
 	acct, ok := s.accounts[token]
 	if !ok {
-		return failure(apiclient.CodeBadToken, domain)
+		return failure(pdd.CodeBadToken, domain)
 	}
 	return do(s, acct, form)
 }
@@ -157,45 +157,45 @@ func (s *Server) perform(token string, form url.Values, do operation) answer {
 func (s *Server) register(acct *account, form url.Values) answer {
 	raw := form.Get("domain")
 	if raw == "" {
-		return failure(apiclient.CodeNoDomain, "")
+		return failure(pdd.CodeNoDomain, "")
 	}
 	name, ok := canonicalDomain(raw)
 	switch {
 	case !ok:
-		return failure(apiclient.CodeBadDomain, raw)
+		return failure(pdd.CodeBadDomain, raw)
 	case s.prohibited[name]:
-		return failure(apiclient.CodeProhibited, raw)
+		return failure(pdd.CodeProhibited, raw)
 	case s.blocked[name]:
-		return failure(apiclient.CodeBlocked, raw)
+		return failure(pdd.CodeBlocked, raw)
 	}
 	d, ok := s.domains[name]
 	switch {
 	case ok && d.owner != acct:
-		return failure(apiclient.CodeOccupied, raw)
+		return failure(pdd.CodeOccupied, raw)
 	case !ok && acct.domains >= DomainLimit:
-		return failure(apiclient.CodeDomainLimitReached, raw)
+		return failure(pdd.CodeDomainLimitReached, raw)
 	case !ok:
-		d = &domain{owner: acct, status: apiclient.StatusDomainActivate,
-			secrets: apiclient.Secrets{Name: hex12(), Content: hex12()}}
+		d = &domain{owner: acct, status: pdd.StatusDomainActivate,
+			secrets: pdd.Secrets{Name: hex12(), Content: hex12()}}
 		s.domains[name] = d
 		acct.domains++
 	}
 	a := answer{Domain: name, Status: d.status, Stage: stageOf(d.status), Success: "ok"}
-	if d.status == apiclient.StatusDomainActivate {
+	if d.status == pdd.StatusDomainActivate {
 		sec := d.secrets
 		a.Secrets = &sec
 	}
 	return a
 }
 
-func stageOf(s apiclient.Status) apiclient.Stage {
+func stageOf(s pdd.Status) pdd.Stage {
 	switch s {
-	case apiclient.StatusMXActivate:
-		return apiclient.StageMXCheck
-	case apiclient.StatusAdded:
-		return apiclient.StageAdded
+	case pdd.StatusMXActivate:
+		return pdd.StageMXCheck
+	case pdd.StatusAdded:
+		return pdd.StageAdded
 	}
-	return apiclient.StageOwnerCheck
+	return pdd.StageOwnerCheck
 }
 
 // addMailbox is POST /api2/admin/email/add; s.mu is held.
@@ -203,18 +203,18 @@ func (s *Server) addMailbox(acct *account, form url.Values) answer {
 	raw, login, password := form.Get("domain"), form.Get("login"), form.Get("password")
 	switch {
 	case raw == "":
-		return failure(apiclient.CodeNoDomain, "")
+		return failure(pdd.CodeNoDomain, "")
 	case login == "":
-		return failure(apiclient.CodeNoLogin, raw)
+		return failure(pdd.CodeNoLogin, raw)
 	case password == "":
-		return failure(apiclient.CodeNoPassword, raw)
+		return failure(pdd.CodeNoPassword, raw)
 	}
 	name, ok := canonicalDomain(raw)
 	if !ok {
-		return failure(apiclient.CodeBadDomain, raw)
+		return failure(pdd.CodeBadDomain, raw)
 	}
 	if d, ok := s.domains[name]; !ok || d.owner != acct {
-		return failure(apiclient.CodeNotAllowed, raw)
+		return failure(pdd.CodeNotAllowed, raw)
 	}
 	user, code := checkLogin(login, name)
 	address := user + "@" + name
@@ -222,7 +222,7 @@ func (s *Server) addMailbox(acct *account, form url.Values) answer {
 		code = passwordCode(password, user, address)
 	}
 	if _, ok := s.mailboxes[address]; code == "" && ok {
-		code = apiclient.CodeOccupied
+		code = pdd.CodeOccupied
 	}
 	if code != "" {
 		return failure(code, raw)

@@ -1,6 +1,8 @@
-package apiclient
+package pdd
 
 import (
+	"github.com/mailbot/mailbot/apiclient"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -41,8 +43,8 @@ func TestScrub(t *testing.T) {
 		{"html", "<title>502 Bad Gateway</title>", "<title>502 Bad Gateway</title>"},
 	}
 	for _, tc := range tests {
-		if got := scrub(tc.in, 200); got != tc.want {
-			t.Errorf("%s: scrub(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		if got := apiclient.Scrub(tc.in, 200); got != tc.want {
+			t.Errorf("%s: apiclient.Scrub(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
 		}
 	}
 }
@@ -62,16 +64,16 @@ func TestCutCode(t *testing.T) {
 		{"a password field in it", "denied: password=abc", "denied: password=<redacted>"},
 	}
 	for _, tc := range tests {
-		got := cutCode(tc.in, fuzzSecrets)
+		got := apiclient.CutCode(tc.in, fuzzSecrets)
 		if string(got) != tc.want {
 			t.Errorf("%s: cutCode = %q, want %q", tc.name, got, tc.want)
 		}
-		if n := utf8.RuneCountInString(string(got)); n > MaxCodeLen {
-			t.Errorf("%s: cutCode has %d characters, want at most %d", tc.name, n, MaxCodeLen)
+		if n := utf8.RuneCountInString(string(got)); n > apiclient.MaxCodeLen {
+			t.Errorf("%s: cutCode has %d characters, want at most %d", tc.name, n, apiclient.MaxCodeLen)
 		}
 	}
 	e := &Error{Op: OpAddMailbox, Code: Code(long)}
-	if msg := e.Error(); utf8.RuneCountInString(msg) > MaxCodeLen+100 || !strings.Contains(msg, strings.Repeat("ж", 99)+"…") {
+	if msg := e.Error(); utf8.RuneCountInString(msg) > apiclient.MaxCodeLen+100 || !strings.Contains(msg, strings.Repeat("ж", 99)+"…") {
 		t.Errorf("Error() of a 3400-character code = %q (%d characters), want the code cut", msg, utf8.RuneCountInString(msg))
 	}
 }
@@ -236,7 +238,7 @@ func BenchmarkExcerpt(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				excerpt(body, excerptLen, fuzzSecrets...)
+				apiclient.Excerpt(body, apiclient.ExcerptLen, fuzzSecrets...)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package apiclient
+package pdd
 
 import (
 	"context"

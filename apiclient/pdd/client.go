@@ -5,7 +5,7 @@
 // "error" becomes an [*Error] carrying the [Code]. An answer that is not a PDD
 // answer at all becomes a [*ResponseError], and no answer a
 // [*TransportError]. No error carries the token, a password or a
-// verification secret, and an unknown code is cut to [MaxCodeLen]
+// verification secret, and an unknown code is cut to [apiclient.MaxCodeLen]
 // characters.
 //
 // After a failure, [NothingDone] says whether the service certainly changed
@@ -14,16 +14,17 @@
 // mailbox); when neither holds, the failure is definitive. [WithRetryHook]
 // reports each retry for a metric, and [NewTransport] keeps as many
 // connections warm as requests run at once.
-package apiclient
+package pdd
 
 import (
+	"github.com/mailbot/mailbot/apiclient"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -105,7 +106,7 @@ func WithUserAgent(ua string) Option {
 // New returns a client of the PDD API at baseURL (scheme and host, such as
 // [DefaultBaseURL]), acting with token.
 func New(baseURL, token string, opts ...Option) (*Client, error) {
-	u, err := CheckURL(baseURL)
+	u, err := apiclient.CheckURL(baseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -134,40 +135,6 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.hc = &hc
 	return c, nil
-}
-
-// CheckURL parses raw and requires https, or http to a loopback host. Its
-// errors show the URL without user information, query or fragment, which
-// may hold a secret, and do not show a value that does not parse.
-func CheckURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, errors.New("the value is not a URL")
-	}
-	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
-	switch {
-	case u.Host == "":
-		return nil, fmt.Errorf("%q is not an absolute URL", shown)
-	case u.User != nil:
-		return nil, fmt.Errorf("%q: a base URL has no user information", shown)
-	case u.Scheme == "https":
-	case u.Scheme == "http" && IsLoopback(u.Hostname()):
-	default:
-		return nil, fmt.Errorf("%q: the scheme must be https (http only to a loopback host)", shown)
-	}
-	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return nil, fmt.Errorf("%q: a base URL has no query or fragment", shown)
-	}
-	return u, nil
-}
-
-// IsLoopback reports whether host is localhost or a loopback address.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // response is the union of both operations' answers (seed §2).
@@ -234,7 +201,7 @@ func decode(op Op, status int, body []byte, secrets ...string) (*response, error
 	bad := func(reason string) error {
 		e := &ResponseError{Op: op, StatusCode: status, Reason: reason}
 		if status != http.StatusOK { // a 200 body may hold the verification secrets
-			e.Excerpt = excerpt(body, excerptLen, secrets...)
+			e.Excerpt = apiclient.Excerpt(body, apiclient.ExcerptLen, secrets...)
 		}
 		return e
 	}
@@ -263,7 +230,7 @@ func decode(op Op, status int, body []byte, secrets ...string) (*response, error
 	case r.Success == "ok":
 		return &r, nil
 	case r.Success == "error" && r.Error != "":
-		return nil, &Error{Op: op, Code: cutCode(r.Error, secrets), Attempts: 1}
+		return nil, &Error{Op: op, Code: Code(apiclient.CutCode(r.Error, secrets)), Attempts: 1}
 	default:
 		return nil, bad(`answer has no "success" of "ok" or "error"`)
 	}

@@ -1,6 +1,8 @@
-package apiclient
+package pdd
 
 import (
+	"github.com/mailbot/mailbot/apiclient"
+
 	"context"
 	"fmt"
 	"net/url"
@@ -72,7 +74,7 @@ func domainOf(r *response, asked string, secrets ...string) (*Domain, error) {
 		d.Name = asked
 	}
 	if !d.Status.Known() {
-		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: fmt.Sprintf("unknown domain status %q", excerpt([]byte(r.Status), excerptLen, secrets...))}
+		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: fmt.Sprintf("unknown domain status %q", apiclient.Excerpt([]byte(r.Status), apiclient.ExcerptLen, secrets...))}
 	}
 	if d.Status == StatusDomainActivate && (d.Secrets == nil || d.Secrets.Name == "" || d.Secrets.Content == "") {
 		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: "status domain-activate without verification secrets"}

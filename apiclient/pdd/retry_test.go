@@ -1,4 +1,4 @@
-package apiclient_test
+package pdd_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 // TestRetries injects faults into the sandbox and counts what it saw:
@@ -29,20 +29,20 @@ func TestRetries(t *testing.T) {
 			}
 		}
 	}
-	code := func(c apiclient.Code) func(*testing.T, *env) {
+	code := func(c pdd.Code) func(*testing.T, *env) {
 		return func(_ *testing.T, e *env) { e.sim.FailNextWith(1, c) }
 	}
-	isCode := func(c apiclient.Code) func(error) bool {
-		return func(err error) bool { return apiclient.ErrorCode(err) == c }
+	isCode := func(c pdd.Code) func(error) bool {
+		return func(err error) bool { return pdd.ErrorCode(err) == c }
 	}
 	isStatus := func(status int, reason string) func(error) bool {
 		return func(err error) bool {
-			var re *apiclient.ResponseError
+			var re *pdd.ResponseError
 			return errors.As(err, &re) && re.StatusCode == status && strings.Contains(re.Reason, reason)
 		}
 	}
 	isSentTransport := func(err error) bool {
-		var te *apiclient.TransportError
+		var te *pdd.TransportError
 		return errors.As(err, &te) && te.Sent
 	}
 	tests := []struct {
@@ -55,9 +55,9 @@ func TestRetries(t *testing.T) {
 		wantMailbox  bool   // whether u@example.com exists afterwards
 	}{
 		{"register: unknown twice", unknown(2), register("example.com"), nil, 3, "", false},
-		{"register: unknown 3 times", unknown(3), register("example.com"), isCode(apiclient.CodeUnknown), 3, "", false},
+		{"register: unknown 3 times", unknown(3), register("example.com"), isCode(pdd.CodeUnknown), 3, "", false},
 		{"add: unknown twice", unknown(2), add("example.com", "u", password), nil, 3, "", true},
-		{"add: unknown 3 times", unknown(3), add("example.com", "u", password), isCode(apiclient.CodeUnknown), 3, "", false},
+		{"add: unknown 3 times", unknown(3), add("example.com", "u", password), isCode(pdd.CodeUnknown), 3, "", false},
 		{"register: 502 twice", fault(pddsim.FaultBadGateway, 2), register("example.com"), nil, 3, "", false},
 		{"register: 502 3 times", fault(pddsim.FaultBadGateway, 3), register("example.com"), isStatus(502, "unexpected HTTP status"), 3, "502 Bad Gateway", false},
 		{"add: 502 once", fault(pddsim.FaultBadGateway, 1), add("example.com", "u", password), isStatus(502, "unexpected HTTP status"), 1, "may exist now", false},
@@ -65,8 +65,8 @@ func TestRetries(t *testing.T) {
 		{"add: reset once", fault(pddsim.FaultReset, 1), add("example.com", "u", password), isSentTransport, 1, "may exist now", true},
 		{"register: truncated once", fault(pddsim.FaultTruncated, 1), register("example.com"), isStatus(200, "truncated"), 1, "", false},
 		{"add: truncated once", fault(pddsim.FaultTruncated, 1), add("example.com", "u", password), isStatus(200, "truncated"), 1, "may exist now", true},
-		{"register: other codes are final", code(apiclient.CodeBlocked), register("example.com"), isCode(apiclient.CodeBlocked), 1, "", false},
-		{"add: other codes are final", code(apiclient.CodeNoReply), add("example.com", "u", password), isCode(apiclient.CodeNoReply), 1, "", false},
+		{"register: other codes are final", code(pdd.CodeBlocked), register("example.com"), isCode(pdd.CodeBlocked), 1, "", false},
+		{"add: other codes are final", code(pdd.CodeNoReply), add("example.com", "u", password), isCode(pdd.CodeNoReply), 1, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,11 +98,11 @@ func TestRetries(t *testing.T) {
 func TestRetryPolicy(t *testing.T) {
 	t.Parallel()
 	for _, attempts := range []int{1, 2, 5} {
-		e := setup(t, false, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: attempts}))
+		e := setup(t, false, pdd.WithRetry(pdd.RetryPolicy{Attempts: attempts}))
 		e.sim.FailNext(10)
 		before := e.sim.Requests("")
 		_, err := e.c.RegisterDomain(t.Context(), "example.com")
-		var apiErr *apiclient.Error
+		var apiErr *pdd.Error
 		if !errors.As(err, &apiErr) || apiErr.Attempts != attempts {
 			t.Errorf("Attempts %d: error = %v, want unknown after %d attempts", attempts, err, attempts)
 		}
@@ -123,13 +123,13 @@ func TestNeverSent(t *testing.T) {
 			return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connection refused")}
 		},
 	}}
-	c, err := apiclient.New("http://127.0.0.1:9", "TOKEN", apiclient.WithHTTPClient(hc), apiclient.WithRetry(fastRetry))
+	c, err := pdd.New("http://127.0.0.1:9", "TOKEN", pdd.WithHTTPClient(hc), pdd.WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.AddMailbox(t.Context(), "example.com", "u", password)
-	var te *apiclient.TransportError
-	if !errors.As(err, &te) || te.Sent || te.Op != apiclient.OpAddMailbox {
+	var te *pdd.TransportError
+	if !errors.As(err, &te) || te.Sent || te.Op != pdd.OpAddMailbox {
 		t.Fatalf("error = %v, want a *TransportError of email/add, not sent", err)
 	}
 	if strings.Contains(err.Error(), "may exist") {
@@ -163,7 +163,7 @@ func TestTimeout(t *testing.T) {
 				{"add", add("example.com", "u", password), 1, "may exist now"},
 			}
 			for _, tc := range tests {
-				e := setup(t, tr.tls, apiclient.WithTimeout(attemptTimeout))
+				e := setup(t, tr.tls, pdd.WithTimeout(attemptTimeout))
 				e.sim.SetLatency(time.Minute)
 				before := e.sim.Requests("")
 				start := time.Now()
@@ -171,7 +171,7 @@ func TestTimeout(t *testing.T) {
 				if took := time.Since(start); took > 5*time.Second {
 					t.Errorf("%s: took %s, want about 3×%s", tc.name, took, attemptTimeout)
 				}
-				var te *apiclient.TransportError
+				var te *pdd.TransportError
 				if !errors.As(err, &te) || !te.Timeout() || !te.Sent || !errors.Is(err, context.DeadlineExceeded) {
 					t.Errorf("%s: error = %v, want a sent *TransportError that timed out", tc.name, err)
 				} else if !strings.Contains(err.Error(), tc.wantText) {
@@ -211,13 +211,13 @@ func TestCancel(t *testing.T) {
 		before := e.sim.Requests("")
 		ctx, cancel := context.WithCancel(t.Context())
 		// The sandbox has the request, and holds it for its latency: cancel.
-		e.sim.OnRequest(func(apiclient.Op) { cancel() })
+		e.sim.OnRequest(func(pdd.Op) { cancel() })
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
 		if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
 			t.Errorf("error = %v after %s, want context.Canceled soon", err, time.Since(start))
 		}
-		var te *apiclient.TransportError
+		var te *pdd.TransportError
 		if !errors.As(err, &te) || !te.Sent {
 			t.Errorf("error = %v, want a *TransportError that was sent", err)
 		}
@@ -230,23 +230,23 @@ func TestCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		// The hook runs when the retry is decided, just before its backoff
 		// of an hour: cancel there.
-		var hooked []apiclient.RetryReason
-		hook := apiclient.WithRetryHook(func(_ apiclient.Op, r apiclient.RetryReason) {
+		var hooked []pdd.RetryReason
+		hook := pdd.WithRetryHook(func(_ pdd.Op, r pdd.RetryReason) {
 			hooked = append(hooked, r)
 			cancel()
 		})
-		e := setup(t, false, hook, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Hour, MaxDelay: time.Hour}))
+		e := setup(t, false, hook, pdd.WithRetry(pdd.RetryPolicy{Attempts: 3, BaseDelay: time.Hour, MaxDelay: time.Hour}))
 		e.sim.FailNext(3)
 		before := e.sim.Requests("")
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
-		if apiclient.ErrorCode(err) != apiclient.CodeUnknown || time.Since(start) > 5*time.Second {
+		if pdd.ErrorCode(err) != pdd.CodeUnknown || time.Since(start) > 5*time.Second {
 			t.Errorf("error = %v after %s, want the last answer, unknown, soon", err, time.Since(start))
 		}
 		if got := e.sim.Requests("") - before; got != 1 {
 			t.Errorf("the sandbox saw %d requests, want 1", got)
 		}
-		if len(hooked) != 1 || hooked[0] != apiclient.RetryUnknown {
+		if len(hooked) != 1 || hooked[0] != pdd.RetryUnknown {
 			t.Errorf("retry hook calls = %v, want one, unknown", hooked)
 		}
 	})

@@ -1,4 +1,4 @@
-package apiclient_test
+package pdd_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // TestAddMailbox checks the success shapes of add over HTTP and HTTPS, and
@@ -36,7 +36,7 @@ func TestAddMailbox(t *testing.T) {
 					t.Errorf("%s: AddMailbox(%q, %q) = %v", tc.name, tc.domain, tc.login, err)
 					continue
 				}
-				want := &apiclient.Mailbox{Domain: "example.com", Login: tc.wantLogin, UID: 1_130_000_000_000_001 + int64(i)}
+				want := &pdd.Mailbox{Domain: "example.com", Login: tc.wantLogin, UID: 1_130_000_000_000_001 + int64(i)}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("%s: mailbox (-want +got):\n%s", tc.name, diff)
 				}
@@ -57,18 +57,18 @@ func TestAddMailboxAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, body string
-		want       *apiclient.Mailbox
+		want       *pdd.Mailbox
 	}{
 		{"uid past 2^53", `{"domain":"example.com","login":"u@example.com","uid":9007199254740993,"success":"ok"}`,
-			&apiclient.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 9007199254740993}},
+			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 9007199254740993}},
 		{"largest uid", `{"domain":"example.com","login":"u@example.com","uid":9223372036854775807,"success":"ok"}`,
-			&apiclient.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 9223372036854775807}},
+			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 9223372036854775807}},
 		{"uid as a string", `{"domain":"example.com","login":"u@example.com","uid":"1130000000000001","success":"ok"}`,
-			&apiclient.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
+			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
 		{"no domain", `{"login":"u@example.com","uid":1130000000000001,"success":"ok"}`,
-			&apiclient.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
+			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
 		{"more fields", `{"domain":"example.com","login":"u@example.com","uid":1130000000000001,"success":"ok","extra":{"a":[1,2]}}`,
-			&apiclient.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
+			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,7 +77,7 @@ func TestAddMailboxAnswers(t *testing.T) {
 				fmt.Fprint(w, tc.body)
 			}))
 			t.Cleanup(ts.Close)
-			c, err := apiclient.New(ts.URL, "T")
+			c, err := pdd.New(ts.URL, "T")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,8 @@
-package apiclient
+package pdd
 
 import (
+	"github.com/mailbot/mailbot/apiclient"
+
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,7 +11,7 @@ import (
 
 // Code is an error code of the PDD API, the value of the "error" field of a
 // response whose "success" is "error". A code this package does not know is
-// kept as received, but cut to [MaxCodeLen] characters and without anything
+// kept as received, but cut to [apiclient.MaxCodeLen] characters and without anything
 // that looks like a secret (see [ResponseError]), so that no answer can make
 // a message too long for Slack or carry a secret into a log.
 type Code string
@@ -112,8 +114,8 @@ type Error struct {
 
 func (e *Error) Error() string {
 	code := e.Code
-	if utf8.RuneCountInString(string(code)) > MaxCodeLen {
-		code = cutCode(string(code), nil)
+	if utf8.RuneCountInString(string(code)) > apiclient.MaxCodeLen {
+		code = Code(apiclient.CutCode(string(code), nil))
 	}
 	return fmt.Sprintf("pdd %s: %s (%s)", e.Op, code, e.Meaning())
 }
@@ -186,7 +188,7 @@ func (e *TransportError) Error() string {
 	if e.Sent && e.Op == OpAddMailbox {
 		s += " after the request was sent (the mailbox may exist now)"
 	}
-	return s + ": " + scrub(e.Err.Error(), maxTransportText)
+	return s + ": " + apiclient.Scrub(e.Err.Error(), maxTransportText)
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }
