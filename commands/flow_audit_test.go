@@ -3,6 +3,7 @@ package commands_test
 import (
 	"context"
 	"errors"
+	"github.com/mailbot/mailbot/apiclient"
 	"testing"
 	"time"
 
@@ -25,14 +26,14 @@ func (timeout) Timeout() bool { return true }
 // runs, denials, cancellations and expiries; and no secret anywhere.
 func TestAuditTrail(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{add: func(_ context.Context, domain, login, _ string) (*pdd.Mailbox, error) {
+	api := &fakePDD{add: func(_ context.Context, domain, login, _ string) (*apiclient.Mailbox, error) {
 		switch login {
 		case "taken":
-			return nil, &pdd.Error{Op: pdd.OpAddMailbox, Code: pdd.CodeOccupied, Attempts: 1}
+			return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassRefused, Reason: apiclient.ReasonExists, Code: "occupied", Message: "the mailbox already exists", Attempts: 1}
 		case "lost":
-			return nil, &pdd.TransportError{Op: pdd.OpAddMailbox, Sent: true, Err: timeout{}}
+			return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Attempts: 1, Err: timeout{}}
 		}
-		return &pdd.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 42}, nil
+		return &apiclient.Mailbox{Address: login + "@" + domain, UID: "42"}, nil
 	}}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2, ApprovalTTL: time.Hour}, nil)
 	at := func(minutes int) time.Time { return start.Add(time.Duration(minutes) * time.Minute) }

@@ -3,6 +3,7 @@ package commands_test
 import (
 	"context"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"strings"
 	"testing"
 
@@ -77,8 +78,8 @@ func TestConcurrentLastApprovals(t *testing.T) {
 // must not say that the operation did not succeed.
 func TestUndeliveredUncertain(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{add: func(context.Context, string, string, string) (*pdd.Mailbox, error) {
-		return nil, &pdd.TransportError{Op: pdd.OpAddMailbox, Sent: true, Err: timeout{}}
+	api := &fakePDD{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
+		return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Attempts: 1, Err: timeout{}}
 	}}
 	e := newEnv(t, api, commands.Config{}, nil)
 	e.msgr.failDeliver = map[string]bool{admin1: true}
@@ -179,9 +180,9 @@ func TestUncertainRegister(t *testing.T) {
 func TestStopCutsOff(t *testing.T) {
 	t.Parallel()
 	ctx, stop := context.WithCancel(t.Context())
-	api := &fakePDD{add: func(context.Context, string, string, string) (*pdd.Mailbox, error) {
+	api := &fakePDD{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
 		stop()
-		return nil, &pdd.TransportError{Op: pdd.OpAddMailbox, Sent: true, Err: context.Canceled}
+		return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Attempts: 1, Err: context.Canceled}
 	}}
 	e := newEnv(t, api, commands.Config{}, nil)
 	d := e.core.Decide(commands.Request{UserID: admin1, ChannelID: "C1", Command: commands.CmdMailbox, Text: "add uma@example.com"})

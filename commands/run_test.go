@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // timeoutErr is a network error that timed out.
@@ -28,15 +28,15 @@ func TestRunReplies(t *testing.T) {
 	t.Parallel()
 	regOp := Operation{Action: ActionRegisterDomain, Domain: "example.com", Reason: "new brand"}
 	addOp := Operation{Action: ActionAddMailbox, Domain: "example.com", Login: "alice"}
-	fail := func(err error) func(context.Context, string) (*pdd.Domain, error) {
-		return func(context.Context, string) (*pdd.Domain, error) { return nil, err }
+	fail := func(err error) func(context.Context, string) (*apiclient.Domain, error) {
+		return func(context.Context, string) (*apiclient.Domain, error) { return nil, err }
 	}
-	failAdd := func(err error) func(context.Context, string, string, string) (*pdd.Mailbox, error) {
-		return func(context.Context, string, string, string) (*pdd.Mailbox, error) { return nil, err }
+	failAdd := func(err error) func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
+		return func(context.Context, string, string, string) (*apiclient.Mailbox, error) { return nil, err }
 	}
-	status := func(s pdd.Status) func(context.Context, string) (*pdd.Domain, error) {
-		return func(_ context.Context, d string) (*pdd.Domain, error) {
-			return &pdd.Domain{Name: d, Status: s}, nil
+	status := func(s string) func(context.Context, string) (*apiclient.Domain, error) {
+		return func(_ context.Context, d string) (*apiclient.Domain, error) {
+			return &apiclient.Domain{Name: d, Status: s}, nil
 		}
 	}
 	// fate is what the notice says of a failure: "nothing" (NothingDone:
@@ -51,20 +51,20 @@ func TestRunReplies(t *testing.T) {
 		fate string
 	}{
 		{"register-domain-activate", regOp, &fakeAPI{}, true, "", ""},
-		{"register-mx-activate", regOp, &fakeAPI{register: status(pdd.StatusMXActivate)}, true, "", ""},
-		{"register-added", regOp, &fakeAPI{register: status(pdd.StatusAdded)}, true, "", ""},
-		{"register-idn", Operation{Action: ActionRegisterDomain, Domain: "xn--e1afmkfd.xn--p1ai"}, &fakeAPI{register: status(pdd.StatusAdded)}, true, "", ""},
+		{"register-mx-activate", regOp, &fakeAPI{register: status(StatusMXActivate)}, true, "", ""},
+		{"register-added", regOp, &fakeAPI{register: status(StatusAdded)}, true, "", ""},
+		{"register-idn", Operation{Action: ActionRegisterDomain, Domain: "xn--e1afmkfd.xn--p1ai"}, &fakeAPI{register: status(StatusAdded)}, true, "", ""},
 		{"add", addOp, &fakeAPI{}, true, "", ""},
-		{"error-occupied-register", regOp, &fakeAPI{register: fail(&pdd.Error{Op: pdd.OpRegisterDomain, Code: pdd.CodeOccupied, Attempts: 1})}, false, "occupied", ""},
-		{"error-occupied-add", addOp, &fakeAPI{add: failAdd(&pdd.Error{Op: pdd.OpAddMailbox, Code: pdd.CodeOccupied, Attempts: 1})}, false, "occupied", ""},
-		{"error-unknown-retried", regOp, &fakeAPI{register: fail(&pdd.Error{Op: pdd.OpRegisterDomain, Code: pdd.CodeUnknown, Attempts: 3})}, false, "unknown", "nothing"},
-		{"error-bad-token", regOp, &fakeAPI{register: fail(&pdd.Error{Op: pdd.OpRegisterDomain, Code: pdd.CodeBadToken, Attempts: 1})}, false, "bad_token", ""},
-		{"error-not-allowed", addOp, &fakeAPI{add: failAdd(&pdd.Error{Op: pdd.OpAddMailbox, Code: pdd.CodeNotAllowed, Attempts: 1})}, false, "not_allowed", ""},
-		{"error-undocumented-code", regOp, &fakeAPI{register: fail(&pdd.Error{Op: pdd.OpRegisterDomain, Code: "quota_frozen", Attempts: 1})}, false, "quota_frozen", ""},
-		{"error-response", regOp, &fakeAPI{register: fail(&pdd.ResponseError{Op: pdd.OpRegisterDomain, StatusCode: 502, Reason: "unexpected HTTP status", Excerpt: "<html>"})}, false, CodeResponse, "nothing"},
-		{"error-response-add", addOp, &fakeAPI{add: failAdd(&pdd.ResponseError{Op: pdd.OpAddMailbox, StatusCode: 500, Reason: "unexpected HTTP status"})}, false, CodeResponse, "uncertain"},
-		{"error-transport-timeout-add", addOp, &fakeAPI{add: failAdd(&pdd.TransportError{Op: pdd.OpAddMailbox, Sent: true, Err: timeoutErr{}})}, false, CodeTransport, "uncertain"},
-		{"error-transport-refused", regOp, &fakeAPI{register: fail(&pdd.TransportError{Op: pdd.OpRegisterDomain, Err: errors.New("connection refused")})}, false, CodeTransport, "nothing"},
+		{"error-occupied-register", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassRefused, apiclient.ReasonExists, "occupied", "the domain is in use by another account"))}, false, "occupied", ""},
+		{"error-occupied-add", addOp, &fakeAPI{add: failAdd(pddErr(apiclient.OpAdd, apiclient.ClassRefused, apiclient.ReasonExists, "occupied", "the mailbox already exists"))}, false, "occupied", ""},
+		{"error-unknown-retried", regOp, &fakeAPI{register: fail(withAttempts(pddErr(apiclient.OpRegister, apiclient.ClassTemporary, "", "unknown", "a temporary failure or API error occurred; repeat the request later"), 3))}, false, "unknown", "nothing"},
+		{"error-bad-token", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassCredentials, "", "bad_token", "the PDD token is invalid"))}, false, "bad_token", ""},
+		{"error-not-allowed", addOp, &fakeAPI{add: failAdd(pddErr(apiclient.OpAdd, apiclient.ClassRefused, apiclient.ReasonNotAllowed, "not_allowed", "the operation is not allowed for this account (it is not the domain administrator)"))}, false, "not_allowed", ""},
+		{"error-undocumented-code", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassRefused, "", "quota_frozen", "a code mailbot does not know, shown as received"))}, false, "quota_frozen", ""},
+		{"error-response", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassTemporary, "", "", ""))}, false, CodeTransport, "nothing"},
+		{"error-response-add", addOp, &fakeAPI{add: failAdd(pddErr(apiclient.OpAdd, apiclient.ClassUncertain, "", "", ""))}, false, CodeTransport, "uncertain"},
+		{"error-transport-timeout-add", addOp, &fakeAPI{add: failAdd(&apiclient.Error{Provider: "pdd", Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Timeout: true, Attempts: 1, Err: timeoutErr{}})}, false, CodeTransport, "uncertain"},
+		{"error-transport-refused", regOp, &fakeAPI{register: fail(&apiclient.Error{Provider: "pdd", Op: apiclient.OpRegister, Class: apiclient.ClassTemporary, Attempts: 3, Err: errors.New("connection refused")})}, false, CodeTransport, "nothing"},
 		{"error-internal", regOp, &fakeAPI{register: fail(errors.New("boom"))}, false, CodeInternal, ""},
 	}
 	for _, tc := range tests {
@@ -72,9 +72,9 @@ func TestRunReplies(t *testing.T) {
 			t.Parallel()
 			var sent string
 			if tc.op.Action == ActionAddMailbox && tc.api.add == nil {
-				tc.api.add = func(_ context.Context, d, l, pw string) (*pdd.Mailbox, error) {
+				tc.api.add = func(_ context.Context, d, l, pw string) (*apiclient.Mailbox, error) {
 					sent = pw
-					return &pdd.Mailbox{Domain: d, Login: l + "@" + d, UID: 1130000000000042}, nil
+					return &apiclient.Mailbox{Address: l + "@" + d, UID: "1130000000000042"}, nil
 				}
 			}
 			obs, logs := observer.New(zapcore.DebugLevel)
@@ -180,7 +180,7 @@ func checkRunEntry(t *testing.T, entries []AuditEntry, n Notice) {
 	case !n.OK:
 		want = OutcomeError
 	}
-	if e.Event != EventRun || e.Actor != n.Actor || e.Outcome != want || e.Code != n.Code || e.UID != n.UID ||
+	if e.Event != EventRun || e.Actor != n.Actor || e.Outcome != want || e.Code != n.Code || auditUID(e.UID) != n.UID ||
 		e.Status != string(n.Status) || e.Domain != n.Op.Domain || e.Login != n.Op.Login || e.Reason != n.Op.Reason {
 		t.Errorf("audit entry = %+v, want a run by %s with outcome %q for notice %+v", e, n.Actor, want, n)
 	}
