@@ -13,7 +13,6 @@ import (
 
 	"github.com/sethvargo/go-password/password"
 	"go.uber.org/zap"
-
 )
 
 // Decision is the core's answer to a [Request] before anything is run.
