@@ -63,18 +63,42 @@ func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method st
 	}
 	secrets = append(secrets, a.c.Secrets()...)
 	n := 0
-	return a.c.Do(ctx, op, idempotent, func(ctx context.Context) error {
+	err := a.c.Do(ctx, op, idempotent, func(ctx context.Context) error {
 		n++
 		res, err := a.c.Exchange(ctx, req)
 		if err == nil {
 			err = a.decode(op, res, v, secrets)
+		}
+		var g garbledError
+		if errors.As(err, &g) {
+			g.e.Attempts = n
+			return g // not an *apiclient.Error: Do returns it at once
 		}
 		if a.onRetry != nil && n < a.attempts && ctx.Err() == nil && retried(err, idempotent) {
 			a.onRetry(pddOp, retryReason(err))
 		}
 		return err
 	})
+	return settled(err)
 }
+
+// settled is the error of an operation whose last attempt failed with err.
+func settled(err error) error {
+	var g garbledError
+	if errors.As(err, &g) {
+		return g.e
+	}
+	return err
+}
+
+// garbledError carries the error of an HTTP 200 answer that is not a PDD
+// answer through apiclient.Caller.Do without a retry: the API did
+// something and answered, and sending the request again would most likely
+// meet the same answer. It has no Unwrap, so that Do does not see the
+// *apiclient.Error inside.
+type garbledError struct{ e *apiclient.Error }
+
+func (g garbledError) Error() string { return g.e.Error() }
 
 // retried reports whether apiclient.Caller.Do retries err, the failure of
 // an attempt that is not the last.
@@ -110,7 +134,7 @@ func (a *Adapter) decode(op apiclient.Op, res *apiclient.Response, v any, secret
 	class := apiclient.StatusClass(res.Status, op == apiclient.OpAdd)
 	switch {
 	case len(res.Body) > maxBody && res.Status == http.StatusOK:
-		return a.garbled(op, reasonTooLarge)
+		return a.garbledAnswer(op, reasonTooLarge)
 	case len(res.Body) > maxBody:
 		return a.c.Fail(op, class, res.Status, "", reasonTooLarge)
 	case res.Status != http.StatusOK:
@@ -120,7 +144,7 @@ func (a *Adapter) decode(op apiclient.Op, res *apiclient.Response, v any, secret
 	}
 	var env envelope
 	if reason := strictJSON(res.Body, &env); reason != "" {
-		return a.garbled(op, reason)
+		return a.garbledAnswer(op, reason)
 	}
 	switch {
 	case env.Success == "error" && env.Error != "":
@@ -130,10 +154,10 @@ func (a *Adapter) decode(op apiclient.Op, res *apiclient.Response, v any, secret
 		e.Reason = reason
 		return e
 	case env.Success != "ok":
-		return a.garbled(op, `answer has no "success" of "ok" or "error"`)
+		return a.garbledAnswer(op, `answer has no "success" of "ok" or "error"`)
 	}
 	if err := json.Unmarshal(res.Body, v); err != nil {
-		return a.garbled(op, reasonNotPDD)
+		return a.garbledAnswer(op, reasonNotPDD)
 	}
 	return nil
 }
@@ -142,6 +166,12 @@ func (a *Adapter) decode(op apiclient.Op, res *apiclient.Response, v any, secret
 // operation may have happened.
 func (a *Adapter) garbled(op apiclient.Op, reason string) *apiclient.Error {
 	return a.c.Fail(op, apiclient.ClassUncertain, http.StatusOK, "", reason)
+}
+
+// garbledAnswer is the error of an attempt answered by HTTP 200 with
+// something that is not a PDD answer: uncertain, and never retried.
+func (a *Adapter) garbledAnswer(op apiclient.Op, reason string) error {
+	return garbledError{a.garbled(op, reason)}
 }
 
 // strictJSON decodes body, one JSON object and nothing after it, into v,

@@ -34,7 +34,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		for _, op := range []apiclient.Op{apiclient.OpRegister, apiclient.OpAdd, apiclient.OpReset, apiclient.OpList} {
 			var v map[string]any
-			err := a.decode(op, &apiclient.Response{Status: status, Body: body}, &v, fuzzSecrets)
+			err := settled(a.decode(op, &apiclient.Response{Status: status, Body: body}, &v, fuzzSecrets))
 			if err == nil {
 				if status != 200 || len(body) > maxBody || v["success"] != "ok" {
 					t.Fatalf("decode(%d, %q) = %v: not a PDD success", status, body, v)

@@ -25,13 +25,12 @@ const (
 	RetryTransport RetryReason = "transport" // a call that sets a state: sent, and the connection failed before the answer
 	RetryHTTP5xx   RetryReason = "http_5xx"  // an HTTP 5xx answer to a call that creates nothing
 	RetryHTTP429   RetryReason = "http_429"  // HTTP 429 Too Many Requests, after its Retry-After
-	RetryGarbled   RetryReason = "garbled"   // a call that sets a state: an HTTP 200 answer that is not a PDD answer
 )
 
 // RetryReasons returns every [RetryReason], for instance to start a
 // counter of each at zero.
 func RetryReasons() []RetryReason {
-	return []RetryReason{RetryUnknown, RetryNotSent, RetryTimeout, RetryTransport, RetryHTTP5xx, RetryHTTP429, RetryGarbled}
+	return []RetryReason{RetryUnknown, RetryNotSent, RetryTimeout, RetryTransport, RetryHTTP5xx, RetryHTTP429}
 }
 
 // WithRetryHook calls fn each time a failed attempt is retried, with the
@@ -57,8 +56,6 @@ func retryReason(err error) RetryReason {
 		return RetryUnknown
 	case e.HTTPStatus == http.StatusTooManyRequests:
 		return RetryHTTP429
-	case e.HTTPStatus == http.StatusOK:
-		return RetryGarbled
 	case e.HTTPStatus != 0:
 		return RetryHTTP5xx
 	case !e.Sent:
