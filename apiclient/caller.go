@@ -238,7 +238,7 @@ func (c *Caller) noAnswer(op Op, sent bool, err error) *Error {
 		err = ue.Err
 	}
 	e := &Error{Provider: c.provider, Op: op, Class: ClassTemporary, Sent: sent, Attempts: 1,
-		Err: errors.New(Scrub(redact(err.Error(), c.secrets), maxCauseText))}
+		Err: newCause(Scrub(redact(err.Error(), c.secrets), maxCauseText), err)}
 	var t interface{ Timeout() bool }
 	e.Timeout = errors.As(err, &t) && t.Timeout()
 	if sent {

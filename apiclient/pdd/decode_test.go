@@ -5,6 +5,7 @@ import (
 
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,37 +14,46 @@ import (
 // fuzzSecrets stand for a token and a password in FuzzDecode.
 var fuzzSecrets = []string{"TOKEN2345ABCDEFG", "Pa&ss+w%rd;1"}
 
-// FuzzDecode checks the decoder of answers: it never panics, returns a
-// result or an error but never both, a result is a PDD success, an "error"
-// answer is an *Error with a bounded code, anything else a *ResponseError
-// with a short excerpt (none for HTTP 200); no error carries a secret.
+// fuzzAdapter is an adapter whose token is fuzzSecrets[0].
+func fuzzAdapter() *Adapter {
+	a, err := NewAdapter(DefaultBaseURL, fuzzSecrets[0])
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// FuzzDecode checks the decoder of answers: it never panics; it succeeds
+// exactly for an HTTP 200 PDD success within the size limit; an "error"
+// answer is an *apiclient.Error carrying its code, bounded; anything else
+// an *apiclient.Error without a code whose message shows an excerpt of the
+// body only for a status other than 200; no error carries a secret.
 func FuzzDecode(f *testing.F) {
 	// The seed corpus is in testdata/fuzz/FuzzDecode.
+	a := fuzzAdapter()
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
-		for _, op := range []Op{OpRegisterDomain, OpAddMailbox} {
-			r, err := decode(op, status, body, fuzzSecrets...)
-			if (r == nil) == (err == nil) {
-				t.Fatalf("decode(%d, %q) = %v, %v; want exactly one of a result and an error", status, body, r, err)
-			}
-			if r != nil {
-				if status != 200 || len(body) > maxBody || r.Success != "ok" {
-					t.Fatalf("decode(%d, %q) = %+v: not a PDD success", status, body, r)
+		for _, op := range []apiclient.Op{apiclient.OpRegister, apiclient.OpAdd, apiclient.OpReset, apiclient.OpList} {
+			var v map[string]any
+			err := settled(a.decode(op, &apiclient.Response{Status: status, Body: body}, &v, fuzzSecrets))
+			if err == nil {
+				if status != 200 || len(body) > maxBody || v["success"] != "ok" {
+					t.Fatalf("decode(%d, %q) = %v: not a PDD success", status, body, v)
 				}
 				continue
 			}
-			var apiErr *Error
-			var re *ResponseError
+			var e *apiclient.Error
 			switch {
-			case errors.As(err, &apiErr):
-				if status != 200 || apiErr.Op != op || utf8.RuneCountInString(string(apiErr.Code)) > apiclient.MaxCodeLen {
-					t.Fatalf("decode(%d, %q) error = %#v, want an *Error of %s with a code of at most %d characters", status, body, err, op, apiclient.MaxCodeLen)
-				}
-			case !errors.As(err, &re) || re.Op != op || re.StatusCode != status || re.Reason == "":
-				t.Fatalf("decode(%d, %q) error = %#v, want a *ResponseError of %s", status, body, err, op)
-			case status == 200 && re.Excerpt != "":
-				t.Fatalf("decode(200, %q): excerpt %q of a 200 body", body, re.Excerpt)
-			case utf8.RuneCountInString(re.Excerpt) > apiclient.ExcerptLen+1:
-				t.Fatalf("excerpt of %d runes: %q", utf8.RuneCountInString(re.Excerpt), re.Excerpt)
+			case !errors.As(err, &e) || e.Op != op || e.Provider != apiclient.ProviderPDD || e.HTTPStatus != status:
+				t.Fatalf("decode(%d, %q) error = %#v, want an *apiclient.Error of %s", status, body, err, op)
+			case utf8.RuneCountInString(e.Code) > apiclient.MaxCodeLen:
+				t.Fatalf("decode(%d, %q): code of %d characters", status, body, utf8.RuneCountInString(e.Code))
+			case e.Code != "" && status != 200:
+				t.Fatalf("decode(%d, %q): code %q of a status other than 200", status, body, e.Code)
+			case e.Code == "" && status == 200 && e.Class != apiclient.ClassUncertain:
+				t.Fatalf("decode(200, %q): a garbled answer of class %s, want uncertain", body, e.Class)
+			case e.Code == "" && status == 200 && !slices.Contains([]string{reasonNotPDD, reasonTooLarge, "truncated JSON answer",
+				"answer is not JSON", "trailing data after the JSON answer", `answer has no "success" of "ok" or "error"`}, e.Message):
+				t.Fatalf("decode(200, %q): message %q, want a reason without an excerpt", body, e.Message)
 			}
 			for _, s := range fuzzSecrets {
 				if msg := err.Error(); strings.Contains(msg, s) || strings.Contains(msg, url.QueryEscape(s)) {
@@ -82,34 +92,13 @@ func TestExcerpt(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	t.Parallel()
-	c := &Client{retry: RetryPolicy{Attempts: 10, BaseDelay: 100, MaxDelay: 1000}}
-	for attempt, max := range []int64{0, 100, 200, 400, 800, 1000, 1000, 1000} {
-		if attempt == 0 {
-			continue
-		}
-		for range 100 {
-			d := int64(c.backoff(attempt))
-			if d < max/2 || d > max {
-				t.Fatalf("backoff(%d) = %d, want %d to %d", attempt, d, max/2, max)
-			}
-		}
-	}
-	if d := c.backoff(200); d < 500 || d > 1000 {
-		t.Errorf("backoff(200) = %d, want MaxDelay with jitter despite the overflow", d)
-	}
-	zero := &Client{retry: RetryPolicy{Attempts: 3, MaxDelay: 1000}}
-	if d := zero.backoff(2); d != 0 {
-		t.Errorf("backoff with BaseDelay 0 = %d, want 0", d)
-	}
-}
-
 func BenchmarkDecode(b *testing.B) {
 	body := []byte(`{"domain":"example.com","status":"domain-activate","stage":"owner-check","secrets":{"name":"0123456789ab","content":"ba9876543210"},"success":"ok"}`)
+	a := fuzzAdapter()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decode(OpRegisterDomain, 200, body); err != nil {
+		var d domainAnswer
+		if err := a.decode(apiclient.OpRegister, &apiclient.Response{Status: 200, Body: body}, &d, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,21 +1,16 @@
 package pdd
 
-import (
-	"github.com/mailbot/mailbot/apiclient"
-
-	"context"
-	"fmt"
-	"net/url"
-)
+import "context"
 
 // Status is a domain's state (seed §3).
 type Status string
 
-// The domain statuses of seed §3.
+// The domain statuses of seed §3, untyped: they compare with a [Status]
+// and with apiclient.Domain's Status alike.
 const (
-	StatusDomainActivate Status = "domain-activate" // added, ownership not verified
-	StatusMXActivate     Status = "mx-activate"     // verified, MX record not set up
-	StatusAdded          Status = "added"           // verified, MX set up: mail flows
+	StatusDomainActivate = "domain-activate" // added, ownership not verified
+	StatusMXActivate     = "mx-activate"     // verified, MX record not set up
+	StatusAdded          = "added"           // verified, MX set up: mail flows
 )
 
 // Stage duplicates Status, for the service's internal use (seed §3).
@@ -53,31 +48,12 @@ type Domain struct {
 	Secrets *Secrets // only while Status is StatusDomainActivate
 }
 
-// RegisterDomain calls POST /api2/admin/domain/register (seed §4.1).
-//
-// Retries: the temporary failure "unknown", a request that was never sent,
-// and a request that got no answer (a timeout, a reset, a 5xx) are retried
-// under the retry policy: registering one's own domain again is harmless.
+// RegisterDomain registers domain as [Adapter.RegisterDomain] does, with
+// the old client's result and errors (see [Client]).
 func (c *Client) RegisterDomain(ctx context.Context, domain string) (*Domain, error) {
-	r, err := c.call(ctx, OpRegisterDomain, url.Values{"domain": {domain}}, true)
+	d, err := c.a.RegisterDomain(ctx, domain)
 	if err != nil {
-		return nil, err
+		return nil, legacyError(OpRegisterDomain, err)
 	}
-	return domainOf(r, domain, c.token)
-}
-
-// domainOf reads the domain of a successful register answer for the domain
-// asked for.
-func domainOf(r *response, asked string, secrets ...string) (*Domain, error) {
-	d := &Domain{Name: r.Domain, Status: Status(r.Status), Stage: Stage(r.Stage), Secrets: r.Secrets}
-	if d.Name == "" {
-		d.Name = asked
-	}
-	if !d.Status.Known() {
-		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: fmt.Sprintf("unknown domain status %q", apiclient.Excerpt([]byte(r.Status), apiclient.ExcerptLen, secrets...))}
-	}
-	if d.Status == StatusDomainActivate && (d.Secrets == nil || d.Secrets.Name == "" || d.Secrets.Content == "") {
-		return nil, &ResponseError{Op: OpRegisterDomain, StatusCode: 200, Reason: "status domain-activate without verification secrets"}
-	}
-	return d, nil
+	return &Domain{Name: d.Name, Status: Status(d.Status), Stage: Stage(d.Stage), Secrets: (*Secrets)(d.Secrets)}, nil
 }

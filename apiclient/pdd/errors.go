@@ -1,12 +1,13 @@
 package pdd
 
 import (
-	"github.com/mailbot/mailbot/apiclient"
-
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // Code is an error code of the PDD API, the value of the "error" field of a
@@ -96,10 +97,13 @@ func (c Code) Temporary() bool { return c == CodeUnknown }
 // Op names an operation of the PDD API.
 type Op string
 
-// The operations of the seed.
+// The operations of the seed, and the lifecycle calls of the real service.
 const (
-	OpRegisterDomain Op = "domain/register"
-	OpAddMailbox     Op = "email/add"
+	OpRegisterDomain     Op = "domain/register"
+	OpAddMailbox         Op = "email/add"
+	OpEditMailbox        Op = "email/edit"
+	OpListMailboxes      Op = "email/list"
+	OpRegistrationStatus Op = "domain/registration_status"
 )
 
 // Error is an answer of the PDD API with "success": "error".
@@ -176,6 +180,7 @@ type TransportError struct {
 	Sent bool
 	Err  error
 
+	timeout   bool // no answer in time
 	uncertain bool // an earlier attempt may have performed the operation
 }
 
@@ -196,7 +201,7 @@ func (e *TransportError) Unwrap() error { return e.Err }
 // Timeout reports whether the request ran out of time.
 func (e *TransportError) Timeout() bool {
 	var t interface{ Timeout() bool }
-	return errors.As(e.Err, &t) && t.Timeout()
+	return e.timeout || errors.As(e.Err, &t) && t.Timeout()
 }
 
 // ErrorCode returns the PDD error code carried by err, or "".
@@ -269,20 +274,25 @@ func MayHaveHappened(err error) bool {
 	return false
 }
 
-// markUncertain records on err, the last attempt's error, that an earlier
-// attempt may have performed the operation.
-func markUncertain(err error) {
-	var (
-		apiErr   *Error
-		respErr  *ResponseError
-		transErr *TransportError
-	)
-	switch {
-	case errors.As(err, &apiErr):
-		apiErr.uncertain = true
-	case errors.As(err, &respErr):
-		respErr.uncertain = true
-	case errors.As(err, &transErr):
-		transErr.uncertain = true
+// legacyError turns a failure of the adapter into the old client's error
+// of op: a PDD code into an [*Error], another answer into a
+// [*ResponseError], no answer into a [*TransportError]; each marked
+// uncertain when its class is.
+func legacyError(op Op, err error) error {
+	var e *apiclient.Error
+	if !errors.As(err, &e) {
+		return err
 	}
+	uncertain := e.Class == apiclient.ClassUncertain
+	switch {
+	case e.Code != "":
+		return &Error{Op: op, Code: Code(e.Code), Attempts: e.Attempts, uncertain: uncertain}
+	case e.HTTPStatus != 0:
+		reason, excerpt, _ := strings.Cut(e.Message, ": ") // only reasonStatus has a colon
+		if reason != reasonStatus {
+			reason, excerpt = e.Message, ""
+		}
+		return &ResponseError{Op: op, StatusCode: e.HTTPStatus, Reason: reason, Excerpt: excerpt, uncertain: uncertain}
+	}
+	return &TransportError{Op: op, Sent: e.Sent, Err: e.Err, timeout: e.Timeout, uncertain: uncertain}
 }

@@ -146,32 +146,36 @@ func plant(key, secret string, shape uint8) (text, encoded string, ok bool) {
 
 // errorTexts returns every text of err that may be logged or shown.
 func errorTexts(err error) []string {
-	texts := []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)}
-	var apiErr *Error
-	var re *ResponseError
-	switch {
-	case errors.As(err, &apiErr):
-		texts = append(texts, string(apiErr.Code), apiErr.Meaning())
-	case errors.As(err, &re):
-		texts = append(texts, re.Reason, re.Excerpt)
+	texts := []string{err.Error()}
+	var e *apiclient.Error
+	if errors.As(err, &e) {
+		texts = append(texts, e.Code, e.Message)
 	}
 	return texts
 }
 
-// answerErrors returns the errors a client would return for the body, for
-// both operations (the decoder, then the reading of a success).
+// answerErrors returns the errors the adapter returns for the body, for
+// a register and an add (the decoder, then the reading of a success).
 func answerErrors(status int, body []byte) []error {
+	a := fuzzAdapter()
+	res := &apiclient.Response{Status: status, Body: body}
 	var errs []error
-	for _, op := range []Op{OpRegisterDomain, OpAddMailbox} {
-		r, err := decode(op, status, body, fuzzSecrets...)
-		if err == nil && op == OpRegisterDomain {
-			_, err = domainOf(r, "example.com", fuzzSecrets...)
-		} else if err == nil {
-			_, err = mailboxOf(r, "example.com", fuzzSecrets...)
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
+	var d domainAnswer
+	err := settled(a.decode(apiclient.OpRegister, res, &d, fuzzSecrets))
+	if err == nil {
+		_, err = a.domainOf(apiclient.OpRegister, &d, "example.com")
+	}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	var m mailboxAnswer
+	err = settled(a.decode(apiclient.OpAdd, res, &m, fuzzSecrets))
+	if err == nil {
+		form := url.Values{"domain": {"example.com"}, "login": {"u"}, "password": {fuzzSecrets[1]}}
+		_, err = a.mailboxOf(apiclient.OpAdd, &m, form, apiclient.StateActive, fuzzSecrets...)
+	}
+	if err != nil {
+		errs = append(errs, err)
 	}
 	return errs
 }

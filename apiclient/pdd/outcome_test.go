@@ -313,7 +313,7 @@ func TestRetryHookNotSent(t *testing.T) {
 
 func TestRetryReasons(t *testing.T) {
 	t.Parallel()
-	want := []pdd.RetryReason{"unknown", "not_sent", "timeout", "transport", "http_5xx"}
+	want := []pdd.RetryReason{"unknown", "not_sent", "timeout", "transport", "http_5xx", "http_429"}
 	if diff := cmp.Diff(want, pdd.RetryReasons()); diff != "" {
 		t.Errorf("RetryReasons() (-want +got):\n%s", diff)
 	}

@@ -20,7 +20,7 @@ import (
 // gets a short excerpt of the body (a 200 body may hold secrets).
 func TestBadAnswers(t *testing.T) {
 	t.Parallel()
-	huge := `{"success":"ok","domain":"` + strings.Repeat("x", 70_000) + `"}`
+	huge := `{"success":"ok","domain":"` + strings.Repeat("x", 1<<20) + `"}`
 	tests := []struct {
 		name       string
 		op         pdd.Op
@@ -29,8 +29,8 @@ func TestBadAnswers(t *testing.T) {
 		wantReason string
 		wantExcpt  string // the excerpt, exactly
 	}{
-		{"oversized", pdd.OpRegisterDomain, 200, huge, "larger than 65536 bytes", ""},
-		{"oversized error page", pdd.OpRegisterDomain, 503, huge, "larger than 65536 bytes", ""},
+		{"oversized", pdd.OpRegisterDomain, 200, huge, "larger than 1048576 bytes", ""},
+		{"oversized error page", pdd.OpRegisterDomain, 503, huge, "larger than 1048576 bytes", ""},
 		{"html", pdd.OpRegisterDomain, 200, "<html><body>Service Unavailable</body></html>", "not JSON", ""},
 		{"plain text", pdd.OpAddMailbox, 200, "OK", "not JSON", ""},
 		{"empty", pdd.OpRegisterDomain, 200, "", "truncated", ""},

@@ -13,6 +13,10 @@ import (
 // maxForm bounds a request body.
 const maxForm = 64 << 10
 
+// tooManyRequestsPage is what a proxy in front of the service answers
+// with 429.
+const tooManyRequestsPage = "<html>\r\n<head><title>429 Too Many Requests</title></head>\r\n<body>\r\n<center><h1>429 Too Many Requests</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+
 // badGatewayPage is what a proxy in front of the service answers with 502.
 const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
 
@@ -32,12 +36,16 @@ func failure(code pdd.Code, domain string) answer {
 	return answer{Domain: domain, Success: "error", Error: code}
 }
 
-// operation performs one PDD operation for the account of a token.
-type operation func(s *Server, acct *account, form url.Values) answer
+// operation performs one PDD operation for the account of a token; its
+// answer is marshalled as JSON.
+type operation func(s *Server, acct *account, form url.Values) any
 
 func (s *Server) routes() {
-	s.mux.Handle("/api2/admin/domain/register", s.api(pdd.OpRegisterDomain, (*Server).register))
-	s.mux.Handle("/api2/admin/email/add", s.api(pdd.OpAddMailbox, (*Server).addMailbox))
+	s.mux.Handle("/api2/admin/domain/register", s.api(pdd.OpRegisterDomain, http.MethodPost, (*Server).register))
+	s.mux.Handle("/api2/admin/email/add", s.api(pdd.OpAddMailbox, http.MethodPost, (*Server).addMailbox))
+	s.mux.Handle("/api2/admin/email/edit", s.api(pdd.OpEditMailbox, http.MethodPost, (*Server).editMailbox))
+	s.mux.Handle("/api2/admin/email/list", s.api(pdd.OpListMailboxes, http.MethodGet, (*Server).listMailboxes))
+	s.mux.Handle("/api2/admin/domain/registration_status", s.api(pdd.OpRegistrationStatus, http.MethodGet, (*Server).registrationStatus))
 	s.mux.HandleFunc("/api2/", s.notFound)
 	s.mux.HandleFunc("/sim/status", s.controlStatus)
 	s.mux.HandleFunc("/sim/latency", s.controlLatency)
@@ -45,50 +53,88 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("/sim/fault", s.controlFault)
 	s.mux.HandleFunc("/sim/account", s.controlAccount)
 	s.mux.HandleFunc("/sim/requests", s.controlRequests)
+	s.mux.HandleFunc("/sim/mailbox", s.controlMailbox)
+	s.mux.HandleFunc("/sim/domain", s.controlDomain)
+	s.mux.HandleFunc("/sim/mailboxes", s.controlMailboxes)
 	s.mux.HandleFunc("/{$}", s.index)
 }
 
-// api serves one operation: count, read the form, wait out the latency,
-// meet an injected fault or perform the operation, answer.
-func (s *Server) api(op pdd.Op, do operation) http.Handler {
+// api serves one operation: count, read the parameters (the form body of a
+// POST, the query string of a GET), wait out the latency, meet an injected
+// fault or perform the operation, answer.
+func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hook := s.count(op); hook != nil {
 			hook(op)
 		}
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
+		if r.Method != method {
+			w.Header().Set("Allow", method)
 			writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-		_ = r.ParseForm() // pairs that parse are kept; see the package doc
+		params := r.URL.Query()
+		if method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+			_ = r.ParseForm() // pairs that parse are kept; see the package doc
+			params = r.PostForm
+		}
 		latency, f := s.takeFault()
 		if !wait(r.Context(), latency) {
 			abort(r) // the client went away, or the server is stopping
 			return
 		}
-		switch {
-		case f.code != "":
-			writeJSON(w, http.StatusOK, failure(f.code, r.PostForm.Get("domain")))
-			return
-		case f.transport == FaultBadGateway:
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(http.StatusBadGateway)
-			_, _ = w.Write([]byte(badGatewayPage))
+		if refuseFault(w, f, params.Get("domain")) {
 			return
 		}
-		a := s.perform(r.Header.Get("PddToken"), r.PostForm, do)
-		switch f.transport {
-		case FaultTruncated:
-			body, _ := json.Marshal(a)
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write(body[:len(body)/2])
-		case FaultReset:
-			abort(r)
-		default:
-			writeJSON(w, http.StatusOK, a)
-		}
+		a := s.perform(r.Header.Get("PddToken"), params, do)
+		answerFault(w, r, f, a)
 	})
+}
+
+// refuseFault answers a fault that comes before the operation (an error
+// code, 429, 502) and reports whether it did.
+func refuseFault(w http.ResponseWriter, f fault, domain string) bool {
+	switch {
+	case f.code != "":
+		writeJSON(w, http.StatusOK, failure(f.code, domain))
+	case f.transport == FaultBadGateway:
+		writePage(w, http.StatusBadGateway, badGatewayPage)
+	case f.transport == FaultTooManyRequests:
+		w.Header().Set("Retry-After", "1")
+		writePage(w, http.StatusTooManyRequests, tooManyRequestsPage)
+	default:
+		return false
+	}
+	return true
+}
+
+// answerFault answers a performed operation as the fault f says: cut
+// short, not at all, late, or in full.
+func answerFault(w http.ResponseWriter, r *http.Request, f fault, a any) {
+	switch f.transport {
+	case FaultTruncated:
+		body, _ := json.Marshal(a)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body[:len(body)/2])
+		return
+	case FaultReset:
+		abort(r)
+		return
+	case FaultSlow:
+		if !wait(r.Context(), SlowDelay) {
+			abort(r)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+// writePage answers status with an HTML page, as a proxy in front of the
+// service would.
+func writePage(w http.ResponseWriter, status int, page string) {
+	w.Header().Set("Content-Type", "text/html")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(page))
 }
 
 // abort leaves the request unanswered: under a net/http server it closes
@@ -139,7 +185,7 @@ func wait(ctx context.Context, d time.Duration) bool {
 }
 
 // perform authenticates the token and runs the operation under the lock.
-func (s *Server) perform(token string, form url.Values, do operation) answer {
+func (s *Server) perform(token string, form url.Values, do operation) any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	domain := form.Get("domain")
@@ -154,7 +200,7 @@ func (s *Server) perform(token string, form url.Values, do operation) answer {
 }
 
 // register is POST /api2/admin/domain/register; s.mu is held.
-func (s *Server) register(acct *account, form url.Values) answer {
+func (s *Server) register(acct *account, form url.Values) any {
 	raw := form.Get("domain")
 	if raw == "" {
 		return failure(pdd.CodeNoDomain, "")
@@ -199,7 +245,7 @@ func stageOf(s pdd.Status) pdd.Stage {
 }
 
 // addMailbox is POST /api2/admin/email/add; s.mu is held.
-func (s *Server) addMailbox(acct *account, form url.Values) answer {
+func (s *Server) addMailbox(acct *account, form url.Values) any {
 	raw, login, password := form.Get("domain"), form.Get("login"), form.Get("password")
 	switch {
 	case raw == "":
@@ -209,12 +255,9 @@ func (s *Server) addMailbox(acct *account, form url.Values) answer {
 	case password == "":
 		return failure(pdd.CodeNoPassword, raw)
 	}
-	name, ok := canonicalDomain(raw)
-	if !ok {
-		return failure(pdd.CodeBadDomain, raw)
-	}
-	if d, ok := s.domains[name]; !ok || d.owner != acct {
-		return failure(pdd.CodeNotAllowed, raw)
+	name, code := s.ownedDomain(acct, raw)
+	if code != "" {
+		return failure(code, raw)
 	}
 	user, code := checkLogin(login, name)
 	address := user + "@" + name
@@ -231,6 +274,21 @@ func (s *Server) addMailbox(acct *account, form url.Values) answer {
 	s.nextUID++
 	s.mailboxes[address] = mailbox{password: password, uid: uid}
 	return answer{Domain: name, Login: address, UID: uid, Success: "ok"}
+}
+
+// ownedDomain returns the canonical name of raw, a domain parameter that
+// was sent, or the code of the failure: bad_domain for a name that is no
+// host name, not_allowed for a domain the account does not own; s.mu is
+// held.
+func (s *Server) ownedDomain(acct *account, raw string) (string, pdd.Code) {
+	name, ok := canonicalDomain(raw)
+	if !ok {
+		return name, pdd.CodeBadDomain
+	}
+	if d, ok := s.domains[name]; !ok || d.owner != acct {
+		return name, pdd.CodeNotAllowed
+	}
+	return name, ""
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

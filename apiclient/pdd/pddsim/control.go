@@ -99,11 +99,11 @@ func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
 
 // controlRequests is GET /sim/requests: the counts of [Server.Requests].
 func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]int{
-		string(pdd.OpRegisterDomain): s.Requests(pdd.OpRegisterDomain),
-		string(pdd.OpAddMailbox):     s.Requests(pdd.OpAddMailbox),
-		"all":                        s.Requests(""),
-	})
+	counts := map[string]int{"all": s.Requests("")}
+	for _, op := range []pdd.Op{pdd.OpRegisterDomain, pdd.OpAddMailbox, pdd.OpEditMailbox, pdd.OpListMailboxes, pdd.OpRegistrationStatus} {
+		counts[string(op)] = s.Requests(op)
+	}
+	writeJSON(w, http.StatusOK, counts)
 }
 
 // count parses a number of requests, 0 to 1000.
@@ -127,11 +127,57 @@ PDD API sandbox (mailbot sim)
 API (header PddToken, form body):
   POST /api2/admin/domain/register   domain=
   POST /api2/admin/email/add         domain= login= password=
+  POST /api2/admin/email/edit        domain= login=|uid= [password=] [enabled=yes|no]
+  GET  /api2/admin/email/list        ?domain= [page=1] [on_page=30]
+  GET  /api2/admin/domain/registration_status  ?domain=
 Controls:
   POST /sim/status    domain= status=domain-activate|mx-activate|added
   POST /sim/latency   d=250ms
   POST /sim/fail      n= [code=unknown]
-  POST /sim/fault     kind=502|truncated|reset [n=1]
+  POST /sim/fault     kind=429|502|truncated|reset|slow [n=1]
   POST /sim/account   (a new account's token)
+  POST /sim/domain    name=  (verified, in the first account)
+  POST /sim/mailboxes domain= n=  (user0001@domain …)
+  GET  /sim/mailbox   ?address=
   GET  /sim/requests
 `
+
+// controlMailbox is GET /sim/mailbox?address=: the sandbox's record of a
+// mailbox, its password included (the sandbox runs on loopback).
+func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
+	m, ok := s.Inspect(r.FormValue("address"))
+	if !ok {
+		writeJSON(w, http.StatusNotFound, controlAnswer{Success: "error", Error: "no_such_mailbox"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": "ok", "password": m.Password, "state": m.State,
+		"force_password_change": m.ForcePasswordChange, "uid": m.UID})
+}
+
+// controlDomain is POST /sim/domain name=: [Server.AddDomain].
+func (s *Server) controlDomain(w http.ResponseWriter, r *http.Request) {
+	control(w, r, func() (controlAnswer, error) {
+		name, ok := canonicalDomain(r.FormValue("name"))
+		if !ok {
+			return controlAnswer{}, fmt.Errorf("name=%q is not a domain name", r.FormValue("name"))
+		}
+		s.AddDomain(name)
+		return controlAnswer{Domain: name, Status: string(pdd.StatusAdded)}, nil
+	})
+}
+
+// controlMailboxes is POST /sim/mailboxes domain=&n=: [Server.AddMailboxes].
+func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
+	control(w, r, func() (controlAnswer, error) {
+		name, ok := canonicalDomain(r.FormValue("domain"))
+		if !ok {
+			return controlAnswer{}, fmt.Errorf("domain=%q is not a domain name", r.FormValue("domain"))
+		}
+		n, err := count(r.FormValue("n"))
+		if err != nil {
+			return controlAnswer{}, err
+		}
+		s.AddMailboxes(name, n)
+		return controlAnswer{Domain: name}, nil
+	})
+}

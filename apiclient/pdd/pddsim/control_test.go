@@ -172,7 +172,7 @@ func TestControlEndpoints(t *testing.T) {
 		{"/sim/latency", url.Values{"d": {"1ms"}}, 200, `{"success":"ok"}`},
 		{"/sim/fail", url.Values{"n": {"-1"}}, 400, `{"success":"error","error":"n=\"-1\" is not a number from 0 to 1000"}`},
 		{"/sim/fail", url.Values{"n": {"1"}, "code": {"blocked"}}, 200, `{"success":"ok"}`},
-		{"/sim/fault", url.Values{"kind": {"teapot"}}, 400, `{"success":"error","error":"pddsim: unknown fault \"teapot\" (want 502, truncated or reset)"}`},
+		{"/sim/fault", url.Values{"kind": {"teapot"}}, 400, `{"success":"error","error":"pddsim: unknown fault \"teapot\" (want 429, 502, truncated, reset or slow)"}`},
 		{"/sim/fault", url.Values{"kind": {"502"}}, 200, `{"success":"ok"}`},
 	}
 	for _, tc := range tests {
@@ -216,7 +216,7 @@ func TestControlEndpoints(t *testing.T) {
 	if err := json.NewDecoder(res.Body).Decode(&counts); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"domain/register": 8, "email/add": 1, "all": 9}
+	want := map[string]int{"domain/register": 8, "email/add": 1, "email/edit": 0, "email/list": 0, "domain/registration_status": 0, "all": 9}
 	if diff := cmp.Diff(want, counts); diff != "" {
 		t.Errorf("/sim/requests (-want +got):\n%s", diff)
 	}

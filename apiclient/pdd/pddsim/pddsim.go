@@ -125,6 +125,7 @@ type Server struct {
 	prohibited map[string]bool
 	blocked    map[string]bool
 	accounts   map[string]*account // by token
+	first      *account            // the first account opened: AddDomain's
 	domains    map[string]*domain  // by name
 	mailboxes  map[string]mailbox  // by full address
 	latency    time.Duration
@@ -146,6 +147,7 @@ type domain struct {
 type mailbox struct {
 	password string
 	uid      int64
+	blocked  bool // email/edit enabled=no
 }
 
 // Option configures a Server.
@@ -193,7 +195,11 @@ func (s *Server) NewAccount() string {
 	token := rand.Text() + rand.Text()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.accounts[token] = &account{}
+	a := &account{}
+	s.accounts[token] = a
+	if s.first == nil {
+		s.first = a
+	}
 	return token
 }
 
@@ -252,14 +258,23 @@ const (
 	// an answer. Only a net/http server can close it: when ServeHTTP is
 	// called directly, it returns without writing anything.
 	FaultReset Fault = "reset"
+	// FaultTooManyRequests answers HTTP 429 with Retry-After: 1 and an
+	// HTML page; the operation does not happen.
+	FaultTooManyRequests Fault = "429"
+	// FaultSlow performs the operation and answers [SlowDelay] after the
+	// latency: long past a client's timeout.
+	FaultSlow Fault = "slow"
 )
+
+// SlowDelay is how much later than the latency a [FaultSlow] answer comes.
+const SlowDelay = 10 * time.Second
 
 // InjectFault makes the next n /api2 requests meet the fault f.
 func (s *Server) InjectFault(f Fault, n int) error {
 	switch f {
-	case FaultBadGateway, FaultTruncated, FaultReset:
+	case FaultBadGateway, FaultTruncated, FaultReset, FaultTooManyRequests, FaultSlow:
 	default:
-		return fmt.Errorf("pddsim: unknown fault %q (want 502, truncated or reset)", f)
+		return fmt.Errorf("pddsim: unknown fault %q (want 429, 502, truncated, reset or slow)", f)
 	}
 	s.push(n, fault{transport: f})
 	return nil
