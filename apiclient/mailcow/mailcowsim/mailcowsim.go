@@ -287,6 +287,17 @@ func (s *Server) AddMailboxes(domainName string, n int) {
 	}
 }
 
+// SetMailboxLimit lets the domain (added unless it exists) hold n
+// mailboxes at its default quota each.
+func (s *Server) SetMailboxLimit(domainName string, n int) {
+	name := canonicalDomain(domainName)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.addDomain(name, attrs{})
+	d.maxMailboxes = n
+	d.quota = int64(n) * d.defQuota
+}
+
 // MailboxInfo is what a test may inspect of a mailbox.
 type MailboxInfo struct {
 	Password            string

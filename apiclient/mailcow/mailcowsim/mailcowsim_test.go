@@ -185,7 +185,8 @@ func TestAddDomain(t *testing.T) {
 
 func TestAddMailbox(t *testing.T) {
 	f := newFixture(t)
-	f.mustWrite(t, "add/domain", map[string]any{"domain": "small.example", "mailboxes": 1, "quota": 100, "maxquota": 100, "defquota": 60}, "domain_added")
+	f.mustWrite(t, "add/domain", map[string]any{"domain": "small.example", "mailboxes": 2, "quota": 100, "maxquota": 100, "defquota": 60}, "domain_added")
+	f.sim.SetMailboxLimit("small.example", 1)
 	f.mustWrite(t, "add/mailbox", map[string]any{"local_part": "one", "domain": "small.example", "password": "Secret-1", "password2": "Secret-1"}, "mailbox_added")
 	change := func(k string, v any) map[string]any {
 		a := mailboxAttrs("new", "Secret-1")
