@@ -71,6 +71,9 @@ type Client struct {
 // New returns a client of the API at baseURL (https, or http to a loopback
 // host) that authenticates with the OAuth token.
 func New(baseURL, token string, s Settings, opts ...apiclient.Option) (*Client, error) {
+	if strings.TrimSpace(token) == "" {
+		return nil, errors.New("yandex360: empty token")
+	}
 	if s.OrgID < 0 || s.DepartmentID < 0 {
 		return nil, errors.New("yandex360: organisation and department IDs are positive numbers")
 	}
