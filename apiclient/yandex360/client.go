@@ -116,6 +116,9 @@ type request struct {
 	// create: the call creates something (a 5xx may mean it did, and an
 	// uncertain attempt is not sent again).
 	create bool
+	// secret is a password the body carries, redacted from errors like
+	// the token.
+	secret string
 }
 
 // call sends r, retried as its class allows, and decodes the answer.
@@ -140,16 +143,23 @@ func (c *Client) call(ctx context.Context, r request) error {
 // read decodes a 2xx answer into r.out, and classifies any other.
 func (c *Client) read(r request, res *apiclient.Response) error {
 	if res.Status >= 200 && res.Status < 300 {
-		if err := json.Unmarshal(res.Body, r.out); err != nil {
+		if err := json.Unmarshal(res.Body, r.out); err != nil || !complete(r.out) {
 			return c.caller.Fail(r.op, apiclient.ClassUncertain, res.Status, "", "an answer that is not the expected JSON")
 		}
 		return nil
 	}
 	e := c.caller.Fail(r.op, apiclient.StatusClass(res.Status, r.create), res.Status,
-		"HTTP "+strconv.Itoa(res.Status), errorMessage(res.Body, c.caller.Secrets()))
+		"HTTP "+strconv.Itoa(res.Status), errorMessage(res.Body, append([]string{r.secret}, c.caller.Secrets()...)))
 	e.Reason = reasonOf(res.Status)
 	e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
 	return e
+}
+
+// complete reports whether a decoded answer has what the client needs: a
+// user its ID.
+func complete(out any) bool {
+	u, ok := out.(*userJSON)
+	return !ok || u.ID != ""
 }
 
 // errorMessage returns the message of an error body ({code, message,
@@ -159,7 +169,7 @@ func errorMessage(body []byte, secrets []string) string {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(body, &e) == nil && e.Message != "" {
-		return e.Message
+		return apiclient.Excerpt([]byte(e.Message), apiclient.MaxCodeLen, secrets...)
 	}
 	return apiclient.Excerpt(body, apiclient.ExcerptLen, secrets...)
 }

@@ -85,7 +85,13 @@ func (e *env) faultAt(t testing.TB, k int, kind string) {
 
 // wantError checks err's class, reason and attempts, and that no secret
 // shows in it.
-func wantError(t *testing.T, err error, class apiclient.Class, reason apiclient.Reason, attempts int) *apiclient.Error {
+func wantError(t *testing.T, err error, class apiclient.Class, reason apiclient.Reason, attempts int) {
+	t.Helper()
+	_ = checked(t, err, class, reason, attempts)
+}
+
+// checked is [wantError] that returns the error's details.
+func checked(t *testing.T, err error, class apiclient.Class, reason apiclient.Reason, attempts int) *apiclient.Error {
 	t.Helper()
 	var e *apiclient.Error
 	if !errors.As(err, &e) {
@@ -173,7 +179,7 @@ func TestCheckRefusedToken(t *testing.T) {
 	e := setup(t)
 	const token = "y0_NOT-A-TOKEN-0123456789"
 	err := e.client(t, token, yandex360.Settings{}).Check(t.Context())
-	got := wantError(t, err, apiclient.ClassCredentials, "", 1)
+	got := checked(t, err, apiclient.ClassCredentials, "", 1)
 	if got.HTTPStatus != 401 || got.Code != "HTTP 401" || got.Message != "Unauthenticated" {
 		t.Errorf("error = %+v, want HTTP 401 Unauthenticated", got)
 	}

@@ -97,7 +97,7 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string,
 	in := createUser{Nickname: login, DepartmentID: c.dept, Name: userName{First: login, Last: login},
 		Password: password, PasswordChangeRequired: forceChange}
 	var u userJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: in, out: &u, create: true}); err != nil {
+	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: in, out: &u, create: true, secret: password}); err != nil {
 		return nil, err
 	}
 	m := u.mailbox()
@@ -119,11 +119,11 @@ func (c *Client) SetPassword(ctx context.Context, domain, login, password string
 	if forceChange {
 		patch.PasswordChangeRequired = &forceChange
 	}
-	m, err := c.patch(ctx, op, u.ID, patch)
+	m, err := c.patch(ctx, op, u.ID, patch, password)
 	var e *apiclient.Error
 	if forceChange && errors.As(err, &e) && e.HTTPStatus == http.StatusBadRequest {
 		patch.PasswordChangeRequired, forceChange = nil, false
-		m, err = c.patch(ctx, op, u.ID, patch)
+		m, err = c.patch(ctx, op, u.ID, patch, password)
 	}
 	if err != nil {
 		return nil, err
@@ -142,18 +142,18 @@ func (c *Client) SetLoginEnabled(ctx context.Context, domain, login string, enab
 	if err != nil {
 		return nil, err
 	}
-	return c.patch(ctx, op, u.ID, patchUser{IsEnabled: &enabled})
+	return c.patch(ctx, op, u.ID, patchUser{IsEnabled: &enabled}, "")
 }
 
-// patch sends PATCH …/users/{id}; it sets a state, so an uncertain
-// attempt is sent again as it is.
-func (c *Client) patch(ctx context.Context, op apiclient.Op, id userID, p patchUser) (*apiclient.Mailbox, error) {
+// patch sends PATCH …/users/{id} (with the password it carries, if any);
+// it sets a state, so an uncertain attempt is sent again as it is.
+func (c *Client) patch(ctx context.Context, op apiclient.Op, id userID, p patchUser, password string) (*apiclient.Mailbox, error) {
 	path, err := c.orgPath(op, "users/"+string(id))
 	if err != nil {
 		return nil, err
 	}
 	var u userJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodPatch, path: path, in: p, out: &u}); err != nil {
+	if err := c.call(ctx, request{op: op, method: http.MethodPatch, path: path, in: p, out: &u, secret: password}); err != nil {
 		return nil, err
 	}
 	return u.mailbox(), nil

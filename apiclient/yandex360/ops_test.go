@@ -48,7 +48,7 @@ func TestDomains(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.c.RegisterDomain(ctx, "other.example")
-	if got := wantError(t, err, apiclient.ClassRefused, apiclient.ReasonExists, 1); got.Code != "HTTP 409" || got.Message != "domain already exists" {
+	if got := checked(t, err, apiclient.ClassRefused, apiclient.ReasonExists, 1); got.Code != "HTTP 409" || got.Message != "domain already exists" {
 		t.Errorf("another organisation's domain: %+v", got)
 	}
 	for _, name := range []string{"other.example", "nosuch.example"} {
@@ -110,11 +110,11 @@ func TestMailboxes(t *testing.T) {
 	}
 
 	_, err = e.c.AddMailbox(ctx, "example.org", "ada", password, false)
-	if got := wantError(t, err, apiclient.ClassRefused, apiclient.ReasonExists, 1); got.Code != "HTTP 409" || !strings.Contains(got.Message, "already exists") {
+	if got := checked(t, err, apiclient.ClassRefused, apiclient.ReasonExists, 1); got.Code != "HTTP 409" || !strings.Contains(got.Message, "already exists") {
 		t.Errorf("existing mailbox: %+v", got)
 	}
 	_, err = e.c.AddMailbox(ctx, "example.org", "bob", "short", false)
-	if got := wantError(t, err, apiclient.ClassRefused, apiclient.ReasonInvalid, 1); !strings.Contains(got.Message, "6 to 20") {
+	if got := checked(t, err, apiclient.ClassRefused, apiclient.ReasonInvalid, 1); !strings.Contains(got.Message, "6 to 20") {
 		t.Errorf("refused password: %+v, want the rule in the message", got)
 	}
 	before := e.sim.Requests()
@@ -275,7 +275,7 @@ func TestFaults(t *testing.T) {
 				lost := fault == y360sim.FaultReset || fault == y360sim.FaultSlow
 				switch {
 				case op.create && (fault == y360sim.Fault502 || lost):
-					got := wantError(t, err, apiclient.ClassUncertain, "", 1)
+					got := checked(t, err, apiclient.ClassUncertain, "", 1)
 					if got.Timeout != (fault == y360sim.FaultSlow) {
 						t.Errorf("Timeout = %v", got.Timeout)
 					}
