@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/commands"
 )
 

@@ -128,7 +128,7 @@ func (f *fakePDD) passwords() []string {
 // client of it with fast retries.
 type sandbox struct {
 	sim    *pddsim.Server
-	client *pdd.Client
+	client *pdd.Adapter
 }
 
 // newSandbox starts a sandbox whose account owns example.com.
@@ -137,8 +137,8 @@ func newSandbox(t *testing.T) *sandbox {
 	sim := pddsim.New()
 	ts := httptest.NewServer(sim)
 	t.Cleanup(ts.Close)
-	c, err := pdd.New(ts.URL, sim.NewAccount(),
-		pdd.WithRetry(pdd.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+	c, err := pdd.NewAdapter(ts.URL, sim.NewAccount(),
+		apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
 	}

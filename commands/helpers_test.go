@@ -70,6 +70,7 @@ func (f *fakeAPI) SetLoginEnabled(context.Context, string, string, bool) (*apicl
 }
 
 func (f *fakeAPI) LookupMailbox(context.Context, string, string) (*apiclient.Mailbox, error) {
+	f.calls.Add(1)
 	return nil, pddErr(apiclient.OpLookup, apiclient.ClassRefused, apiclient.ReasonNotFound, "no_login", "not in this fake")
 }
 

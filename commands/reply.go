@@ -142,6 +142,12 @@ func (n Notice) Why() string {
 	if n.Detail != "" {
 		return n.Detail
 	}
+	switch n.Code {
+	case CodeTransport:
+		return ProviderTitle(n.Provider) + " did not answer"
+	case CodeResponse:
+		return ProviderTitle(n.Provider) + " gave an answer mailbot cannot read"
+	}
 	if w, ok := codeWords[n.Code]; ok {
 		return w
 	}

@@ -23,8 +23,6 @@ const (
 
 // codeWords say what the core's own codes mean.
 var codeWords = map[string]string{
-	CodeTransport:   "the provider did not answer",
-	CodeResponse:    "the provider gave an answer mailbot cannot read",
 	CodeInternal:    "an internal error, see the log",
 	CodeInvalid:     "the operation did not validate; nothing was sent",
 	CodeStore:       "mailbot cannot reach its database; nothing was done",
@@ -217,27 +215,23 @@ func (c *Core) failure(n Notice, err error) Result {
 			zap.String("target", n.Op.Target()), zap.Error(err))
 		return Result{Reply: r, Notice: n}
 	}
-	who := c.providerName()
+	who := capitalise(c.providerName())
 	n.Code, n.Detail = e.Code, e.Message
-	switch e.Class {
-	case apiclient.ClassRefused, apiclient.ClassCredentials:
-		r.Text = fmt.Sprintf("%s answered %s: %s.", capitalise(who), e.Code, e.Message)
-	case apiclient.ClassTemporary:
-		if n.Code == "" {
-			n.Code, n.Detail = CodeTransport, codeWords[CodeTransport]
-		}
-		r.Text = fmt.Sprintf("%s did not do it: %s (%s).", capitalise(who), n.Code, n.Detail)
-	case apiclient.ClassUncertain:
-		if n.Code == "" {
-			n.Code, n.Detail = CodeTransport, codeWords[CodeTransport]
-			if e.Timeout {
-				n.Detail = "no answer in time"
-			}
-		}
-		r.Text = fmt.Sprintf("%s gave no usable answer: %s.", capitalise(who), n.Detail)
-	}
-	if e.Class == apiclient.ClassCredentials && n.Code == "" {
-		n.Code = CodeCredentials
+	switch {
+	case e.Code != "":
+		r.Text = fmt.Sprintf("%s answered %s: %s.", who, e.Code, e.Message)
+	case e.Class == apiclient.ClassCredentials:
+		n.Code, n.Detail = CodeCredentials, codeWords[CodeCredentials]
+		r.Text = who + " refused mailbot's credentials."
+	case e.Timeout:
+		n.Code, n.Detail = CodeTransport, "no answer in time"
+		r.Text = who + " did not answer in time."
+	case e.HTTPStatus != 0:
+		n.Code, n.Detail = CodeResponse, ""
+		r.Text = fmt.Sprintf("%s gave an answer mailbot cannot read (HTTP %d).", who, e.HTTPStatus)
+	default:
+		n.Code, n.Detail = CodeTransport, ""
+		r.Text = who + " did not answer: the connection failed."
 	}
 	r.Note = c.advice(n.Op, e)
 	n.NothingDone, n.Uncertain = e.Class == apiclient.ClassTemporary, e.Class == apiclient.ClassUncertain
@@ -261,7 +255,7 @@ func cutOff(ctx context.Context, res Result) Result {
 func uncertainAdvice(op Operation) string {
 	switch op.Action {
 	case ActionAddMailbox:
-		return "The mailbox may exist now: check before you try again."
+		return "mailbot could not find out whether the mailbox was created, so it may exist now: check before you try again."
 	case ActionRegisterDomain:
 		return "Check before you try again; trying again is harmless for a domain."
 	}
@@ -272,7 +266,10 @@ func uncertainAdvice(op Operation) string {
 func (c *Core) advice(op Operation, e *apiclient.Error) string {
 	switch e.Class {
 	case apiclient.ClassTemporary:
-		return fmt.Sprintf("Nothing was done; mailbot tried %d times. Try again later.", max(e.Attempts, 1))
+		if e.Attempts <= 1 {
+			return "Nothing was done. Try again later."
+		}
+		return fmt.Sprintf("Nothing was done; mailbot tried %d times. Try again later.", e.Attempts)
 	case apiclient.ClassUncertain:
 		return uncertainAdvice(op)
 	case apiclient.ClassCredentials:
