@@ -342,6 +342,8 @@ func (c *config) coreConfig() commands.Config {
 		Domains:           c.Domains,
 		DefaultDomain:     c.DefaultDomain,
 		PasswordLength:    c.PasswordLength,
+
+		ForcePasswordChange: c.ForcePasswordChange,
 	}
 	// MAILBOT_DNS_RESOLVER was checked by loadConfig: "" or host:port.
 	if dns, err := dnscheck.New(c.DNSResolver); err == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"io"
 	"math"
 	"net"
@@ -16,7 +17,6 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
-	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/textcut"
 )

@@ -23,6 +23,7 @@ type options struct {
 	as     string        // shell --as
 	addr   string        // sim --addr
 	tls    bool          // sim --tls
+	prov   string        // sim --provider
 	since  time.Duration // audit --since
 	json   bool          // audit --json
 }
@@ -42,7 +43,7 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{name: "serve", synopsis: "[serve]", summary: "run the Slack bot over Socket Mode",
 		about: "Runs the Slack bot over Socket Mode until SIGINT or SIGTERM, then finishes the work\nin flight (at most MAILBOT_SHUTDOWN_TIMEOUT) and exits 0."},
-	{name: "shell", synopsis: "shell [--as USER_ID]", summary: "type slash commands on a console (an embedded sandbox without PDD_TOKEN)",
+	{name: "shell", synopsis: "shell [--as USER_ID]", summary: "type slash commands on a console (the provider's embedded sandbox without its credentials)",
 		about: "Reads slash-command lines from stdin (/maildomain register example.com) and prints\neach reply; exits 0 at end of input. Type help in it for its own commands.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.as, "as", shellUser, "act as this Slack `USER_ID` (an admin only if MAILBOT_ADMINS names it)")
@@ -53,11 +54,18 @@ var subcommands = []subcommand{
 			}
 			return nil
 		}},
-	{name: "sim", synopsis: "sim [--addr HOST:PORT] [--tls]", summary: "run the PDD sandbox as an HTTP(S) server",
-		about: "Serves the PDD sandbox until a signal. The first lines on stdout are PDD_BASE_URL=<url>\nand PDD_TOKEN=<token> (and SSL_CERT_FILE=<path> with --tls).",
+	{name: "sim", synopsis: "sim [--provider pdd|yandex360|mailcow] [--addr HOST:PORT] [--tls]", summary: "run a provider's sandbox as an HTTP(S) server",
+		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it (pdd: PDD_BASE_URL= and PDD_TOKEN=; yandex360:\nY360_BASE_URL=, Y360_TOKEN= and Y360_ORG_ID=; mailcow: MAILCOW_URL=, MAILCOW_API_KEY=\nand MAILCOW_MX=), and SSL_CERT_FILE=<path> with --tls.",
 		flags: func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&o.prov, "provider", providerPDD, "serve the sandbox of `PROVIDER`: pdd, yandex360 or mailcow")
 			fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "`HOST:PORT` to listen on")
 			fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a certificate made up at start")
+		},
+		check: func(o *options) error {
+			if _, err := newSandbox(o.prov); err != nil {
+				return fmt.Errorf("--provider: %w", err)
+			}
+			return nil
 		}},
 	{name: "audit", synopsis: "audit [--since DURATION] [--json]", summary: "print the audit trail from MAILBOT_DATABASE_URL",
 		about: "Prints the audit trail kept in MAILBOT_DATABASE_URL, oldest first: a table, or one\nJSON object a line with --json.",

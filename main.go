@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 	case "shell":
 		return runShell(ctx, cfg, o.as, logger, stdin, stdout)
 	case "sim":
-		return runSim(ctx, cfg, o.addr, o.tls, logger, stdout)
+		return runSim(ctx, o.prov, o.addr, o.tls, logger, stdout)
 	case "audit":
 		return runAudit(ctx, cfg, o.since, o.json, logger, stdout)
 	}

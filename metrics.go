@@ -35,11 +35,11 @@ type serveMetrics struct {
 	databaseUp *metrics.Gauge // nil without MAILBOT_DATABASE_URL
 }
 
-// newServeMetrics registers serve's series; mailbot_database_up only with
+// newServeMetrics registers serve's series, those of provider's calls; mailbot_database_up only with
 // a database.
-func newServeMetrics(withDatabase bool) *serveMetrics {
+func newServeMetrics(provider string, withDatabase bool) *serveMetrics {
 	reg := newRegistry()
-	m := &serveMetrics{reg: reg, bot: bot.NewMetrics(reg), provider: newProviderMetrics(reg)}
+	m := &serveMetrics{reg: reg, bot: bot.NewMetrics(reg), provider: newProviderMetrics(reg, provider)}
 	if withDatabase {
 		m.databaseUp = newDatabaseUp(reg)
 	}

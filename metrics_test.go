@@ -130,7 +130,7 @@ func TestMetricsDocumented(t *testing.T) {
 	t.Parallel()
 	for _, withDatabase := range []bool{false, true} {
 		var buf bytes.Buffer
-		writeMetrics(&buf, newServeMetrics(withDatabase).reg)
+		writeMetrics(&buf, newServeMetrics(providerPDD, withDatabase).reg)
 		fams := metricstest.Parse(t, buf.String())
 		checkDocumented(t, fams, documentedMetrics(t, withDatabase))
 		for _, name := range []string{"go_goroutines", "go_info", "go_memstats_heap_alloc_bytes", "go_gc_duration_seconds",
@@ -203,7 +203,7 @@ func TestPDDOutcome(t *testing.T) {
 // BenchmarkScrape writes serve's whole registry, with a database, and the
 // runtime and process metrics: one scrape of /metrics.
 func BenchmarkScrape(b *testing.B) {
-	reg := newServeMetrics(true).reg
+	reg := newServeMetrics(providerPDD, true).reg
 	var buf bytes.Buffer
 	b.ReportAllocs()
 	for b.Loop() {

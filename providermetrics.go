@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -11,24 +9,18 @@ import (
 	"github.com/mailbot/mailbot/internal/metrics"
 )
 
-// The outcome labels of mailbot_provider_requests_total: the classes every
-// provider's answers fall into.
-const (
-	outcomeOK          = "ok"
-	outcomeRefused     = "refused"     // a definite no: invalid input, exists, not allowed; not retried
-	outcomeTemporary   = "temporary"   // nothing was done, and a later attempt may succeed
-	outcomeCredentials = "credentials" // the provider refused mailbot's credentials
-	outcomeUncertain   = "uncertain"   // the operation may or may not have happened
-	outcomeInternal    = "internal"    // no answer class: a failure inside mailbot
-)
+// The outcome labels of mailbot_provider_requests_total: ok, or the class
+// of the failure (apiclient.Class), the same for every provider.
+const outcomeOK = "ok"
 
-var providerOutcomes = []string{outcomeOK, outcomeRefused, outcomeTemporary, outcomeCredentials, outcomeUncertain, outcomeInternal}
+// providerOutcomes are every outcome label: ok, the classes, and
+// "internal" for a failure that is no provider answer (a bug).
+var providerOutcomes = []string{outcomeOK, apiclient.ClassRefused.String(), apiclient.ClassTemporary.String(),
+	apiclient.ClassCredentials.String(), apiclient.ClassUncertain.String(), apiclient.Class(0).String()}
 
-// pddOps are the PDD operations mailbot calls, by their op label.
-var pddOps = map[apiclient.Op]commands.Action{
-	apiclient.OpRegisterDomain: commands.ActionRegisterDomain,
-	apiclient.OpAddMailbox:     commands.ActionAddMailbox,
-}
+// retryReasons are the reasons of mailbot_provider_retries_total: the
+// class of the failure retried.
+var retryReasons = []string{apiclient.ClassTemporary.String(), apiclient.ClassUncertain.String()}
 
 // providerBuckets are the bounds of mailbot_provider_request_duration_seconds:
 // 10 ms doubling to 20.48 s.
@@ -38,92 +30,108 @@ var providerBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 
 // provider, the operation and an answer class or retry reason; never a
 // domain, a login or a secret.
 type providerMetrics struct {
+	provider string
 	requests *metrics.CounterVec
 	duration *metrics.HistogramVec
 	retries  *metrics.CounterVec
 }
 
 // newProviderMetrics registers the provider series on reg, every
-// operation of the PDD API with every outcome and retry reason at 0.
-func newProviderMetrics(reg *metrics.Registry) *providerMetrics {
+// operation of provider with every outcome and retry reason at 0.
+func newProviderMetrics(reg *metrics.Registry, provider string) *providerMetrics {
 	m := &providerMetrics{
+		provider: provider,
 		requests: reg.NewCounterVec("mailbot_provider_requests_total",
 			"Mail provider operations (retries included), by provider, operation and outcome (ok, refused, temporary, credentials, uncertain, internal).",
 			"provider", "op", "outcome"),
 		duration: reg.NewHistogramVec("mailbot_provider_request_duration_seconds",
 			"Time of mail provider operations, retries included.", providerBuckets, "provider", "op"),
 		retries: reg.NewCounterVec("mailbot_provider_retries_total",
-			"Mail provider attempts repeated, by provider, operation and reason (unknown, not_sent, timeout, transport, http_5xx).",
+			"Mail provider attempts repeated, by provider, operation and reason (the class of the failure retried: temporary, uncertain).",
 			"provider", "op", "reason"),
 	}
-	for _, op := range pddOps {
-		m.duration.WithLabelValues(providerPDD, string(op))
+	for _, op := range apiclient.Ops() {
+		m.duration.WithLabelValues(provider, string(op))
 		for _, o := range providerOutcomes {
-			m.requests.WithLabelValues(providerPDD, string(op), o)
+			m.requests.WithLabelValues(provider, string(op), o)
 		}
-		for _, r := range apiclient.RetryReasons() {
-			m.retries.WithLabelValues(providerPDD, string(op), string(r))
+		for _, r := range retryReasons {
+			m.retries.WithLabelValues(provider, string(op), r)
 		}
 	}
 	return m
 }
 
 // countRetry is the apiclient retry hook: it counts a repeated attempt.
-func (m *providerMetrics) countRetry(op apiclient.Op, r apiclient.RetryReason) {
-	m.retries.WithLabelValues(providerPDD, string(pddOps[op]), string(r)).Inc()
+func (m *providerMetrics) countRetry(op apiclient.Op, reason string) {
+	m.retries.WithLabelValues(m.provider, string(op), reason).Inc()
 }
 
-// pdd wraps api to count and time its operations.
-func (m *providerMetrics) pdd(api commands.API) commands.API { return &meteredAPI{api: api, m: m} }
-
-// meteredAPI counts and times the PDD operations.
-type meteredAPI struct {
-	api commands.API
-	m   *providerMetrics
+// meter wraps p to count and time its operations.
+func (m *providerMetrics) meter(p commands.Provider) commands.Provider {
+	return &meteredProvider{Provider: p, m: m}
 }
 
-var _ commands.API = (*apiclient.Client)(nil)
-
-func (a *meteredAPI) observe(op apiclient.Op, start time.Time, err error) {
-	a.m.duration.WithLabelValues(providerPDD, string(pddOps[op])).Observe(time.Since(start).Seconds())
-	a.m.requests.WithLabelValues(providerPDD, string(pddOps[op]), pddOutcome(err)).Inc()
+// meteredProvider counts and times a provider's operations. Name and
+// Capabilities pass through.
+type meteredProvider struct {
+	commands.Provider
+	m *providerMetrics
 }
 
-// pddCredentialCodes are the PDD codes that refuse mailbot's token.
-var pddCredentialCodes = map[apiclient.Code]bool{
-	apiclient.CodeBadToken: true, apiclient.CodeNoAuth: true, apiclient.CodeBadLogin: true, apiclient.CodeBadPasswd: true,
-}
-
-// pddOutcome is the answer class of a PDD operation's error.
-func pddOutcome(err error) string {
-	var apiErr *apiclient.Error
-	var respErr *apiclient.ResponseError
-	switch {
-	case err == nil:
-		return outcomeOK
-	case apiclient.MayHaveHappened(err):
-		return outcomeUncertain
-	case apiclient.NothingDone(err):
-		return outcomeTemporary
-	case errors.As(err, &apiErr) && pddCredentialCodes[apiErr.Code],
-		errors.As(err, &respErr) && (respErr.StatusCode == http.StatusUnauthorized || respErr.StatusCode == http.StatusForbidden):
-		return outcomeCredentials
-	case errors.As(err, &apiErr), errors.As(err, &respErr):
-		return outcomeRefused
+func (p *meteredProvider) observe(op apiclient.Op, start time.Time, err error) {
+	p.m.duration.WithLabelValues(p.m.provider, string(op)).Observe(time.Since(start).Seconds())
+	outcome := outcomeOK
+	if err != nil {
+		outcome = apiclient.ClassOf(err).String()
 	}
-	return outcomeInternal
+	p.m.requests.WithLabelValues(p.m.provider, string(op), outcome).Inc()
 }
 
-func (a *meteredAPI) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+// metered runs call, one operation op of the provider, and observes it.
+func metered[T any](p *meteredProvider, op apiclient.Op, call func() (T, error)) (T, error) {
 	start := time.Now()
-	d, err := a.api.RegisterDomain(ctx, domain)
-	a.observe(apiclient.OpRegisterDomain, start, err)
-	return d, err
+	v, err := call()
+	p.observe(op, start, err)
+	return v, err
 }
 
-func (a *meteredAPI) AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error) {
-	start := time.Now()
-	mb, err := a.api.AddMailbox(ctx, domain, login, password)
-	a.observe(apiclient.OpAddMailbox, start, err)
-	return mb, err
+func (p *meteredProvider) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	return metered(p, apiclient.OpRegister, func() (*apiclient.Domain, error) { return p.Provider.RegisterDomain(ctx, domain) })
+}
+
+func (p *meteredProvider) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	return metered(p, apiclient.OpDomainStatus, func() (*apiclient.Domain, error) { return p.Provider.DomainStatus(ctx, domain) })
+}
+
+func (p *meteredProvider) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
+	return metered(p, apiclient.OpDNS, func() (*apiclient.MailDNS, error) { return p.Provider.MailDNS(ctx, domain) })
+}
+
+func (p *meteredProvider) AddMailbox(ctx context.Context, domain, login, password string, force bool) (*apiclient.Mailbox, error) {
+	return metered(p, apiclient.OpAdd, func() (*apiclient.Mailbox, error) {
+		return p.Provider.AddMailbox(ctx, domain, login, password, force)
+	})
+}
+
+func (p *meteredProvider) SetPassword(ctx context.Context, domain, login, password string, force bool) (*apiclient.Mailbox, error) {
+	return metered(p, apiclient.OpReset, func() (*apiclient.Mailbox, error) {
+		return p.Provider.SetPassword(ctx, domain, login, password, force)
+	})
+}
+
+func (p *meteredProvider) SetLoginEnabled(ctx context.Context, domain, login string, enabled bool) (*apiclient.Mailbox, error) {
+	op := apiclient.OpBlock
+	if enabled {
+		op = apiclient.OpUnblock
+	}
+	return metered(p, op, func() (*apiclient.Mailbox, error) { return p.Provider.SetLoginEnabled(ctx, domain, login, enabled) })
+}
+
+func (p *meteredProvider) LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error) {
+	return metered(p, apiclient.OpLookup, func() (*apiclient.Mailbox, error) { return p.Provider.LookupMailbox(ctx, domain, login) })
+}
+
+func (p *meteredProvider) ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error) {
+	return metered(p, apiclient.OpList, func() (*apiclient.Page, error) { return p.Provider.ListMailboxes(ctx, domain, cursor, limit) })
 }

@@ -31,7 +31,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	}
 	// Every series exists before the listener is up: while serve waits for
 	// Slack or its database, /metrics shows the socket and the database down.
-	ms := newServeMetrics(cfg.DatabaseURL.reveal() != "")
+	ms := newServeMetrics(cfg.Provider, cfg.DatabaseURL.reveal() != "")
 	var ready atomic.Pointer[bot.Bot]
 	if cfg.HTTPAddr != "" {
 		stop, err := listenHTTP(ctx, cfg.HTTPAddr, func() bool { b := ready.Load(); return b != nil && b.Ready() }, ms.reg, logger)
@@ -40,11 +40,13 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 		}
 		defer stop()
 	}
-	pdd, err := apiclient.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(),
-		apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
+	provider, err := newProvider(cfg, apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
 		apiclient.WithTransport(apiclient.NewTransport(cfg.Concurrency)), apiclient.WithRetryHook(ms.provider.countRetry))
 	if err != nil {
-		return &configError{Var: "PDD_BASE_URL", Reason: err.Error()}
+		return err
+	}
+	if err := checkProvider(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
+		return err
 	}
 	api := newSlackClient(cfg, logger)
 	auth, err := bot.CheckAuth(ctx, api, logger)
@@ -78,7 +80,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	if groups != nil {
 		coreCfg.InGroup, coreCfg.GroupHandle = groups.Contains, groups.Handle
 	}
-	core, err := commands.New(ms.provider.pdd(pdd), store, msgr, coreCfg, logger)
+	core, err := commands.New(ms.provider.meter(provider), store, msgr, coreCfg, logger)
 	if err != nil {
 		return err
 	}

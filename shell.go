@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/internal/textcut"
@@ -107,28 +106,29 @@ func shellStore(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.
 	return st, closeStore, err
 }
 
-// shellAPI is the API of the selected provider's credentials, or an
-// embedded sandbox without them; stop shuts the sandbox down.
-func shellAPI(cfg *config, stdout io.Writer) (commands.API, func(), error) {
-	if cfg.Provider != providerPDD {
-		return nil, nil, fmt.Errorf("MAILBOT_PROVIDER=%s: this build of the shell drives PDD only", cfg.Provider)
-	}
+// shellAPI is the provider of the selected provider's credentials, or
+// that provider's embedded sandbox without them; stop shuts the sandbox
+// down.
+func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) {
+	name := commands.ProviderTitle(cfg.Provider)
 	if cfg.ProviderCredentialsSet() {
-		api, err := apiclient.New(cfg.PDDBaseURL, cfg.PDDToken.reveal(), apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot-shell"))
+		api, err := newProvider(cfg, apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot-shell"))
 		if err != nil {
 			return nil, nil, err
 		}
-		fmt.Fprintf(stdout, "Driving the real PDD API at %s with PDD_TOKEN: operations change real domains and mailboxes. "+
-			"Type help for help.\n", cfg.PDDBaseURL)
+		fmt.Fprintf(stdout, "Driving the real %s with %s: operations change real domains and mailboxes. "+
+			"Type help for help.\n", strings.TrimPrefix(name, "the "), credentialsOf(cfg.Provider))
 		return api, func() {}, nil
 	}
-	sim := pddsim.New()
-	token := sim.NewAccount()
+	sb, err := newSandbox(cfg.Provider)
+	if err != nil {
+		return nil, nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
-	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: sb.handler, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -139,13 +139,44 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.API, func(), error) {
 		<-done
 	}
 	base := "http://" + ln.Addr().String()
-	api, err := apiclient.New(base, token, apiclient.WithUserAgent("mailbot-shell"))
+	sbCfg := *cfg
+	if err := sb.useSandbox(&sbCfg, base); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	api, err := newProvider(&sbCfg, apiclient.WithUserAgent("mailbot-shell"))
+	if err == nil {
+		err = checkProvider(context.Background(), &sbCfg, api, zap.NewNop())
+	}
 	if err != nil {
 		stop()
 		return nil, nil, err
 	}
-	fmt.Fprintf(stdout, "No PDD_TOKEN: using an embedded PDD sandbox at %s (in memory, gone at exit). Type help for help.\n", base)
+	fmt.Fprintf(stdout, "No %s: using an embedded %s sandbox at %s (in memory, gone at exit). Type help for help.\n",
+		credentialsOf(cfg.Provider), sandboxName(cfg.Provider), base)
 	return api, stop, nil
+}
+
+// credentialsOf names the variables that hold provider's credentials.
+func credentialsOf(provider string) string {
+	switch provider {
+	case providerYandex360:
+		return "Y360_TOKEN"
+	case providerMailcow:
+		return "MAILCOW_URL and MAILCOW_API_KEY"
+	}
+	return "PDD_TOKEN"
+}
+
+// sandboxName names provider's sandbox.
+func sandboxName(provider string) string {
+	switch provider {
+	case providerYandex360:
+		return "Yandex 360"
+	case providerMailcow:
+		return "mailcow"
+	}
+	return "PDD"
 }
 
 func validUser(id string) bool { return slackUserID.MatchString(id) }

@@ -17,12 +17,12 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+
+	"go.uber.org/zap"
 )
 
 // simShutdownTimeout bounds the wait for requests in flight at a signal.
@@ -33,7 +33,7 @@ const simShutdownTimeout = 5 * time.Second
 // third, SSL_CERT_FILE=<path>, names a PEM file of the certificate authority
 // that signed the server's certificate, removed again when the sandbox stops.
 // It listens on addr, with TLS when useTLS.
-func runSim(ctx context.Context, cfg *config, addr string, useTLS bool, logger *zap.Logger, stdout io.Writer) error {
+func runSim(ctx context.Context, provider, addr string, useTLS bool, logger *zap.Logger, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
@@ -41,8 +41,10 @@ func runSim(ctx context.Context, cfg *config, addr string, useTLS bool, logger *
 	// Once served, the server has closed ln (Shutdown); this covers the
 	// returns before that, so the second close's error means nothing.
 	defer func(ln net.Listener) { _ = ln.Close() }(ln)
-	sim := pddsim.New()
-	token := sim.NewAccount()
+	sb, err := newSandbox(provider)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
 	host := urlHost(ln.Addr().(*net.TCPAddr))
 	scheme, extra := "http", ""
 	if useTLS {
@@ -65,11 +67,15 @@ func runSim(ctx context.Context, cfg *config, addr string, useTLS bool, logger *
 	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 		logger.Warn("the sandbox listens beyond loopback, and its /sim/ controls need no token", zap.String("addr", ln.Addr().String()))
 	}
-	if _, err := fmt.Fprintf(stdout, "PDD_BASE_URL=%s\nPDD_TOKEN=%s\n%s", baseURL, token, extra); err != nil {
+	var lines strings.Builder
+	for _, kv := range sb.vars(baseURL) {
+		lines.WriteString(kv[0] + "=" + kv[1] + "\n")
+	}
+	if _, err := fmt.Fprint(stdout, lines.String()+extra); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
-	logger.Info("pdd sandbox listening", zap.String("url", baseURL))
-	return serveSim(ctx, ln, logRequests(sim, logger), logger)
+	logger.Info("sandbox listening", zap.String("provider", provider), zap.String("url", baseURL))
+	return serveSim(ctx, ln, logRequests(sb.handler, logger), logger)
 }
 
 // serveSim serves h on ln until ctx ends, then shuts down gracefully.
@@ -99,7 +105,7 @@ func serveSim(ctx context.Context, ln net.Listener, h http.Handler, logger *zap.
 		logger.Warn("requests still in flight at the stop were cut off", zap.Error(err))
 		_ = srv.Close()
 	}
-	logger.Info("pdd sandbox stopped")
+	logger.Info("sandbox stopped")
 	return nil
 }
 

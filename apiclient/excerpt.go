@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// excerptLen is how many characters of a bad body an error shows at most.
-const excerptLen = 64
+// ExcerptLen is how many characters of a bad body an error shows at most.
+const ExcerptLen = 64
 
 // MaxCodeLen bounds a PDD error code as this package hands it out: a code
 // that is longer is cut to MaxCodeLen characters, the last an ellipsis.
@@ -25,27 +25,27 @@ var sensitiveWords = []string{"secret", "content", "name", "pass", "token", "aut
 // redactedMark stands for a removed value.
 const redactedMark = "<redacted>"
 
-// excerpt returns at most n characters of body fit for an error message:
+// Excerpt returns at most n characters of body fit for an error message:
 // every known secret replaced, the value of every field named like a
 // secret removed (see [scrub]), and nothing past an encoded or invisible
 // character. Only a body that is not an HTTP 200 answer gets an excerpt:
 // the PDD API answers 200, and its 200 answers hold the secrets.
-func excerpt(body []byte, n int, secrets ...string) string {
-	return scrub(redact(string(body), secrets), n)
+func Excerpt(body []byte, n int, secrets ...string) string {
+	return Scrub(redact(string(body), secrets), n)
 }
 
-// cutCode returns an error code as received, cut to [MaxCodeLen]
+// CutCode returns an error code as received, cut to [MaxCodeLen]
 // characters, with the same removals as an excerpt.
-func cutCode(s string, secrets []string) Code {
+func CutCode(s string, secrets []string) string {
 	s = redact(s, secrets)
-	c := scrub(s, MaxCodeLen)
+	c := Scrub(s, MaxCodeLen)
 	if utf8.RuneCountInString(c) > MaxCodeLen {
-		c = scrub(s, MaxCodeLen-1) // room for the ellipsis
+		c = Scrub(s, MaxCodeLen-1) // room for the ellipsis
 	}
-	return Code(c)
+	return c
 }
 
-// scrub returns at most n characters of s (and an ellipsis when it had
+// Scrub returns at most n characters of s (and an ellipsis when it had
 // more), for a message:
 //
 //   - the value after a field name holding one of [sensitiveWords] (a JSON
@@ -60,7 +60,7 @@ func cutCode(s string, secrets []string) Code {
 //
 // It works on the text alone, without parsing it, so malformed and
 // truncated JSON is handled like any other text.
-func scrub(s string, n int) string {
+func Scrub(s string, n int) string {
 	var b strings.Builder
 	count := 0
 	emit := func(seg string) {

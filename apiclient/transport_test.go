@@ -3,6 +3,7 @@ package apiclient_test
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"github.com/mailbot/mailbot/apiclient"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 // burstServer is the sandbox behind an HTTPS server on loopback that counts
@@ -33,7 +34,7 @@ func newBurstServer(tb testing.TB, n int, h2 bool) *burstServer {
 	tb.Helper()
 	sim := pddsim.New()
 	s := &burstServer{token: sim.NewAccount(), n: n, filled: make(chan struct{})}
-	sim.OnRequest(func(apiclient.Op) { s.arrive() })
+	sim.OnRequest(func(pdd.Op) { s.arrive() })
 	s.ts = httptest.NewUnstartedServer(sim)
 	s.ts.EnableHTTP2 = h2
 	s.ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
@@ -71,7 +72,7 @@ func (s *burstServer) trust(t *http.Transport) *http.Transport {
 }
 
 // burst runs n concurrent registers of one domain through c.
-func (s *burstServer) burst(tb testing.TB, c *apiclient.Client) {
+func (s *burstServer) burst(tb testing.TB, c *pdd.Client) {
 	var wg sync.WaitGroup
 	errs := make(chan error, s.n)
 	for range s.n {
@@ -118,7 +119,7 @@ func TestTransportBursts(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			s := newBurstServer(t, n, false)
-			c, err := apiclient.New(s.ts.URL, s.token, apiclient.WithTransport(s.trust(tr.make())))
+			c, err := pdd.New(s.ts.URL, s.token, pdd.WithTransport(s.trust(tr.make())))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,10 +151,10 @@ func TestNewTransport(t *testing.T) {
 			t.Errorf("NewTransport(%d) = %+v: want no per-host limit, HTTP/2, the proxy from the environment, 90s idle, 10s handshake", tc.in, tr)
 		}
 	}
-	if _, err := apiclient.New(apiclient.DefaultBaseURL, "T", apiclient.WithTransport(nil)); err == nil {
+	if _, err := pdd.New(pdd.DefaultBaseURL, "T", pdd.WithTransport(nil)); err == nil {
 		t.Error("WithTransport(nil): no error")
 	}
-	if _, err := apiclient.New(apiclient.DefaultBaseURL, "T", apiclient.WithTransport(apiclient.NewTransport(2)), apiclient.WithHTTPClient(&http.Client{})); err == nil {
+	if _, err := pdd.New(pdd.DefaultBaseURL, "T", pdd.WithTransport(apiclient.NewTransport(2)), pdd.WithHTTPClient(&http.Client{})); err == nil {
 		t.Error("WithTransport and WithHTTPClient together: no error")
 	}
 }
@@ -171,7 +172,7 @@ func BenchmarkBurst(b *testing.B) {
 		for _, tr := range transportsUnderTest(n) {
 			b.Run(proto.name+"/"+tr.name, func(b *testing.B) {
 				s := newBurstServer(b, n, proto.h2)
-				c, err := apiclient.New(s.ts.URL, s.token, apiclient.WithTransport(s.trust(tr.make())))
+				c, err := pdd.New(s.ts.URL, s.token, pdd.WithTransport(s.trust(tr.make())))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
@@ -107,7 +107,7 @@ func TestAPIErrorsInWords(t *testing.T) {
 		wantNotice string
 	}{
 		{"occupied", func(h *harness) {
-			other, err := apiclient.New(h.simURL, h.sim.NewAccount())
+			other, err := pdd.New(h.simURL, h.sim.NewAccount())
 			if err != nil {
 				h.t.Fatal(err)
 			}
@@ -242,7 +242,7 @@ func TestBusyQueue(t *testing.T) {
 	g.release()
 	wantContains(t, "first result", h.result(first).shown(), "one.com")
 	wantContains(t, "second result", h.result(second).shown(), "two.com")
-	if n := h.sim.Requests(apiclient.OpRegisterDomain); n != 2 {
+	if n := h.sim.Requests(pdd.OpRegisterDomain); n != 2 {
 		t.Errorf("the API saw %d registers, want 2", n)
 	}
 }
@@ -265,7 +265,7 @@ func TestShutdownFinishesWorkInFlight(t *testing.T) {
 		t.Errorf("Run returned %v, want nil", err)
 	}
 	wantContains(t, "the work in flight", h.result(id).shown(), "inflight.com", "registered")
-	if n := h.sim.Requests(apiclient.OpRegisterDomain); n != 1 {
+	if n := h.sim.Requests(pdd.OpRegisterDomain); n != 1 {
 		t.Errorf("the API saw %d registers, want 1 (none for the command during the stop)", n)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 )
@@ -162,7 +162,7 @@ func (s *spyStore) ClaimExpired(ctx context.Context, now time.Time, limit int) (
 // and tells the test when each arrives: the test orders events without
 // sleeping.
 type gate struct {
-	arrived chan apiclient.Op
+	arrived chan pdd.Op
 	pass    chan struct{} // one token lets one request through
 	open    chan struct{} // closed: every request goes through
 	once    sync.Once
@@ -170,8 +170,8 @@ type gate struct {
 
 // holdRequests makes every PDD request wait on the returned gate.
 func (e *env) holdRequests() *gate {
-	g := &gate{arrived: make(chan apiclient.Op, 1000), pass: make(chan struct{}, 1000), open: make(chan struct{})}
-	e.sim.OnRequest(func(op apiclient.Op) {
+	g := &gate{arrived: make(chan pdd.Op, 1000), pass: make(chan struct{}, 1000), open: make(chan struct{})}
+	e.sim.OnRequest(func(op pdd.Op) {
 		g.arrived <- op
 		select {
 		case <-g.pass:
@@ -183,7 +183,7 @@ func (e *env) holdRequests() *gate {
 }
 
 // next waits for the next request to arrive at the sandbox.
-func (g *gate) next(t testing.TB) apiclient.Op {
+func (g *gate) next(t testing.TB) pdd.Op {
 	t.Helper()
 	select {
 	case op := <-g.arrived:
@@ -228,7 +228,7 @@ func readBody(r *http.Request) []byte {
 // the sandbox stored.
 func assertAddedOnce(t testing.TB, e *env, req approvalRequest) {
 	t.Helper()
-	if n := e.sim.Requests(apiclient.OpAddMailbox); n != 1 {
+	if n := e.sim.Requests(pdd.OpAddMailbox); n != 1 {
 		t.Errorf("sandbox saw %d email/add requests, want exactly 1", n)
 	}
 	if n := len(e.updates(req)); n != 1 {

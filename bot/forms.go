@@ -117,7 +117,7 @@ func (b *Bot) submitForm(cb slack.InteractionCallback) any {
 		return slack.NewErrorsViewSubmissionResponse(errs)
 	}
 	to := commands.Route{User: cb.User.ID, Channel: channel}
-	if refused, ok := b.takeCommand(d.Op.Command(), to, d); !ok {
+	if refused, ok := b.takeCommand(d.Op.Action.Command(), to, d); !ok {
 		// The form stays open with what was typed: nothing was done.
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{formBlockIDs[commands.FieldDomain]: refused.Field})
 	}

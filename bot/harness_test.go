@@ -65,8 +65,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
@@ -140,7 +140,7 @@ func (e *env) defaults() settings {
 			Mention: bot.Mention, MentionGroup: bot.MentionGroup},
 		bot:   bot.Config{ShutdownTimeout: 5 * time.Second, WorkTimeout: 20 * time.Second, SweepEvery: -1},
 		ops:   ops,
-		retry: apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+		retry: pdd.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 	}
 }
 
@@ -183,7 +183,7 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 	name := "r" + string(rune('1'+len(e.replicas)))
 	e.mu.Unlock()
 	logger := e.logger.Named(name)
-	pdd, err := apiclient.New(e.simURL, e.token, apiclient.WithRetry(s.retry))
+	pdd, err := pdd.New(e.simURL, e.token, pdd.WithRetry(s.retry))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,8 +319,8 @@ func (e *env) ownDomain(domain string) {
 }
 
 // pdd is a PDD client of the bot's account, for the test's own calls.
-func (e *env) pdd() *apiclient.Client {
-	c, err := apiclient.New(e.simURL, e.token)
+func (e *env) pdd() *pdd.Client {
+	c, err := pdd.New(e.simURL, e.token)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -6,17 +6,8 @@
 package commands
 
 import (
-	"context"
 	"time"
-
-	"github.com/mailbot/mailbot/apiclient"
 )
-
-// API is what the core needs of the PDD API; *apiclient.Client satisfies it.
-type API interface {
-	RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error)
-	AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error)
-}
 
 // ApprovalMode says which operations need an admin's approval
 // (MAILBOT_APPROVALS).
@@ -64,6 +55,10 @@ type Config struct {
 	// DNS checks a domain's DNS records (/maildomain check); nil means
 	// the checklist is not available.
 	DNS DNSChecker
+	// ForcePasswordChange asks the provider to make new mailboxes and
+	// reset passwords change at the next login, where it can
+	// (MAILBOT_FORCE_PASSWORD_CHANGE).
+	ForcePasswordChange bool
 }
 
 // MaxApprovalsRequired bounds Config.ApprovalsRequired.
@@ -80,11 +75,41 @@ type Request struct {
 // Action is what an operation does.
 type Action string
 
-// The two operations.
+// The operations, and the reads that are not operations.
 const (
-	ActionRegisterDomain Action = "register"
-	ActionAddMailbox     Action = "add"
+	ActionRegisterDomain Action = "register" // connect a domain
+	ActionAddMailbox     Action = "add"      // create a mailbox with a new password
+	ActionResetPassword  Action = "reset"    // give a mailbox a new password
+	ActionBlock          Action = "block"    // stop a mailbox's logins
+	ActionUnblock        Action = "unblock"  // let a mailbox log in again
+	ActionListMailboxes  Action = "list"     // read: a domain's mailboxes
+	ActionDomainStatus   Action = "status"   // read: a domain's state at the provider
 )
+
+// OnMailbox reports whether the action targets a mailbox (user@domain).
+func (a Action) OnMailbox() bool {
+	switch a {
+	case ActionAddMailbox, ActionResetPassword, ActionBlock, ActionUnblock:
+		return true
+	}
+	return false
+}
+
+// IsOperation reports whether the action changes something at the
+// provider: it is authorised, may need approval, is audited and noticed.
+func (a Action) IsOperation() bool { return a == ActionRegisterDomain || a.OnMailbox() }
+
+// GivesPassword reports whether the action's result carries a new
+// password for the person who asked.
+func (a Action) GivesPassword() bool { return a == ActionAddMailbox || a == ActionResetPassword }
+
+// Command is the slash command of the action.
+func (a Action) Command() string {
+	if a.OnMailbox() || a == ActionListMailboxes {
+		return CmdMailbox
+	}
+	return CmdDomain
+}
 
 // Operation is a validated operation, ready to be sent to the API.
 type Operation struct {
@@ -104,4 +129,5 @@ const (
 	OutcomeApproval                // Op needs an admin's approval: post Pending, tell the requester
 	OutcomeForm                    // a bare command: show Form (the shell answers with the usage)
 	OutcomeCheck                   // run the DNS checklist of Op.Domain
+	OutcomeRead                    // read Op.Domain at the provider (list, status): an admin's, no approval
 )

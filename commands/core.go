@@ -5,6 +5,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"slices"
 	"strings"
 	"sync"
@@ -12,8 +13,6 @@ import (
 
 	"github.com/sethvargo/go-password/password"
 	"go.uber.org/zap"
-
-	"github.com/mailbot/mailbot/apiclient"
 )
 
 // Decision is the core's answer to a [Request] before anything is run.
@@ -55,6 +54,7 @@ const (
 	ButtonDeny     ButtonKind = "deny"      // deny a request (admins)
 	ButtonCancel   ButtonKind = "cancel"    // withdraw a request (its requester)
 	ButtonCheckDNS ButtonKind = "check_dns" // run the DNS checklist of a registered domain
+	ButtonMore     ButtonKind = "more"      // show the next page of a list (admins)
 )
 
 // Field is one labelled value of a [Reply].
@@ -71,10 +71,18 @@ type Notice struct {
 	Approvers []string // user IDs of the admins who approved, if any
 	Op        Operation
 	OK        bool
-	Status    apiclient.Status // register: the domain's status
-	Stage     apiclient.Stage  // register: the domain's stage
-	UID       int64            // add: the new mailbox's uid
-	Code      string           // on failure: the PDD error code, or "transport", "response", "internal", "store"
+	Provider  string // the provider's name: apiclient.ProviderPDD, …
+	Status    string // register: the domain's status, as the provider gives it
+	Stage     string // register: the domain's stage (PDD)
+	UID       string // add: the new mailbox's uid, where the provider has one
+	// Code is, on failure, the provider's error code as received, or one
+	// of the core's: "transport", "response", "internal", "invalid",
+	// "store", "credentials".
+	Code string
+	// Detail says what Code means, in words; never a secret.
+	Detail string
+	// Warnings are the provider's notes on a partial success.
+	Warnings []string
 	// NothingDone is set on a failure after which the PDD API certainly
 	// changed nothing and a later attempt may succeed: an approval is not
 	// used up by it.
@@ -103,7 +111,7 @@ type Pending struct {
 
 // Core is the transport-free core. It is safe for concurrent use.
 type Core struct {
-	api     API
+	api     Provider
 	store   Store
 	msgr    Messenger
 	cfg     Config
@@ -123,13 +131,13 @@ const (
 	DefaultPasswordLength = 16
 )
 
-// New returns a core that runs operations on api under cfg's policy,
+// New returns a core that runs operations on the provider api under cfg's policy,
 // keeps requests and the audit trail in store, and answers through msgr.
 // It checks cfg ([Config.Check]), so that a core never runs on a bad
 // policy.
-func New(api API, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (*Core, error) {
+func New(api Provider, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (*Core, error) {
 	if api == nil || store == nil || msgr == nil {
-		return nil, errors.New("commands: nil API, store or messenger")
+		return nil, errors.New("commands: nil provider, store or messenger")
 	}
 	if logger == nil {
 		logger = zap.NewNop()
@@ -190,11 +198,17 @@ func (c *Core) Decide(req Request) Decision {
 		return Decision{Outcome: OutcomeForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
 	}
 	op := inv.Op
-	if op.Action == ActionAddMailbox && op.Domain == "" {
+	if inv.Read {
+		if !c.IsAdmin(req.UserID) {
+			return c.notAllowed("Only mailbot admins may read what the provider holds.")
+		}
+		return Decision{Outcome: OutcomeRead, Op: op}
+	}
+	if op.Action.OnMailbox() && op.Domain == "" {
 		if c.cfg.DefaultDomain == "" {
 			return Decision{Outcome: OutcomeReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
 				Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.Login),
-				Fix:     fmt.Sprintf("/mailbox add %s@example.com or /mailbox add %s example.com", op.Login, op.Login)})}
+				Fix:     fmt.Sprintf("/mailbox %s %s@example.com or /mailbox %s %s example.com", op.Action, op.Login, op.Action, op.Login)})}
 		}
 		op.Domain = c.cfg.DefaultDomain
 	}
@@ -246,6 +260,9 @@ func (c *Core) pendingReply(p Pending) Reply {
 	}
 	if p.Op.Reason != "" {
 		r.Fields = append(r.Fields, Field{Label: "Reason", Value: p.Op.Reason})
+	}
+	if p.Op.Action == ActionResetPassword {
+		r.Text += " If it is approved, the new password comes to you alone."
 	}
 	return r
 }

@@ -25,8 +25,11 @@ type Click struct {
 // operation once, and tells everyone concerned through the messenger. It
 // returns a label for metrics.
 func (c *Core) Click(ctx context.Context, k Click) string {
-	if k.Kind == ButtonCheckDNS {
+	switch k.Kind {
+	case ButtonCheckDNS:
 		return c.clickCheck(ctx, k)
+	case ButtonMore:
+		return c.clickMore(ctx, k)
 	}
 	p, err := c.DecodePending(k.Value)
 	if err != nil {
@@ -218,7 +221,7 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 	case n.Uncertain:
 		outcome = "Whether it happened is unknown (" + n.Code + "): it may have. " + c.cfg.Mention(p.Requester) + " is told to check before asking again."
 	case !n.OK:
-		outcome = "It failed: " + n.Code + " (" + codeMeaning(p.Op, n.Code) + "). " + c.cfg.Mention(p.Requester) + " is told."
+		outcome = "It failed: " + n.Code + " (" + n.Why() + "). " + c.cfg.Mention(p.Requester) + " is told."
 	}
 	c.deliver(ctx, k.Route, Reply{Title: "Request approved", Error: !n.OK,
 		Text: fmt.Sprintf("You approved the request to %s by %s. %s", p.Op, c.cfg.Mention(p.Requester), outcome)})
@@ -252,7 +255,7 @@ func (c *Core) markRunning(ctx context.Context, k Click, rec Record) bool {
 // reopen returns a request whose run certainly did nothing to pending:
 // the approval is not used up, and the message offers the buttons again.
 func (c *Core) reopen(ctx context.Context, k Click, rec Record, n Notice) string {
-	why := fmt.Sprintf("%s (%s)", n.Code, codeMeaning(rec.Op, n.Code))
+	why := fmt.Sprintf("%s (%s)", n.Code, n.Why())
 	approvers := make([]string, len(rec.Approvers))
 	for i, a := range rec.Approvers {
 		approvers[i] = storedMention(a)

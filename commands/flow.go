@@ -109,6 +109,9 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 	case OutcomeCheck:
 		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain, ""))
 		return LabelAnswered
+	case OutcomeRead:
+		c.deliver(ctx, to, c.read(ctx, d.Op, ""))
+		return LabelAnswered
 	}
 	c.deliver(ctx, to, d.Reply)
 	if d.Reply.Error {
@@ -176,13 +179,17 @@ func (c *Core) deliverResult(ctx context.Context, to Route, res Result) {
 func undeliveredAdvice(n Notice) string {
 	switch {
 	case n.Uncertain && n.Op.Action == ActionAddMailbox:
-		return "whether it happened is unknown: the PDD API gave no usable answer, so the mailbox may exist; check before trying again."
+		return "whether it happened is unknown: " + ProviderTitle(n.Provider) + " gave no usable answer, so the mailbox may exist; check before trying again."
+	case n.Uncertain && n.Op.Action == ActionRegisterDomain:
+		return "whether it happened is unknown: " + ProviderTitle(n.Provider) + " gave no usable answer, so the domain may be registered; /maildomain register again is harmless and shows its status."
 	case n.Uncertain:
-		return "whether it happened is unknown: the PDD API gave no usable answer, so the domain may be registered; /maildomain register again is harmless and shows its status."
-	case n.OK && n.Op.Action == ActionAddMailbox:
-		return "the mailbox exists: an admin should reset its password and pass it on."
-	case n.OK:
+		return "whether it happened is unknown: " + ProviderTitle(n.Provider) + " gave no usable answer; running it again is harmless."
+	case n.OK && n.Op.Action.GivesPassword():
+		return "the mailbox has a password nobody was given: an admin should run /mailbox reset " + n.Op.Target() + " and pass the new one on."
+	case n.OK && n.Op.Action == ActionRegisterDomain:
 		return "the domain is registered: run /maildomain register again to see its verification secrets."
+	case n.OK:
+		return "it was done: the mailbox is " + n.Status + "."
 	}
 	return "the operation did not succeed (" + n.Code + ")."
 }
@@ -288,10 +295,14 @@ func (c *Core) stateText(rec Record) string {
 	m := c.cfg.Mention
 	switch rec.State {
 	case StatePending:
+		text := c.unstore(rec.Outcome) // what a failed run said, if any
 		if len(rec.Approvers) > 0 {
-			return c.approvalsLine(rec.Approvers)
+			text = c.approvalsLine(rec.Approvers)
 		}
-		return c.unstore(rec.Outcome) // what a failed run said, if any
+		if rec.Op.Action == ActionResetPassword {
+			text = strings.TrimSpace(text + " If approved, the new password goes to " + m(rec.Requester) + " alone.")
+		}
+		return text
 	case StateRunning:
 		return fmt.Sprintf("Running, approved by %s: the outcome follows here.", c.mentionAll(rec.Approvers))
 	case StateDone, StateFailed, StateUncertain:

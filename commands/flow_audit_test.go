@@ -3,13 +3,13 @@ package commands_test
 import (
 	"context"
 	"errors"
+	"github.com/mailbot/mailbot/apiclient"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -28,11 +28,11 @@ func TestAuditTrail(t *testing.T) {
 	api := &fakePDD{add: func(_ context.Context, domain, login, _ string) (*apiclient.Mailbox, error) {
 		switch login {
 		case "taken":
-			return nil, &apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeOccupied, Attempts: 1}
+			return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassRefused, Reason: apiclient.ReasonExists, Code: "occupied", Message: "the mailbox already exists", Attempts: 1}
 		case "lost":
-			return nil, &apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: timeout{}}
+			return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Attempts: 1, Err: timeout{}}
 		}
-		return &apiclient.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 42}, nil
+		return &apiclient.Mailbox{Address: login + "@" + domain, UID: "42"}, nil
 	}}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2, ApprovalTTL: time.Hour}, nil)
 	at := func(minutes int) time.Time { return start.Add(time.Duration(minutes) * time.Minute) }

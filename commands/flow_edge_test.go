@@ -3,13 +3,13 @@ package commands_test
 import (
 	"context"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -78,7 +78,7 @@ func TestConcurrentLastApprovals(t *testing.T) {
 func TestUndeliveredUncertain(t *testing.T) {
 	t.Parallel()
 	api := &fakePDD{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
-		return nil, &apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: timeout{}}
+		return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Attempts: 1, Err: timeout{}}
 	}}
 	e := newEnv(t, api, commands.Config{}, nil)
 	e.msgr.failDeliver = map[string]bool{admin1: true}
@@ -137,7 +137,7 @@ func TestForgedClick(t *testing.T) {
 //
 // BUG (reply.go Notice.Summary, the n.Uncertain case, and flow.go
 // undeliveredAdvice, its n.Uncertain case): since run.go takes Uncertain
-// from apiclient.MayHaveHappened, a register can be uncertain too, and
+// from pdd.MayHaveHappened, a register can be uncertain too, and
 // both texts say "the mailbox may exist" for a domain. Summary also says
 // "no answer from the PDD API" when there was an answer it could not
 // read (code response).
@@ -181,7 +181,7 @@ func TestStopCutsOff(t *testing.T) {
 	ctx, stop := context.WithCancel(t.Context())
 	api := &fakePDD{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
 		stop()
-		return nil, &apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: context.Canceled}
+		return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Attempts: 1, Err: context.Canceled}
 	}}
 	e := newEnv(t, api, commands.Config{}, nil)
 	d := e.core.Decide(commands.Request{UserID: admin1, ChannelID: "C1", Command: commands.CmdMailbox, Text: "add uma@example.com"})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -16,8 +17,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/internal/testkit"
@@ -36,16 +37,20 @@ const (
 // the flow's only time source.
 var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// fakePDD is a hand-written fake of the PDD API: func fields and a count
-// of calls. Without a func, register answers domain-activate with secrets
-// and add creates the mailbox, keeping the password it was sent.
+// fakePDD is a hand-written fake of a Provider in PDD's shape: func
+// fields and a count of calls. Without a func, register answers
+// domain-activate with secrets and add creates the mailbox, keeping the
+// password it was sent; a mailbox it created can be looked up.
 type fakePDD struct {
 	register func(ctx context.Context, domain string) (*apiclient.Domain, error)
 	add      func(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error)
+	lookup   func(ctx context.Context, domain, login string) (*apiclient.Mailbox, error)
 	calls    atomic.Int64
 	mu       sync.Mutex
 	sent     []string // passwords sent to AddMailbox
 }
+
+var _ commands.Provider = (*fakePDD)(nil)
 
 // The verification secrets fakePDD answers.
 const (
@@ -53,16 +58,22 @@ const (
 	secretContent = "5f0e9d8c7b6a5f4e3d2c1b0a"
 )
 
+func (f *fakePDD) Name() string { return apiclient.ProviderPDD }
+
+func (f *fakePDD) Capabilities() apiclient.Capabilities {
+	return apiclient.Capabilities{UIDs: true, Paged: true, VerifiesOwnership: true}
+}
+
 func (f *fakePDD) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
 	f.calls.Add(1)
 	if f.register != nil {
 		return f.register(ctx, domain)
 	}
-	return &apiclient.Domain{Name: domain, Status: apiclient.StatusDomainActivate, Stage: apiclient.StageOwnerCheck,
+	return &apiclient.Domain{Name: domain, Status: commands.StatusDomainActivate, Stage: "owner-check",
 		Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
 }
 
-func (f *fakePDD) AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error) {
+func (f *fakePDD) AddMailbox(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	f.sent = append(f.sent, password)
@@ -70,7 +81,40 @@ func (f *fakePDD) AddMailbox(ctx context.Context, domain, login, password string
 	if f.add != nil {
 		return f.add(ctx, domain, login, password)
 	}
-	return &apiclient.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 1130000000000042}, nil
+	return &apiclient.Mailbox{Address: login + "@" + domain, UID: "1130000000000042", State: apiclient.StateActive}, nil
+}
+
+func (f *fakePDD) LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error) {
+	f.calls.Add(1)
+	if f.lookup != nil {
+		return f.lookup(ctx, domain, login)
+	}
+	return nil, notFound(apiclient.OpLookup)
+}
+
+func (f *fakePDD) DomainStatus(context.Context, string) (*apiclient.Domain, error) {
+	return nil, notFound(apiclient.OpDomainStatus)
+}
+
+func (f *fakePDD) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
+	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
+}
+
+func (f *fakePDD) SetPassword(context.Context, string, string, string, bool) (*apiclient.Mailbox, error) {
+	return nil, notFound(apiclient.OpReset)
+}
+
+func (f *fakePDD) SetLoginEnabled(context.Context, string, string, bool) (*apiclient.Mailbox, error) {
+	return nil, notFound(apiclient.OpBlock)
+}
+
+func (f *fakePDD) ListMailboxes(context.Context, string, string, int) (*apiclient.Page, error) {
+	return &apiclient.Page{}, nil
+}
+
+// notFound is PDD's answer for a mailbox it does not have.
+func notFound(op apiclient.Op) error {
+	return &apiclient.Error{Provider: apiclient.ProviderPDD, Op: op, Class: apiclient.ClassRefused, Reason: apiclient.ReasonNotFound, Code: "no_login", Attempts: 1}
 }
 
 // passwords returns the passwords sent to AddMailbox.
@@ -84,7 +128,7 @@ func (f *fakePDD) passwords() []string {
 // client of it with fast retries.
 type sandbox struct {
 	sim    *pddsim.Server
-	client *apiclient.Client
+	client *pdd.Adapter
 }
 
 // newSandbox starts a sandbox whose account owns example.com.
@@ -93,7 +137,7 @@ func newSandbox(t *testing.T) *sandbox {
 	sim := pddsim.New()
 	ts := httptest.NewServer(sim)
 	t.Cleanup(ts.Close)
-	c, err := apiclient.New(ts.URL, sim.NewAccount(),
+	c, err := pdd.NewAdapter(ts.URL, sim.NewAccount(),
 		apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +149,7 @@ func newSandbox(t *testing.T) *sandbox {
 }
 
 // adds is how many email/add requests reached the sandbox.
-func (s *sandbox) adds() int { return s.sim.Requests(apiclient.OpAddMailbox) }
+func (s *sandbox) adds() int { return s.sim.Requests(pdd.OpAddMailbox) }
 
 // env is a core with a recording messenger, an in-memory store and a fake
 // clock.
@@ -127,7 +171,7 @@ var testKey = []byte("flow-test-key")
 // newEnv returns an env on api. cfg's zero fields get: admins UADMIN1-3,
 // the signing key, the fake clock, and mentions as Slack writes them.
 // wrap, if not nil, wraps the memory store (to make it fail).
-func newEnv(t testing.TB, api commands.API, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
+func newEnv(t testing.TB, api commands.Provider, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
 	t.Helper()
 	clk := testkit.NewClock(start)
 	if cfg.Admins == nil {
@@ -269,7 +313,7 @@ type downStore struct {
 
 // newDownEnv is newEnv on a downStore (durable or not) around the memory
 // store, with nothing down yet.
-func newDownEnv(t testing.TB, api commands.API, cfg commands.Config, durable bool) (*env, *downStore) {
+func newDownEnv(t testing.TB, api commands.Provider, cfg commands.Config, durable bool) (*env, *downStore) {
 	t.Helper()
 	var ds *downStore
 	e := newEnv(t, api, cfg, func(s commands.Store) commands.Store {

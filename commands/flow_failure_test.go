@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/apiclient/pddsim"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -47,10 +47,11 @@ func TestFailedRunReopens(t *testing.T) {
 	e.noSecrets(user1, password)
 }
 
-// TestUncertainAdd approves an add whose connection the sandbox drops
-// after performing it: the request ends as uncertain, the requester and
-// the ops channel are told the mailbox may exist, and nothing runs again.
-func TestUncertainAdd(t *testing.T) {
+// TestLostAddAnswer approves an add whose connection the sandbox drops
+// after performing it: mailbot looks the mailbox up before anything else,
+// finds it, and gives the requester the password that request set; the
+// add is never sent twice.
+func TestLostAddAnswer(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
 	e := newEnv(t, sb.client, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
@@ -58,6 +59,44 @@ func TestUncertainAdd(t *testing.T) {
 	if err := sb.sim.InjectFault(pddsim.FaultReset, 1); err != nil {
 		t.Fatal(err)
 	}
+	if label := e.click(commands.ButtonApprove, p, admin1, ref); label != commands.LabelOK {
+		t.Errorf("approve = %q, want ok: the look-up found the mailbox", label)
+	}
+	password, ok := sb.sim.Mailbox("kim@example.com")
+	if !ok || sb.adds() != 1 {
+		t.Fatalf("the sandbox has the mailbox: %v, adds %d; want it created once", ok, sb.adds())
+	}
+	if got := field(t, e.msgr.lastTo(user1), "Password"); got != password {
+		t.Errorf("the requester got the password %q, the sandbox keeps %q: want the one that request set", got, password)
+	}
+	if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelDecided {
+		t.Errorf("approve again = %q, want already decided", label)
+	}
+	if sb.adds() != 1 {
+		t.Errorf("adds = %d, want still 1", sb.adds())
+	}
+	e.noSecrets(user1, password)
+}
+
+// TestUncertainAdd approves an add whose answer is lost and whose look-up
+// fails too: the request ends as uncertain, the requester and the ops
+// channel are told the mailbox may exist, and nothing runs again.
+func TestUncertainAdd(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	e := newEnv(t, sb.client, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
+	p, ref := e.request(user1, "/mailbox add kim@example.com")
+	lostAndUnseen := func() {
+		t.Helper()
+		// The add's answer is lost; every attempt of the look-up gets a 502.
+		if err := sb.sim.InjectFault(pddsim.FaultReset, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.sim.InjectFault(pddsim.FaultBadGateway, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lostAndUnseen()
 	mark := e.msgr.mark()
 	if label := e.click(commands.ButtonApprove, p, admin1, ref); label != commands.LabelError {
 		t.Errorf("approve = %q, want error", label)
@@ -79,10 +118,8 @@ func TestUncertainAdd(t *testing.T) {
 	if sb.adds() != 1 {
 		t.Errorf("adds = %d, want still 1", sb.adds())
 	}
-	// A direct add that meets the same fault tells the ops channel.
-	if err := sb.sim.InjectFault(pddsim.FaultReset, 1); err != nil {
-		t.Fatal(err)
-	}
+	// A direct add that meets the same faults tells the ops channel.
+	lostAndUnseen()
 	e.typed(admin1, "/mailbox add lee@example.com")
 	if n, _ := e.msgr.last("notify"); !strings.Contains(n.Text, "lee@example.com") || !strings.Contains(n.Text, "may exist") {
 		t.Errorf("ops notice = %q, want that the mailbox may exist", n.Text)

@@ -47,17 +47,14 @@ type wireForm struct {
 
 // form is the form for action, typed bare by req.UserID in req.ChannelID.
 func (c *Core) form(req Request, action Action) *Form {
-	cmd := CmdDomain
-	if action == ActionAddMailbox {
-		cmd = CmdMailbox
-	}
+	cmd := action.Command()
 	outcome, _ := c.authorise(req.UserID)
 	f := &Form{Action: action, Command: cmd, ReasonRequired: outcome == OutcomeApproval,
 		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: action})}
 	if exact := c.exactDomains(); len(exact) > 0 {
 		f.Domains = exact
 	}
-	if action == ActionAddMailbox {
+	if action.OnMailbox() {
 		f.DefaultDomain = c.cfg.DefaultDomain
 	}
 	return f
@@ -81,7 +78,7 @@ func (c *Core) exactDomains() []string {
 // unsigned).
 func (c *Core) SubmitForm(user, metadata string, v FormValues) (d Decision, channel string, errs map[string]string) {
 	var w wireForm
-	if err := c.unseal(formKind, metadata, &w); err != nil || (w.Action != ActionRegisterDomain && w.Action != ActionAddMailbox) {
+	if err := c.unseal(formKind, metadata, &w); err != nil || !w.Action.IsOperation() {
 		return Decision{}, "", map[string]string{FieldDomain: "This form is not valid: mailbot cannot read it. Close it and type the command again."}
 	}
 	op, errs := c.formOperation(w.Action, v)
@@ -108,10 +105,10 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 	var errs map[string]string
 	op := Operation{Action: action, Reason: cleanReason(v.Reason)}
 	domain := strings.TrimSpace(v.Domain)
-	if domain == "" && action == ActionAddMailbox {
+	if domain == "" && action.OnMailbox() {
 		domain = c.cfg.DefaultDomain
 	}
-	d, err := domainArg(commandOf(action), domain, "")
+	d, err := domainArg(action.Command(), domain, "")
 	switch {
 	case domain == "":
 		errs = addErr(errs, FieldDomain, "Give a domain, such as example.com.")
@@ -122,7 +119,7 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 	default:
 		op.Domain = d
 	}
-	if action == ActionAddMailbox {
+	if action.OnMailbox() {
 		login, err := normalizeLogin(strings.TrimSpace(v.User))
 		if err != nil {
 			errs = addErr(errs, FieldUser, fmt.Sprintf("%q is not a valid user name: %v.", trunc(v.User, 40), err))
@@ -153,12 +150,4 @@ func problemOf(err error) string {
 		return ue.Problem
 	}
 	return err.Error()
-}
-
-// commandOf is the slash command of an action.
-func commandOf(a Action) string {
-	if a == ActionAddMailbox {
-		return CmdMailbox
-	}
-	return CmdDomain
 }

@@ -12,21 +12,26 @@ type usage struct {
 // registry lists every form of every command, in the order help shows them.
 // The help texts and the usage shown for bad input are generated from it.
 var registry = []usage{
-	{CmdDomain, "/maildomain register <domain> [reason…]", "Connect the domain to the mail service; the reply gives the secrets that prove you own it."},
+	{CmdDomain, "/maildomain register <domain> [reason…]", "Connect the domain to the mail service; the reply says how to prove you own it and where to point its mail."},
+	{CmdDomain, "/maildomain status <domain>", "Show the provider's state of the domain (admins; changes nothing)."},
 	{CmdDomain, "/maildomain check <domain>", "Check the domain's DNS records (MX, SPF) and say what to publish; open to everyone, changes nothing."},
 	{CmdDomain, "/maildomain", "Open a form to register a domain (so does /maildomain register alone)."},
 	{CmdDomain, "/maildomain help", "Show this help."},
 	{CmdMailbox, "/mailbox add <user>@<domain> [reason…]", "Create the mailbox; the reply gives its password, to you alone."},
 	{CmdMailbox, "/mailbox add <user> <domain> [reason…]", "The same, with the domain as a separate word."},
 	{CmdMailbox, "/mailbox add <user> [reason…]", "The same, in the default domain (MAILBOT_DEFAULT_DOMAIN)."},
-	{CmdMailbox, "/mailbox", "Open a form to create a mailbox (so does /mailbox add alone)."},
+	{CmdMailbox, "/mailbox reset <address> [reason…]", "Give the mailbox a new password; the reply gives it to you alone."},
+	{CmdMailbox, "/mailbox block <address> [reason…]", "Stop the mailbox's logins (where the provider can, mail still arrives)."},
+	{CmdMailbox, "/mailbox unblock <address> [reason…]", "Let the mailbox log in again."},
+	{CmdMailbox, "/mailbox list <domain>", "List the domain's mailboxes and their state (admins; changes nothing)."},
+	{CmdMailbox, "/mailbox", "Open a form to create a mailbox (so do /mailbox add, reset, block and unblock alone, for theirs)."},
 	{CmdMailbox, "/mailbox help", "Show this help."},
 }
 
 // titles name what each command is for.
 var titles = map[string]string{
 	CmdDomain:  "/maildomain: connect mail domains",
-	CmdMailbox: "/mailbox: create mailboxes",
+	CmdMailbox: "/mailbox: create and look after mailboxes",
 }
 
 // Help returns the usage of command ("/maildomain" or "/mailbox"); for any

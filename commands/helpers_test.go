@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,30 +19,82 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// fakeAPI is a hand-written fake of API: func fields, and a count of calls.
+// fakeAPI is a hand-written fake of a Provider (PDD's shape): func
+// fields, and a count of calls. Without a func, register answers
+// domain-activate with secrets and add creates the mailbox.
 type fakeAPI struct {
 	register func(ctx context.Context, domain string) (*apiclient.Domain, error)
 	add      func(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error)
 	calls    atomic.Int64
 }
 
-var _ API = (*fakeAPI)(nil)
+var _ Provider = (*fakeAPI)(nil)
+
+func (f *fakeAPI) Name() string { return apiclient.ProviderPDD }
+
+func (f *fakeAPI) Capabilities() apiclient.Capabilities {
+	return apiclient.Capabilities{UIDs: true, Paged: true, VerifiesOwnership: true}
+}
 
 func (f *fakeAPI) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
 	f.calls.Add(1)
 	if f.register == nil {
-		return &apiclient.Domain{Name: domain, Status: apiclient.StatusDomainActivate, Stage: apiclient.StageOwnerCheck,
+		return &apiclient.Domain{Name: domain, Status: StatusDomainActivate, Stage: "owner-check",
 			Secrets: &apiclient.Secrets{Name: "3c8a1f2e9b7d", Content: "5f0e9d8c7b6a5f4e3d2c1b0a"}}, nil
 	}
 	return f.register(ctx, domain)
 }
 
-func (f *fakeAPI) AddMailbox(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error) {
+func (f *fakeAPI) AddMailbox(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
 	f.calls.Add(1)
 	if f.add == nil {
-		return &apiclient.Mailbox{Domain: domain, Login: login + "@" + domain, UID: 1130000000000042}, nil
+		return &apiclient.Mailbox{Address: login + "@" + domain, UID: "1130000000000042", State: apiclient.StateActive}, nil
 	}
 	return f.add(ctx, domain, login, password)
+}
+
+func (f *fakeAPI) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	return nil, pddErr(apiclient.OpDomainStatus, apiclient.ClassRefused, apiclient.ReasonNotFound, "no_domain", "not in this fake")
+}
+
+func (f *fakeAPI) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
+	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
+}
+
+func (f *fakeAPI) SetPassword(context.Context, string, string, string, bool) (*apiclient.Mailbox, error) {
+	return nil, pddErr(apiclient.OpReset, apiclient.ClassRefused, apiclient.ReasonNotFound, "no_login", "not in this fake")
+}
+
+func (f *fakeAPI) SetLoginEnabled(context.Context, string, string, bool) (*apiclient.Mailbox, error) {
+	return nil, pddErr(apiclient.OpBlock, apiclient.ClassRefused, apiclient.ReasonNotFound, "no_login", "not in this fake")
+}
+
+func (f *fakeAPI) LookupMailbox(context.Context, string, string) (*apiclient.Mailbox, error) {
+	f.calls.Add(1)
+	return nil, pddErr(apiclient.OpLookup, apiclient.ClassRefused, apiclient.ReasonNotFound, "no_login", "not in this fake")
+}
+
+func (f *fakeAPI) ListMailboxes(context.Context, string, string, int) (*apiclient.Page, error) {
+	return &apiclient.Page{}, nil
+}
+
+// pddErr is a failure as the PDD adapter reports it.
+func pddErr(op apiclient.Op, class apiclient.Class, reason apiclient.Reason, code, message string) *apiclient.Error {
+	return &apiclient.Error{Provider: apiclient.ProviderPDD, Op: op, Class: class, Reason: reason, Code: code, Message: message, Attempts: 1}
+}
+
+// withAttempts sets e's count of attempts.
+func withAttempts(e *apiclient.Error, n int) *apiclient.Error {
+	e.Attempts = n
+	return e
+}
+
+// auditUID is an audit entry's uid as the core's notice spells it.
+func auditUID(uid int64) string {
+	if uid == 0 {
+		return ""
+	}
+	return strconv.FormatInt(uid, 10)
 }
 
 // clockStart is the fake clock's first reading (testkit.NewClock).
@@ -88,13 +141,13 @@ func (s *auditStore) all() []AuditEntry {
 
 // newCore returns a pure core on api with cfg: its store and messenger
 // panic if used. Admins default to UADMIN1 and UADMIN2.
-func newCore(t testing.TB, api API, cfg Config) *Core {
+func newCore(t testing.TB, api Provider, cfg Config) *Core {
 	t.Helper()
 	return newCoreOn(t, api, noStore{}, cfg)
 }
 
 // newCoreOn is newCore on store.
-func newCoreOn(t testing.TB, api API, store Store, cfg Config) *Core {
+func newCoreOn(t testing.TB, api Provider, store Store, cfg Config) *Core {
 	t.Helper()
 	if cfg.Admins == nil {
 		cfg.Admins = []string{"UADMIN1", "UADMIN2"}

@@ -32,6 +32,9 @@ type Invocation struct {
 	// Check is set for "/maildomain check <domain>": Op.Domain is the
 	// domain whose DNS records to check.
 	Check bool
+	// Read is set for "/mailbox list <domain>" and "/maildomain status
+	// <domain>": Op.Action says which, Op.Domain of which domain.
+	Read bool
 	// Op is the operation when neither Help nor Bare is set. For
 	// "/mailbox add <user>" its Domain is empty: the caller supplies the
 	// default domain.
@@ -61,27 +64,29 @@ func Parse(command, text string) (Invocation, error) {
 			Fix: "/maildomain help or /mailbox help", Usage: true}
 	}
 	toks := tokenize(text)
-	action := ActionRegisterDomain
-	if command == CmdMailbox {
-		action = ActionAddMailbox
-	}
 	if len(toks) == 0 {
+		action := ActionRegisterDomain
+		if command == CmdMailbox {
+			action = ActionAddMailbox
+		}
 		return Invocation{Command: command, Bare: true, Op: Operation{Action: action}}, nil
 	}
-	sub := strings.ToLower(toks[0].raw)
+	sub := Action(strings.ToLower(toks[0].raw))
 	var inv Invocation
 	var err error
 	switch {
 	case sub == "help":
 		inv = Invocation{Command: command, Help: true}
-	case len(toks) == 1 && sub == string(action):
-		inv = Invocation{Command: command, Bare: true, Op: Operation{Action: action}}
+	case len(toks) == 1 && sub.IsOperation() && sub.Command() == command:
+		inv = Invocation{Command: command, Bare: true, Op: Operation{Action: sub}}
 	case command == CmdDomain && sub == "check":
 		inv, err = parseCheck(toks[1:])
-	case command == CmdDomain && sub == "register":
+	case sub.Command() == command && (sub == ActionDomainStatus || sub == ActionListMailboxes):
+		inv, err = parseRead(sub, toks[1:])
+	case command == CmdDomain && sub == ActionRegisterDomain:
 		inv, err = parseRegister(text, toks[1:])
-	case command == CmdMailbox && sub == "add":
-		inv, err = parseAdd(text, toks[1:])
+	case command == CmdMailbox && sub.OnMailbox():
+		inv, err = parseMailboxOp(sub, text, toks[1:])
 	default:
 		err = &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)),
 			Fix: command + " help", Usage: true}
@@ -103,6 +108,28 @@ func parseRegister(text string, toks []token) (Invocation, error) {
 	}
 	op := Operation{Action: ActionRegisterDomain, Domain: d, Reason: reasonFrom(text, toks[1:])}
 	return Invocation{Command: CmdDomain, Op: op}, nil
+}
+
+// parseRead parses "/mailbox list <domain>" and "/maildomain status
+// <domain>"; without a domain they answer with the usage.
+func parseRead(action Action, toks []token) (Invocation, error) {
+	cmd := action.Command()
+	fix := cmd + " " + string(action) + " example.com"
+	if len(toks) != 1 {
+		return Invocation{}, &UsageError{Command: cmd, Problem: "Give exactly one domain.", Fix: fix, Usage: true}
+	}
+	arg, err := toks[0].value(cmd, fix)
+	if err != nil {
+		return Invocation{}, err
+	}
+	if arg.kind == kindEmail || strings.Contains(arg.text, "@") {
+		return Invocation{}, &UsageError{Command: cmd, Problem: fmt.Sprintf("%s is an email address, not a domain.", trunc(arg.text, 80)), Fix: fix}
+	}
+	d, err := domainArg(cmd, arg.text, fix)
+	if err != nil {
+		return Invocation{}, err
+	}
+	return Invocation{Command: cmd, Read: true, Op: Operation{Action: action, Domain: d}}, nil
 }
 
 func parseCheck(toks []token) (Invocation, error) {
@@ -130,8 +157,11 @@ func domainWord(t token, fix string) (string, error) {
 	return domainArg(CmdDomain, arg.text, fix)
 }
 
-func parseAdd(text string, toks []token) (Invocation, error) {
-	const fix = "/mailbox add alice@example.com [reason]"
+// parseMailboxOp parses an operation on a mailbox: add, reset, block
+// or unblock, followed by user@domain, "user domain" (the second word
+// has a dot) or a bare user name (the default domain), and a reason.
+func parseMailboxOp(action Action, text string, toks []token) (Invocation, error) {
+	fix := "/mailbox " + string(action) + " alice@example.com [reason]"
 	if len(toks) == 0 {
 		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: "No mailbox given.", Fix: fix}
 	}
@@ -147,7 +177,7 @@ func parseAdd(text string, toks []token) (Invocation, error) {
 	if err != nil {
 		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%q is not a valid user name: %v.", trunc(user, 40), err), Fix: fix}
 	}
-	op := Operation{Action: ActionAddMailbox, Login: login}
+	op := Operation{Action: action, Login: login}
 	if isAddr {
 		if op.Domain, err = domainArg(CmdMailbox, domain, fix); err != nil {
 			return Invocation{}, err
@@ -159,14 +189,14 @@ func parseAdd(text string, toks []token) (Invocation, error) {
 		if err != nil {
 			return Invocation{}, err
 		}
-		d, err := domainArg(CmdMailbox, second.text, "/mailbox add "+login+" example.com [reason]")
+		d, err := domainArg(CmdMailbox, second.text, "/mailbox "+string(action)+" "+login+" example.com [reason]")
 		if err != nil {
 			return Invocation{}, err
 		}
 		if isAddr && d != op.Domain {
 			return Invocation{}, &UsageError{Command: CmdMailbox,
 				Problem: fmt.Sprintf("The address %s@%s is not in the domain %s.", login, op.Domain, d),
-				Fix:     fmt.Sprintf("/mailbox add %s@%s", login, d)}
+				Fix:     fmt.Sprintf("/mailbox %s %s@%s", action, login, d)}
 		}
 		op.Domain, rest = d, rest[1:]
 	}

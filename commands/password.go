@@ -3,9 +3,8 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"strings"
-
 	"github.com/mailbot/mailbot/apiclient"
+	"strings"
 )
 
 // maxPasswordTries bounds the regeneration of passwords that miss a class

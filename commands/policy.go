@@ -156,16 +156,16 @@ func (c *Core) AdminGroups() []string {
 // allow-list. It returns a refusal in words, or nil.
 func (c *Core) checkOp(op Operation) *UsageError {
 	cmd, fix := CmdDomain, "/maildomain register example.com"
-	if op.Action == ActionAddMailbox {
-		cmd, fix = CmdMailbox, "/mailbox add alice@example.com"
+	if op.Action.OnMailbox() {
+		cmd, fix = CmdMailbox, "/mailbox "+string(op.Action)+" alice@example.com"
 	}
-	if op.Action != ActionRegisterDomain && op.Action != ActionAddMailbox {
+	if !op.Action.IsOperation() {
 		return &UsageError{Command: cmd, Problem: fmt.Sprintf("Unknown operation %q.", trunc(string(op.Action), 20)), Fix: fix}
 	}
 	if d, err := NormalizeDomain(op.Domain); err != nil || d != op.Domain {
 		return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid domain name.", trunc(op.Domain, 80)), Fix: fix}
 	}
-	if op.Action == ActionAddMailbox {
+	if op.Action.OnMailbox() {
 		if l, err := normalizeLogin(op.Login); err != nil || l != op.Login {
 			return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid user name.", trunc(op.Login, 40)), Fix: fix}
 		}

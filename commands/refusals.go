@@ -65,9 +65,6 @@ func (d Decision) Interim() Reply {
 	return ReplyWorking
 }
 
-// Command is the slash command that asks for the operation.
-func (o Operation) Command() string { return commandOf(o.Action) }
-
 // FormWords is the wording of a form: its title, its button and the hint
 // under its reason.
 type FormWords struct {

@@ -1,50 +1,84 @@
 package commands
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mailbot/mailbot/apiclient"
 )
 
-// How a domain is verified and how its mail is pointed at the service, from
-// the service's public documentation. They live here alone.
+// PDD's domain statuses, as its API spells them.
 const (
-	verifyFileURL     = "http://%s/%s.html" // domain, secret name
-	verifyCNAME       = "yamail-%s.%s"      // secret name, domain
-	verifyCNAMETarget = "mail.yandex.ru"
-	mxHost            = "mx.yandex.net"
-	mxPriority        = 10
+	StatusDomainActivate = "domain-activate" // added, ownership not verified
+	StatusMXActivate     = "mx-activate"     // verified, MX record not set up
+	StatusAdded          = "added"           // verified, MX set up: mail flows
 )
 
-// statusMeanings says what each domain status means (seed §3).
-var statusMeanings = map[apiclient.Status]string{
-	apiclient.StatusDomainActivate: "the domain has been added, but its ownership is not verified yet",
-	apiclient.StatusMXActivate:     "the domain is verified, but its MX record is not set up, so mail does not flow yet",
-	apiclient.StatusAdded:          "the domain is verified and its MX record is set up: mail flows",
+// How a PDD domain is verified, from the service's public documentation.
+// They live here alone.
+const (
+	verifyFileURL = "http://%s/%s.html" // domain, secret name
+	verifyCNAME   = "yamail-%s.%s"      // secret name, domain
+	mxPriority    = 10
+)
+
+// statusMeanings says what each PDD domain status means.
+var statusMeanings = map[string]string{
+	StatusDomainActivate: "the domain has been added, but its ownership is not verified yet",
+	StatusMXActivate:     "the domain is verified, but its MX record is not set up, so mail does not flow yet",
+	StatusAdded:          "the domain is verified and its MX record is set up: mail flows",
 }
 
-// StatusMeaning describes a domain status in words.
-func StatusMeaning(s apiclient.Status) string {
+// StatusMeaning describes a PDD domain status in words.
+func StatusMeaning(s string) string {
 	if m, ok := statusMeanings[s]; ok {
 		return m
 	}
 	return "a status this version of mailbot does not know"
 }
 
-// registerReply describes a registered domain to the person who asked. For
+// registerReply describes a registered domain to the person who asked,
+// with what to publish next. Verification secrets and codes go to that
+// person alone.
+func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
+	r := Reply{Title: "Domain " + domain + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
+	dns, err := c.api.MailDNS(ctx, domain)
+	if err != nil {
+		dns = &apiclient.MailDNS{}
+	}
+	mx := mxStep(domain, dns.MX)
+	switch {
+	case c.api.Name() == apiclient.ProviderPDD:
+		c.pddRegisterReply(&r, domain, d, dns, mx)
+	case !c.api.Capabilities().VerifiesOwnership:
+		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status})
+		r.Text = c.providerName() + " does not verify who owns a domain: it works as soon as its DNS points at the server."
+		r.Steps = append(r.Steps, mx, "Add an SPF record that authorises "+dns.SPFHost+", for example: v=spf1 mx a -all")
+		r.Buttons = []Button{c.checkButton(domain, "")}
+	case d.Verified:
+		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status + " (verified)"})
+		r.Text = "The domain is verified."
+		r.Steps = []string{mx}
+	default:
+		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status + " (not verified yet)"})
+		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
+		r.Fields = append(r.Fields, methodFields(d.Methods)...)
+		r.Steps = []string{mx}
+		r.Note = "Only you can see the verification codes. The service checks ownership by itself; that can take a few hours."
+		r.Buttons = []Button{c.checkButton(domain, "")}
+	}
+	r.Steps = append(r.Steps, warningSteps(d.Warnings)...)
+	return r
+}
+
+// pddRegisterReply describes a PDD domain by its status; for
 // domain-activate it holds the verification secrets, verbatim, and both
 // ways to publish them.
-func (c *Core) registerReply(domain string, d *apiclient.Domain) Reply {
-	r := Reply{
-		Title: "Domain " + domain + " registered",
-		Fields: []Field{
-			{Label: "Domain", Value: displayDomain(domain)},
-			{Label: "Status", Value: fmt.Sprintf("%s (%s)", d.Status, StatusMeaning(d.Status))},
-		},
-	}
-	mx := fmt.Sprintf("Then add an MX record for %s: %s with priority %d, so that mail flows.", domain, mxHost, mxPriority)
+func (c *Core) pddRegisterReply(r *Reply, domain string, d *apiclient.Domain, dns *apiclient.MailDNS, mx string) {
+	r.Fields = append(r.Fields, Field{Label: "Status", Value: fmt.Sprintf("%s (%s)", d.Status, StatusMeaning(d.Status))})
 	switch d.Status {
-	case apiclient.StatusDomainActivate:
+	case StatusDomainActivate:
 		if d.Secrets == nil {
 			break
 		}
@@ -55,16 +89,41 @@ func (c *Core) registerReply(domain string, d *apiclient.Domain) Reply {
 			Field{Label: "Secret content", Value: s.Content, Secret: true})
 		r.Steps = []string{
 			fmt.Sprintf("Publish a file at "+verifyFileURL+" whose whole content is %s", domain, s.Name, s.Content),
-			fmt.Sprintf("Or, instead of the file, add a DNS record: CNAME "+verifyCNAME+" pointing to %s.", s.Name, domain, verifyCNAMETarget),
-			mx,
+			fmt.Sprintf("Or, instead of the file, add a DNS record: CNAME "+verifyCNAME+" pointing to %s.", s.Name, domain, dns.VerifyCNAME),
+			"Then " + lowerFirst(mx),
 		}
 		r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
 		r.Buttons = []Button{c.checkButton(domain, s.Name)}
-	case apiclient.StatusMXActivate:
+	case StatusMXActivate:
 		r.Text = "The domain is verified."
-		r.Steps = []string{fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, mxHost, mxPriority)}
-	case apiclient.StatusAdded:
+		r.Steps = []string{mx}
+	case StatusAdded:
 		r.Text = fmt.Sprintf("Mail for %s flows. Create mailboxes with /mailbox add <user>@%s.", domain, domain)
 	}
-	return r
+}
+
+// mxStep tells how to point domain's mail at host.
+func mxStep(domain, host string) string {
+	if host == "" {
+		return "Add an MX record for " + domain + " as the provider documents it, so that mail flows."
+	}
+	return fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, host, mxPriority)
+}
+
+// methodFields shows verification methods and their codes, as received
+// (secrets: the requester's alone).
+func methodFields(ms []apiclient.VerifyMethod) []Field {
+	fs := make([]Field, 0, len(ms))
+	for _, m := range ms {
+		fs = append(fs, Field{Label: "Verification by " + m.Method, Value: m.Code, Secret: true})
+	}
+	return fs
+}
+
+// lowerFirst makes the first letter of s lower case.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }

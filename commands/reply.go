@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/mailbot/mailbot/apiclient"
 )
 
 // Target is the operation's target: the domain, or user@domain.
 func (o Operation) Target() string {
-	if o.Action == ActionAddMailbox {
+	if o.Action.OnMailbox() {
 		return o.Login + "@" + o.Domain
 	}
 	return o.Domain
@@ -24,6 +22,12 @@ func (o Operation) String() string {
 		return "register domain " + o.Target()
 	case ActionAddMailbox:
 		return "add mailbox " + o.Target()
+	case ActionResetPassword:
+		return "reset the password of mailbox " + o.Target()
+	case ActionBlock:
+		return "block mailbox " + o.Target()
+	case ActionUnblock:
+		return "unblock mailbox " + o.Target()
 	}
 	return string(o.Action) + " " + o.Target()
 }
@@ -35,16 +39,14 @@ func (o Operation) pastTense() string {
 		return "registered domain " + o.Target()
 	case ActionAddMailbox:
 		return "added mailbox " + o.Target()
+	case ActionResetPassword:
+		return "reset the password of mailbox " + o.Target()
+	case ActionBlock:
+		return "blocked mailbox " + o.Target()
+	case ActionUnblock:
+		return "unblocked mailbox " + o.Target()
 	}
 	return o.String()
-}
-
-// apiOp is the PDD operation that carries out o.
-func (o Operation) apiOp() apiclient.Op {
-	if o.Action == ActionAddMailbox {
-		return apiclient.OpAddMailbox
-	}
-	return apiclient.OpRegisterDomain
 }
 
 // PlainText renders the reply for a console: the title, the text, one
@@ -103,16 +105,24 @@ func (n Notice) Summary(mention func(userID string) string) string {
 	who := mention(n.Actor)
 	var s string
 	switch {
-	case n.OK && n.Op.Action == ActionRegisterDomain:
+	case n.OK && (n.Op.Action == ActionRegisterDomain || n.Status != ""):
 		s = fmt.Sprintf("%s %s: %s", who, n.Op.pastTense(), n.Status)
 	case n.OK:
-		s = fmt.Sprintf("%s %s: uid %d", who, n.Op.pastTense(), n.UID)
+		s = who + " " + n.Op.pastTense()
+		if n.UID != "" {
+			s += ": uid " + n.UID
+		}
 	case n.Uncertain && n.Op.Action == ActionAddMailbox:
-		s = fmt.Sprintf("%s: %s: no usable answer from the PDD API (%s): the mailbox may exist now", who, n.Op, n.Code)
+		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): the mailbox may exist now", who, n.Op, ProviderTitle(n.Provider), n.Code)
+	case n.Uncertain && n.Op.Action == ActionRegisterDomain:
+		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): the domain may be registered now", who, n.Op, ProviderTitle(n.Provider), n.Code)
 	case n.Uncertain:
-		s = fmt.Sprintf("%s: %s: no usable answer from the PDD API (%s): the domain may be registered now", who, n.Op, n.Code)
+		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): it may or may not be done", who, n.Op, ProviderTitle(n.Provider), n.Code)
 	default:
-		s = fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, codeMeaning(n.Op, n.Code))
+		s = fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, n.Why())
+	}
+	for _, w := range n.Warnings {
+		s += "; warning: " + w
 	}
 	for i, a := range n.Approvers {
 		if i == 0 {
@@ -127,19 +137,19 @@ func (n Notice) Summary(mention func(userID string) string) string {
 	return s
 }
 
-// codeMeaning describes a notice's failure code in words.
-func codeMeaning(op Operation, code string) string {
-	switch code {
-	case CodeTransport:
-		return "the PDD API did not answer"
-	case CodeResponse:
-		return "the PDD API gave an answer mailbot cannot read"
-	case CodeInternal:
-		return "an internal error, see the log"
-	case CodeInvalid:
-		return "the operation did not validate; nothing was sent"
-	case CodeStore:
-		return "mailbot cannot reach its database; nothing was done"
+// Why says what the notice's failure code means, in words.
+func (n Notice) Why() string {
+	if n.Detail != "" {
+		return n.Detail
 	}
-	return (&apiclient.Error{Op: op.apiOp(), Code: apiclient.Code(code)}).Meaning()
+	switch n.Code {
+	case CodeTransport:
+		return ProviderTitle(n.Provider) + " did not answer"
+	case CodeResponse:
+		return ProviderTitle(n.Provider) + " gave an answer mailbot cannot read"
+	}
+	if w, ok := codeWords[n.Code]; ok {
+		return w
+	}
+	return "as " + ProviderTitle(n.Provider) + " answered"
 }

@@ -11,17 +11,23 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 )
 
-// Notice codes for failures that carry no PDD error code.
+// Notice codes for failures that carry no code of the provider's.
 const (
-	CodeTransport = "transport" // no answer from the API
-	CodeResponse  = "response"  // an answer that is not a PDD answer
-	CodeInternal  = "internal"  // a bug or an unexpected error: see the log
-	CodeInvalid   = "invalid"   // the operation did not validate; nothing was sent
+	CodeTransport   = "transport"   // no answer from the provider
+	CodeResponse    = "response"    // an answer that mailbot cannot read
+	CodeInternal    = "internal"    // a bug or an unexpected error: see the log
+	CodeInvalid     = "invalid"     // the operation did not validate; nothing was sent
+	CodeStore       = "store"       // not run: it could not be recorded in the database
+	CodeCredentials = "credentials" // the provider refused mailbot's credentials
 )
 
-// CodeStore is the notice code of an operation that was not run because
-// it could not be recorded in the database.
-const CodeStore = "store"
+// codeWords say what the core's own codes mean.
+var codeWords = map[string]string{
+	CodeInternal:    "an internal error, see the log",
+	CodeInvalid:     "the operation did not validate; nothing was sent",
+	CodeStore:       "mailbot cannot reach its database; nothing was done",
+	CodeCredentials: "the provider refused mailbot's credentials",
+}
 
 // run executes op for actor (approved by deciders, for request reqID; both
 // empty for a direct operation): it records the operation in the audit
@@ -30,7 +36,7 @@ const CodeStore = "store"
 // or that cannot be recorded, is refused without calling the API. It logs
 // the one line of the operation.
 func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
-	n := Notice{Actor: actor, Approvers: deciders, Op: op}
+	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name()}
 	if ue := c.checkOp(op); ue != nil {
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
@@ -43,12 +49,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		c.logResult(n, err)
 		return Result{Reply: replyStoreDown, Notice: n}
 	}
-	var res Result
-	if op.Action == ActionRegisterDomain {
-		res, err = c.register(ctx, n)
-	} else {
-		res, err = c.addMailbox(ctx, n)
-	}
+	res, err := c.perform(ctx, n)
 	if err != nil {
 		res = cutOff(ctx, c.failure(n, err))
 	}
@@ -59,7 +60,8 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 
 // complete records the outcome of the audit entry id.
 func (c *Core) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
-	e.Outcome, e.Status, e.Stage, e.UID, e.Code = OutcomeOK, string(n.Status), string(n.Stage), n.UID, n.Code
+	e.Outcome, e.Status, e.Stage, e.Code = OutcomeOK, n.Status, n.Stage, n.Code
+	e.UID, _ = strconv.ParseInt(n.UID, 10, 64) // 0 where the provider has no numeric uid
 	switch {
 	case n.Uncertain:
 		e.Outcome = OutcomeUnknown
@@ -84,119 +86,230 @@ func (r Result) label() string {
 	return LabelError
 }
 
+// perform carries out n's operation on the provider.
+func (c *Core) perform(ctx context.Context, n Notice) (Result, error) {
+	switch n.Op.Action {
+	case ActionRegisterDomain:
+		return c.register(ctx, n)
+	case ActionAddMailbox:
+		return c.addMailbox(ctx, n)
+	case ActionResetPassword:
+		return c.resetPassword(ctx, n)
+	case ActionBlock, ActionUnblock:
+		return c.setLogin(ctx, n)
+	}
+	return Result{}, fmt.Errorf("commands: no way to run %q", n.Op.Action)
+}
+
 func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
 	d, err := c.api.RegisterDomain(ctx, n.Op.Domain)
 	if err != nil {
 		return Result{}, err
 	}
-	n.OK, n.Status, n.Stage = true, d.Status, d.Stage
-	return Result{Reply: c.registerReply(n.Op.Domain, d), Notice: n}, nil
+	n.OK, n.Status, n.Stage, n.Warnings = true, d.Status, d.Stage, d.Warnings
+	return Result{Reply: c.registerReply(ctx, n.Op.Domain, d), Notice: n}, nil
 }
 
+// addMailbox creates the mailbox with a new password. An add whose answer
+// was lost is never sent again blindly: the mailbox is looked up first.
+// Found, it exists, with the password that request sent; not found, it is
+// created as usual; the look-up failing too, the result says it may exist.
 func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 	pw, err := c.newPassword(n.Op.Login, n.Op.Domain)
 	if err != nil {
 		return Result{}, err
 	}
-	m, err := c.api.AddMailbox(ctx, n.Op.Domain, n.Op.Login, pw)
+	force := c.cfg.ForcePasswordChange
+	m, err := c.api.AddMailbox(ctx, n.Op.Domain, n.Op.Login, pw, force)
+	if apiclient.MayHaveHappened(err) && ctx.Err() == nil {
+		m, err = c.afterLostAdd(ctx, n, pw, force, err)
+	}
 	if err != nil {
 		return Result{}, err
 	}
-	n.OK, n.UID = true, m.UID
-	return Result{Reply: addReply(n.Op, pw, m.UID), Notice: n}, nil
+	n.OK, n.UID, n.Warnings = true, m.UID, m.Warnings
+	return Result{Reply: c.passwordReply(n, pw, m), Notice: n}, nil
 }
 
-func addReply(op Operation, pw string, uid int64) Reply {
-	return Reply{
-		Title: "Mailbox " + op.Target() + " created",
-		Fields: []Field{
-			{Label: "Address", Value: op.Target()},
-			{Label: "Password", Value: pw, Secret: true},
-			{Label: "UID", Value: strconv.FormatInt(uid, 10)},
-		},
-		Note: "Only you can see this password. Pass it on privately: mailbot does not keep it.",
+// afterLostAdd looks up a mailbox whose add got no usable answer (lost
+// is that add's error).
+func (c *Core) afterLostAdd(ctx context.Context, n Notice, pw string, force bool, lost error) (*apiclient.Mailbox, error) {
+	m, err := c.api.LookupMailbox(ctx, n.Op.Domain, n.Op.Login)
+	switch {
+	case err == nil:
+		c.logger.Info("a lost add's mailbox exists", zap.String("target", n.Op.Target()))
+		m.PasswordChangeRequired = m.PasswordChangeRequired || force && c.api.Capabilities().ForcePasswordChange
+		return m, nil
+	case apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
+		return c.api.AddMailbox(ctx, n.Op.Domain, n.Op.Login, pw, force)
 	}
+	c.logger.Warn("a lost add's mailbox could not be looked up", zap.String("target", n.Op.Target()), zap.Error(err))
+	return nil, lost
+}
+
+// passwordReply gives the requester the new mailbox's password (and uid,
+// where the provider has one), and says whether it must be changed at
+// the first login.
+func (c *Core) passwordReply(n Notice, pw string, m *apiclient.Mailbox) Reply {
+	r := Reply{
+		Title:  "Mailbox " + n.Op.Target() + " created",
+		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "Password", Value: pw, Secret: true}},
+		Note:   "Only you can see this password. Pass it on privately: mailbot does not keep it.",
+	}
+	if m.UID != "" {
+		r.Fields = append(r.Fields, Field{Label: "UID", Value: m.UID})
+	}
+	r.Note += c.forceNote(m)
+	r.Steps = append(r.Steps, warningSteps(n.Warnings)...)
+	return r
+}
+
+// forceNote says whether the password must be changed at the next login,
+// when the operator asked for that.
+func (c *Core) forceNote(m *apiclient.Mailbox) string {
+	switch {
+	case !c.cfg.ForcePasswordChange:
+		return ""
+	case m.PasswordChangeRequired:
+		return " It must be changed at the first login."
+	}
+	return " " + c.providerName() + " cannot require it to be changed at the first login: ask its owner to change it."
+}
+
+// warningSteps shows a partial success's warnings.
+func warningSteps(ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, "Warning from the provider: "+w)
+	}
+	return out
+}
+
+// providerName names the provider in replies.
+func (c *Core) providerName() string { return ProviderTitle(c.api.Name()) }
+
+// ProviderTitle names a provider in words: "the PDD API", "Yandex 360",
+// "mailcow".
+func ProviderTitle(name string) string {
+	switch name {
+	case apiclient.ProviderPDD:
+		return "the PDD API"
+	case apiclient.ProviderYandex360:
+		return "Yandex 360"
+	case apiclient.ProviderMailcow:
+		return "mailcow"
+	}
+	return name
 }
 
 // failure describes err in words, for the requester and for the notice.
 func (c *Core) failure(n Notice, err error) Result {
-	var (
-		apiErr   *apiclient.Error
-		respErr  *apiclient.ResponseError
-		transErr *apiclient.TransportError
-	)
 	r := Reply{Title: "Could not " + n.Op.String(), Error: true}
-	add := n.Op.Action == ActionAddMailbox
-	switch {
-	case errors.As(err, &apiErr):
-		n.Code = string(apiErr.Code)
-		r.Text = fmt.Sprintf("The PDD API answered %s: %s.", apiErr.Code, apiErr.Meaning())
-		r.Note = advice(apiErr)
-	case errors.As(err, &respErr):
-		n.Code = CodeResponse
-		r.Text = fmt.Sprintf("The PDD API gave an answer mailbot cannot read (HTTP %d: %s).", respErr.StatusCode, respErr.Reason)
-		r.Note = "Try again later."
-		if add && apiclient.MayHaveHappened(err) {
-			r.Note = "The request reached the API, so the mailbox may exist now: check before you try again."
-		}
-	case errors.As(err, &transErr):
-		n.Code = CodeTransport
-		r.Text = "The PDD API did not answer: the connection failed."
-		if transErr.Timeout() {
-			r.Text = "The PDD API did not answer in time."
-		}
-		r.Note = "Try again later."
-		if add && apiclient.MayHaveHappened(err) {
-			r.Note = "The request was sent, so the mailbox may exist now: check before you try again."
-		}
-	default:
+	var e *apiclient.Error
+	if !errors.As(err, &e) {
 		ref := newID()[:8]
-		n.Code = CodeInternal
+		n.Code, n.Detail = CodeInternal, codeWords[CodeInternal]
 		r.Text = "Internal error, ref " + ref + "."
 		r.Note = "Tell the mailbot operators the ref; nothing more is known here."
 		c.logger.Error("internal error", zap.String("ref", ref), zap.String("action", string(n.Op.Action)),
 			zap.String("target", n.Op.Target()), zap.Error(err))
+		return Result{Reply: r, Notice: n}
 	}
-	n.NothingDone, n.Uncertain = apiclient.NothingDone(err), apiclient.MayHaveHappened(err)
+	who := capitalise(c.providerName())
+	n.Code, n.Detail = e.Code, e.Message
+	switch {
+	case e.Code != "":
+		r.Text = fmt.Sprintf("%s answered %s: %s.", who, e.Code, e.Message)
+	case e.Class == apiclient.ClassCredentials:
+		n.Code, n.Detail = CodeCredentials, codeWords[CodeCredentials]
+		r.Text = who + " refused mailbot's credentials."
+	case e.Timeout:
+		n.Code, n.Detail = CodeTransport, "no answer in time"
+		r.Text = who + " did not answer in time."
+	case e.HTTPStatus != 0:
+		n.Code, n.Detail = CodeResponse, ""
+		r.Text = fmt.Sprintf("%s gave an answer mailbot cannot read (HTTP %d).", who, e.HTTPStatus)
+	default:
+		n.Code, n.Detail = CodeTransport, ""
+		r.Text = who + " did not answer: the connection failed."
+	}
+	r.Note = c.advice(n.Op, e)
+	n.NothingDone, n.Uncertain = e.Class == apiclient.ClassTemporary, e.Class == apiclient.ClassUncertain
 	return Result{Reply: r, Notice: n}
 }
 
 // cutOff rewords the failure of an operation that mailbot's own stop cut
-// off (interface §9): it may or may not have happened.
+// off: it may or may not have happened.
 func cutOff(ctx context.Context, res Result) Result {
 	if ctx.Err() == nil || res.Notice.OK || res.Notice.NothingDone {
 		return res
 	}
 	res.Notice.Uncertain = true
-	res.Reply.Text = "mailbot stopped before the PDD API answered: the operation may or may not have happened."
-	res.Reply.Note = "Check before you try again; trying again is harmless for a domain."
-	if res.Notice.Op.Action == ActionAddMailbox {
-		res.Reply.Note = "The mailbox may exist now: check before you try again."
-	}
+	res.Reply.Text = "mailbot stopped before the provider answered: the operation may or may not have happened."
+	res.Reply.Note = uncertainAdvice(res.Notice.Op)
 	return res
 }
 
-// advice says what to do about a PDD error code.
-func advice(e *apiclient.Error) string {
-	switch e.Code {
-	case apiclient.CodeUnknown:
-		return fmt.Sprintf("mailbot tried %d times. Try again later.", max(e.Attempts, 1))
-	case apiclient.CodeBadToken, apiclient.CodeBadLogin, apiclient.CodeBadPasswd, apiclient.CodeNoAuth:
-		return "The PDD token mailbot uses is not accepted: ask an operator to check PDD_TOKEN."
-	case apiclient.CodeNotAllowed:
-		return "The PDD account mailbot uses does not administer this domain."
-	case apiclient.CodeOccupied:
-		if e.Op == apiclient.OpAddMailbox {
+// uncertainAdvice says what to do after an operation that may or may not
+// have happened.
+func uncertainAdvice(op Operation) string {
+	switch op.Action {
+	case ActionAddMailbox:
+		return "mailbot could not find out whether the mailbox was created, so it may exist now: check before you try again."
+	case ActionRegisterDomain:
+		return "Check before you try again; trying again is harmless for a domain."
+	}
+	return "Trying again is harmless: it sets the same state."
+}
+
+// advice says what to do about a provider's failure.
+func (c *Core) advice(op Operation, e *apiclient.Error) string {
+	switch e.Class {
+	case apiclient.ClassTemporary:
+		if e.Attempts <= 1 {
+			return "Nothing was done. Try again later."
+		}
+		return fmt.Sprintf("Nothing was done; mailbot tried %d times. Try again later.", e.Attempts)
+	case apiclient.ClassUncertain:
+		return uncertainAdvice(op)
+	case apiclient.ClassCredentials:
+		return "The credentials mailbot uses are not accepted: ask an operator to check " + credentialsVariable(c.api.Name()) + "."
+	}
+	switch e.Reason {
+	case apiclient.ReasonNotAllowed:
+		return "The account mailbot uses does not administer this domain."
+	case apiclient.ReasonExists:
+		if op.Action == ActionAddMailbox {
 			return "Choose another user name."
 		}
-		return "Another account has connected this domain."
-	case apiclient.CodeLoginReserved:
-		return "Choose another user name."
+		return "Another account has connected this domain, or it is connected already."
+	case apiclient.ReasonNotFound:
+		return "Check the name: " + c.providerName() + " does not know it."
+	case apiclient.ReasonPassword:
+		return "Nothing was done. The provider's password rules are stricter than mailbot's: ask an operator to raise MAILBOT_PASSWORD_LENGTH."
 	}
-	if !e.Code.Known() {
-		return "mailbot does not know this code; it is shown as the API sent it."
+	return "Nothing was done."
+}
+
+// credentialsVariable names the variable that holds provider's
+// credentials.
+func credentialsVariable(provider string) string {
+	switch provider {
+	case apiclient.ProviderYandex360:
+		return "Y360_TOKEN"
+	case apiclient.ProviderMailcow:
+		return "MAILCOW_API_KEY"
 	}
-	return ""
+	return "PDD_TOKEN"
+}
+
+// capitalise makes the first letter of s upper case ("the PDD API" →
+// "The PDD API").
+func capitalise(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // logResult logs an executed operation, the one line per operation
@@ -213,9 +326,9 @@ func (c *Core) logResult(n Notice, err error) {
 	}
 	switch {
 	case n.OK && n.Op.Action == ActionRegisterDomain:
-		c.logger.Info("operation", append(fields, zap.String("status", string(n.Status)))...)
+		c.logger.Info("operation", append(fields, zap.String("status", n.Status))...)
 	case n.OK:
-		c.logger.Info("operation", append(fields, zap.Int64("uid", n.UID))...)
+		c.logger.Info("operation", append(fields, zap.String("uid", n.UID))...)
 	case err != nil:
 		c.logger.Warn("operation", append(fields, zap.String("code", n.Code), zap.Error(err))...)
 	default:

@@ -1,0 +1,36 @@
+package mailcow
+
+import "github.com/mailbot/mailbot/apiclient"
+
+// meaning is what a mailcow code means: the reason of a refusal, in words.
+type meaning struct {
+	reason apiclient.Reason
+	words  string
+}
+
+// codeAccessDenied is mailcow's answer both to what the key may not do and
+// to an edit of a mailbox that does not exist: its meaning depends on the
+// call.
+const codeAccessDenied = "access_denied"
+
+// codes are the mailcow codes mailbot knows (functions.*.inc.php), in
+// words. Any other code is shown as received.
+var codes = map[string]meaning{
+	"domain_exists":                {apiclient.ReasonExists, "the domain is already on the mailcow server"},
+	"object_exists":                {apiclient.ReasonExists, "a mailbox or alias with that address already exists"},
+	"domain_invalid":               {apiclient.ReasonInvalid, "the domain name is not valid"},
+	"domain_cannot_match_hostname": {apiclient.ReasonInvalid, "the domain is the mail server's own host name"},
+	"mailbox_invalid":              {apiclient.ReasonInvalid, "the mailbox name is not valid"},
+	"domain_not_found":             {apiclient.ReasonNotFound, "the domain is not on the mailcow server"},
+	"password_complexity":          {apiclient.ReasonPassword, "the password does not meet the server's password policy"},
+	"password_mismatch":            {apiclient.ReasonPassword, "the two copies of the password differ"},
+	"max_mailbox_exceeded":         {apiclient.ReasonLimit, "the domain already has as many mailboxes as it may"},
+	"mailbox_quota_exceeded":       {apiclient.ReasonLimit, "the mailbox's quota does not fit in the domain's quota"},
+	"domain_added_sogo_failed":     {"", "the domain was added, but the webmail (SOGo) was not updated"},
+}
+
+// deniedWords are access_denied's meanings.
+var deniedWords = map[apiclient.Reason]string{
+	apiclient.ReasonNotAllowed: "the API key may not do this",
+	apiclient.ReasonNotFound:   "no such mailbox (mailcow answers access_denied)",
+}

@@ -1,0 +1,122 @@
+package mailcow
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// The limits a new domain gets (quotas in MiB): generous caps, for an
+// administrator to change in mailcow's UI. A new mailbox gets the
+// domain's default quota.
+const (
+	DomainMailboxes     = 1000
+	DomainAliases       = 1000
+	MailboxDefaultQuota = 1024                                  // 1 GiB
+	MailboxMaxQuota     = 10240                                 // 10 GiB
+	DomainQuota         = DomainMailboxes * MailboxDefaultQuota // every mailbox at the default
+)
+
+// addDomainBody is POST /api/v1/add/domain's body.
+type addDomainBody struct {
+	Domain    string `json:"domain"`
+	Active    int    `json:"active"`
+	Mailboxes int    `json:"mailboxes"`
+	Aliases   int    `json:"aliases"`
+	Quota     int    `json:"quota"`
+	MaxQuota  int    `json:"maxquota"`
+	DefQuota  int    `json:"defquota"`
+}
+
+// domainJSON is GET /api/v1/get/domain/{domain}'s answer, in part.
+type domainJSON struct {
+	Name         string `json:"domain_name"`
+	Active       number `json:"active"`
+	Mailboxes    number `json:"mboxes_in_domain"`
+	MaxMailboxes number `json:"max_num_mboxes_for_domain"`
+}
+
+// RegisterDomain calls POST /api/v1/add/domain (active, with the limits
+// above), then reads the domain's state. mailcow checks no ownership: the
+// domain is Verified and works once its DNS points at the server. When
+// the read fails after the domain was added, the result says so in a
+// warning.
+func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	name := strings.ToLower(domain)
+	body := addDomainBody{Domain: name, Active: 1, Mailboxes: DomainMailboxes, Aliases: DomainAliases,
+		Quota: DomainQuota, MaxQuota: MailboxMaxQuota, DefQuota: MailboxDefaultQuota}
+	warnings, err := c.write(ctx, call{op: apiclient.OpRegister, path: "add/domain"}, body, apiclient.ReasonNotAllowed)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.domain(ctx, apiclient.OpRegister, name)
+	if err != nil {
+		d = &apiclient.Domain{Name: name, Status: "active", Verified: true}
+		warnings = append(warnings, "the domain was added, but reading its state failed: "+err.Error())
+	}
+	d.Warnings = warnings
+	return d, nil
+}
+
+// DomainStatus calls GET /api/v1/get/domain/{domain}: active or not, and
+// the count and limit of mailboxes. An unknown domain is ReasonNotFound.
+func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	return c.domain(ctx, apiclient.OpDomainStatus, strings.ToLower(domain))
+}
+
+func (c *Client) domain(ctx context.Context, op apiclient.Op, name string) (*apiclient.Domain, error) {
+	seg, err := c.segment(op, name)
+	if err != nil {
+		return nil, err
+	}
+	var v domainJSON
+	found, err := c.read(ctx, op, "get/domain/"+seg, &v)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, c.notFound(op, "the domain is not on the mailcow server")
+	}
+	status := "inactive"
+	if v.Active == 1 {
+		status = "active"
+	}
+	return &apiclient.Domain{Name: name, Status: status, Verified: true,
+		Mailboxes: int(v.Mailboxes), MaxMailboxes: int(v.MaxMailboxes)}, nil
+}
+
+// dkimJSON is GET /api/v1/get/dkim/{domain}'s answer, in part.
+type dkimJSON struct {
+	Selector  string `json:"dkim_selector"`
+	PublicKey string `json:"pubkey"`
+}
+
+// MailDNS says what the domain's DNS must publish: MX and SPF naming the
+// configured MX host, and the DKIM key of GET /api/v1/get/dkim/{domain}
+// when the server has one.
+func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
+	seg, err := c.segment(apiclient.OpDNS, strings.ToLower(domain))
+	if err != nil {
+		return nil, err
+	}
+	var v dkimJSON
+	found, err := c.read(ctx, apiclient.OpDNS, "get/dkim/"+seg, &v)
+	if err != nil {
+		return nil, err
+	}
+	dns := &apiclient.MailDNS{MX: c.mx, SPFHost: c.mx}
+	if found && v.PublicKey != "" && v.Selector != "" {
+		dns.DKIM = &apiclient.DKIMKey{Selector: v.Selector, PublicKey: v.PublicKey}
+	}
+	return dns, nil
+}
+
+// notFound is the refusal of a read answered {}.
+func (c *Client) notFound(op apiclient.Op, words string) *apiclient.Error {
+	e := c.caller.Fail(op, apiclient.ClassRefused, http.StatusOK, "{}", words)
+	e.Reason = apiclient.ReasonNotFound
+	e.Sent = true
+	return e
+}

@@ -1,0 +1,183 @@
+package mailcowsim
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// controlAnswer is the JSON answer of a control endpoint.
+type controlAnswer struct {
+	OK           bool         `json:"ok"`
+	Error        string       `json:"error,omitempty"`
+	Key          string       `json:"key,omitempty"`
+	Requests     *int         `json:"requests,omitempty"`
+	AuthFailures *int         `json:"auth_failures,omitempty"`
+	Mailbox      *mailboxJSON `json:"mailbox,omitempty"`
+}
+
+// mailboxJSON is [MailboxInfo] over HTTP.
+type mailboxJSON struct {
+	Password            string `json:"password"`
+	State               string `json:"state"`
+	ForcePasswordChange bool   `json:"force_password_change"`
+	UID                 string `json:"uid"`
+}
+
+// control runs fn for a request of the method and answers ok, or HTTP 400
+// with its error.
+func control(w http.ResponseWriter, r *http.Request, method string, fn func() (controlAnswer, error)) {
+	if r.Method != method {
+		w.Header().Set("Allow", method)
+		writeControl(w, http.StatusMethodNotAllowed, controlAnswer{Error: "method not allowed"})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	a, err := fn()
+	if err != nil {
+		writeControl(w, http.StatusBadRequest, controlAnswer{Error: err.Error()})
+		return
+	}
+	a.OK = true
+	writeControl(w, http.StatusOK, a)
+}
+
+func writeControl(w http.ResponseWriter, status int, a controlAnswer) {
+	body, _ := json.Marshal(a) // plain fields: never fails
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// controlAccount is POST /sim/account [access=ro]: a new key.
+func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodPost, func() (controlAnswer, error) {
+		switch r.FormValue("access") {
+		case "", "rw":
+			return controlAnswer{Key: s.NewAccount()}, nil
+		case "ro":
+			return controlAnswer{Key: s.NewReadOnlyKey()}, nil
+		}
+		return controlAnswer{}, fmt.Errorf("access=%q is neither rw nor ro", r.FormValue("access"))
+	})
+}
+
+// controlFault is POST /sim/fault kind=429|502|reset|slow [n=1].
+func (s *Server) controlFault(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodPost, func() (controlAnswer, error) {
+		n, err := count(r, "n", 1)
+		if err != nil {
+			return controlAnswer{}, err
+		}
+		return controlAnswer{}, s.InjectFault(r.FormValue("kind"), n)
+	})
+}
+
+// controlFail is POST /sim/fail code=... [n=1].
+func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
+	s.controlCode(w, r, s.FailNextWith)
+}
+
+// controlWarn is POST /sim/warn code=... [n=1].
+func (s *Server) controlWarn(w http.ResponseWriter, r *http.Request) {
+	s.controlCode(w, r, s.WarnNextWith)
+}
+
+func (s *Server) controlCode(w http.ResponseWriter, r *http.Request, push func(int, string)) {
+	control(w, r, http.MethodPost, func() (controlAnswer, error) {
+		n, err := count(r, "n", 1)
+		if err != nil {
+			return controlAnswer{}, err
+		}
+		code := r.FormValue("code")
+		if code == "" {
+			return controlAnswer{}, fmt.Errorf("code is missing")
+		}
+		push(n, code)
+		return controlAnswer{}, nil
+	})
+}
+
+// controlLatency is POST /sim/latency d=250ms.
+func (s *Server) controlLatency(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodPost, func() (controlAnswer, error) {
+		d, err := time.ParseDuration(r.FormValue("d"))
+		if err != nil || d < 0 {
+			return controlAnswer{}, fmt.Errorf("d=%q is not a duration such as 250ms", r.FormValue("d"))
+		}
+		s.SetLatency(d)
+		return controlAnswer{}, nil
+	})
+}
+
+// controlDomain is POST /sim/domain name=example.com.
+func (s *Server) controlDomain(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodPost, func() (controlAnswer, error) {
+		name := canonicalDomain(r.FormValue("name"))
+		if !validDomain(name) {
+			return controlAnswer{}, fmt.Errorf("name=%q is not a domain name", r.FormValue("name"))
+		}
+		s.AddDomain(name)
+		return controlAnswer{}, nil
+	})
+}
+
+// controlMailboxes is POST /sim/mailboxes domain=example.com n=100.
+func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodPost, func() (controlAnswer, error) {
+		name := canonicalDomain(r.FormValue("domain"))
+		if !validDomain(name) {
+			return controlAnswer{}, fmt.Errorf("domain=%q is not a domain name", r.FormValue("domain"))
+		}
+		n, err := count(r, "n", -1)
+		if err != nil {
+			return controlAnswer{}, err
+		}
+		s.AddMailboxes(name, n)
+		return controlAnswer{}, nil
+	})
+}
+
+// controlUnban is POST /sim/unban.
+func (s *Server) controlUnban(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodPost, func() (controlAnswer, error) {
+		s.Unban()
+		return controlAnswer{}, nil
+	})
+}
+
+// controlMailbox is GET /sim/mailbox address=...: the mailbox, password
+// included (a sandbox on loopback).
+func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodGet, func() (controlAnswer, error) {
+		m, ok := s.Mailbox(r.FormValue("address"))
+		if !ok {
+			return controlAnswer{}, fmt.Errorf("no mailbox %q", r.FormValue("address"))
+		}
+		return controlAnswer{Mailbox: &mailboxJSON{Password: m.Password, State: m.State, ForcePasswordChange: m.ForcePasswordChange, UID: m.UID}}, nil
+	})
+}
+
+// controlRequests is GET /sim/requests.
+func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodGet, func() (controlAnswer, error) {
+		n, f := s.Requests(), s.AuthFailures()
+		return controlAnswer{Requests: &n, AuthFailures: &f}, nil
+	})
+}
+
+// count reads the parameter name, 0 to 100000; def when it is missing and
+// def is not negative.
+func count(r *http.Request, name string, def int) (int, error) {
+	raw := r.FormValue(name)
+	if raw == "" && def >= 0 {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 || n > 100000 {
+		return 0, fmt.Errorf("%s=%q is not a number from 0 to 100000", name, raw)
+	}
+	return n, nil
+}

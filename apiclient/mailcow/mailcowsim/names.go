@@ -1,0 +1,36 @@
+package mailcowsim
+
+import (
+	"regexp"
+	"strings"
+)
+
+// domainPattern is mailcow's is_valid_domain_name rule without its
+// look-aheads (checked in validDomain): labels of letters, digits and '-'
+// ending in a letter or digit, at least two labels.
+var domainPattern = regexp.MustCompile(`^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9]{1,63}$`)
+
+// localPartPattern is the sandbox's rule for a local part (see the
+// package doc).
+var localPartPattern = regexp.MustCompile(`^[a-z0-9_+-](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?$`)
+
+// canonicalDomain is name as mailcow keeps it: trimmed, lower case.
+func canonicalDomain(name string) string {
+	return strings.ToLower(strings.TrimSpace(name))
+}
+
+// validDomain applies mailcow's domain rule to a canonical name.
+func validDomain(name string) bool {
+	if len(name) > 253 || !domainPattern.MatchString(name) {
+		return false
+	}
+	labels := strings.Split(name, ".")
+	for _, l := range labels {
+		if strings.HasPrefix(l, "-") {
+			return false
+		}
+	}
+	return strings.Trim(labels[len(labels)-1], "0123456789") != ""
+}
+
+func validLocalPart(local string) bool { return localPartPattern.MatchString(local) }

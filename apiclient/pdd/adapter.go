@@ -1,0 +1,195 @@
+package pdd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// Adapter is the PDD API as every provider adapter offers it (the method
+// set of the core's Provider): the seed's register and add, and the real
+// service's email/edit, email/list and domain/registration_status for the
+// lifecycle. Every failure is an *apiclient.Error whose Class sorts it; the
+// PDD code, when the API answered one, is its Code. It is safe for
+// concurrent use.
+type Adapter struct {
+	c *apiclient.Caller
+	// The old client's retry hook, if any, called as the Caller decides
+	// to retry (before the backoff), and its policy's attempts.
+	onRetry  func(Op, RetryReason)
+	attempts int
+}
+
+// NewAdapter returns an adapter of the PDD API at baseURL (scheme and
+// host, such as [DefaultBaseURL]), acting with token.
+func NewAdapter(baseURL, token string, opts ...apiclient.Option) (*Adapter, error) {
+	if token == "" {
+		return nil, errors.New("empty PDD token")
+	}
+	c, err := apiclient.NewCaller(apiclient.ProviderPDD, baseURL, http.Header{"Pddtoken": {token}}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Adapter{c: c}, nil
+}
+
+// Name is apiclient.ProviderPDD.
+func (a *Adapter) Name() string { return apiclient.ProviderPDD }
+
+// Capabilities: PDD cannot force a password change; whether a blocked
+// mailbox keeps receiving mail is not on record, so it is not promised;
+// mailboxes have uids; email/list pages; a new domain proves its owner.
+func (a *Adapter) Capabilities() apiclient.Capabilities {
+	return apiclient.Capabilities{UIDs: true, Paged: true, VerifiesOwnership: true}
+}
+
+// call is one PDD operation: it sends params to the endpoint of pddOp
+// (as a form for POST, in the query for GET), retried as idempotent and
+// the failure's class allow, and decodes the success into v. secrets are
+// the request's own (a password), kept out of every error.
+func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method string, params url.Values, idempotent bool, v any, secrets ...string) error {
+	req := apiclient.Request{Op: op, Method: method, Path: "api2/admin/" + string(pddOp)}
+	if method == http.MethodPost {
+		req.Body, req.Type = []byte(params.Encode()), "application/x-www-form-urlencoded"
+	} else {
+		req.Query = params
+	}
+	secrets = append(secrets, a.c.Secrets()...)
+	n := 0
+	err := a.c.Do(ctx, op, idempotent, func(ctx context.Context) error {
+		n++
+		res, err := a.c.Exchange(ctx, req)
+		if err == nil {
+			err = a.decode(op, res, v, secrets)
+		}
+		var g garbledError
+		if errors.As(err, &g) {
+			g.e.Attempts = n
+			return g // not an *apiclient.Error: Do returns it at once
+		}
+		if a.onRetry != nil && n < a.attempts && ctx.Err() == nil && retried(err, idempotent) {
+			a.onRetry(pddOp, retryReason(err))
+		}
+		return err
+	})
+	return settled(err)
+}
+
+// settled is the error of an operation whose last attempt failed with err.
+func settled(err error) error {
+	var g garbledError
+	if errors.As(err, &g) {
+		return g.e
+	}
+	return err
+}
+
+// garbledError carries the error of an HTTP 200 answer that is not a PDD
+// answer through apiclient.Caller.Do without a retry: the API did
+// something and answered, and sending the request again would most likely
+// meet the same answer. It has no Unwrap, so that Do does not see the
+// *apiclient.Error inside.
+type garbledError struct{ e *apiclient.Error }
+
+func (g garbledError) Error() string { return g.e.Error() }
+
+// retried reports whether apiclient.Caller.Do retries err, the failure of
+// an attempt that is not the last.
+func retried(err error, idempotent bool) bool {
+	c := apiclient.ClassOf(err)
+	return c == apiclient.ClassTemporary || c == apiclient.ClassUncertain && idempotent
+}
+
+// maxBody bounds a PDD answer; they are a few hundred bytes, and an
+// email/list page of MaxOnPage mailboxes a few hundred KB at most.
+const maxBody = 1 << 20
+
+// What is wrong with an answer that is not a PDD answer, in words.
+const (
+	reasonStatus   = "unexpected HTTP status" // an excerpt of the body follows
+	reasonNotPDD   = "answer is not a JSON object of the PDD API"
+	reasonTooLarge = "answer larger than 1048576 bytes"
+)
+
+// envelope is what every PDD answer holds (seed §2).
+type envelope struct {
+	Success string `json:"success"`
+	Error   string `json:"error"`
+}
+
+// decode reads an answer: HTTP 200 with "success": "ok" is decoded into v;
+// "error" becomes an *apiclient.Error classed by its code ([codeClass]);
+// anything else (another status, a body that is not a PDD answer) an
+// *apiclient.Error classed by its status, ClassUncertain for a garbled 200.
+// Only the error of a status other than 200 shows an excerpt of the body:
+// a 200 body may hold the verification secrets.
+func (a *Adapter) decode(op apiclient.Op, res *apiclient.Response, v any, secrets []string) error {
+	class := apiclient.StatusClass(res.Status, op == apiclient.OpAdd)
+	switch {
+	case len(res.Body) > maxBody && res.Status == http.StatusOK:
+		return a.garbledAnswer(op, reasonTooLarge)
+	case len(res.Body) > maxBody:
+		return a.c.Fail(op, class, res.Status, "", reasonTooLarge)
+	case res.Status != http.StatusOK:
+		e := a.c.Fail(op, class, res.Status, "", reasonStatus+": "+apiclient.Excerpt(res.Body, apiclient.ExcerptLen, secrets...))
+		e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
+		return e
+	}
+	var env envelope
+	if reason := strictJSON(res.Body, &env); reason != "" {
+		return a.garbledAnswer(op, reason)
+	}
+	switch {
+	case env.Success == "error" && env.Error != "":
+		code := Code(apiclient.CutCode(env.Error, secrets))
+		class, reason := codeClass(op, code)
+		e := a.c.Fail(op, class, res.Status, string(code), meaning(op, code))
+		e.Reason = reason
+		return e
+	case env.Success != "ok":
+		return a.garbledAnswer(op, `answer has no "success" of "ok" or "error"`)
+	}
+	if err := json.Unmarshal(res.Body, v); err != nil {
+		return a.garbledAnswer(op, reasonNotPDD)
+	}
+	return nil
+}
+
+// garbled is the error of an HTTP 200 answer that is not a PDD answer: the
+// operation may have happened.
+func (a *Adapter) garbled(op apiclient.Op, reason string) *apiclient.Error {
+	return a.c.Fail(op, apiclient.ClassUncertain, http.StatusOK, "", reason)
+}
+
+// garbledAnswer is the error of an attempt answered by HTTP 200 with
+// something that is not a PDD answer: uncertain, and never retried.
+func (a *Adapter) garbledAnswer(op apiclient.Op, reason string) error {
+	return garbledError{a.garbled(op, reason)}
+}
+
+// strictJSON decodes body, one JSON object and nothing after it, into v,
+// and returns what is wrong with it, or "".
+func strictJSON(body []byte, v any) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		var syntaxErr *json.SyntaxError
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return "truncated JSON answer"
+		case errors.As(err, &syntaxErr):
+			return "answer is not JSON"
+		}
+		return reasonNotPDD
+	}
+	if dec.More() {
+		return "trailing data after the JSON answer"
+	}
+	return ""
+}

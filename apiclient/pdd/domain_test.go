@@ -1,0 +1,63 @@
+package pdd_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mailbot/mailbot/apiclient/pdd"
+)
+
+var hex12 = regexp.MustCompile(`^[0-9a-f]{12}$`)
+
+// TestRegisterDomain checks every success shape of register, over HTTP and
+// HTTPS.
+func TestRegisterDomain(t *testing.T) {
+	t.Parallel()
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			e := setup(t, tr.tls)
+			ctx := t.Context()
+
+			first, err := e.c.RegisterDomain(ctx, "new.example")
+			if err != nil {
+				t.Fatalf("RegisterDomain(new.example) = %v", err)
+			}
+			want := &pdd.Domain{Name: "new.example", Status: pdd.StatusDomainActivate, Stage: pdd.StageOwnerCheck}
+			if diff := cmp.Diff(want, first, cmpopts.IgnoreFields(pdd.Domain{}, "Secrets")); diff != "" {
+				t.Errorf("first registration (-want +got):\n%s", diff)
+			}
+			if first.Secrets == nil || !hex12.MatchString(first.Secrets.Name) || !hex12.MatchString(first.Secrets.Content) {
+				t.Fatalf("first registration: Secrets = %+v, want name and content of 12 hex characters", first.Secrets)
+			}
+
+			again, err := e.c.RegisterDomain(ctx, "NEW.example.")
+			if err != nil {
+				t.Fatalf("RegisterDomain(NEW.example.) = %v", err)
+			}
+			if diff := cmp.Diff(first, again); diff != "" {
+				t.Errorf("registering again (-first +again):\n%s", diff)
+			}
+
+			for _, tc := range []struct {
+				status pdd.Status
+				stage  pdd.Stage
+			}{
+				{pdd.StatusMXActivate, pdd.StageMXCheck},
+				{pdd.StatusAdded, pdd.StageAdded},
+			} {
+				if err := e.sim.SetStatus("new.example", tc.status); err != nil {
+					t.Fatal(err)
+				}
+				got, err := e.c.RegisterDomain(ctx, "new.example")
+				want := &pdd.Domain{Name: "new.example", Status: tc.status, Stage: tc.stage}
+				if err != nil || !cmp.Equal(want, got) {
+					t.Errorf("RegisterDomain at %s = %+v, %v; want %+v", tc.status, got, err, want)
+				}
+			}
+		})
+	}
+}

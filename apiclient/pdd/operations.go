@@ -1,0 +1,225 @@
+package pdd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// What a domain's DNS must publish for mail to flow through PDD: its MX
+// host, the SPF include, and the host the verification CNAME points to.
+const (
+	MXHost      = "mx.yandex.net"
+	SPFInclude  = "_spf.yandex.net"
+	VerifyCNAME = "mail.yandex.ru"
+)
+
+// lookupOnPage is the page size LookupMailbox reads email/list with.
+const lookupOnPage = 100
+
+// domainAnswer is the answer of domain/register and
+// domain/registration_status.
+type domainAnswer struct {
+	Domain  string             `json:"domain"`
+	Status  string             `json:"status"`
+	Stage   string             `json:"stage"`
+	Secrets *apiclient.Secrets `json:"secrets"`
+}
+
+// mailboxAnswer is the answer of email/add and email/edit.
+type mailboxAnswer struct {
+	Domain string      `json:"domain"`
+	Login  string      `json:"login"`
+	UID    json.Number `json:"uid"`
+}
+
+// listAnswer is the answer of email/list.
+type listAnswer struct {
+	Domain   string `json:"domain"`
+	Page     int    `json:"page"`
+	Pages    int    `json:"pages"`
+	Total    int    `json:"total"`
+	Accounts []struct {
+		Login   string      `json:"login"`
+		UID     json.Number `json:"uid"`
+		Enabled string      `json:"enabled"`
+	} `json:"accounts"`
+}
+
+// RegisterDomain calls POST /api2/admin/domain/register (seed §4.1). It is
+// retried as it is after any temporary or uncertain failure: registering
+// one's own domain again is harmless, so a 5xx counts as nothing done.
+func (a *Adapter) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	return a.domain(ctx, apiclient.OpRegister, OpRegisterDomain, http.MethodPost, domain)
+}
+
+// DomainStatus calls GET /api2/admin/domain/registration_status: the
+// domain's status and, while it is domain-activate, its secrets.
+func (a *Adapter) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	return a.domain(ctx, apiclient.OpDomainStatus, OpRegistrationStatus, http.MethodGet, domain)
+}
+
+func (a *Adapter) domain(ctx context.Context, op apiclient.Op, pddOp Op, method, domain string) (*apiclient.Domain, error) {
+	var r domainAnswer
+	if err := a.call(ctx, op, pddOp, method, url.Values{"domain": {domain}}, true, &r); err != nil {
+		return nil, err
+	}
+	return a.domainOf(op, &r, domain)
+}
+
+// domainOf reads the domain of a successful answer for the domain asked
+// for.
+func (a *Adapter) domainOf(op apiclient.Op, r *domainAnswer, domain string) (*apiclient.Domain, error) {
+	d := &apiclient.Domain{Name: r.Domain, Status: r.Status, Stage: r.Stage, Secrets: r.Secrets,
+		Verified: r.Status != StatusDomainActivate}
+	if d.Name == "" {
+		d.Name = domain
+	}
+	if !Status(d.Status).Known() {
+		return nil, a.garbled(op, fmt.Sprintf("unknown domain status %q", apiclient.Excerpt([]byte(r.Status), apiclient.ExcerptLen, a.c.Secrets()...)))
+	}
+	if d.Status != StatusDomainActivate {
+		d.Secrets = nil
+	} else if d.Secrets == nil || d.Secrets.Name == "" || d.Secrets.Content == "" {
+		return nil, a.garbled(op, "status domain-activate without verification secrets")
+	}
+	return d, nil
+}
+
+// MailDNS says what the domain's DNS must publish; it sends no request.
+func (a *Adapter) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
+	return &apiclient.MailDNS{MX: MXHost, SPFInclude: SPFInclude, VerifyCNAME: VerifyCNAME}, nil
+}
+
+// AddMailbox calls POST /api2/admin/email/add (seed §4.2). PDD cannot
+// force a password change: forceChange is ignored and the result says so.
+// A request that was sent and got no answer, or an HTTP 5xx, is never
+// sent again: the mailbox may exist now (ClassUncertain).
+func (a *Adapter) AddMailbox(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
+	form := url.Values{"domain": {domain}, "login": {login}, "password": {password}}
+	return a.mailbox(ctx, apiclient.OpAdd, OpAddMailbox, form, false, apiclient.StateActive, password)
+}
+
+// SetPassword calls POST /api2/admin/email/edit with the password. It
+// sets a state, so an uncertain attempt is retried as it is. forceChange
+// is ignored (see [Adapter.AddMailbox]); the result's State is "": the
+// answer does not say it.
+func (a *Adapter) SetPassword(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
+	form := url.Values{"domain": {domain}, "login": {login}, "password": {password}}
+	return a.mailbox(ctx, apiclient.OpReset, OpEditMailbox, form, true, "", password)
+}
+
+// SetLoginEnabled calls POST /api2/admin/email/edit with enabled=yes or
+// enabled=no, retried as it is when uncertain.
+func (a *Adapter) SetLoginEnabled(ctx context.Context, domain, login string, enabled bool) (*apiclient.Mailbox, error) {
+	op, state, value := apiclient.OpBlock, apiclient.StateBlocked, "no"
+	if enabled {
+		op, state, value = apiclient.OpUnblock, apiclient.StateActive, "yes"
+	}
+	form := url.Values{"domain": {domain}, "login": {login}, "enabled": {value}}
+	return a.mailbox(ctx, op, OpEditMailbox, form, true, state)
+}
+
+func (a *Adapter) mailbox(ctx context.Context, op apiclient.Op, pddOp Op, form url.Values, idempotent bool, state apiclient.MailboxState, secrets ...string) (*apiclient.Mailbox, error) {
+	var r mailboxAnswer
+	if err := a.call(ctx, op, pddOp, http.MethodPost, form, idempotent, &r, secrets...); err != nil {
+		return nil, err
+	}
+	return a.mailboxOf(op, &r, form, state, secrets...)
+}
+
+// mailboxOf reads the mailbox of a successful answer to form.
+func (a *Adapter) mailboxOf(op apiclient.Op, r *mailboxAnswer, form url.Values, state apiclient.MailboxState, secrets ...string) (*apiclient.Mailbox, error) {
+	if uid, err := strconv.ParseInt(r.UID.String(), 10, 64); err != nil || uid <= 0 {
+		uidText := apiclient.Excerpt([]byte(r.UID.String()), apiclient.ExcerptLen, append(secrets, a.c.Secrets()...)...)
+		return nil, a.garbled(op, fmt.Sprintf("answer has no valid uid %q", uidText))
+	}
+	return &apiclient.Mailbox{Address: address(r.Login, form.Get("login"), form.Get("domain")), UID: r.UID.String(), State: state}, nil
+}
+
+// address is the full address of a mailbox: the answer's login when it is
+// one, else the login sent (or the answer's) at the domain.
+func address(answered, sent, domain string) string {
+	if strings.Contains(answered, "@") {
+		return answered
+	}
+	if answered != "" {
+		sent = answered
+	}
+	if strings.Contains(sent, "@") {
+		return strings.ToLower(sent)
+	}
+	return strings.ToLower(sent + "@" + domain)
+}
+
+// ListMailboxes calls GET /api2/admin/email/list for one page. The cursor
+// is "page/on_page" as the previous page's Next gave it ("" for the first
+// page, of limit mailboxes: 30 when limit is 0 or less).
+func (a *Adapter) ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error) {
+	page, onPage := 1, limit
+	if onPage <= 0 {
+		onPage = 30
+	}
+	if cursor != "" {
+		if _, err := fmt.Sscanf(cursor, "%d/%d", &page, &onPage); err != nil || page < 1 || onPage < 1 {
+			return nil, fmt.Errorf("pdd list: cursor %q is not one this adapter gave", cursor)
+		}
+	}
+	r, err := a.listPage(ctx, apiclient.OpList, domain, page, onPage)
+	if err != nil {
+		return nil, err
+	}
+	p := &apiclient.Page{Total: r.Total}
+	for _, acc := range r.Accounts {
+		p.Mailboxes = append(p.Mailboxes, listed(acc.Login, acc.UID, acc.Enabled, domain))
+	}
+	if page < r.Pages {
+		p.Next = fmt.Sprintf("%d/%d", page+1, onPage)
+	}
+	return p, nil
+}
+
+func (a *Adapter) listPage(ctx context.Context, op apiclient.Op, domain string, page, onPage int) (*listAnswer, error) {
+	var r listAnswer
+	q := url.Values{"domain": {domain}, "page": {strconv.Itoa(page)}, "on_page": {strconv.Itoa(onPage)}}
+	if err := a.call(ctx, op, OpListMailboxes, http.MethodGet, q, true, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func listed(login string, uid json.Number, enabled, domain string) apiclient.Mailbox {
+	state := apiclient.StateActive
+	if enabled == "no" {
+		state = apiclient.StateBlocked
+	}
+	return apiclient.Mailbox{Address: address(login, "", domain), UID: uid.String(), State: state}
+}
+
+// LookupMailbox reads email/list a page at a time until it finds login:
+// PDD has no call that reads one mailbox (email/edit would change it).
+func (a *Adapter) LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error) {
+	want := address("", login, domain)
+	for page := 1; ; page++ {
+		r, err := a.listPage(ctx, apiclient.OpLookup, domain, page, lookupOnPage)
+		if err != nil {
+			return nil, err
+		}
+		for _, acc := range r.Accounts {
+			if m := listed(acc.Login, acc.UID, acc.Enabled, domain); strings.EqualFold(m.Address, want) {
+				return &m, nil
+			}
+		}
+		if page >= r.Pages || len(r.Accounts) == 0 {
+			e := a.c.Fail(apiclient.OpLookup, apiclient.ClassRefused, http.StatusOK, "", "no such mailbox in this domain")
+			e.Reason = apiclient.ReasonNotFound
+			return nil, e
+		}
+	}
+}

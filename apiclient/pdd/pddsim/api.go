@@ -1,0 +1,310 @@
+package pddsim
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient/pdd"
+)
+
+// maxForm bounds a request body.
+const maxForm = 64 << 10
+
+// tooManyRequestsPage is what a proxy in front of the service answers
+// with 429.
+const tooManyRequestsPage = "<html>\r\n<head><title>429 Too Many Requests</title></head>\r\n<body>\r\n<center><h1>429 Too Many Requests</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+
+// badGatewayPage is what a proxy in front of the service answers with 502.
+const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+
+// answer is a PDD answer (seed §2), fields in the seed's order.
+type answer struct {
+	Domain  string       `json:"domain,omitempty"`
+	Login   string       `json:"login,omitempty"`
+	UID     int64        `json:"uid,omitempty"`
+	Status  pdd.Status   `json:"status,omitempty"`
+	Stage   pdd.Stage    `json:"stage,omitempty"`
+	Secrets *pdd.Secrets `json:"secrets,omitempty"`
+	Success string       `json:"success"`
+	Error   pdd.Code     `json:"error,omitempty"`
+}
+
+func failure(code pdd.Code, domain string) answer {
+	return answer{Domain: domain, Success: "error", Error: code}
+}
+
+// operation performs one PDD operation for the account of a token; its
+// answer is marshalled as JSON.
+type operation func(s *Server, acct *account, form url.Values) any
+
+func (s *Server) routes() {
+	s.mux.Handle("/api2/admin/domain/register", s.api(pdd.OpRegisterDomain, http.MethodPost, (*Server).register))
+	s.mux.Handle("/api2/admin/email/add", s.api(pdd.OpAddMailbox, http.MethodPost, (*Server).addMailbox))
+	s.mux.Handle("/api2/admin/email/edit", s.api(pdd.OpEditMailbox, http.MethodPost, (*Server).editMailbox))
+	s.mux.Handle("/api2/admin/email/list", s.api(pdd.OpListMailboxes, http.MethodGet, (*Server).listMailboxes))
+	s.mux.Handle("/api2/admin/domain/registration_status", s.api(pdd.OpRegistrationStatus, http.MethodGet, (*Server).registrationStatus))
+	s.mux.HandleFunc("/api2/", s.notFound)
+	s.mux.HandleFunc("/sim/status", s.controlStatus)
+	s.mux.HandleFunc("/sim/latency", s.controlLatency)
+	s.mux.HandleFunc("/sim/fail", s.controlFail)
+	s.mux.HandleFunc("/sim/fault", s.controlFault)
+	s.mux.HandleFunc("/sim/account", s.controlAccount)
+	s.mux.HandleFunc("/sim/requests", s.controlRequests)
+	s.mux.HandleFunc("/sim/mailbox", s.controlMailbox)
+	s.mux.HandleFunc("/sim/domain", s.controlDomain)
+	s.mux.HandleFunc("/sim/mailboxes", s.controlMailboxes)
+	s.mux.HandleFunc("/{$}", s.index)
+}
+
+// api serves one operation: count, read the parameters (the form body of a
+// POST, the query string of a GET), wait out the latency, meet an injected
+// fault or perform the operation, answer.
+func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hook := s.count(op); hook != nil {
+			hook(op)
+		}
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
+			return
+		}
+		params := r.URL.Query()
+		if method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+			_ = r.ParseForm() // pairs that parse are kept; see the package doc
+			params = r.PostForm
+		}
+		latency, f := s.takeFault()
+		if !wait(r.Context(), latency) {
+			abort(r) // the client went away, or the server is stopping
+			return
+		}
+		if refuseFault(w, f, params.Get("domain")) {
+			return
+		}
+		a := s.perform(r.Header.Get("PddToken"), params, do)
+		answerFault(w, r, f, a)
+	})
+}
+
+// refuseFault answers a fault that comes before the operation (an error
+// code, 429, 502) and reports whether it did.
+func refuseFault(w http.ResponseWriter, f fault, domain string) bool {
+	switch {
+	case f.code != "":
+		writeJSON(w, http.StatusOK, failure(f.code, domain))
+	case f.transport == FaultBadGateway:
+		writePage(w, http.StatusBadGateway, badGatewayPage)
+	case f.transport == FaultTooManyRequests:
+		w.Header().Set("Retry-After", "1")
+		writePage(w, http.StatusTooManyRequests, tooManyRequestsPage)
+	default:
+		return false
+	}
+	return true
+}
+
+// answerFault answers a performed operation as the fault f says: cut
+// short, not at all, late, or in full.
+func answerFault(w http.ResponseWriter, r *http.Request, f fault, a any) {
+	switch f.transport {
+	case FaultTruncated:
+		body, _ := json.Marshal(a)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body[:len(body)/2])
+		return
+	case FaultReset:
+		abort(r)
+		return
+	case FaultSlow:
+		if !wait(r.Context(), SlowDelay) {
+			abort(r)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+// writePage answers status with an HTML page, as a proxy in front of the
+// service would.
+func writePage(w http.ResponseWriter, status int, page string) {
+	w.Header().Set("Content-Type", "text/html")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(page))
+}
+
+// abort leaves the request unanswered: under a net/http server it closes
+// the connection (the panic is the server's documented way to do so).
+// Called directly, ServeHTTP just returns without writing.
+func abort(r *http.Request) {
+	if r.Context().Value(http.ServerContextKey) != nil {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// count counts a request of op and returns the hook of [Server.OnRequest].
+func (s *Server) count(op pdd.Op) func(pdd.Op) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.total++
+	if op != "" {
+		s.requests[op]++
+	}
+	return s.onRequest
+}
+
+// takeFault returns the latency and takes the next injected fault, if any.
+func (s *Server) takeFault() (time.Duration, fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var f fault
+	if len(s.faults) > 0 {
+		f = s.faults[0]
+		s.faults = s.faults[1:]
+	}
+	return s.latency, f
+}
+
+// wait waits d, and reports false if ctx ended first.
+func wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// perform authenticates the token and runs the operation under the lock.
+func (s *Server) perform(token string, form url.Values, do operation) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	domain := form.Get("domain")
+	if token == "" {
+		return failure(pdd.CodeNoAuth, domain)
+	}
+	acct, ok := s.accounts[token]
+	if !ok {
+		return failure(pdd.CodeBadToken, domain)
+	}
+	return do(s, acct, form)
+}
+
+// register is POST /api2/admin/domain/register; s.mu is held.
+func (s *Server) register(acct *account, form url.Values) any {
+	raw := form.Get("domain")
+	if raw == "" {
+		return failure(pdd.CodeNoDomain, "")
+	}
+	name, ok := canonicalDomain(raw)
+	switch {
+	case !ok:
+		return failure(pdd.CodeBadDomain, raw)
+	case s.prohibited[name]:
+		return failure(pdd.CodeProhibited, raw)
+	case s.blocked[name]:
+		return failure(pdd.CodeBlocked, raw)
+	}
+	d, ok := s.domains[name]
+	switch {
+	case ok && d.owner != acct:
+		return failure(pdd.CodeOccupied, raw)
+	case !ok && acct.domains >= DomainLimit:
+		return failure(pdd.CodeDomainLimitReached, raw)
+	case !ok:
+		d = &domain{owner: acct, status: pdd.StatusDomainActivate,
+			secrets: pdd.Secrets{Name: hex12(), Content: hex12()}}
+		s.domains[name] = d
+		acct.domains++
+	}
+	a := answer{Domain: name, Status: d.status, Stage: stageOf(d.status), Success: "ok"}
+	if d.status == pdd.StatusDomainActivate {
+		sec := d.secrets
+		a.Secrets = &sec
+	}
+	return a
+}
+
+func stageOf(s pdd.Status) pdd.Stage {
+	switch s {
+	case pdd.StatusMXActivate:
+		return pdd.StageMXCheck
+	case pdd.StatusAdded:
+		return pdd.StageAdded
+	}
+	return pdd.StageOwnerCheck
+}
+
+// addMailbox is POST /api2/admin/email/add; s.mu is held.
+func (s *Server) addMailbox(acct *account, form url.Values) any {
+	raw, login, password := form.Get("domain"), form.Get("login"), form.Get("password")
+	switch {
+	case raw == "":
+		return failure(pdd.CodeNoDomain, "")
+	case login == "":
+		return failure(pdd.CodeNoLogin, raw)
+	case password == "":
+		return failure(pdd.CodeNoPassword, raw)
+	}
+	name, code := s.ownedDomain(acct, raw)
+	if code != "" {
+		return failure(code, raw)
+	}
+	user, code := checkLogin(login, name)
+	address := user + "@" + name
+	if code == "" {
+		code = passwordCode(password, user, address)
+	}
+	if _, ok := s.mailboxes[address]; code == "" && ok {
+		code = pdd.CodeOccupied
+	}
+	if code != "" {
+		return failure(code, raw)
+	}
+	uid := s.nextUID
+	s.nextUID++
+	s.mailboxes[address] = mailbox{password: password, uid: uid}
+	return answer{Domain: name, Login: address, UID: uid, Success: "ok"}
+}
+
+// ownedDomain returns the canonical name of raw, a domain parameter that
+// was sent, or the code of the failure: bad_domain for a name that is no
+// host name, not_allowed for a domain the account does not own; s.mu is
+// held.
+func (s *Server) ownedDomain(acct *account, raw string) (string, pdd.Code) {
+	name, ok := canonicalDomain(raw)
+	if !ok {
+		return name, pdd.CodeBadDomain
+	}
+	if d, ok := s.domains[name]; !ok || d.owner != acct {
+		return name, pdd.CodeNotAllowed
+	}
+	return name, ""
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if hook := s.count(""); hook != nil {
+		hook("")
+	}
+	writeJSON(w, http.StatusNotFound, failure("not_found", ""))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}

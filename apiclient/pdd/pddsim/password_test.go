@@ -1,0 +1,69 @@
+package pddsim
+
+import (
+	"errors"
+	"github.com/mailbot/mailbot/apiclient"
+	"strings"
+	"testing"
+
+	"github.com/mailbot/mailbot/apiclient/pdd"
+)
+
+func TestPasswordCode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		password string
+		want     pdd.Code
+	}{
+		{"Abc-12", ""},
+		{"!@#$%^&*()_-+:;,.", ""},
+		{"abcdefghijklmnopqrst", ""},
+		{"Abc-1", pdd.CodePasswdTooShort},
+		{"abcdefghijklmnopqrstu", pdd.CodePasswdTooLong},
+		{"Abc 123", pdd.CodeBadPasswdChars},
+		{"Abc=123", pdd.CodeBadPasswdChars},
+		{"Abc/123", pdd.CodeBadPasswdChars},
+		{"Пароль1", pdd.CodeBadPasswdChars},
+		{"ab\x00", pdd.CodeBadPasswdChars}, // characters before length
+		{"ab\xffcdefg", pdd.CodeBadPasswdChars},
+		{"Marina", pdd.CodeBadPasswdChars},
+		{"MARINA@example.com", pdd.CodeBadPasswdChars},
+		{"marina1", ""},
+	}
+	for _, tc := range tests {
+		if got := passwordCode(tc.password, "marina", "marina@example.com"); got != tc.want {
+			t.Errorf("passwordCode(%q) = %q, want %q", tc.password, got, tc.want)
+		}
+	}
+}
+
+// FuzzPasswordRules compares the sandbox's reading of seed §8 with the
+// client's, written apart: for every login the sandbox accepts, both must
+// judge every password alike, down to the code.
+func FuzzPasswordRules(f *testing.F) {
+	// The seed corpus is in testdata/fuzz/FuzzPasswordRules.
+	f.Fuzz(func(t *testing.T, login, password string) {
+		user, code := checkLogin(login, "example.com")
+		if code != "" {
+			return
+		}
+		address := user + "@example.com"
+		sim := passwordCode(password, user, address)
+		var client pdd.Code
+		switch err := apiclient.ValidatePassword(address, password); {
+		case err == nil:
+		case errors.Is(err, apiclient.ErrPasswordTooShort):
+			client = pdd.CodePasswdTooShort
+		case errors.Is(err, apiclient.ErrPasswordTooLong):
+			client = pdd.CodePasswdTooLong
+		default:
+			client = pdd.CodeBadPasswdChars
+		}
+		if sim != client {
+			t.Fatalf("login %q, password %q: the sandbox answers %q, the client's check %q", login, password, sim, client)
+		}
+		if sim == "" && strings.EqualFold(password, user) {
+			t.Fatalf("login %q: the password %q equal to the user name passed", login, password)
+		}
+	})
+}

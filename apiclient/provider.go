@@ -1,0 +1,279 @@
+package apiclient
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The providers mailbot can drive, by the names configuration, metrics
+// and the audit trail use.
+const (
+	ProviderPDD       = "pdd"
+	ProviderYandex360 = "yandex360"
+	ProviderMailcow   = "mailcow"
+)
+
+// Op is an operation on a provider, named alike for every provider (in
+// errors, logs and the provider_* metrics).
+type Op string
+
+// The operations every provider adapter carries out.
+const (
+	OpRegister     Op = "register" // add a domain
+	OpDomainStatus Op = "status"   // read a domain's state
+	OpAdd          Op = "add"      // create a mailbox
+	OpReset        Op = "reset"    // set a mailbox's password
+	OpBlock        Op = "block"    // stop a mailbox's logins
+	OpUnblock      Op = "unblock"  // let a mailbox log in again
+	OpList         Op = "list"     // one page of a domain's mailboxes
+	OpLookup       Op = "lookup"   // one mailbox, by address
+	OpCheck        Op = "check"    // a read call at start that proves the credentials
+	OpDNS          Op = "dns"      // what the domain's DNS must publish (a DKIM key, a verification code)
+)
+
+// Ops lists every operation, for metrics that start every series at 0.
+func Ops() []Op {
+	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS}
+}
+
+// Class sorts every failure of a provider call the same way, whatever the
+// provider: what it means for the person who asked and whether trying
+// again can help.
+type Class int
+
+// The classes of a failure.
+const (
+	// ClassRefused: the provider answered and refused (invalid input, the
+	// object exists or is not found, a limit, not allowed). Nothing was
+	// done; trying again the same way will not help. Never retried.
+	ClassRefused Class = iota + 1
+	// ClassTemporary: the provider certainly did nothing and a later
+	// attempt may work (HTTP 429 or 5xx to a call that changes nothing or
+	// sets a state, a connection that failed before the request was
+	// sent, PDD's "unknown"). Retried with backoff before it is reported.
+	ClassTemporary
+	// ClassCredentials: the provider refused mailbot's token or key
+	// (PDD bad_token, HTTP 401 or 403). Never retried: an operator must
+	// fix the variable.
+	ClassCredentials
+	// ClassUncertain: the request may have been carried out and no answer
+	// says whether it was (sent and no answer, an answer lost or garbled,
+	// a 5xx to a create).
+	ClassUncertain
+)
+
+// String is the class's name in metrics and logs.
+func (c Class) String() string {
+	switch c {
+	case ClassRefused:
+		return "refused"
+	case ClassTemporary:
+		return "temporary"
+	case ClassCredentials:
+		return "credentials"
+	case ClassUncertain:
+		return "uncertain"
+	}
+	return "internal"
+}
+
+// Reason refines a refusal, so that the core can answer in its own words.
+type Reason string
+
+// The reasons of a refusal; "" when the provider's answer says no more.
+const (
+	ReasonInvalid    Reason = "invalid"     // the input breaks the provider's rules
+	ReasonExists     Reason = "exists"      // the domain or mailbox exists already
+	ReasonNotFound   Reason = "not_found"   // no such domain or mailbox
+	ReasonLimit      Reason = "limit"       // a quota or limit of the account
+	ReasonNotAllowed Reason = "not_allowed" // the account may not touch this domain
+	ReasonPassword   Reason = "password"    // the provider's password rules refused the password
+)
+
+// Error is every failure of a provider call. Its texts never hold a
+// token, a key, a password or a verification secret: Code and Message are
+// cut and redacted by the adapter ([CutCode], [Excerpt]).
+type Error struct {
+	Provider string // ProviderPDD, …
+	Op       Op
+	Class    Class
+	Reason   Reason // for ClassRefused, when known
+	// Code is the provider's own code as received, cut to MaxCodeLen:
+	// PDD's "occupied", mailcow's "object_exists", Yandex 360's "HTTP 409".
+	// Empty when there was no answer.
+	Code string
+	// Message is what the code means in words: the adapter's description
+	// of a known code, or the provider's own message (cut, redacted).
+	Message    string
+	HTTPStatus int           // 0 without an answer
+	Attempts   int           // requests sent in all, retries included
+	RetryAfter time.Duration // the provider's Retry-After, when it sent one
+	Timeout    bool          // no answer in time
+	// Sent: the last attempt may have reached the provider.
+	Sent bool
+	Err  error // the underlying failure (a transport error), if any
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s %s: %s", e.Provider, e.Op, e.Class)
+	if e.Code != "" {
+		s += ": " + e.Code
+	}
+	if e.Message != "" {
+		s += " (" + e.Message + ")"
+	}
+	if e.Err != nil {
+		s += ": " + Scrub(e.Err.Error(), maxCauseText)
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// maxCauseText bounds the text of an underlying failure in an error: the
+// HTTP client quotes a malformed answer's first line in its errors.
+const maxCauseText = 200
+
+// ClassOf returns the class of err, a provider failure, or 0 for nil or an
+// error that is not an *Error (a bug: the core reports it as internal).
+func ClassOf(err error) Class {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	return 0
+}
+
+// ReasonOf returns the reason of a refusal, or "".
+func ReasonOf(err error) Reason {
+	var e *Error
+	if errors.As(err, &e) && e.Class == ClassRefused {
+		return e.Reason
+	}
+	return ""
+}
+
+// NothingDone reports whether err means that the provider certainly
+// changed nothing and that a later attempt may succeed: the operation may
+// be offered again (an approval is not used up).
+func NothingDone(err error) bool { return ClassOf(err) == ClassTemporary }
+
+// MayHaveHappened reports whether err leaves it open whether the
+// operation happened. It is never true together with [NothingDone].
+func MayHaveHappened(err error) bool { return ClassOf(err) == ClassUncertain }
+
+// Capabilities say what a provider can and cannot do, so that the core
+// promises only what happens.
+type Capabilities struct {
+	// ForcePasswordChange: a mailbox can be required to change its
+	// password at its next login.
+	ForcePasswordChange bool
+	// KeepsMailWhenBlocked: a mailbox whose logins are blocked still
+	// receives mail.
+	KeepsMailWhenBlocked bool
+	// UIDs: mailboxes have a numeric ID besides their address.
+	UIDs bool
+	// Paged: the provider lists mailboxes a page at a time; false means
+	// one call returns them all.
+	Paged bool
+	// VerifiesOwnership: a new domain must prove its owner before it
+	// works (PDD, Yandex 360); mailcow works once DNS points at it.
+	VerifiesOwnership bool
+}
+
+// Domain is a provider's view of a domain.
+type Domain struct {
+	Name string // lower case, ASCII (punycode), no trailing dot
+	// Status is the provider's own word for the domain's state, as
+	// received: PDD's "domain-activate", "mx-activate", "added"; Yandex
+	// 360's status; mailcow's "active" or "inactive".
+	Status string
+	Stage  string // PDD's stage; "" elsewhere
+	// Verified: ownership is proven (always true where the provider does
+	// not verify ownership).
+	Verified bool
+	// Secrets are PDD's verification secrets while domain-activate.
+	Secrets *Secrets
+	// Methods are Yandex 360's verification methods and codes, as
+	// received. Like Secrets, they go only to the person who asked.
+	Methods []VerifyMethod
+	// Mailboxes and MaxMailboxes are mailcow's count and limit of
+	// mailboxes (0 when unknown or unlimited).
+	Mailboxes, MaxMailboxes int
+	// Warnings are a partial success's notes (mailcow's "warning"
+	// entries), to be shown with the result.
+	Warnings []string
+}
+
+// Secrets are PDD's domain verification secrets: a file or CNAME name,
+// and the file's content.
+type Secrets struct {
+	Name    string
+	Content string
+}
+
+// VerifyMethod is one way to prove a domain's owner, with its code.
+type VerifyMethod struct {
+	Method string
+	Code   string
+}
+
+// MailboxState says whether a mailbox logs in and receives mail.
+type MailboxState string
+
+// The states of a mailbox.
+const (
+	StateActive   MailboxState = "active"   // logs in, receives mail
+	StateBlocked  MailboxState = "blocked"  // no logins; mail still accepted where the provider keeps it
+	StateInactive MailboxState = "inactive" // mailcow's active 0: no logins, mail refused
+)
+
+// Mailbox is a provider's view of a mailbox after an operation or a read.
+type Mailbox struct {
+	Address string // local@domain, as the provider gives it
+	UID     string // the provider's ID ("" where there is none: mailcow)
+	State   MailboxState
+	// PasswordChangeRequired: the provider will make the mailbox change
+	// its password at its next login (as this call set it, or as read).
+	PasswordChangeRequired bool
+	// Warnings are a partial success's notes.
+	Warnings []string
+}
+
+// Page is one page of a domain's mailboxes.
+type Page struct {
+	Mailboxes []Mailbox
+	// Next is the cursor of the next page, "" on the last one. It is the
+	// adapter's own text: pass it back unchanged.
+	Next string
+	// Total is how many mailboxes the domain has, -1 when unknown.
+	Total int
+}
+
+// MailDNS is what a domain's DNS must publish for mail to flow through
+// the provider, for the DNS checklist.
+type MailDNS struct {
+	// MX is the one host the domain's MX records must name.
+	MX string
+	// SPFInclude is a domain an SPF include: or redirect= must name
+	// (Yandex: _spf.yandex.net); "" when SPFHost applies instead.
+	SPFInclude string
+	// SPFHost is the host an SPF record must authorise (mailcow: a:host,
+	// an include:/redirect= naming it, or mx while MX is that host).
+	SPFHost string
+	// DKIM is the key the domain must publish, nil when the provider has
+	// none for it.
+	DKIM *DKIMKey
+	// VerifyCNAME, for PDD: the verification record is a CNAME at
+	// yamail-<secret name>.<domain> pointing to this host.
+	VerifyCNAME string
+	// Methods, for Yandex 360: the verification methods and codes.
+	Methods []VerifyMethod
+}
+
+// DKIMKey is a domain's DKIM public key as the provider holds it.
+type DKIMKey struct {
+	Selector  string // the TXT record lives at <Selector>._domainkey.<domain>
+	PublicKey string // the p= value, base64
+}

@@ -1,0 +1,337 @@
+package providertest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+func testRegisterDomain(t *testing.T, s *suite) {
+	const name = "fresh.example.org"
+	d, err := s.p.RegisterDomain(t.Context(), name)
+	s.ok(t, "RegisterDomain", err)
+	if d.Name != name || d.Status == "" {
+		t.Errorf("RegisterDomain(%s) = name %q, status %q; want the name and a status", name, d.Name, d.Status)
+	}
+	got, err := s.p.DomainStatus(t.Context(), name)
+	s.ok(t, "DomainStatus after RegisterDomain", err)
+	if got.Name != name || got.Status != d.Status {
+		t.Errorf("DomainStatus(%s) = %q, %q; want %q, %q as registered", name, got.Name, got.Status, name, d.Status)
+	}
+}
+
+func testDomainStatus(t *testing.T, s *suite) {
+	d, err := s.p.DomainStatus(t.Context(), Domain)
+	s.ok(t, "DomainStatus", err)
+	if d.Name != Domain || !d.Verified {
+		t.Errorf("DomainStatus(%s) = name %q, verified %v; want the name, verified (AddDomain seeds a ready domain)", Domain, d.Name, d.Verified)
+	}
+	_, err = s.p.DomainStatus(t.Context(), "unknown.example.org")
+	s.fail(t, "DomainStatus of a domain not in the account", err, apiclient.OpDomainStatus, apiclient.ClassRefused, "")
+}
+
+func testMailDNS(t *testing.T, s *suite) {
+	dns, err := s.p.MailDNS(t.Context(), Domain)
+	s.ok(t, "MailDNS", err)
+	if dns.MX == "" || dns.SPFInclude == "" && dns.SPFHost == "" {
+		t.Errorf("MailDNS = MX %q, SPF include %q, SPF host %q; want an MX and an SPF rule", dns.MX, dns.SPFInclude, dns.SPFHost)
+	}
+}
+
+func testAddMailbox(t *testing.T, s *suite) {
+	for _, force := range []bool{false, true} {
+		login := fmt.Sprintf("alice%v", force)
+		pw := s.password()
+		n := s.requests(func() {
+			mb, err := s.p.AddMailbox(t.Context(), Domain, login, pw, force)
+			s.ok(t, "AddMailbox", err)
+			info := s.mailbox(t, login)
+			if !strings.EqualFold(mb.Address, address(login)) || mb.State != apiclient.StateActive {
+				t.Errorf("AddMailbox = %q, %s; want %s, active", mb.Address, mb.State, address(login))
+			}
+			if info.Password != pw || info.State != string(apiclient.StateActive) {
+				t.Errorf("the sandbox holds state %q and another password than the one sent", info.State)
+			}
+			checkForce(t, s, force, mb, info)
+			checkUID(t, s, mb, info)
+		})
+		if n != 1 {
+			t.Errorf("AddMailbox sent %d requests, want 1", n)
+		}
+	}
+}
+
+// checkForce checks that a password set with force asks for a change
+// exactly where the provider can.
+func checkForce(t *testing.T, s *suite, force bool, mb *apiclient.Mailbox, info MailboxInfo) {
+	t.Helper()
+	want := force && s.caps.ForcePasswordChange
+	if mb.PasswordChangeRequired != want || info.ForcePasswordChange != want {
+		t.Errorf("force %v (capability %v): result says %v, the sandbox %v; want %v",
+			force, s.caps.ForcePasswordChange, mb.PasswordChangeRequired, info.ForcePasswordChange, want)
+	}
+}
+
+// checkUID checks that a mailbox has the sandbox's UID where the provider
+// has UIDs, and none elsewhere.
+func checkUID(t *testing.T, s *suite, mb *apiclient.Mailbox, info MailboxInfo) {
+	t.Helper()
+	if s.caps.UIDs && (mb.UID == "" || mb.UID != info.UID) || !s.caps.UIDs && mb.UID != "" {
+		t.Errorf("UID %q, the sandbox's %q (capability %v)", mb.UID, info.UID, s.caps.UIDs)
+	}
+}
+
+func testAddMailboxRefused(t *testing.T, s *suite) {
+	pw := s.add(t, "alice")
+	other := s.password()
+	n := s.requests(func() {
+		_, err := s.p.AddMailbox(t.Context(), Domain, "alice", other, false)
+		s.fail(t, "AddMailbox of an existing mailbox", err, apiclient.OpAdd, apiclient.ClassRefused, apiclient.ReasonExists)
+	})
+	if n != 1 || s.mailbox(t, "alice").Password != pw {
+		t.Errorf("a refused add: %d requests (want 1), or the password changed", n)
+	}
+	n = s.requests(func() {
+		_, err := s.p.AddMailbox(t.Context(), Domain, "no such login!", other, false)
+		s.fail(t, "AddMailbox of an invalid login", err, apiclient.OpAdd, apiclient.ClassRefused, apiclient.ReasonInvalid)
+	})
+	if n != 1 {
+		t.Errorf("an invalid login: %d requests, want 1 (a refusal is not retried)", n)
+	}
+}
+
+func testSetPassword(t *testing.T, s *suite) {
+	s.add(t, "alice")
+	for _, force := range []bool{false, true} {
+		pw := s.password()
+		mb, err := s.p.SetPassword(t.Context(), Domain, "alice", pw, force)
+		s.ok(t, "SetPassword", err)
+		info := s.mailbox(t, "alice")
+		if info.Password != pw || !strings.EqualFold(mb.Address, address("alice")) {
+			t.Errorf("SetPassword = %q; or the sandbox holds another password than the one sent", mb.Address)
+		}
+		checkForce(t, s, force, mb, info)
+	}
+}
+
+func testSetLoginEnabled(t *testing.T, s *suite) {
+	s.add(t, "alice")
+	mb, err := s.p.SetLoginEnabled(t.Context(), Domain, "alice", false)
+	s.ok(t, "SetLoginEnabled(false)", err)
+	info := s.mailbox(t, "alice")
+	if mb.State == apiclient.StateActive || info.State != string(mb.State) {
+		t.Errorf("blocked: result %s, sandbox %s; want the same state, not active", mb.State, info.State)
+	}
+	if s.caps.KeepsMailWhenBlocked && info.State != string(apiclient.StateBlocked) {
+		t.Errorf("blocked on a provider that keeps mail: sandbox state %s, want blocked", info.State)
+	}
+	mb, err = s.p.SetLoginEnabled(t.Context(), Domain, "alice", true)
+	s.ok(t, "SetLoginEnabled(true)", err)
+	if info := s.mailbox(t, "alice"); mb.State != apiclient.StateActive || info.State != string(apiclient.StateActive) {
+		t.Errorf("unblocked: result %s, sandbox %s; want active", mb.State, info.State)
+	}
+}
+
+func testLookupMailbox(t *testing.T, s *suite) {
+	s.add(t, "alice")
+	s.sb.AddMailboxes(Domain, 40) // alice is not on the first page
+	mb, err := s.p.LookupMailbox(t.Context(), Domain, "alice")
+	s.ok(t, "LookupMailbox", err)
+	info := s.mailbox(t, "alice")
+	if !strings.EqualFold(mb.Address, address("alice")) || mb.State != apiclient.StateActive {
+		t.Errorf("LookupMailbox = %q, %s; want %s, active", mb.Address, mb.State, address("alice"))
+	}
+	checkUID(t, s, mb, info)
+	_, err = s.p.SetLoginEnabled(t.Context(), Domain, "alice", false)
+	s.ok(t, "SetLoginEnabled(false)", err)
+	mb, err = s.p.LookupMailbox(t.Context(), Domain, "alice")
+	s.ok(t, "LookupMailbox of a blocked mailbox", err)
+	if string(mb.State) != s.mailbox(t, "alice").State {
+		t.Errorf("LookupMailbox of a blocked mailbox: state %s, the sandbox's %s", mb.State, s.mailbox(t, "alice").State)
+	}
+}
+
+func testUnknownMailbox(t *testing.T, s *suite) {
+	calls := []struct {
+		op apiclient.Op
+		fn func() error
+	}{
+		{apiclient.OpReset, func() error {
+			_, err := s.p.SetPassword(t.Context(), Domain, "nobody", s.password(), false)
+			return err
+		}},
+		{apiclient.OpBlock, func() error { _, err := s.p.SetLoginEnabled(t.Context(), Domain, "nobody", false); return err }},
+		{apiclient.OpUnblock, func() error { _, err := s.p.SetLoginEnabled(t.Context(), Domain, "nobody", true); return err }},
+		{apiclient.OpLookup, func() error { _, err := s.p.LookupMailbox(t.Context(), Domain, "nobody"); return err }},
+	}
+	for _, c := range calls {
+		if n := s.requests(func() {
+			s.fail(t, string(c.op)+" of an unknown mailbox", c.fn(), c.op, apiclient.ClassRefused, apiclient.ReasonNotFound)
+		}); c.op != apiclient.OpLookup && n != 1 {
+			t.Errorf("%s of an unknown mailbox: %d requests, want 1 (a refusal is not retried)", c.op, n)
+		}
+	}
+}
+
+func testListMailboxes(t *testing.T, s *suite) {
+	const total, limit = 25, 10
+	s.sb.AddMailboxes(Domain, total)
+	seen := map[string]int{}
+	cursor := ""
+	for range total + 1 {
+		page, err := s.p.ListMailboxes(t.Context(), Domain, cursor, limit)
+		s.ok(t, "ListMailboxes", err)
+		if s.caps.Paged && len(page.Mailboxes) > limit {
+			t.Errorf("a page of %d mailboxes, limit %d", len(page.Mailboxes), limit)
+		}
+		if page.Total != -1 && page.Total != total {
+			t.Errorf("Total %d, want %d or -1", page.Total, total)
+		}
+		for _, mb := range page.Mailboxes {
+			seen[strings.ToLower(mb.Address)]++
+		}
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	if cursor != "" {
+		t.Fatalf("ListMailboxes did not end after %d pages", total+1)
+	}
+	for i := 1; i <= total; i++ {
+		if a := address(fmt.Sprintf("user%04d", i)); seen[a] != 1 {
+			t.Errorf("%s listed %d times, want once", a, seen[a])
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("%d mailboxes listed, want %d", len(seen), total)
+	}
+}
+
+func testCredentialsRefused(t *testing.T, s *suite) {
+	s.add(t, "alice")
+	bad := s.connect(t, false, callTimeout)
+	calls := []struct {
+		op apiclient.Op
+		fn func() error
+	}{
+		{apiclient.OpAdd, func() error { _, err := bad.AddMailbox(t.Context(), Domain, "bob", s.password(), false); return err }},
+		{apiclient.OpReset, func() error { _, err := bad.SetPassword(t.Context(), Domain, "alice", s.password(), false); return err }},
+		{apiclient.OpBlock, func() error { _, err := bad.SetLoginEnabled(t.Context(), Domain, "alice", false); return err }},
+		{apiclient.OpDomainStatus, func() error { _, err := bad.DomainStatus(t.Context(), Domain); return err }},
+	}
+	for _, c := range calls {
+		if n := s.requests(func() {
+			s.fail(t, string(c.op)+" with refused credentials", c.fn(), c.op, apiclient.ClassCredentials, "")
+		}); n != 1 {
+			t.Errorf("%s with refused credentials: %d requests, want 1 (never retried)", c.op, n)
+		}
+	}
+	if _, ok := s.sb.Mailbox(address("bob")); ok || s.mailbox(t, "alice").State != string(apiclient.StateActive) {
+		t.Error("refused credentials changed the sandbox")
+	}
+}
+
+func testTooManyRequests(t *testing.T, s *suite) {
+	s.add(t, "alice")
+	pw := s.password()
+	s.fault(t, "429", 1)
+	first := len(s.since(0))
+	_, err := s.p.SetPassword(t.Context(), Domain, "alice", pw, false)
+	s.ok(t, "SetPassword after a 429", err)
+	arrivals := s.since(first)
+	if len(arrivals) != 2 {
+		t.Fatalf("SetPassword after a 429: %d requests, want 2", len(arrivals))
+	}
+	if gap := arrivals[1].Sub(arrivals[0]); gap < time.Second {
+		t.Errorf("the retry came %s after the 429, before its Retry-After of 1 s", gap)
+	}
+	if s.mailbox(t, "alice").Password != pw {
+		t.Error("the password sent after a 429 is not set")
+	}
+	s.fault(t, "429", 3)
+	_, err = s.p.AddMailbox(t.Context(), Domain, "bob", s.password(), false)
+	if e := s.fail(t, "AddMailbox after three 429", err, apiclient.OpAdd, apiclient.ClassTemporary, ""); e.Attempts != 3 {
+		t.Errorf("AddMailbox after three 429: %d attempts, want 3", e.Attempts)
+	}
+}
+
+func testBadGateway(t *testing.T, s *suite) {
+	pw := s.add(t, "alice")
+	s.fault(t, "502", 1)
+	next := s.password()
+	if n := s.requests(func() {
+		_, err := s.p.SetPassword(t.Context(), Domain, "alice", next, false)
+		s.ok(t, "SetPassword after a 502", err)
+	}); n != 2 || s.mailbox(t, "alice").Password != next {
+		t.Errorf("SetPassword after a 502: %d requests (want 2), or the password is not set", n)
+	}
+	s.fault(t, "502", 3)
+	n := s.requests(func() {
+		_, err := s.p.SetPassword(t.Context(), Domain, "alice", pw, false)
+		s.fail(t, "SetPassword after three 502", err, apiclient.OpReset, apiclient.ClassTemporary, "")
+	})
+	if n != 3 || s.mailbox(t, "alice").Password != next {
+		t.Errorf("SetPassword after three 502: %d requests (want 3), or the password changed", n)
+	}
+	s.fault(t, "502", 1)
+	n = s.requests(func() {
+		_, err := s.p.AddMailbox(t.Context(), Domain, "bob", s.password(), false)
+		s.fail(t, "AddMailbox answered 502", err, apiclient.OpAdd, apiclient.ClassUncertain, "")
+	})
+	if n != 1 {
+		t.Errorf("AddMailbox answered 502: %d requests, want 1 (a create is not re-sent)", n)
+	}
+}
+
+func testResetAfterProcessing(t *testing.T, s *suite) {
+	pw := s.password()
+	s.fault(t, "reset", 1)
+	n := s.requests(func() {
+		_, err := s.p.AddMailbox(t.Context(), Domain, "alice", pw, false)
+		s.fail(t, "AddMailbox whose answer was lost", err, apiclient.OpAdd, apiclient.ClassUncertain, "")
+	})
+	if n != 1 || s.mailbox(t, "alice").Password != pw {
+		t.Errorf("AddMailbox whose answer was lost: %d requests (want 1: not re-sent), or the password is not the one sent", n)
+	}
+	next := s.password()
+	s.fault(t, "reset", 1)
+	if n := s.requests(func() {
+		_, err := s.p.SetPassword(t.Context(), Domain, "alice", next, false)
+		s.ok(t, "SetPassword whose first answer was lost", err)
+	}); n != 2 || s.mailbox(t, "alice").Password != next {
+		t.Errorf("SetPassword whose first answer was lost: %d requests (want 2: retried as it is), or the password is not the one sent", n)
+	}
+	s.fault(t, "reset", 1)
+	if n := s.requests(func() {
+		_, err := s.p.SetLoginEnabled(t.Context(), Domain, "alice", false)
+		s.ok(t, "SetLoginEnabled whose first answer was lost", err)
+	}); n != 2 || s.mailbox(t, "alice").State == string(apiclient.StateActive) {
+		t.Errorf("SetLoginEnabled whose first answer was lost: %d requests (want 2), or not blocked", n)
+	}
+}
+
+func testSlowAnswer(t *testing.T, s *suite) {
+	slow := s.connect(t, true, slowTimeout)
+	pw := s.password()
+	s.fault(t, "slow", 1)
+	n := s.requests(func() {
+		_, err := slow.AddMailbox(t.Context(), Domain, "alice", pw, false)
+		if e := s.fail(t, "AddMailbox answered late", err, apiclient.OpAdd, apiclient.ClassUncertain, ""); !e.Timeout {
+			t.Errorf("AddMailbox answered late: %v is not a timeout", err)
+		}
+	})
+	if n != 1 || s.mailbox(t, "alice").Password != pw {
+		t.Errorf("AddMailbox answered late: %d requests (want 1), or the mailbox is not as sent", n)
+	}
+	next := s.password()
+	s.fault(t, "slow", 1)
+	if n := s.requests(func() {
+		_, err := slow.SetPassword(t.Context(), Domain, "alice", next, false)
+		s.ok(t, "SetPassword answered late once", err)
+	}); n != 2 || s.mailbox(t, "alice").Password != next {
+		t.Errorf("SetPassword answered late once: %d requests (want 2), or the password is not the one sent", n)
+	}
+}

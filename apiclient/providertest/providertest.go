@@ -1,0 +1,131 @@
+// Package providertest is the conformance suite of the provider adapters,
+// as commands/storetest is for the stores: one set of tests that every
+// adapter passes against its own sandbox, so that the core can count on the
+// same behaviour from PDD, Yandex 360 and mailcow.
+//
+// # Wiring an adapter
+//
+// A provider's test file (package <provider>_test, so that the adapter and
+// the sandbox stay apart) calls [Run] with a [Harness]:
+//
+//	func TestConformance(t *testing.T) {
+//		providertest.Run(t, providertest.Harness{New: func(t *testing.T) providertest.Env {
+//			sim := mysim.New()
+//			key := sim.NewAccount()
+//			return providertest.Env{
+//				Sandbox: sandbox{sim}, // a shim where the sandbox's methods differ
+//				Secrets: []string{key},
+//				Connect: func(base string, valid bool, opts ...apiclient.Option) (providertest.Provider, error) {
+//					if !valid {
+//						key = "not-" + key
+//					}
+//					return my.New(base, key, opts...)
+//				},
+//			}
+//		}})
+//	}
+//
+// Each test serves a fresh sandbox over HTTPS on loopback
+// (httptest.NewTLSServer), seeds [Domain] with [Sandbox.AddDomain], and
+// connects the adapter with the server's client, a short timeout and fast
+// retries (3 attempts). A sandbox satisfies [Sandbox] as it is when its
+// Go API follows the shared sandbox API (see [Sandbox]); where it differs
+// (the PDD sandbox counts requests by operation), a few lines of shim in
+// the test file adapt it.
+//
+// # What the suite asserts
+//
+//   - Every operation: register, status, DNS, add, set password, block and
+//     unblock, look up, list (every mailbox exactly once across the pages,
+//     never more than the limit on a page of a provider that pages), with
+//     the sandbox's own record as the oracle (the stored password, the
+//     state, the force-change flag where the provider has one).
+//   - Refusals: an existing mailbox is ReasonExists, an unknown one
+//     ReasonNotFound, an invalid login ReasonInvalid; none is retried.
+//   - Faults: HTTP 429 is retried after its Retry-After (the gap between
+//     the two requests, timed at the sandbox, is at least 1 s); HTTP 502 is
+//     retried, and three of them are ClassTemporary after three attempts
+//     with nothing done (ClassUncertain and not re-sent for an add: a 5xx
+//     to a create may have created); a reset after the operation was
+//     performed is ClassUncertain for an add (sent once) and retried as it
+//     is for set-password and block (the stored password is the one sent);
+//     a slow answer is a timeout, ClassUncertain.
+//   - Refused credentials are ClassCredentials after one request.
+//   - No error text holds a credential or a password.
+package providertest
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// Provider is the method set of the core's commands.Provider (apiclient
+// may not import commands): an adapter that satisfies one satisfies the
+// other.
+type Provider interface {
+	Name() string
+	Capabilities() apiclient.Capabilities
+	RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error)
+	DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error)
+	MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error)
+	AddMailbox(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error)
+	SetPassword(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error)
+	SetLoginEnabled(ctx context.Context, domain, login string, enabled bool) (*apiclient.Mailbox, error)
+	LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error)
+	ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error)
+}
+
+// MailboxInfo is a sandbox's record of a mailbox, the suite's oracle.
+type MailboxInfo struct {
+	Password            string
+	State               string // "active", "blocked" or "inactive"
+	ForcePasswordChange bool
+	UID                 string
+}
+
+// Sandbox is the shared Go API of the provider sandboxes, as the suite
+// uses it.
+type Sandbox interface {
+	http.Handler
+	// InjectFault queues n faults, taken by the next API requests in
+	// order: "429" (Retry-After: 1, nothing done), "502" (nothing done),
+	// "reset" (the operation is performed, then the connection is closed
+	// unanswered), "slow" (the operation is performed and the answer comes
+	// after the latency plus 10 s).
+	InjectFault(kind string, n int) error
+	// SetLatency delays every API answer.
+	SetLatency(d time.Duration)
+	// Requests counts every API request on arrival, faults included.
+	Requests() int
+	// OnRequest calls fn on each API request's arrival (nil removes it).
+	OnRequest(fn func())
+	// Mailbox is the sandbox's record of address (local@domain).
+	Mailbox(address string) (MailboxInfo, bool)
+	// AddDomain adds a verified, ready domain to the first account.
+	AddDomain(name string)
+	// AddMailboxes adds user0001@domain … user<n>@domain.
+	AddMailboxes(domain string, n int)
+}
+
+// Env is one fresh sandbox and the means to connect an adapter to it.
+type Env struct {
+	Sandbox Sandbox
+	// Connect returns an adapter of the sandbox served at baseURL, with
+	// the sandbox's credentials (valid) or credentials it refuses, and
+	// the suite's options (its HTTP client, timeout and retry policy).
+	Connect func(baseURL string, valid bool, opts ...apiclient.Option) (Provider, error)
+	// Secrets are the credentials Connect uses: no error may show them.
+	Secrets []string
+}
+
+// Harness makes a fresh [Env] for each test.
+type Harness struct {
+	New func(t *testing.T) Env
+}
+
+// Domain is the domain every test seeds with [Sandbox.AddDomain].
+const Domain = "example.com"

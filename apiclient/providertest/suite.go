@@ -1,0 +1,200 @@
+package providertest
+
+import (
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// The suite's client settings: a timeout that a loaded machine meets, a
+// shorter one for the slow answer, and fast retries.
+const (
+	callTimeout = 10 * time.Second
+	slowTimeout = time.Second
+)
+
+var fastRetry = apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+
+// Run runs the conformance suite against the adapter and sandbox h makes:
+// each test on a fresh sandbox, in parallel.
+func Run(t *testing.T, h Harness) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s *suite)
+	}{
+		{"RegisterDomain", testRegisterDomain},
+		{"DomainStatus", testDomainStatus},
+		{"MailDNS", testMailDNS},
+		{"AddMailbox", testAddMailbox},
+		{"AddMailboxRefused", testAddMailboxRefused},
+		{"SetPassword", testSetPassword},
+		{"SetLoginEnabled", testSetLoginEnabled},
+		{"LookupMailbox", testLookupMailbox},
+		{"UnknownMailbox", testUnknownMailbox},
+		{"ListMailboxes", testListMailboxes},
+		{"CredentialsRefused", testCredentialsRefused},
+		{"TooManyRequests", testTooManyRequests},
+		{"BadGateway", testBadGateway},
+		{"ResetAfterProcessing", testResetAfterProcessing},
+		{"SlowAnswer", testSlowAnswer},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, start(t, h))
+		})
+	}
+}
+
+// suite is one test's sandbox, served over HTTPS, and an adapter of it.
+type suite struct {
+	env  Env
+	sb   Sandbox
+	url  string
+	hc   *http.Client
+	p    Provider
+	caps apiclient.Capabilities
+
+	mu       sync.Mutex
+	secrets  []string    // the credentials and every password sent
+	arrivals []time.Time // of each API request, at the sandbox
+}
+
+func start(t *testing.T, h Harness) *suite {
+	env := h.New(t)
+	ts := httptest.NewTLSServer(env.Sandbox)
+	t.Cleanup(ts.Close)
+	env.Sandbox.AddDomain(Domain)
+	s := &suite{env: env, sb: env.Sandbox, url: ts.URL, hc: ts.Client(), secrets: env.Secrets}
+	env.Sandbox.OnRequest(s.arrive)
+	s.p = s.connect(t, true, callTimeout)
+	s.caps = s.p.Capabilities()
+	return s
+}
+
+func (s *suite) arrive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arrivals = append(s.arrivals, time.Now())
+}
+
+// since returns the arrival times of the requests after the first n.
+func (s *suite) since(n int) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.arrivals[n:]...)
+}
+
+func (s *suite) connect(t *testing.T, valid bool, timeout time.Duration) Provider {
+	t.Helper()
+	p, err := s.env.Connect(s.url, valid, apiclient.WithHTTPClient(s.hc), apiclient.WithTimeout(timeout), apiclient.WithRetry(fastRetry))
+	if err != nil {
+		t.Fatalf("Connect(valid %v): %v", valid, err)
+	}
+	return p
+}
+
+// password returns a new password that every provider accepts, and
+// remembers it as a secret no error may show.
+func (s *suite) password() string {
+	pw := "Pw-" + rand.Text()[:13]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.secrets = append(s.secrets, pw)
+	return pw
+}
+
+// address is login@Domain.
+func address(login string) string { return login + "@" + Domain }
+
+// mailbox returns the sandbox's record of login@Domain, failing the test
+// when there is none.
+func (s *suite) mailbox(t *testing.T, login string) MailboxInfo {
+	t.Helper()
+	m, ok := s.sb.Mailbox(address(login))
+	if !ok {
+		t.Fatalf("the sandbox has no mailbox %s", address(login))
+	}
+	return m
+}
+
+// add creates login@Domain with a new password, which it returns.
+func (s *suite) add(t *testing.T, login string) string {
+	t.Helper()
+	pw := s.password()
+	if _, err := s.p.AddMailbox(t.Context(), Domain, login, pw, false); err != nil {
+		t.Fatalf("AddMailbox(%s): %v", login, err)
+	}
+	return pw
+}
+
+// ok fails the test on err, and checks that no text of it holds a secret.
+func (s *suite) ok(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		s.noSecret(t, err)
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// fail checks that err is an *apiclient.Error of the provider, the
+// operation and the class (and the reason, if not ""), that shows no
+// secret, and returns it.
+func (s *suite) fail(t *testing.T, what string, err error, op apiclient.Op, class apiclient.Class, reason apiclient.Reason) *apiclient.Error {
+	t.Helper()
+	var e *apiclient.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%s: error %v (%T), want an *apiclient.Error of class %s", what, err, err, class)
+	}
+	s.noSecret(t, err)
+	if e.Provider != s.p.Name() || e.Op != op {
+		t.Errorf("%s: provider %q, op %q; want %q, %q", what, e.Provider, e.Op, s.p.Name(), op)
+	}
+	if e.Class != class || reason != "" && e.Reason != reason {
+		t.Fatalf("%s: %v: class %s, reason %q; want %s, %q", what, err, e.Class, e.Reason, class, reason)
+	}
+	return e
+}
+
+// noSecret fails the test if any text of err holds a credential or a
+// password the suite sent.
+func (s *suite) noSecret(t *testing.T, err error) {
+	t.Helper()
+	texts := []string{err.Error()}
+	var e *apiclient.Error
+	if errors.As(err, &e) {
+		texts = append(texts, e.Code, e.Message)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, secret := range s.secrets {
+		for _, text := range texts {
+			if strings.Contains(text, secret) {
+				t.Errorf("an error shows a secret: %q", text)
+			}
+		}
+	}
+}
+
+// requests runs fn and returns how many API requests reached the sandbox
+// meanwhile.
+func (s *suite) requests(fn func()) int {
+	before := s.sb.Requests()
+	fn()
+	return s.sb.Requests() - before
+}
+
+// fault queues n faults of kind, failing the test if the sandbox refuses.
+func (s *suite) fault(t *testing.T, kind string, n int) {
+	t.Helper()
+	if err := s.sb.InjectFault(kind, n); err != nil {
+		t.Fatalf("InjectFault(%s, %d): %v", kind, n, err)
+	}
+}

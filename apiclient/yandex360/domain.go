@@ -1,0 +1,155 @@
+package yandex360
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// Mail DNS of every Yandex 360 domain, as for PDD.
+const (
+	MX         = "mx.yandex.net"
+	SPFInclude = "_spf.yandex.net"
+)
+
+// domainJSON is a domain of DomainService_Create and of the domain list.
+type domainJSON struct {
+	Name     string `json:"name"`
+	Verified bool   `json:"verified"`
+}
+
+// domainList is the answer of GET …/domains.
+type domainList struct {
+	Domains []domainJSON `json:"domains"`
+	Page    int          `json:"page"`
+	Pages   int          `json:"pages"`
+}
+
+// statusJSON is the answer of DomainService_Status.
+type statusJSON struct {
+	Status  string `json:"status"`
+	Methods []struct {
+		Method string `json:"method"`
+		Code   string `json:"code"`
+	} `json:"methods"`
+}
+
+// RegisterDomain adds the domain to the organisation (POST
+// /directory/v1/org/{orgId}/domains), then reads its verification status.
+// A domain the organisation has already is read, not refused, as PDD
+// answers its owner. When the status cannot be read after the domain was
+// added, the result says so in a warning.
+func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	op := apiclient.OpRegister
+	name, err := c.domainName(op, domain)
+	if err != nil {
+		return nil, err
+	}
+	path, err := c.orgPath(op, "domains")
+	if err != nil {
+		return nil, err
+	}
+	var added domainJSON
+	err = c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: map[string]string{"domain": name}, out: &added, create: true})
+	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
+		if d, serr := c.domainState(ctx, op, name); serr == nil {
+			return d, nil // ours already
+		}
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.status(ctx, op, name)
+	if err != nil {
+		return &apiclient.Domain{Name: name, Verified: added.Verified,
+			Warnings: []string{"the domain was added; its verification status could not be read: " + err.Error()}}, nil
+	}
+	d.Verified = added.Verified
+	return d, nil
+}
+
+// DomainStatus reads whether the domain is verified (the domain list) and
+// its verification status and methods (DomainService_Status).
+func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	name, err := c.domainName(apiclient.OpDomainStatus, domain)
+	if err != nil {
+		return nil, err
+	}
+	return c.domainState(ctx, apiclient.OpDomainStatus, name)
+}
+
+// MailDNS says what the domain must publish: MX mx.yandex.net, SPF
+// including _spf.yandex.net, and the verification methods of its status.
+func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
+	name, err := c.domainName(apiclient.OpDNS, domain)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.status(ctx, apiclient.OpDNS, name)
+	if err != nil {
+		return nil, err
+	}
+	return &apiclient.MailDNS{MX: MX, SPFInclude: SPFInclude, Methods: d.Methods}, nil
+}
+
+// domainState is the domain as the list and the status call show it.
+func (c *Client) domainState(ctx context.Context, op apiclient.Op, name string) (*apiclient.Domain, error) {
+	listed, err := c.findDomain(ctx, op, name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.status(ctx, op, name)
+	if err != nil {
+		return nil, err
+	}
+	d.Verified = listed.Verified
+	return d, nil
+}
+
+// status reads GET …/domains/{domain}/status: the status and methods as
+// received.
+func (c *Client) status(ctx context.Context, op apiclient.Op, name string) (*apiclient.Domain, error) {
+	path, err := c.orgPath(op, "domains/"+url.PathEscape(name)+"/status")
+	if err != nil {
+		return nil, err
+	}
+	var s statusJSON
+	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: path, out: &s}); err != nil {
+		return nil, err
+	}
+	d := &apiclient.Domain{Name: name, Status: s.Status}
+	for _, m := range s.Methods {
+		d.Methods = append(d.Methods, apiclient.VerifyMethod{Method: m.Method, Code: m.Code})
+	}
+	return d, nil
+}
+
+// findDomain pages through the organisation's domains for name; a domain
+// that is not there is refused as not found.
+func (c *Client) findDomain(ctx context.Context, op apiclient.Op, name string) (*domainJSON, error) {
+	path, err := c.orgPath(op, "domains")
+	if err != nil {
+		return nil, err
+	}
+	for page := 1; page <= maxPages; page++ {
+		var l domainList
+		q := url.Values{"page": {strconv.Itoa(page)}, "perPage": {strconv.Itoa(perPage)}}
+		if err := c.call(ctx, request{op: op, method: http.MethodGet, path: path, query: q, out: &l}); err != nil {
+			return nil, err
+		}
+		for i := range l.Domains {
+			if strings.EqualFold(strings.TrimSuffix(l.Domains[i].Name, "."), name) {
+				return &l.Domains[i], nil
+			}
+		}
+		if page >= l.Pages || len(l.Domains) == 0 {
+			break
+		}
+	}
+	return nil, c.refuse(op, apiclient.ReasonNotFound, "the domain is not one of the organisation's")
+}

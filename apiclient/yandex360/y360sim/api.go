@@ -1,0 +1,307 @@
+package y360sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxBody bounds a request body.
+const maxBody = 64 << 10
+
+// slowExtra is how much later than the latency a "slow" fault answers.
+const slowExtra = 10 * time.Second
+
+// gRPC status codes, as the error bodies carry them.
+const (
+	codeInvalidArgument   = 3
+	codeNotFound          = 5
+	codeAlreadyExists     = 6
+	codePermissionDenied  = 7
+	codeResourceExhausted = 8
+	codeUnimplemented     = 12
+	codeUnauthenticated   = 16
+)
+
+// badGatewayPage is what a proxy in front of the service answers with 502.
+const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n"
+
+// errorBody is the API's failure: a gRPC status.
+type errorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Details []any  `json:"details"`
+}
+
+func failure(status, code int, message string) reply {
+	return reply{status, errorBody{Code: code, Message: message, Details: []any{}}}
+}
+
+func invalid(message string) reply {
+	return failure(http.StatusBadRequest, codeInvalidArgument, message)
+}
+
+func notFound(message string) reply {
+	return failure(http.StatusNotFound, codeNotFound, message)
+}
+
+// orgHandler answers one API call for the organisation o; s.mu is held.
+type orgHandler func(s *Server, o *org, r *http.Request, body []byte) reply
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /directory/v1/org", s.listOrgs)
+	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/users", s.orgAPI((*Server).createUser))
+	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/users", s.orgAPI((*Server).listUsers))
+	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/users/{userId}", s.orgAPI((*Server).getUser))
+	s.mux.HandleFunc("PATCH /directory/v1/org/{orgId}/users/{userId}", s.orgAPI((*Server).patchUser))
+	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/domains", s.orgAPI((*Server).addDomain))
+	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/domains", s.orgAPI((*Server).listDomains))
+	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/domains/{domain}/status", s.orgAPI((*Server).domainStatus))
+	s.controlRoutes()
+}
+
+// ServeHTTP serves the API under /directory/ and the controls under /sim/.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, "/directory/") {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	if hook := s.arrive(); hook != nil {
+		hook()
+	}
+	latency, fault := s.takeFault()
+	// The body is read first: the server notices a client that goes away
+	// only once it has read the request.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeReply(w, invalidBody())
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if !wait(r.Context(), latency) {
+		abort(r) // the client went away, or the server is stopping
+		return
+	}
+	switch fault {
+	case Fault429:
+		w.Header().Set("Retry-After", "1")
+		writeReply(w, failure(http.StatusTooManyRequests, codeResourceExhausted, "Too many requests"))
+		return
+	case Fault502:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, badGatewayPage)
+		return
+	}
+	rec := &recorder{header: http.Header{}}
+	s.mux.ServeHTTP(rec, r)
+	switch {
+	case fault == FaultReset, fault == FaultSlow && !wait(r.Context(), slowExtra):
+		abort(r)
+		return
+	}
+	rec.writeTo(w)
+}
+
+// orgAPI reads the body, then, under the lock, authenticates the token,
+// finds the organisation of the path and runs h.
+func (s *Server) orgAPI(h orgHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body) // bounded by ServeHTTP
+		if err != nil {
+			writeReply(w, invalidBody())
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		orgs, ok := s.tokens[token(r)]
+		if !ok {
+			writeReply(w, unauthenticated())
+			return
+		}
+		id, err := strconv.ParseInt(r.PathValue("orgId"), 10, 64)
+		o := s.org(id)
+		switch {
+		case err != nil || o == nil:
+			writeReply(w, notFound("organization not found"))
+		case !slices.Contains(orgs, o):
+			writeReply(w, failure(http.StatusForbidden, codePermissionDenied, "Permission denied"))
+		default:
+			writeReply(w, h(s, o, r, body))
+		}
+	}
+}
+
+func invalidBody() reply { return invalid("the request body is not JSON of at most 64 KiB") }
+
+func unauthenticated() reply {
+	return failure(http.StatusUnauthorized, codeUnauthenticated, "Unauthenticated")
+}
+
+// token returns the token of an "Authorization: OAuth <token>" header, or "".
+func token(r *http.Request) string {
+	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "OAuth") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+// orgJSON is one organisation of GET /directory/v1/org.
+type orgJSON struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// listOrgs is GET /directory/v1/org: the token's organisations.
+func (s *Server) listOrgs(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	orgs, ok := s.tokens[token(r)]
+	if !ok {
+		writeReply(w, unauthenticated())
+		return
+	}
+	list := make([]orgJSON, 0, len(orgs))
+	for _, o := range orgs {
+		list = append(list, orgJSON{ID: o.id, Name: o.name})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"organizations": list, "nextPageToken": ""})
+}
+
+// pageOf returns the bounds of the page the query asks for among n items,
+// and the list fields of the answer; ok is false for a bad page or perPage.
+func pageOf(r *http.Request, n int) (from, to int, fields map[string]any, ok bool) {
+	page, ok1 := positive(r.URL.Query().Get("page"), 1)
+	perPage, ok2 := positive(r.URL.Query().Get("perPage"), defaultPerPage)
+	if !ok1 || !ok2 {
+		return 0, 0, nil, false
+	}
+	perPage = min(perPage, maxPerPage)
+	pages := max((n+perPage-1)/perPage, 1)
+	from = n
+	if page-1 <= n/perPage { // else past the end (and the product might overflow)
+		from = min((page-1)*perPage, n)
+	}
+	to = min(from+perPage, n)
+	return from, to, map[string]any{"page": page, "pages": pages, "perPage": perPage, "total": n}, true
+}
+
+// positive parses a positive number, def when raw is empty.
+func positive(raw string, def int) (int, bool) {
+	if raw == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(raw)
+	return n, err == nil && n > 0
+}
+
+// arrive counts an API request and returns the hook of [Server.OnRequest].
+func (s *Server) arrive() func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	return s.onRequest
+}
+
+// takeFault returns the latency and takes the next injected fault, if any.
+func (s *Server) takeFault() (time.Duration, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var f string
+	if len(s.faults) > 0 {
+		f = s.faults[0]
+		s.faults = s.faults[1:]
+	}
+	return s.latency, f
+}
+
+// wait waits d, and reports false if ctx ended first.
+func wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// abort leaves the request unanswered: under a net/http server it closes
+// the connection (the panic is the server's documented way to do so).
+// Called directly, ServeHTTP just returns without writing.
+func abort(r *http.Request) {
+	if r.Context().Value(http.ServerContextKey) != nil {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// recorder keeps an answer until the fault decides whether it is sent.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
+
+// writeTo sends the answer; one of the mux's own (no route: 404, another
+// method: 405) gets the API's error body.
+func (r *recorder) writeTo(w http.ResponseWriter) {
+	if r.header.Get("Content-Type") != "application/json" {
+		if allow := r.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		if r.status == http.StatusMethodNotAllowed {
+			writeReply(w, failure(r.status, codeUnimplemented, "method not allowed"))
+			return
+		}
+		writeReply(w, notFound("no such method"))
+		return
+	}
+	for k, vs := range r.header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(r.status)
+	_, _ = w.Write(r.body.Bytes())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// reply is an API answer: an HTTP status and the JSON body.
+type reply struct {
+	status int
+	body   any
+}
+
+func writeReply(w http.ResponseWriter, r reply) { writeJSON(w, r.status, r.body) }

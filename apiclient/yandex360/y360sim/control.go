@@ -1,0 +1,252 @@
+package y360sim
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The faults [Server.InjectFault] knows.
+const (
+	Fault429   = "429"   // 429 with Retry-After: 1; nothing done
+	Fault502   = "502"   // a proxy's 502 page; nothing done
+	FaultReset = "reset" // done, then the connection closed unanswered
+	FaultSlow  = "slow"  // done, answered after the latency plus 10 s
+)
+
+// MaxFaults bounds the faults one call injects.
+const MaxFaults = 1000
+
+// InjectFault makes the next n API requests meet the fault kind.
+func (s *Server) InjectFault(kind string, n int) error {
+	switch {
+	case kind != Fault429 && kind != Fault502 && kind != FaultReset && kind != FaultSlow:
+		return fmt.Errorf("y360sim: unknown fault %q (want 429, 502, reset or slow)", kind)
+	case n < 0 || n > MaxFaults:
+		return fmt.Errorf("y360sim: %d faults: want 0 to %d", n, MaxFaults)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults = append(s.faults, kind)
+	}
+	return nil
+}
+
+// SetLatency delays every API answer by d; zero or less removes the delay.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = max(d, 0)
+}
+
+// SetPatchRejectsForceChange makes a PATCH that sends
+// passwordChangeRequired answer 400 (reject) or be carried out.
+func (s *Server) SetPatchRejectsForceChange(reject bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rejectForceChange = reject
+}
+
+// Requests returns how many API requests have arrived, faults and refusals
+// included.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
+// OnRequest makes fn be called as each API request arrives, after it is
+// counted and before its latency and fault; nil removes it. fn runs on the
+// request's goroutine and the answer waits for it.
+func (s *Server) OnRequest(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onRequest = fn
+}
+
+// MailboxInfo is a mailbox as a test sees it.
+type MailboxInfo struct {
+	Password            string `json:"password"`
+	State               string `json:"state"` // "active" or "blocked"
+	ForcePasswordChange bool   `json:"forcePasswordChange"`
+	UID                 string `json:"uid"`
+}
+
+// Mailbox reads the mailbox user@domain: the user of that nickname in the
+// organisation that has the domain.
+func (s *Server) Mailbox(address string) (MailboxInfo, bool) {
+	nick, dom, _ := strings.Cut(address, "@")
+	name, _ := canonicalDomain(dom)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.domainOwner(name)
+	if o == nil || o.user(nick) == nil {
+		return MailboxInfo{}, false
+	}
+	u := o.user(nick)
+	state := "active"
+	if !u.enabled {
+		state = "blocked"
+	}
+	return MailboxInfo{Password: u.password, State: state, ForcePasswordChange: u.passwordChangeRequired, UID: u.id}, true
+}
+
+// AddDomain adds the domain, verified, to the first organisation.
+func (s *Server) AddDomain(name string) error {
+	d, ok := canonicalDomain(name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ok || s.domainOwner(d) != nil {
+		return fmt.Errorf("y360sim: %q is not a free domain name", name)
+	}
+	s.orgs[0].domains = append(s.orgs[0].domains, &domain{name: d, verified: true, code: hex16()})
+	return nil
+}
+
+// Verify marks the domain as verified, as if its owner had proven it.
+func (s *Server) Verify(name string) error {
+	d, _ := canonicalDomain(name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.domainOwner(d)
+	if o == nil {
+		return fmt.Errorf("y360sim: no organisation has the domain %q", name)
+	}
+	o.domain(d).verified = true
+	return nil
+}
+
+// AddMailboxes adds n users, user0001, user0002, … (skipping nicknames in
+// use), to the organisation that has the domain, for list tests.
+func (s *Server) AddMailboxes(domainName string, n int) error {
+	d, _ := canonicalDomain(domainName)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.domainOwner(d)
+	if o == nil {
+		return fmt.Errorf("y360sim: no organisation has the domain %q", domainName)
+	}
+	now := time.Now().UTC()
+	for i := 1; n > 0; i++ {
+		nick := fmt.Sprintf("user%04d", i)
+		if o.user(nick) != nil {
+			continue
+		}
+		o.users = append(o.users, &user{id: strconv.FormatUint(s.nextUserID, 10), nickname: nick,
+			department: rootDepartment, first: "User", last: nick, password: "Sandbox-" + hex16()[:8],
+			enabled: true, created: now, updated: now})
+		s.nextUserID++
+		n--
+	}
+	return nil
+}
+
+func (s *Server) controlRoutes() {
+	s.mux.HandleFunc("POST /sim/account", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.NewAccount())
+	})
+	s.mux.HandleFunc("POST /sim/fault", control(func(r *http.Request) error {
+		n, err := count(r.FormValue("n"))
+		if err != nil {
+			return err
+		}
+		return s.InjectFault(r.FormValue("kind"), n)
+	}))
+	s.mux.HandleFunc("POST /sim/latency", control(func(r *http.Request) error {
+		d, err := time.ParseDuration(r.FormValue("d"))
+		if err != nil || d < 0 {
+			return fmt.Errorf("d=%q is not a duration such as 250ms", r.FormValue("d"))
+		}
+		s.SetLatency(d)
+		return nil
+	}))
+	s.mux.HandleFunc("POST /sim/domain", control(func(r *http.Request) error { return s.AddDomain(r.FormValue("name")) }))
+	s.mux.HandleFunc("POST /sim/verify", control(func(r *http.Request) error { return s.Verify(r.FormValue("name")) }))
+	s.mux.HandleFunc("POST /sim/mailboxes", control(func(r *http.Request) error {
+		n, err := count(r.FormValue("n"))
+		if err != nil {
+			return err
+		}
+		return s.AddMailboxes(r.FormValue("domain"), n)
+	}))
+	s.mux.HandleFunc("POST /sim/patch-force", control(func(r *http.Request) error {
+		reject, err := strconv.ParseBool(r.FormValue("reject"))
+		if err != nil {
+			return errors.New("reject must be true or false")
+		}
+		s.SetPatchRejectsForceChange(reject)
+		return nil
+	}))
+	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]int{"requests": s.Requests()})
+	})
+	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
+	s.mux.HandleFunc("GET /{$}", index)
+}
+
+// control answers {"ok":true} when fn succeeds, 400 with its error if not.
+func control(fn func(r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		if err := fn(r); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	}
+}
+
+// controlMailbox is GET /sim/mailbox?address=…: [MailboxInfo], or 404.
+func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
+	m, ok := s.Mailbox(r.FormValue("address"))
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such mailbox"})
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
+}
+
+// count parses a number of faults or mailboxes, 1 when raw is empty.
+func count(raw string) (int, error) {
+	if raw == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 || n > MaxFaults {
+		return 0, fmt.Errorf("n=%q is not a number from 0 to %d", raw, MaxFaults)
+	}
+	return n, nil
+}
+
+func index(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = fmt.Fprint(w, strings.TrimLeft(indexText, "\n"))
+}
+
+const indexText = `
+Yandex 360 directory API sandbox (mailbot sim --provider yandex360)
+
+API (header Authorization: OAuth <token>, JSON):
+  GET   /directory/v1/org
+  POST  /directory/v1/org/{orgId}/users            {nickname, departmentId, name, password, passwordChangeRequired}
+  GET   /directory/v1/org/{orgId}/users?page=&perPage=
+  GET   /directory/v1/org/{orgId}/users/{userId}
+  PATCH /directory/v1/org/{orgId}/users/{userId}   {password, passwordChangeRequired, isEnabled}
+  POST  /directory/v1/org/{orgId}/domains          {domain}
+  GET   /directory/v1/org/{orgId}/domains?page=&perPage=
+  GET   /directory/v1/org/{orgId}/domains/{domain}/status
+Controls:
+  POST /sim/account                  (a new token of the first organisation)
+  POST /sim/fault      kind=429|502|reset|slow [n=1]
+  POST /sim/latency    d=250ms
+  GET  /sim/requests
+  GET  /sim/mailbox    address=
+  POST /sim/domain     name=
+  POST /sim/verify     name=
+  POST /sim/mailboxes  domain= n=
+  POST /sim/patch-force reject=true|false
+`

@@ -1,0 +1,82 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// resetPassword gives the mailbox a new generated password. The provider
+// retries an attempt whose answer was lost as it is, with the same
+// password; when it never confirms, the requester still gets that
+// password, with the warning that it may not be set, so that no password
+// is set that nobody was given.
+func (c *Core) resetPassword(ctx context.Context, n Notice) (Result, error) {
+	pw, err := c.newPassword(n.Op.Login, n.Op.Domain)
+	if err != nil {
+		return Result{}, err
+	}
+	m, err := c.api.SetPassword(ctx, n.Op.Domain, n.Op.Login, pw, c.cfg.ForcePasswordChange)
+	if apiclient.MayHaveHappened(err) {
+		res := cutOff(ctx, c.failure(n, err))
+		res.Reply.Title = "The new password of " + n.Op.Target() + " may not be set"
+		res.Reply.Fields = append(res.Reply.Fields, Field{Label: "Address", Value: n.Op.Target()}, Field{Label: "Password", Value: pw, Secret: true})
+		res.Reply.Note = "mailbot sent this password and never heard whether " + c.providerName() +
+			" set it. Try to log in with it; if that fails, reset the password again. Only you can see it."
+		return res, nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	n.OK, n.UID, n.Warnings = true, m.UID, m.Warnings
+	r := Reply{
+		Title:  "New password for " + n.Op.Target(),
+		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "Password", Value: pw, Secret: true}},
+		Note:   "Only you can see this password. Pass it on privately: mailbot does not keep it." + c.forceNote(m),
+		Steps:  warningSteps(n.Warnings),
+	}
+	return Result{Reply: r, Notice: n}, nil
+}
+
+// setLogin blocks or unblocks the mailbox's logins, and says what the
+// provider does with its mail meanwhile.
+func (c *Core) setLogin(ctx context.Context, n Notice) (Result, error) {
+	enable := n.Op.Action == ActionUnblock
+	m, err := c.api.SetLoginEnabled(ctx, n.Op.Domain, n.Op.Login, enable)
+	if err != nil {
+		return Result{}, err
+	}
+	n.OK, n.UID, n.Status, n.Warnings = true, m.UID, string(m.State), m.Warnings
+	r := Reply{
+		Title:  "Mailbox " + n.Op.Target() + " " + map[bool]string{true: "unblocked", false: "blocked"}[enable],
+		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "State", Value: stateWords(m.State)}},
+		Text:   c.loginText(enable),
+		Steps:  warningSteps(n.Warnings),
+	}
+	return Result{Reply: r, Notice: n}, nil
+}
+
+// loginText says what blocking or unblocking means at this provider.
+func (c *Core) loginText(enabled bool) string {
+	who := capitalise(c.providerName())
+	switch {
+	case enabled:
+		return "It can log in again, with its current password."
+	case c.api.Capabilities().KeepsMailWhenBlocked:
+		return "It can no longer log in. " + who + " keeps accepting mail for it, so nothing is lost: unblock it to read it."
+	}
+	return "It can no longer log in. " + who + " does not say whether it keeps accepting mail for a blocked mailbox."
+}
+
+// stateWords describes a mailbox's state.
+func stateWords(s apiclient.MailboxState) string {
+	switch s {
+	case apiclient.StateActive:
+		return "active"
+	case apiclient.StateBlocked:
+		return "blocked (no logins)"
+	case apiclient.StateInactive:
+		return "inactive (no logins, mail refused)"
+	}
+	return string(s)
+}

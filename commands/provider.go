@@ -1,0 +1,47 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// Provider is what the core needs of a mail-hosting provider's admin API.
+// One adapter per provider satisfies it (apiclient/pdd, apiclient/yandex360,
+// apiclient/mailcow). Every failure is an *apiclient.Error whose Class says
+// what it means (refused, temporary, credentials refused, uncertain); the
+// adapter has already retried what may be retried.
+type Provider interface {
+	// Name is the provider's name: apiclient.ProviderPDD, …
+	Name() string
+	// Capabilities say what the provider can and cannot do.
+	Capabilities() apiclient.Capabilities
+
+	// RegisterDomain adds domain to the account and returns its state.
+	RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error)
+	// DomainStatus reads domain's state; it changes nothing.
+	DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error)
+	// MailDNS says what domain's DNS must publish for mail to flow
+	// through the provider (it may read a DKIM key or a verification
+	// code); it changes nothing.
+	MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error)
+
+	// AddMailbox creates login@domain with password; forceChange asks
+	// that the password be changed at the first login, where the
+	// provider can (the result says whether it will).
+	AddMailbox(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error)
+	// SetPassword sets login@domain's password, as AddMailbox does. It
+	// sets a state: an uncertain attempt is retried as it is.
+	SetPassword(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error)
+	// SetLoginEnabled blocks (false) or unblocks (true) login@domain's
+	// logins; where the provider can, a blocked mailbox keeps receiving
+	// mail. It sets a state: an uncertain attempt is retried as it is.
+	SetLoginEnabled(ctx context.Context, domain, login string, enabled bool) (*apiclient.Mailbox, error)
+	// LookupMailbox reads login@domain; a mailbox that does not exist is
+	// an *apiclient.Error of ClassRefused with ReasonNotFound.
+	LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error)
+	// ListMailboxes returns the page of domain's mailboxes that cursor
+	// names ("" for the first), at most limit of them where the provider
+	// pages; it never loads more than a page from a provider that pages.
+	ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error)
+}

@@ -1,0 +1,196 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// A page of /mailbox list is as many mailboxes as fit these bounds, so
+// that the message stays well within Slack's limits however long the
+// addresses are.
+const (
+	listPageMax   = 50   // mailboxes in one message
+	listPageChars = 6000 // characters of their lines in one message
+	// listFetch is how many mailboxes mailbot asks a provider that pages
+	// for at once.
+	listFetch = 100
+)
+
+// moreKind prefixes the signed value of a "More" button.
+const moreKind = "m1"
+
+// wireMore is what a "More" button carries: where the next page starts.
+// Cursor is the provider's page; Skip how many of its mailboxes were
+// shown already.
+type wireMore struct {
+	Domain string `json:"d"`
+	Cursor string `json:"c,omitempty"`
+	Skip   int    `json:"s,omitempty"`
+}
+
+// read answers a read (list or status) of op.Domain to an admin; it
+// changes nothing and is neither audited nor noticed.
+func (c *Core) read(ctx context.Context, op Operation, cursor string) Reply {
+	if op.Action == ActionDomainStatus {
+		return c.domainStatus(ctx, op.Domain)
+	}
+	return c.listPage(ctx, wireMore{Domain: op.Domain, Cursor: cursor})
+}
+
+// clickMore answers a click on "More" with the next page, to admins only.
+func (c *Core) clickMore(ctx context.Context, k Click) string {
+	var w wireMore
+	if err := c.unseal(moreKind, k.Value, &w); err != nil || w.Domain == "" {
+		c.deliver(ctx, k.Route, Reply{Title: "This button is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
+		return LabelInvalid
+	}
+	if !c.IsAdmin(k.User) {
+		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: "Only mailbot admins may read what the provider holds.", Error: true})
+		return LabelRefused
+	}
+	c.deliver(ctx, k.Route, c.listPage(ctx, w))
+	return LabelAnswered
+}
+
+// MoreDomain returns the domain and the signed value of a "More" button,
+// for a transport that shows the button as a line to type.
+func (c *Core) MoreDomain(value string) (string, bool) {
+	var w wireMore
+	if err := c.unseal(moreKind, value, &w); err != nil || w.Domain == "" {
+		return "", false
+	}
+	return w.Domain, true
+}
+
+// listPage lists the mailboxes of w.Domain from w onwards: one page of
+// the provider at most, and no more than fits one message; a "More"
+// button continues where it stopped.
+func (c *Core) listPage(ctx context.Context, w wireMore) Reply {
+	page, err := c.api.ListMailboxes(ctx, w.Domain, w.Cursor, listFetch)
+	if err != nil {
+		return c.readFailure("list the mailboxes of "+w.Domain, err)
+	}
+	r := Reply{Title: "Mailboxes of " + displayDomain(w.Domain)}
+	boxes := page.Mailboxes[min(w.Skip, len(page.Mailboxes)):]
+	chars := 0
+	shown := 0
+	for _, m := range boxes {
+		f := mailboxField(m)
+		if shown == listPageMax || shown > 0 && chars+len(f.Label)+len(f.Value) > listPageChars {
+			break
+		}
+		r.Fields = append(r.Fields, f)
+		chars += len(f.Label) + len(f.Value)
+		shown++
+	}
+	next := wireMore{Domain: w.Domain, Cursor: w.Cursor, Skip: w.Skip + shown}
+	if shown == len(boxes) {
+		next = wireMore{Domain: w.Domain, Cursor: page.Next}
+	}
+	r.Text = c.listSummary(page, w.Skip == 0 && w.Cursor == "", shown)
+	if next.Cursor != "" || next.Skip > 0 {
+		r.Buttons = []Button{{Kind: ButtonMore, Label: "More", Value: c.seal(moreKind, next)}}
+	}
+	return r
+}
+
+// listSummary says how many mailboxes the domain has and this page shows.
+func (c *Core) listSummary(page *apiclient.Page, first bool, shown int) string {
+	var s string
+	switch {
+	case page.Total >= 0 && first:
+		s = fmt.Sprintf("%d mailboxes in all; ", page.Total)
+	case page.Total >= 0:
+		s = fmt.Sprintf("Continued (%d in all); ", page.Total)
+	}
+	s += fmt.Sprintf("%d shown here.", shown)
+	if c.api.Name() == apiclient.ProviderYandex360 {
+		s += " Yandex 360 users belong to the organisation, not to one domain: these are its users, with the addresses it gives."
+	}
+	return s
+}
+
+// mailboxField is one line of a list: the address, its state and uid.
+func mailboxField(m apiclient.Mailbox) Field {
+	v := stateWords(m.State)
+	if m.UID != "" {
+		v += " · uid " + m.UID
+	}
+	return Field{Label: trunc(m.Address, 254), Value: v}
+}
+
+// domainStatus describes the provider's state of domain in words, with a
+// "Check DNS" button. Verification secrets and codes go only to the
+// admin who asked.
+func (c *Core) domainStatus(ctx context.Context, domain string) Reply {
+	d, err := c.api.DomainStatus(ctx, domain)
+	if err != nil {
+		return c.readFailure("read the status of "+domain, err)
+	}
+	r := Reply{Title: "Domain " + displayDomain(domain) + " at " + c.providerName()}
+	secretName := ""
+	switch c.api.Name() {
+	case apiclient.ProviderPDD:
+		r.Fields = append(r.Fields, Field{Label: "Status", Value: fmt.Sprintf("%s (%s)", d.Status, StatusMeaning(d.Status))})
+		if d.Stage != "" {
+			r.Fields = append(r.Fields, Field{Label: "Stage", Value: d.Stage})
+		}
+		if d.Secrets != nil && d.Status == StatusDomainActivate {
+			secretName = d.Secrets.Name
+			r.Fields = append(r.Fields,
+				Field{Label: "Secret name", Value: d.Secrets.Name, Secret: true},
+				Field{Label: "Secret content", Value: d.Secrets.Content, Secret: true})
+			r.Note = "Only you can see the secrets."
+		}
+	case apiclient.ProviderMailcow:
+		r.Fields = append(r.Fields, Field{Label: "State", Value: map[bool]string{true: "active", false: "inactive"}[d.Status == "active"]},
+			Field{Label: "Mailboxes", Value: countOf(d.Mailboxes, d.MaxMailboxes)})
+	default:
+		r.Fields = append(r.Fields, Field{Label: "Verified", Value: map[bool]string{true: "yes", false: "not yet"}[d.Verified]})
+		if d.Status != "" {
+			r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status})
+		}
+		r.Fields = append(r.Fields, methodFields(d.Methods)...)
+		if len(d.Methods) > 0 {
+			r.Note = "Only you can see the verification codes."
+		}
+	}
+	r.Buttons = []Button{c.checkButton(domain, secretName)}
+	return r
+}
+
+// countOf writes a count and its limit: "3 of 10", "3 (no limit)".
+func countOf(n, limit int) string {
+	if limit <= 0 {
+		return strconv.Itoa(n) + " (no limit)"
+	}
+	return fmt.Sprintf("%d of %d", n, limit)
+}
+
+// readFailure explains a read that failed; nothing was changed.
+func (c *Core) readFailure(what string, err error) Reply {
+	r := Reply{Title: "Could not " + what, Error: true, Note: "Nothing was changed: this only reads."}
+	var e *apiclient.Error
+	if !errors.As(err, &e) {
+		ref := newID()[:8]
+		c.logger.Error("internal error", zap.String("ref", ref), zap.String("read", what), zap.Error(err))
+		r.Text = "Internal error, ref " + ref + "."
+		return r
+	}
+	switch e.Class {
+	case apiclient.ClassTemporary, apiclient.ClassUncertain:
+		r.Text = capitalise(c.providerName()) + " did not answer usefully: try again later."
+	case apiclient.ClassCredentials:
+		r.Text = capitalise(c.providerName()) + " refused mailbot's credentials: ask an operator to check " + credentialsVariable(c.api.Name()) + "."
+	default:
+		r.Text = strings.TrimSpace(fmt.Sprintf("%s answered %s: %s.", capitalise(c.providerName()), e.Code, e.Message))
+	}
+	return r
+}
