@@ -198,3 +198,17 @@ func FuzzLoadConfig(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLoadConfig decodes and checks a serve configuration through a
+// map lookup, as run() does once at start.
+func BenchmarkLoadConfig(b *testing.B) {
+	env := with(serveBase(), "MAILBOT_DOMAINS", "example.com,*.example.org", "MAILBOT_APPROVALS", "requests",
+		"MAILBOT_OPS_CHANNEL", "COPS", "MAILBOT_DATABASE_URL", "postgres://u:pw@db/x?sslmode=require")
+	lookup := envFrom(env)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := loadConfig(lookup, "serve"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
