@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"reflect"
@@ -245,12 +246,30 @@ func (v configVar) value(lookup func(string) (string, bool)) (string, bool, *con
 	case !fromFile:
 		return raw, set, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := readSmallFile(path)
 	if err != nil {
 		return "", false, &configError{Var: fileVar, Reason: "cannot read the file: " + fileProblem(err)}
 	}
 	s := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
 	return s, s != "", nil
+}
+
+// maxSecretFile bounds a secret's file: a token or a URL is far smaller,
+// and a path such as /dev/zero must not hang the start.
+const maxSecretFile = 64 << 10
+
+// readSmallFile reads the file at path, of at most maxSecretFile bytes.
+func readSmallFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
+	if err == nil && len(b) > maxSecretFile {
+		err = fmt.Errorf("larger than %d KiB", maxSecretFile>>10)
+	}
+	return b, err
 }
 
 // fileVar is the name of the variable that names a file holding the

@@ -157,3 +157,58 @@ func TestSecretFileErrors(t *testing.T) {
 		t.Errorf("shell with a missing SLACK_BOT_TOKEN_FILE: loadConfig = %v, want nil", err)
 	}
 }
+
+// TestSecretFileTooLarge: a secret's file is read only up to a bound, so
+// that a device such as /dev/zero cannot hang the start.
+func TestSecretFileTooLarge(t *testing.T) {
+	t.Parallel()
+	_, err := loadConfig(envFrom(map[string]string{"PDD_TOKEN_FILE": "/dev/zero"}), "shell")
+	if err == nil || !strings.Contains(err.Error(), "PDD_TOKEN_FILE: cannot read the file: larger than 64 KiB") {
+		t.Errorf("loadConfig with PDD_TOKEN_FILE=/dev/zero = %v, want it refused as too large", err)
+	}
+}
+
+// FuzzLoadConfig: any value of any variable, under any provider, gives a
+// configuration or an error, never both, and an error never shows a
+// secret variable's value.
+func FuzzLoadConfig(f *testing.F) {
+	f.Add("MAILBOT_PASSWORD_LENGTH", "30", "pdd")
+	f.Add("Y360_ORG_ID", "-1", "yandex360")
+	f.Add("MAILCOW_URL", "https://[::1]:8443", "mailcow")
+	f.Add("MAILBOT_DATABASE_URL", "postgres://u:SECRETDBPASS@db:port/x", "pdd")
+	f.Add("SLACK_APP_TOKEN", "xoxb-SECRETBOT", "pdd")
+	f.Add("MAILBOT_FORCE_PASSWORD_CHANGE", "maybe", "MAILCOW")
+	secrets := map[string]bool{}
+	for _, v := range envVars() {
+		secrets[v.name] = v.secret
+	}
+	f.Fuzz(func(t *testing.T, name, value, provider string) {
+		if strings.HasSuffix(name, "_FILE") {
+			return // a path: TestSecretsFromFiles and TestSecretFileErrors read files
+		}
+		env := with(serveBase(), "MAILBOT_PROVIDER", provider, name, value)
+		for _, sub := range []string{"serve", "shell", "sim", "audit"} {
+			cfg, err := loadConfig(envFrom(env), sub)
+			if (cfg == nil) == (err == nil) {
+				t.Fatalf("%s=%q for %s: loadConfig = %v, %v: want exactly one", name, value, sub, cfg, err)
+			}
+			if v := strings.TrimSpace(value); err != nil && secrets[name] && len(v) >= 8 && strings.Contains(err.Error(), v) {
+				t.Fatalf("%s for %s: the error shows the value: %v", name, sub, err)
+			}
+		}
+	})
+}
+
+// BenchmarkLoadConfig decodes and checks a serve configuration through a
+// map lookup, as run() does once at start.
+func BenchmarkLoadConfig(b *testing.B) {
+	env := with(serveBase(), "MAILBOT_DOMAINS", "example.com,*.example.org", "MAILBOT_APPROVALS", "requests",
+		"MAILBOT_OPS_CHANNEL", "COPS", "MAILBOT_DATABASE_URL", "postgres://u:pw@db/x?sslmode=require")
+	lookup := envFrom(env)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := loadConfig(lookup, "serve"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -43,8 +43,8 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{name: "serve", synopsis: "[serve]", summary: "run the Slack bot over Socket Mode",
 		about: "Runs the Slack bot over Socket Mode until SIGINT or SIGTERM, then finishes the work\nin flight (at most MAILBOT_SHUTDOWN_TIMEOUT) and exits 0."},
-	{name: "shell", synopsis: "shell [--as USER_ID]", summary: "type slash commands on a console (the provider's embedded sandbox without its credentials)",
-		about: "Reads slash-command lines from stdin (/maildomain register example.com) and prints\neach reply; exits 0 at end of input. Type help in it for its own commands.",
+	{name: "shell", synopsis: "shell [--as USER_ID]", summary: "type slash commands on a console (an embedded sandbox without the provider's credentials)",
+		about: "Reads slash-command lines from stdin (/maildomain register example.com) and prints\neach reply; exits 0 at end of input. Type help in it for its own commands.\nWithout the credentials of MAILBOT_PROVIDER it drives an embedded sandbox; with them,\nthe real API, and the audit trail goes to MAILBOT_DATABASE_URL when it is set.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.as, "as", shellUser, "act as this Slack `USER_ID` (an admin only if MAILBOT_ADMINS names it)")
 		},

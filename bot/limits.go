@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -60,10 +59,7 @@ const (
 func textLen(s string) int {
 	n := 0
 	for _, r := range s {
-		n++
-		if r > 0xFFFF {
-			n++
-		}
+		n += textcut.UTF16(r)
 	}
 	return n
 }
@@ -81,20 +77,8 @@ func fitText(s string, limit int) string {
 	if limit < 1 {
 		return ""
 	}
-	cut, n := 0, 0
-	for cut < len(s) {
-		r, size := utf8.DecodeRuneInString(s[cut:])
-		w := 1
-		if r > 0xFFFF {
-			w = 2
-		}
-		if n+w > limit-1 {
-			break
-		}
-		n, cut = n+w, cut+size
-	}
-	head := markupSafe(s[:textcut.GraphemeStart(s, cut)])
-	return strings.TrimRight(head, " \t\n") + "…"
+	head := markupSafe(textcut.Head(s, limit-1, textcut.UTF16))
+	return strings.TrimRight(head, " \t\n") + textcut.Ellipsis
 }
 
 // markupSafe shortens p, the head of escaped mrkdwn, until it does not end

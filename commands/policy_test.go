@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +228,39 @@ func TestIsAdminGroups(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"SADMINS"}, c.AdminGroups()); diff != "" {
 		t.Errorf("AdminGroups mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestConfigCheck: every refused setting at once, named, and the accepted
+// ones normalised.
+func TestConfigCheck(t *testing.T) {
+	t.Parallel()
+	bad := Config{Approvals: "sometimes", ApprovalTTL: -time.Hour, ApprovalsRequired: MaxApprovalsRequired + 1,
+		PasswordLength: 5, Domains: []string{"exa mple.com"}, DefaultDomain: "-bad-.com"}
+	_, errs := bad.Check()
+	var got []Setting
+	for _, e := range errs {
+		got = append(got, e.Setting)
+	}
+	want := []Setting{SettingApprovals, SettingApprovalTTL, SettingApprovalsRequired, SettingPasswordLength, SettingDomains, SettingDefaultDomain}
+	if !slices.Equal(got, want) {
+		t.Errorf("Check() refuses %v, want %v", got, want)
+	}
+	good := Config{Approvals: "Requests", ApprovalTTL: time.Hour, ApprovalsRequired: 2, PasswordLength: 12, DefaultDomain: "Пример.РФ."}
+	cfg, errs := good.Check()
+	if len(errs) != 0 || cfg.Approvals != ApprovalsRequests || cfg.DefaultDomain != "xn--e1afmkfd.xn--p1ai" {
+		t.Errorf("Check() = %q, %q, %v; want requests, xn--e1afmkfd.xn--p1ai, no errors", cfg.Approvals, cfg.DefaultDomain, errs)
+	}
+	if _, errs := (Config{}).Check(); len(errs) == 0 {
+		t.Error("Check() of the zero Config refuses nothing; its zero TTL, approvals and length have no value yet")
+	}
+}
+
+func TestIsGroupID(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]bool{"S012AB3CD": true, "SADMINS": true, "U012AB3CD": false, "S": false, "Sx1": false, "s012AB3CD": false, "": false} {
+		if got := IsGroupID(id); got != want {
+			t.Errorf("IsGroupID(%q) = %v, want %v", id, got, want)
+		}
 	}
 }

@@ -25,12 +25,33 @@ func Runes(s string, n int) string {
 	if n < 1 {
 		return ""
 	}
-	cut := 0
-	for range n - 1 {
-		_, size := utf8.DecodeRuneInString(s[cut:])
-		cut += size
+	return strings.TrimRight(Head(s, n-1, OneRune), " ") + Ellipsis
+}
+
+// OneRune counts every rune as one: lengths in runes.
+func OneRune(rune) int { return 1 }
+
+// UTF16 counts a rune as its UTF-16 code units: lengths as JavaScript
+// and Slack count them.
+func UTF16(r rune) int {
+	if r > 0xFFFF {
+		return 2
 	}
-	return strings.TrimRight(s[:GraphemeStart(s, cut)], " ") + Ellipsis
+	return 1
+}
+
+// Head returns the longest start of s, ending between graphemes, whose
+// runes weigh at most n by width.
+func Head(s string, n int, width func(rune) int) string {
+	cut, used := 0, 0
+	for cut < len(s) {
+		r, size := utf8.DecodeRuneInString(s[cut:])
+		if used+width(r) > n {
+			break
+		}
+		used, cut = used+width(r), cut+size
+	}
+	return s[:GraphemeStart(s, cut)]
 }
 
 // GraphemeStart returns the start of the grapheme of s that holds byte i:

@@ -73,3 +73,31 @@ func FuzzRunes(f *testing.F) {
 		}
 	})
 }
+
+// TestHead: the start of s within a weight, between graphemes, by runes
+// or by UTF-16 code units (an emoji outside the BMP weighs two).
+func TestHead(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s     string
+		n     int
+		utf16 bool
+		want  string
+	}{
+		{"abc", 5, false, "abc"},
+		{"abc", 2, false, "ab"},
+		{"a😀b", 2, false, "a😀"},
+		{"a😀b", 2, true, "a"},
+		{"a😀b", 3, true, "a😀"},
+		{"ae\u0301x", 2, false, "a"}, // é is two runes: both or none
+		{"abc", 0, true, ""},
+	} {
+		width := textcut.OneRune
+		if tc.utf16 {
+			width = textcut.UTF16
+		}
+		if got := textcut.Head(tc.s, tc.n, width); got != tc.want {
+			t.Errorf("Head(%q, %d, utf16 %v) = %q, want %q", tc.s, tc.n, tc.utf16, got, tc.want)
+		}
+	}
+}
