@@ -271,7 +271,8 @@ func TestManifestDockerignore(t *testing.T) {
 }
 
 // TestManifestCIRunsTheChecks checks that CI runs the linters pinned in
-// go.mod, and the PostgreSQL tests without the skip.
+// go.mod (actionlint on the workflows), and the PostgreSQL tests without
+// the skip.
 func TestManifestCIRunsTheChecks(t *testing.T) {
 	t.Parallel()
 	ci, err := os.ReadFile(ciScript)
@@ -292,6 +293,12 @@ func TestManifestCIRunsTheChecks(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^[^#\n]*go tool ` + tool + `\b[^#\n]* \./\.\.\.`).Match(ci) {
 			t.Errorf("%s does not run go tool %s ./...", ciScript, tool)
 		}
+	}
+	if !regexp.MustCompile(`(?m)^\s*(tool\s+)?github\.com/rhysd/actionlint/cmd/actionlint\s*$`).Match(mod) {
+		t.Error("go.mod does not pin actionlint with a tool directive")
+	}
+	if !regexp.MustCompile(`(?m)^\s*go tool actionlint\s*$`).Match(ci) {
+		t.Errorf("%s does not run go tool actionlint on the workflows", ciScript)
 	}
 	if !regexp.MustCompile(`(?m)^[^#\n]*MAILBOT_TEST_POSTGRES=required[^#\n]*go test `).Match(ci) {
 		t.Errorf("%s does not run go test with MAILBOT_TEST_POSTGRES=required", ciScript)
