@@ -29,6 +29,7 @@ const shellLines = `Shell lines:
   approve <ID>      approve a pending request as the acting user
   deny <ID>         deny it
   cancel <ID>       withdraw your own pending request
+  more              the next page of the last /mailbox list
   home              what the Slack Home tab shows the acting user
   audit             the audit trail of this session
   exit              leave (so does end of input)
@@ -188,6 +189,7 @@ type shell struct {
 	out     io.Writer
 	user    string            // the acting user
 	values  map[string]string // request ID → signed request, as a Slack button keeps it
+	more    string            // the signed value of the last "More" button
 	started time.Time         // the session's start: its audit trail begins here
 }
 
@@ -249,6 +251,14 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 		sh.switchUser(rest)
 	case "approve", "deny", "cancel":
 		sh.click(ctx, commands.ButtonKind(strings.ToLower(word)), rest)
+	case "more":
+		if sh.more == "" {
+			fmt.Fprintln(sh.out, "Nothing more to show: more pages through the last /mailbox list.")
+			break
+		}
+		value := sh.more
+		sh.more = ""
+		sh.core.Click(ctx, commands.Click{Kind: commands.ButtonMore, Value: value, User: sh.user, Route: commands.Route{User: sh.user}})
 	case "home":
 		fmt.Fprint(sh.out, sh.core.Home(ctx, sh.user).PlainText(plainID))
 	case "audit":
@@ -341,6 +351,9 @@ func (sh *shell) Deliver(_ context.Context, to commands.Route, r commands.Reply)
 			if d, ok := sh.core.CheckDomain(b.Value); ok {
 				fmt.Fprintf(sh.out, "  [%s: type /maildomain check %s]\n", b.Label, d)
 			}
+		case commands.ButtonMore:
+			sh.more = b.Value
+			fmt.Fprintf(sh.out, "  [%s: type more]\n", b.Label)
 		}
 	}
 	return nil

@@ -52,7 +52,7 @@ func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.
 func formView(f *commands.Form) slack.ModalViewRequest {
 	words := f.Words()
 	var blocks []slack.Block
-	if f.Action == commands.ActionAddMailbox {
+	if f.Action.OnMailbox() {
 		blocks = append(blocks, textInput(commands.FieldUser, "User name", "alice", "", false))
 	}
 	blocks = append(blocks, domainInput(f))

@@ -51,7 +51,7 @@ func clickOf(cb slack.InteractionCallback, a *slack.BlockAction) (commands.Click
 		}
 		k.Message = commands.MessageRef{Channel: channel, TS: ts}
 		return k, true
-	case a.BlockID == replyBlockID && (kind == commands.ButtonCancel || kind == commands.ButtonCheckDNS):
+	case a.BlockID == replyBlockID && (kind == commands.ButtonCancel || kind == commands.ButtonCheckDNS || kind == commands.ButtonMore):
 		return k, true
 	case strings.HasPrefix(a.BlockID, homeBlockPrefix) && kind != commands.ButtonCheckDNS:
 		k.Route = commands.Route{User: cb.User.ID} // a Home tab has no channel and no response_url

@@ -106,7 +106,7 @@ func (c *Core) listSummary(page *apiclient.Page, first bool, shown int) string {
 	var s string
 	switch {
 	case page.Total >= 0 && first:
-		s = fmt.Sprintf("%d mailboxes in all; ", page.Total)
+		s = plural(page.Total, "mailbox", "mailboxes") + " in all; "
 	case page.Total >= 0:
 		s = fmt.Sprintf("Continued (%d in all); ", page.Total)
 	}
@@ -193,4 +193,12 @@ func (c *Core) readFailure(what string, err error) Reply {
 		r.Text = strings.TrimSpace(fmt.Sprintf("%s answered %s: %s.", capitalise(c.providerName()), e.Code, e.Message))
 	}
 	return r
+}
+
+// plural writes n and the noun in its number: "1 mailbox", "2 mailboxes".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

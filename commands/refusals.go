@@ -74,8 +74,16 @@ type FormWords struct {
 // Words is the wording of the form.
 func (f *Form) Words() FormWords {
 	w := FormWords{Title: "Register a domain", Submit: "Register", ReasonHint: "Optional: why this is needed. The admins see it."}
-	if f.Action == ActionAddMailbox {
+	switch f.Action {
+	case ActionAddMailbox:
 		w.Title, w.Submit = "Create a mailbox", "Create"
+	case ActionResetPassword:
+		w.Title, w.Submit = "Reset a password", "Reset"
+		w.ReasonHint = "Optional: why this is needed. The admins see it; the new password comes to you alone."
+	case ActionBlock:
+		w.Title, w.Submit = "Block a mailbox", "Block"
+	case ActionUnblock:
+		w.Title, w.Submit = "Unblock a mailbox", "Unblock"
 	}
 	if f.ReasonRequired {
 		w.ReasonHint = "Required: this needs an admin's approval, and the admins see why."

@@ -173,7 +173,7 @@ func (c *Core) forceNote(m *apiclient.Mailbox) string {
 	case m.PasswordChangeRequired:
 		return " It must be changed at the first login."
 	}
-	return " " + c.providerName() + " cannot require it to be changed at the first login: ask its owner to change it."
+	return " " + capitalise(c.providerName()) + " cannot require it to be changed at the first login: ask its owner to change it."
 }
 
 // warningSteps shows a partial success's warnings.
