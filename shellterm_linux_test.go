@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"reflect"
@@ -10,7 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/term"
 
@@ -19,39 +17,7 @@ import (
 
 // openPty opens a pseudo-terminal: the test types on master, the console
 // under test uses tty. Both close at the end of the test.
-func openPty(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { _ = master.Close() })
-	var n uint32
-	unlock := int32(0)
-	rc, err := master.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ioctlErr error
-	err = rc.Control(func(fd uintptr) {
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-			ioctlErr = e
-			return
-		}
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-			ioctlErr = e
-		}
-	})
-	if err = errors.Join(err, ioctlErr); err != nil {
-		t.Fatalf("unlocking the pseudo-terminal: %v", err)
-	}
-	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tty.Close() })
-	return master, tty
-}
+func openPty(t *testing.T) (master, tty *os.File) { return testkit.OpenPty(t) }
 
 // screen collects what the terminal shows, for polling.
 func screen(t *testing.T, master *os.File) *testkit.Buffer {

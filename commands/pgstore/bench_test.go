@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
 
@@ -114,49 +115,60 @@ func BenchmarkAuditBeginComplete(b *testing.B) {
 //
 //	go test -run XXX -bench History -benchtime 2s ./commands/pgstore
 func BenchmarkHistory(b *testing.B) {
-	for _, size := range []struct {
+	now := time.Now()
+	// The retention with nothing due: every pruning after the first.
+	pruneAt := now.Add(-365 * 24 * time.Hour)
+	sizes := []struct {
 		name string
 		h    pgtest.History
+		s    *pgstore.Store
 	}{
-		{"1k", pgtest.History{Decided: 100, Pending: 300, Audit: 1000}},
-		{"1M", year},
-	} {
+		{"1k", pgtest.History{Decided: 100, Pending: 300, Audit: 1000}, nil},
+		{"1M", year, nil},
+	}
+	for i := range sizes {
 		dsn := pgtest.NewDatabase(b)
-		s := open(b, dsn)
-		now := time.Now()
-		if err := pgtest.FillHistory(b.Context(), dsn, size.h, now); err != nil {
+		sizes[i].s = open(b, dsn)
+		if err := pgtest.FillHistory(b.Context(), dsn, sizes[i].h, now); err != nil {
 			b.Fatal(err)
 		}
-		ctx := b.Context()
-		b.Run(size.name+"/sweep", func(b *testing.B) {
-			for b.Loop() {
-				_, err1 := s.ClaimExpired(ctx, now, 50)
-				_, err2 := s.ClaimReminders(ctx, now.Add(-time.Hour), now, 50)
-				_, err3 := s.ClaimStale(ctx, now.Add(-commands.StaleRun), "stale", 50)
-				_, _, err4 := s.Prune(ctx, now)
-				if err := errors.Join(err1, err2, err3, err4); err != nil {
-					b.Fatal(err)
+	}
+	ctx := b.Context()
+	ops := []struct {
+		name string
+		call func(s *pgstore.Store, i int) error
+	}{
+		{"sweep", func(s *pgstore.Store, _ int) error {
+			_, err1 := s.ClaimExpired(ctx, now, 50)
+			_, err2 := s.ClaimReminders(ctx, now.Add(-time.Hour), now, 50)
+			_, err3 := s.ClaimStale(ctx, now.Add(-commands.StaleRun), "stale", 50)
+			_, _, err4 := s.Prune(ctx, pruneAt)
+			return errors.Join(err1, err2, err3, err4)
+		}},
+		{"home", func(s *pgstore.Store, _ int) error {
+			_, err1 := s.Pending(ctx, "", commands.HomeLimit)
+			_, err2 := s.Pending(ctx, "U0REQ7", commands.HomeLimit)
+			_, err3 := s.Audit(ctx, time.Time{}, commands.HomeLimit, true)
+			return errors.Join(err1, err2, err3)
+		}},
+		{"approve", func(s *pgstore.Store, i int) error {
+			_, _, err := s.Approve(ctx, pending(fmt.Sprint("bench-", i), now), "U0ADA", 1, now)
+			return err
+		}},
+	}
+	// Each call at both sizes one after the other, so that both meet the
+	// same load on the machine.
+	for _, op := range ops {
+		for _, size := range sizes {
+			b.Run(op.name+"/"+size.name, func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					i++
+					if err := op.call(size.s, i); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		b.Run(size.name+"/home", func(b *testing.B) {
-			for b.Loop() {
-				_, err1 := s.Pending(ctx, "", commands.HomeLimit)
-				_, err2 := s.Pending(ctx, "U0REQ7", commands.HomeLimit)
-				_, err3 := s.Audit(ctx, time.Time{}, commands.HomeLimit, true)
-				if err := errors.Join(err1, err2, err3); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(size.name+"/approve", func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				i++
-				if _, _, err := s.Approve(ctx, pending(fmt.Sprint("bench-", i), now), "U0ADA", 1, now); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
 	}
 }

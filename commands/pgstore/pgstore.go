@@ -18,15 +18,22 @@
 // (An earlier pool and text-format layer of its own saved about 3 MB of
 // binary and never closed an idle connection.)
 //
-// The schema is migrated at [Open] by a runner of ~50 lines (migrate.go):
+// The schema is migrated at [Open] (not with [ReadOnly], as `mailbot
+// audit` opens it) by a runner of ~50 lines (migrate.go):
 // the SQL files of migrations/, embedded with embed.FS, are applied in
 // order in one transaction that first takes a transaction-level advisory
 // lock, and recorded in schema_migrations. Replicas starting together
 // queue on the lock; the first applies, the others find nothing to do. A
 // migration library was weighed and not taken: tern/v2's migrate package
-// is built on pgx.Conn (the type system above) and text/template with
-// sprig, golang-migrate brings more still, and neither gives more than
-// this runner needs: forward-only, ordered, locked, transactional DDL.
+// brings text/template with sprig, golang-migrate more still, and neither
+// gives more than this runner needs: forward-only, ordered, locked,
+// transactional DDL.
+//
+// History does not grow without end: [Store.Prune], called by the sweep,
+// deletes decided requests a week after their decision and expiry, and
+// audit entries past their retention (retention.go); and every periodic,
+// Home-tab and decision query reads an index (plans_test.go checks the
+// plans on a year of history). docs/database.md is the operator's view.
 //
 // Nothing secret is stored: the Store interface carries no password, no
 // verification secret and no token, so there is no column for one, and

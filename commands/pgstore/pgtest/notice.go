@@ -23,10 +23,11 @@ import (
 // the others see it. Without a terminal (CI, a pipe) nothing is written:
 // CI sets MAILBOT_TEST_POSTGRES=required, and -v shows every skip anyway.
 //
-// A package whose tests skipped is never cached as passed: it reads and
-// rewrites a file of its own at every run (go test's cache records the
-// files a test opens and runs it again when one changed), so the line
-// comes back at every go test ./..., not only the first.
+// A package whose tests skipped is never cached as passed, so that the
+// line comes back at every go test ./..., not only the first: go test
+// does not cache a run that read a file of the module modified within the
+// last two seconds, and such a run writes and reads one,
+// .pgtest-skipped.out at the module's root (ignored by git as *.out).
 
 // skipped counts the tests of this process skipped for want of
 // PostgreSQL.
@@ -40,7 +41,10 @@ const noticeText = "pgtest: tests that need PostgreSQL were SKIPPED (no initdb a
 // noteSkip counts a skipped test. A package without [Run] gets the notice
 // at once; one with it, at the end of its tests.
 func noteSkip() {
-	skipped.Add(1)
+	if skipped.Add(1) > 1 {
+		return
+	}
+	uncache() // while the tests run: go test records their files until then
 	shared.Lock()
 	main := shared.main
 	shared.Unlock()
@@ -55,7 +59,6 @@ func tellTerminal() {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return
 	}
-	uncache(filepath.Join(dir, "last-skip"))
 	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
 	if err != nil {
 		return // no terminal
@@ -79,11 +82,23 @@ func firstOfRun(dir string) bool {
 	return true
 }
 
-// uncache reads a file and rewrites it, so that go test sees an input of
-// the test that has just changed and does not cache the result.
-func uncache(path string) {
-	_, _ = os.ReadFile(path)
-	_ = os.WriteFile(path, []byte(time.Now().String()), 0o600)
+// uncache writes and reads a file at the module's root, found from the
+// package's directory, where go test runs the tests.
+func uncache() {
+	wd, err := os.Getwd()
+	for err == nil {
+		if _, err = os.Stat(filepath.Join(wd, "go.mod")); err == nil {
+			stamp := filepath.Join(wd, ".pgtest-skipped.out")
+			_ = os.WriteFile(stamp, []byte(time.Now().String()+"\n"), 0o600)
+			_, _ = os.ReadFile(stamp)
+			return
+		}
+		parent := filepath.Dir(wd)
+		if parent == wd {
+			return
+		}
+		wd, err = parent, nil
+	}
 }
 
 // forgetOld removes the files older than a day.
