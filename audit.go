@@ -61,6 +61,7 @@ type auditJSON struct {
 	Actor     string    `json:"actor"`
 	Deciders  []string  `json:"deciders,omitempty"`
 	Action    string    `json:"action"`
+	Provider  string    `json:"provider,omitempty"`
 	Domain    string    `json:"domain"`
 	Mailbox   string    `json:"mailbox,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
@@ -76,7 +77,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 	enc := json.NewEncoder(w)
 	for _, e := range entries {
 		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
-			Deciders: e.Deciders, Action: string(e.Action), Domain: e.Domain, Reason: e.Reason, Outcome: e.Outcome,
+			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Outcome,
 			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code}
 		if e.Login != "" {
 			j.Mailbox = e.Login + "@" + e.Domain
@@ -101,7 +102,7 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 			target = e.Login + "@" + e.Domain
 		}
 		var detail []string
-		for _, kv := range [][2]string{{"status", e.Status}, {"stage", e.Stage}, {"code", e.Code}} {
+		for _, kv := range [][2]string{{"provider", e.Provider}, {"status", e.Status}, {"stage", e.Stage}, {"code", e.Code}} {
 			if kv[1] != "" {
 				detail = append(detail, kv[0]+"="+kv[1])
 			}

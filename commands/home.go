@@ -107,7 +107,7 @@ func (e AuditEntry) Line(mention func(string) string) string {
 	if e.Outcome != "" {
 		s += ": " + e.Outcome
 	}
-	for _, kv := range [][2]string{{"status", e.Status}, {"code", e.Code}} {
+	for _, kv := range [][2]string{{"provider", e.Provider}, {"status", e.Status}, {"code", e.Code}} {
 		if kv[1] != "" {
 			s += " " + kv[0] + "=" + kv[1]
 		}

@@ -42,7 +42,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
 	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: reqID, Event: EventRun, Actor: actor, Deciders: deciders,
-		Action: op.Action, Domain: op.Domain, Login: op.Login, Reason: op.Reason}
+		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason}
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		n.Code, n.NothingDone = CodeStore, true

@@ -165,6 +165,7 @@ type AuditEntry struct {
 	Actor     string   // who typed the command
 	Deciders  []string // who approved, denied, cancelled
 	Action    Action
+	Provider  string // the provider a run went to (apiclient.ProviderPDD, …); empty for decisions
 	Domain    string
 	Login     string
 	Reason    string
@@ -172,7 +173,7 @@ type AuditEntry struct {
 	Status    string // register: the domain's status
 	Stage     string // register: the domain's stage
 	UID       int64  // add: the new mailbox's uid
-	Code      string // on failure: the PDD error code or a notice code
+	Code      string // on failure: the provider's error code or a notice code
 }
 
 // Event is the kind of an [AuditEntry].
@@ -180,7 +181,7 @@ type Event string
 
 // The events of the audit trail.
 const (
-	EventRun       Event = "run"       // an operation sent to the PDD API
+	EventRun       Event = "run"       // an operation sent to the provider
 	EventApproval  Event = "approval"  // one approval, more needed
 	EventApproved  Event = "approved"  // the last approval: the operation runs
 	EventDenied    Event = "denied"    // denied by an admin
