@@ -15,7 +15,7 @@ func BenchmarkCheck(b *testing.B) {
 	c := newChecker(b, srv, 5*time.Second)
 	b.ReportAllocs()
 	for b.Loop() {
-		if got := c.Check(b.Context(), "example.com", secretName); !got.OK() {
+		if got := c.Check(b.Context(), "example.com", pdd(secretName)); !got.OK() {
 			b.Fatalf("Check() = %v, want all in place", states(got))
 		}
 	}
@@ -24,7 +24,7 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkText renders a checklist with every kind of line.
 func BenchmarkText(b *testing.B) {
 	srv := dnstest.NewServer(b, goodMX+"example.com. MX 20 mx.other.net.\nexample.com. TXT \"v=spf1 mx -all\"\n")
-	list := newChecker(b, srv, 5*time.Second).Check(b.Context(), "example.com", secretName)
+	list := newChecker(b, srv, 5*time.Second).Check(b.Context(), "example.com", pdd(secretName))
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = list.Text()

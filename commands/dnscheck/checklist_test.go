@@ -63,7 +63,7 @@ func TestChecklistText(t *testing.T) {
 			if domain == "" {
 				domain = "example.com"
 			}
-			got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), domain, tc.secret).Text()
+			got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), domain, pdd(tc.secret)).Text()
 			golden(t, filepath.Join("testdata", tc.name+".golden"), got)
 		})
 	}
