@@ -29,6 +29,7 @@ func TestChecklistText(t *testing.T) {
 		zone   string
 		domain string
 		secret string
+		expect *dnscheck.Expect // nil: PDD's
 		knobs  func(*dnstest.Server)
 	}{
 		{name: "all_in_place", zone: goodMX + goodSPF + goodVerify, secret: secretName},
@@ -51,7 +52,16 @@ func TestChecklistText(t *testing.T) {
 		{name: "mixed", zone: goodMX + "example.com. MX 20 mx.other.net.\n", secret: secretName, knobs: func(s *dnstest.Server) { s.Drop("yamail-abc123.example.com") }},
 		{name: "no_answer", zone: goodMX, secret: secretName, knobs: func(s *dnstest.Server) { s.DropAll() }},
 		{name: "invalid_domain", zone: goodMX, domain: "<!channel>", secret: secretName},
+		{name: "unread_verification", zone: goodMX + goodSPF, expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
+			Unread: []dnscheck.Kind{dnscheck.KindVerification}, UnreadReason: "Yandex 360 did not answer usefully: try again later."}},
+		{name: "unread_everything", zone: goodMX + goodSPF, expect: &dnscheck.Expect{
+			Unread: []dnscheck.Kind{dnscheck.KindDKIM}, UnreadReason: "Mailcow did not answer usefully: try again later."}},
+		{name: "y360_methods", zone: goodMX + goodSPF, expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
+			Methods: []dnscheck.Method{{Name: "dns", Code: "a1b2c3"}, {Name: "web page", Code: "\"<!here>\""}}}},
+		{name: "y360_methods_nothing_published", zone: "www.example.com. A 192.0.2.1\n", expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
+			Methods: []dnscheck.Method{{Name: "dns", Code: "a1b2c3"}}}},
 	}
+	tests = append(tests, mailcowCases...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -63,7 +73,11 @@ func TestChecklistText(t *testing.T) {
 			if domain == "" {
 				domain = "example.com"
 			}
-			got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), domain, pdd(tc.secret)).Text()
+			expect := pdd(tc.secret)
+			if tc.expect != nil {
+				expect = *tc.expect
+			}
+			got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), domain, expect).Text()
 			golden(t, filepath.Join("testdata", tc.name+".golden"), got)
 		})
 	}
