@@ -21,6 +21,20 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckMailcow runs whole checks of a mailcow domain (MX, TXT at
+// the apex, and the DKIM key's TXT in two strings) on loopback over UDP.
+func BenchmarkCheckMailcow(b *testing.B) {
+	srv := dnstest.NewServer(b, mailcowGood)
+	c := newChecker(b, srv, 5*time.Second)
+	want := *mailcow()
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := c.Check(b.Context(), "example.com", want); !got.OK() {
+			b.Fatalf("Check() = %v, want all in place", states(got))
+		}
+	}
+}
+
 // BenchmarkText renders a checklist with every kind of line.
 func BenchmarkText(b *testing.B) {
 	srv := dnstest.NewServer(b, goodMX+"example.com. MX 20 mx.other.net.\nexample.com. TXT \"v=spf1 mx -all\"\n")

@@ -113,6 +113,7 @@ func TestChecklistOK(t *testing.T) {
 		{"one missing", dnscheck.Checklist{Items: []dnscheck.Item{ok, {State: dnscheck.StateMissing}}}, false},
 		{"one unknown", dnscheck.Checklist{Items: []dnscheck.Item{{State: dnscheck.StateError}, ok}}, false},
 		{"nothing checked", dnscheck.Checklist{}, false},
+		{"in place, with a line that is no record", dnscheck.Checklist{Items: []dnscheck.Item{ok, {State: dnscheck.StateInfo}}}, true},
 		{"invalid domain", dnscheck.Checklist{Err: dnscheck.ErrInvalidDomain}, false},
 	}
 	for _, tc := range tests {
@@ -129,6 +130,7 @@ func TestStateWords(t *testing.T) {
 		dnscheck.StateMissing: {"missing", "❌"},
 		dnscheck.StateWrong:   {"wrong", "❌"},
 		dnscheck.StateError:   {"could not check", "⚠️"},
+		dnscheck.StateInfo:    {"not checked here", "ℹ️"},
 		dnscheck.State(9):     {"state 9", "⚠️"},
 	}
 	for s, w := range want {
