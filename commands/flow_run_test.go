@@ -94,9 +94,10 @@ type fakeDNS struct {
 	asked [][2]string
 }
 
-func (f *fakeDNS) Check(_ context.Context, domain, name string) dnscheck.Checklist {
+func (f *fakeDNS) Check(_ context.Context, domain string, want dnscheck.Expect) dnscheck.Checklist {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	name := want.SecretName
 	f.asked = append(f.asked, [2]string{domain, name})
 	items := []dnscheck.Item{{Kind: dnscheck.KindMX, Name: domain + ".", State: dnscheck.StateOK, Found: []string{"mx.yandex.net"}}}
 	if name != "" {

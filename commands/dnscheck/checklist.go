@@ -17,7 +17,8 @@ type Kind string
 const (
 	KindMX           Kind = "MX"           // the domain's mail servers
 	KindSPF          Kind = "SPF"          // the domain's v=spf1 TXT record
-	KindVerification Kind = "Verification" // the CNAME that proves ownership
+	KindDKIM         Kind = "DKIM"         // the TXT record of the domain's DKIM key
+	KindVerification Kind = "Verification" // the proof of ownership
 )
 
 // State is what the check of one record found.
@@ -25,16 +26,18 @@ type State int
 
 // The states of an [Item]. Only StateOK needs nothing done; StateError
 // means the answer is unknown (the domain does not exist, the DNS server
-// failed or did not answer), never that the record is missing.
+// failed or did not answer), never that the record is missing. StateInfo
+// is a line that is no record: what the provider checks by itself.
 const (
 	StateOK      State = iota // in place
 	StateMissing              // not published: publish Item.Publish
 	StateWrong                // something else is published: see Item.Remove and Item.Publish
 	StateError                // could not be checked: see Item.Reason
+	StateInfo                 // not checked here: see Item.Reason
 )
 
 // String describes the state in words: "in place", "missing", "wrong",
-// "could not check".
+// "could not check", "not checked here".
 func (s State) String() string {
 	switch s {
 	case StateOK:
@@ -45,18 +48,22 @@ func (s State) String() string {
 		return "wrong"
 	case StateError:
 		return "could not check"
+	case StateInfo:
+		return "not checked here"
 	}
 	return "state " + strconv.Itoa(int(s))
 }
 
 // Mark is the symbol that starts the state's line: ✅ for in place, ❌ for
-// missing or wrong, ⚠️ for could not check.
+// missing or wrong, ℹ️ for not checked here, ⚠️ for could not check.
 func (s State) Mark() string {
 	switch s {
 	case StateOK:
 		return "✅"
 	case StateMissing, StateWrong:
 		return "❌"
+	case StateInfo:
+		return "ℹ️"
 	}
 	return "⚠️"
 }
@@ -67,8 +74,9 @@ type Item struct {
 	Name  string // the DNS name looked up, fully qualified: "example.com."
 	State State
 	// Found is what is published that matters: the MX hosts ("mx.yandex.net"),
-	// the v=spf1 records (their text, unquoted) or the CNAME's target
-	// ("mail.yandex.ru"). Host names are lower case, without the trailing dot.
+	// the v=spf1 records or the TXT records at the DKIM name (their text,
+	// unquoted), or the CNAME's target ("mail.yandex.ru"). Host names are
+	// lower case, without the trailing dot.
 	Found []string
 	// Remove is the part of Found that must go, in Found's form.
 	Remove []string
@@ -81,7 +89,8 @@ type Item struct {
 }
 
 // Checklist is the result of [Checker.Check]: one [Item] per record, MX
-// first, then SPF, then the verification CNAME when a secret name was given.
+// first, then SPF, then DKIM and the verification line where the
+// [Expect] asked for them.
 type Checklist struct {
 	Domain string // lower case, without a trailing dot
 	Items  []Item
@@ -90,13 +99,14 @@ type Checklist struct {
 	Err error
 }
 
-// OK reports whether every record was checked and is in place.
+// OK reports whether every record was checked and is in place (lines
+// that are no record do not count).
 func (c Checklist) OK() bool {
 	if c.Err != nil || len(c.Items) == 0 {
 		return false
 	}
 	for _, it := range c.Items {
-		if it.State != StateOK {
+		if it.State != StateOK && it.State != StateInfo {
 			return false
 		}
 	}
@@ -143,7 +153,7 @@ func (c Checklist) Summary() string {
 	if c.Err != nil {
 		return "Nothing was looked up: " + c.Err.Error() + "."
 	}
-	var todo, unknown int
+	var records, todo, unknown int
 	for _, it := range c.Items {
 		switch it.State {
 		case StateMissing, StateWrong:
@@ -151,10 +161,13 @@ func (c Checklist) Summary() string {
 		case StateError:
 			unknown++
 		}
+		if it.State != StateInfo {
+			records++
+		}
 	}
 	var parts []string
 	if todo == 0 && unknown == 0 {
-		return "All " + strconv.Itoa(len(c.Items)) + " records are in place."
+		return "All " + strconv.Itoa(records) + " records are in place."
 	}
 	if todo > 0 {
 		parts = append(parts, count(todo, "record needs", "records need")+

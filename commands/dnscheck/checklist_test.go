@@ -29,6 +29,7 @@ func TestChecklistText(t *testing.T) {
 		zone   string
 		domain string
 		secret string
+		expect *dnscheck.Expect // nil: PDD's
 		knobs  func(*dnstest.Server)
 	}{
 		{name: "all_in_place", zone: goodMX + goodSPF + goodVerify, secret: secretName},
@@ -51,7 +52,16 @@ func TestChecklistText(t *testing.T) {
 		{name: "mixed", zone: goodMX + "example.com. MX 20 mx.other.net.\n", secret: secretName, knobs: func(s *dnstest.Server) { s.Drop("yamail-abc123.example.com") }},
 		{name: "no_answer", zone: goodMX, secret: secretName, knobs: func(s *dnstest.Server) { s.DropAll() }},
 		{name: "invalid_domain", zone: goodMX, domain: "<!channel>", secret: secretName},
+		{name: "unread_verification", zone: goodMX + goodSPF, expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
+			Unread: []dnscheck.Kind{dnscheck.KindVerification}, UnreadReason: "Yandex 360 did not answer usefully: try again later."}},
+		{name: "unread_everything", zone: goodMX + goodSPF, expect: &dnscheck.Expect{
+			Unread: []dnscheck.Kind{dnscheck.KindDKIM}, UnreadReason: "Mailcow did not answer usefully: try again later."}},
+		{name: "y360_methods", zone: goodMX + goodSPF, expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
+			Methods: []dnscheck.Method{{Name: "dns", Code: "a1b2c3"}, {Name: "web page", Code: "\"<!here>\""}}}},
+		{name: "y360_methods_nothing_published", zone: "www.example.com. A 192.0.2.1\n", expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
+			Methods: []dnscheck.Method{{Name: "dns", Code: "a1b2c3"}}}},
 	}
+	tests = append(tests, mailcowCases...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -63,7 +73,11 @@ func TestChecklistText(t *testing.T) {
 			if domain == "" {
 				domain = "example.com"
 			}
-			got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), domain, tc.secret).Text()
+			expect := pdd(tc.secret)
+			if tc.expect != nil {
+				expect = *tc.expect
+			}
+			got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), domain, expect).Text()
 			golden(t, filepath.Join("testdata", tc.name+".golden"), got)
 		})
 	}
@@ -99,6 +113,7 @@ func TestChecklistOK(t *testing.T) {
 		{"one missing", dnscheck.Checklist{Items: []dnscheck.Item{ok, {State: dnscheck.StateMissing}}}, false},
 		{"one unknown", dnscheck.Checklist{Items: []dnscheck.Item{{State: dnscheck.StateError}, ok}}, false},
 		{"nothing checked", dnscheck.Checklist{}, false},
+		{"in place, with a line that is no record", dnscheck.Checklist{Items: []dnscheck.Item{ok, {State: dnscheck.StateInfo}}}, true},
 		{"invalid domain", dnscheck.Checklist{Err: dnscheck.ErrInvalidDomain}, false},
 	}
 	for _, tc := range tests {
@@ -115,6 +130,7 @@ func TestStateWords(t *testing.T) {
 		dnscheck.StateMissing: {"missing", "❌"},
 		dnscheck.StateWrong:   {"wrong", "❌"},
 		dnscheck.StateError:   {"could not check", "⚠️"},
+		dnscheck.StateInfo:    {"not checked here", "ℹ️"},
 		dnscheck.State(9):     {"state 9", "⚠️"},
 	}
 	for s, w := range want {

@@ -1,9 +1,13 @@
-// Package dnscheck looks up the DNS records that mail hosting at the service
+// Package dnscheck looks up the DNS records that mail hosting at a provider
 // needs for a domain and says, record by record, what is in place, what is
-// missing or wrong, and what to publish instead: the MX (exactly
-// mx.yandex.net), the SPF policy (one v=spf1 TXT record that includes or
-// redirects to _spf.yandex.net) and, when the verification secret's name is
-// known, the ownership CNAME yamail-<name>.<domain> -> mail.yandex.ru.
+// missing or wrong, and what to publish instead. What the provider expects
+// comes in an [Expect]: the MX host (mx.yandex.net, or a mailcow server),
+// the SPF policy (one v=spf1 TXT record that includes or redirects to
+// _spf.yandex.net, or that authorises the mailcow host), the DKIM key
+// record <selector>._domainkey.<domain> when the provider has a key, and
+// the ownership proof: PDD's CNAME yamail-<name>.<domain> -> mail.yandex.ru
+// when the verification secret's name is known, or the verification
+// methods of Yandex 360, shown as they are.
 //
 // It asks one DNS server (or the system's resolver) through net.Resolver,
 // over UDP and over TCP for truncated answers, runs the lookups of one check
@@ -79,41 +83,106 @@ type deadlineError struct{ d time.Duration }
 
 func (e deadlineError) Error() string { return "no answer within " + e.d.String() }
 
-// Check looks up domain's records and returns the checklist. domain is an
-// ASCII (punycode) name, validated by the caller; anything that is not a
-// plausible DNS name gives a checklist with Err [ErrInvalidDomain] and no
-// query. secretName is the name (never the content) of the domain's
-// verification secret; empty leaves the verification record out. Check
-// returns within the checker's timeout, or earlier if ctx ends.
-func (c *Checker) Check(ctx context.Context, domain, secretName string) Checklist {
+// Check looks up domain's records and returns the checklist of what want
+// expects. domain is an ASCII (punycode) name, validated by the caller;
+// anything that is not a plausible DNS name gives a checklist with Err
+// [ErrInvalidDomain] and no query. Check returns within the checker's
+// timeout, or earlier if ctx ends.
+func (c *Checker) Check(ctx context.Context, domain string, want Expect) Checklist {
 	d, ok := normaliseDomain(domain)
 	if !ok {
 		return Checklist{Err: ErrInvalidDomain}
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, deadlineError{c.timeout})
 	defer cancel()
+	n := namesOf(d, want)
+	return Checklist{Domain: d, Items: want.items(d, n, c.lookUp(ctx, d, n))}
+}
 
+// names are the names one check looks up below the domain; "" for none.
+type names struct {
+	verify, dkim           string
+	verifyValid, dkimValid bool
+}
+
+// namesOf is the names the check of domain against want looks up.
+func namesOf(domain string, want Expect) names {
+	var n names
+	if want.SecretName != "" && want.VerifyCNAME != "" {
+		n.verify, n.verifyValid = verificationName(domain, want.SecretName)
+	}
+	if want.DKIM != nil {
+		n.dkim, n.dkimValid = dkimName(domain, want.DKIM)
+	}
+	return n
+}
+
+// answers holds the lookups of one check.
+type answers struct {
+	mx    lookup[[]*net.MX]
+	txt   lookup[[]string]
+	cname lookup[string]
+	dkim  lookup[[]string]
+}
+
+// domainNX reports whether the domain itself does not exist.
+func (a answers) domainNX() bool { return a.mx.outcome == nxDomain || a.txt.outcome == nxDomain }
+
+// lookUp runs the lookups of one check concurrently: MX and TXT at the
+// apex, and the names n holds.
+func (c *Checker) lookUp(ctx context.Context, domain string, n names) answers {
 	var (
-		wg    sync.WaitGroup
-		mx    lookup[[]*net.MX]
-		txt   lookup[[]string]
-		cname lookup[string]
-		apex  = d + "."
+		wg   sync.WaitGroup
+		a    answers
+		apex = domain + "."
 	)
-	verifyName, canVerify := verificationName(d, secretName)
-	wg.Go(func() { mx = c.lookupMX(ctx, apex) })
-	wg.Go(func() { txt = c.lookupTXT(ctx, apex) })
-	if canVerify {
-		wg.Go(func() { cname = c.lookupCNAME(ctx, verifyName) })
+	wg.Go(func() { a.mx = c.lookupMX(ctx, apex) })
+	wg.Go(func() { a.txt = c.lookupTXT(ctx, apex) })
+	if n.verifyValid {
+		wg.Go(func() { a.cname = c.lookupCNAME(ctx, n.verify) })
+	}
+	if n.dkimValid {
+		wg.Go(func() { a.dkim = c.lookupTXT(ctx, n.dkim) })
 	}
 	wg.Wait()
+	return a
+}
 
-	list := Checklist{Domain: d, Items: []Item{mxItem(d, mx), spfItem(d, txt)}}
-	if secretName != "" {
-		domainNX := mx.outcome == nxDomain || txt.outcome == nxDomain
-		list.Items = append(list.Items, verificationItem(d, verifyName, canVerify, cname, domainNX))
+// items judges the answers against e: MX, SPF, then DKIM and verification
+// where e asks for them.
+func (e Expect) items(domain string, n names, a answers) []Item {
+	mx := e.unreadItem(KindMX, domain+".")
+	if e.MX != "" {
+		mx = mxItem(domain, hostName(e.MX), a.mx)
 	}
-	return list
+	items := []Item{mx, e.spfItem(domain, a, mx)}
+	switch {
+	case e.DKIM != nil:
+		items = append(items, dkimItem(domain, n.dkim, n.dkimValid, e.DKIM.PublicKey, a.dkim, a.domainNX()))
+	case e.unread(KindDKIM):
+		items = append(items, e.unreadItem(KindDKIM, ""))
+	}
+	switch {
+	case e.SecretName != "" && e.VerifyCNAME != "":
+		items = append(items, verificationItem(domain, n.verify, n.verifyValid, hostName(e.VerifyCNAME), a.cname, a.domainNX()))
+	case len(e.Methods) > 0:
+		items = append(items, methodsItem(e.Methods))
+	case e.SecretName != "" || e.unread(KindVerification):
+		items = append(items, e.unreadItem(KindVerification, ""))
+	}
+	return items
+}
+
+// spfItem checks the SPF record against the rule e sets.
+func (e Expect) spfItem(domain string, a answers, mx Item) Item {
+	rule := spfRule{target: hostName(e.SPFInclude), domain: domain}
+	if e.SPFInclude == "" {
+		rule = spfRule{target: hostName(e.SPFHost), host: true, domain: domain}
+	}
+	if rule.target == "" {
+		return e.unreadItem(KindSPF, domain+".")
+	}
+	return spfItem(domain, rule, a.txt, mx)
 }
 
 // resolver returns a resolver that asks c's server (or the system's) and

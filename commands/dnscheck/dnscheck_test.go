@@ -29,6 +29,12 @@ const (
 	publishVerify = "yamail-abc123.example.com. CNAME mail.yandex.ru."
 )
 
+// pdd is what PDD expects of a domain; secret is the verification
+// secret's name, "" for no verification line.
+func pdd(secret string) dnscheck.Expect {
+	return dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", SecretName: secret, VerifyCNAME: "mail.yandex.ru"}
+}
+
 // newChecker returns a checker that asks srv and waits at most timeout.
 func newChecker(t testing.TB, srv *dnstest.Server, timeout time.Duration) *dnscheck.Checker {
 	t.Helper()
@@ -46,7 +52,7 @@ func check(t *testing.T, zone string, secret string, knobs func(*dnstest.Server)
 	if knobs != nil {
 		knobs(srv)
 	}
-	return newChecker(t, srv, 5*time.Second).Check(t.Context(), "example.com", secret)
+	return newChecker(t, srv, 5*time.Second).Check(t.Context(), "example.com", pdd(secret))
 }
 
 func TestCheckRecords(t *testing.T) {
@@ -238,7 +244,7 @@ func TestCheckTruncatedFallsBackToTCP(t *testing.T) {
 	t.Parallel()
 	srv := dnstest.NewServer(t, goodMX+goodSPF)
 	srv.Truncate("example.com")
-	got := newChecker(t, srv, 5*time.Second).Check(t.Context(), "example.com", "")
+	got := newChecker(t, srv, 5*time.Second).Check(t.Context(), "example.com", pdd(""))
 	if !got.OK() {
 		t.Fatalf("Check() = %v, want all in place", states(got))
 	}
@@ -260,7 +266,7 @@ func TestCheckServerNeverAnswers(t *testing.T) {
 	t.Parallel()
 	srv := dnstest.NewServer(t, goodMX+goodSPF+goodVerify)
 	srv.DropAll()
-	got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), "example.com", secretName)
+	got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), "example.com", pdd(secretName))
 	reason := "the DNS server did not answer within 300ms"
 	want := []string{"MX could not check: " + reason, "SPF could not check: " + reason, "Verification could not check: " + reason}
 	if diff := cmp.Diff(want, states(got)); diff != "" {
@@ -274,7 +280,7 @@ func TestCheckOneNameNeverAnswered(t *testing.T) {
 	t.Parallel()
 	srv := dnstest.NewServer(t, goodMX+goodSPF+goodVerify)
 	srv.Drop("yamail-abc123.example.com")
-	got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), "example.com", secretName)
+	got := newChecker(t, srv, 300*time.Millisecond).Check(t.Context(), "example.com", pdd(secretName))
 	want := []string{"MX in place", "SPF in place", "Verification could not check: the DNS server did not answer within 300ms"}
 	if diff := cmp.Diff(want, states(got)); diff != "" {
 		t.Errorf("Check() mismatch (-want +got):\n%s", diff)
@@ -290,7 +296,7 @@ func TestCheckCancelled(t *testing.T) {
 		waitForQueries(t, srv, "MX", "TXT")
 		cancel()
 	}()
-	got := newChecker(t, srv, time.Minute).Check(ctx, "example.com", "")
+	got := newChecker(t, srv, time.Minute).Check(ctx, "example.com", pdd(""))
 	reason := "the check was cancelled before the DNS server answered"
 	if diff := cmp.Diff([]string{"MX could not check: " + reason, "SPF could not check: " + reason}, states(got)); diff != "" {
 		t.Errorf("Check() mismatch (-want +got):\n%s", diff)
@@ -325,7 +331,7 @@ func TestCheckConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			if got := c.Check(t.Context(), "example.com", secretName); !got.OK() {
+			if got := c.Check(t.Context(), "example.com", pdd(secretName)); !got.OK() {
 				t.Errorf("Check() = %v, want all in place", states(got))
 			}
 		})
@@ -340,7 +346,7 @@ func TestCheckRefusesInvalidDomains(t *testing.T) {
 	for _, d := range []string{"", "com", "example..com", "-a.example.com", "a_b.example.com", "exa mple.com",
 		"192.0.2.1", "example.com\n", "<!channel>.example.com", "пример.рф", strings.Repeat("a", 64) + ".com",
 		strings.Repeat("abcdefghi.", 26) + "com"} {
-		got := c.Check(t.Context(), d, secretName)
+		got := c.Check(t.Context(), d, pdd(secretName))
 		if want := (dnscheck.Checklist{Err: dnscheck.ErrInvalidDomain}); !cmp.Equal(want, got, cmp.Comparer(errorsEqual)) {
 			t.Errorf("Check(%q) = %+v, want %+v", d, got, want)
 		}
@@ -349,7 +355,7 @@ func TestCheckRefusesInvalidDomains(t *testing.T) {
 		t.Errorf("server received %+v for invalid domains, want nothing", q)
 	}
 	// A trailing dot and capitals are accepted.
-	if got := c.Check(t.Context(), "Example.COM.", ""); got.Domain != "example.com" || got.Err != nil {
+	if got := c.Check(t.Context(), "Example.COM.", pdd("")); got.Domain != "example.com" || got.Err != nil {
 		t.Errorf("Check(%q) = %+v, want a checklist of example.com", "Example.COM.", got)
 	}
 }

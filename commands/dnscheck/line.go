@@ -28,7 +28,7 @@ func (it Item) Line() string {
 		b.WriteString(" (")
 		b.WriteString(it.inPlace())
 		b.WriteString(")")
-	case StateWrong, StateError:
+	case StateWrong, StateError, StateInfo:
 		b.WriteString(": ")
 		b.WriteString(it.Reason)
 	}
@@ -47,8 +47,11 @@ func (it Item) Line() string {
 
 // inPlace describes what was found for a record in place.
 func (it Item) inPlace() string {
-	if it.Kind == KindVerification && len(it.Found) == 1 {
+	switch {
+	case it.Kind == KindVerification && len(it.Found) == 1:
 		return strings.TrimSuffix(it.Name, ".") + " points to " + it.Found[0]
+	case it.Kind == KindDKIM:
+		return hostName(it.Name) + " carries the server's key"
 	}
 	return it.list(it.Found)
 }
@@ -68,10 +71,10 @@ func (it Item) list(values []string) string {
 
 // show renders one value of Found or Remove: a host name as it is (it was
 // validated by the resolver), a CNAME as its whole record, a TXT record
-// quoted and cut to maxShownTXT bytes.
+// (SPF, DKIM) quoted and cut to maxShownTXT bytes.
 func (it Item) show(v string) string {
 	switch it.Kind {
-	case KindSPF:
+	case KindSPF, KindDKIM:
 		if len(v) > maxShownTXT {
 			return quoteTXT(v[:maxShownTXT]) + "…"
 		}

@@ -8,13 +8,11 @@ import (
 	"strings"
 )
 
-// Where the service wants a domain's mail and ownership proof to point
-// (the same values as the register reply's steps).
+// The record formats the checklist asks for (the same values as the
+// register reply's steps).
 const (
-	mxHost       = "mx.yandex.net"
 	mxPriority   = 10
 	verifyPrefix = "yamail-"
-	verifyTarget = "mail.yandex.ru"
 )
 
 // notFoundReason says that the domain itself does not exist.
@@ -36,10 +34,29 @@ func unknown(it *Item, domain string, o outcome, reason string) bool {
 	return true
 }
 
-// mxItem checks the MX records: exactly mx.yandex.net, at any priority.
-func mxItem(domain string, l lookup[[]*net.MX]) Item {
+// unknownBelow fills it as a record at a name below the domain that could
+// not be checked, and reports whether it did so: the name is not valid
+// (invalid says why, and nothing was looked up), the whole domain does not
+// exist (domainNX), or the lookup failed. A name below the domain that
+// does not exist is a missing record, not an unknown one.
+func unknownBelow(it *Item, domain, invalid string, domainNX bool, o outcome, reason string) bool {
+	switch {
+	case invalid != "":
+		it.State, it.Reason = StateError, invalid
+	case domainNX:
+		it.State, it.Reason = StateError, notFoundReason(domain)
+	case o == failed:
+		it.State, it.Reason = StateError, reason
+	default:
+		return false
+	}
+	return true
+}
+
+// mxItem checks the MX records: exactly host, at any priority.
+func mxItem(domain, host string, l lookup[[]*net.MX]) Item {
 	it := Item{Kind: KindMX, Name: domain + "."}
-	publish := domain + ". MX " + strconv.Itoa(mxPriority) + " " + mxHost + "."
+	publish := domain + ". MX " + strconv.Itoa(mxPriority) + " " + host + "."
 	if unknown(&it, domain, l.outcome, l.reason) {
 		return it
 	}
@@ -51,18 +68,18 @@ func mxItem(domain string, l lookup[[]*net.MX]) Item {
 	})
 	ours := false
 	for _, mx := range mxs {
-		host := hostName(mx.Host)
-		it.Found = append(it.Found, host)
-		if host == mxHost {
+		name := hostName(mx.Host)
+		it.Found = append(it.Found, name)
+		if name == host {
 			ours = true
 		} else {
-			it.Remove = append(it.Remove, host)
+			it.Remove = append(it.Remove, name)
 		}
 	}
 	var reasons []string
 	switch {
 	case len(it.Remove) > 0 && ours:
-		reasons = append(reasons, mxHost+" is in place, but other hosts are listed too")
+		reasons = append(reasons, host+" is in place, but other hosts are listed too")
 	case len(it.Remove) > 0:
 		reasons = append(reasons, "mail goes to other hosts")
 	}
@@ -83,9 +100,10 @@ func mxItem(domain string, l lookup[[]*net.MX]) Item {
 	return it
 }
 
-// spfItem checks the SPF policy: one v=spf1 TXT record that lets
-// _spf.yandex.net send.
-func spfItem(domain string, l lookup[[]string]) Item {
+// spfItem checks the SPF policy: one v=spf1 TXT record that authorises
+// rule's target. A record that authorises it by mx rests on mx, the MX
+// line: it is in place while the MX records name the target.
+func spfItem(domain string, rule spfRule, l lookup[[]string], mx Item) Item {
 	it := Item{Kind: KindSPF, Name: domain + "."}
 	if unknown(&it, domain, l.outcome, l.reason) {
 		return it
@@ -95,32 +113,77 @@ func spfItem(domain string, l lookup[[]string]) Item {
 			it.Found = append(it.Found, txt)
 		}
 	}
+	mxNames := slices.Contains(mx.Found, rule.target)
+	authorised := func(rec string) bool {
+		v := rule.verdict(rec)
+		return v == spfYes || v == spfByMX && mxNames
+	}
 	publish := func(rec string) string { return domain + ". TXT " + quoteTXT(rec) }
 	switch n := len(it.Found); {
 	case n == 0:
-		it.State, it.Publish = StateMissing, publish(spfRecommended)
-	case n == 1 && spfAuthorises(it.Found[0]):
+		it.State, it.Publish = StateMissing, publish(rule.recommended())
+	case n == 1 && authorised(it.Found[0]):
 		it.State = StateOK
+	case n == 1 && rule.verdict(it.Found[0]) == spfByMX && mx.State == StateError:
+		it.State, it.Reason = StateError, "the v=spf1 record authorises the domain's MX hosts (mx), which could not be checked"
+	case n == 1 && rule.verdict(it.Found[0]) == spfByMX:
+		it.State, it.Reason = StateWrong, "the v=spf1 record authorises the domain's MX hosts (mx), which do not include "+rule.target+": correct the MX records"
 	case n == 1:
-		it.State, it.Reason = StateWrong, "the v=spf1 record does not authorise "+spfTarget
-		it.Remove, it.Publish = it.Found, publish(fixSPF(it.Found[0]))
+		it.State, it.Reason = StateWrong, "the v=spf1 record does not authorise "+rule.target
+		it.Remove, it.Publish = it.Found, publish(rule.fix(it.Found[0]))
 	default:
 		it.State, it.Reason = StateWrong, strconv.Itoa(n)+" v=spf1 records, but a domain may have only one"
-		keep := -1
-		for i, rec := range it.Found {
-			if spfAuthorises(rec) {
-				keep = i
-				break
-			}
-		}
-		for i, rec := range it.Found {
-			if i != keep {
-				it.Remove = append(it.Remove, rec)
-			}
-		}
+		keep := slices.IndexFunc(it.Found, authorised)
+		it.Remove = without(it.Found, keep)
 		if keep < 0 {
-			it.Publish = publish(fixSPF(it.Found[0]))
+			it.Publish = publish(rule.fix(it.Found[0]))
 		}
+	}
+	return it
+}
+
+// without is values without the one at index keep (all of them when keep
+// is negative).
+func without(values []string, keep int) []string {
+	var out []string
+	for i, v := range values {
+		if i != keep {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// dkimItem checks the DKIM key record at name: one TXT record whose p=
+// tag carries key. valid is false when name could not be made (nothing
+// was looked up).
+func dkimItem(domain, name string, valid bool, key string, l lookup[[]string], domainNX bool) Item {
+	it := Item{Kind: KindDKIM, Name: name}
+	invalid := ""
+	if !valid {
+		invalid = "the DKIM selector is not a valid DNS name, so nothing was looked up"
+	}
+	if unknownBelow(&it, domain, invalid, domainNX, l.outcome, l.reason) {
+		return it
+	}
+	want := stripWSP(key)
+	it.Found = l.records
+	keep := slices.IndexFunc(it.Found, func(txt string) bool {
+		got, ok := dkimKey(txt)
+		return ok && got == want
+	})
+	publish := name + " TXT " + quoteTXT(dkimRecord(want))
+	switch n := len(it.Found); {
+	case n == 0:
+		it.State, it.Publish = StateMissing, publish
+	case keep >= 0 && n == 1:
+		it.State = StateOK
+	case keep >= 0:
+		it.State, it.Reason = StateWrong, strconv.Itoa(n)+" TXT records at "+hostName(name)+", but it may hold only the server's key"
+		it.Remove = without(it.Found, keep)
+	default:
+		it.State, it.Reason = StateWrong, hostName(name)+" does not carry the server's key"
+		it.Remove, it.Publish = it.Found, publish
 	}
 	return it
 }
@@ -135,37 +198,43 @@ func verificationName(domain, secretName string) (string, bool) {
 	return verifyPrefix + strings.ToLower(secretName) + "." + domain + ".", true
 }
 
-// verificationItem checks the ownership CNAME name -> mail.yandex.ru,
-// looked up when valid. A name that does not exist is a missing record,
-// unless the whole domain does not exist (domainNX).
-func verificationItem(domain, name string, valid bool, l lookup[string], domainNX bool) Item {
+// verificationItem checks the ownership CNAME name -> target, looked up
+// when valid. A name that does not exist is a missing record, unless the
+// whole domain does not exist (domainNX).
+func verificationItem(domain, name string, valid bool, target string, l lookup[string], domainNX bool) Item {
 	it := Item{Kind: KindVerification, Name: name}
-	publish := name + " CNAME " + verifyTarget + "."
+	publish := name + " CNAME " + target + "."
+	invalid := ""
 	if !valid {
-		it.State, it.Reason = StateError, "the secret name is not a valid DNS label, so nothing was looked up"
+		invalid = "the secret name is not a valid DNS label, so nothing was looked up"
+	}
+	if unknownBelow(&it, domain, invalid, domainNX, l.outcome, l.reason) {
 		return it
 	}
-	if domainNX {
-		it.State, it.Reason = StateError, notFoundReason(domain)
-		return it
-	}
-	if l.outcome == failed {
-		it.State, it.Reason = StateError, l.reason
-		return it
-	}
-	target := hostName(l.records)
+	got := hostName(l.records)
 	switch {
-	case l.outcome != found || target == hostName(name):
+	case l.outcome != found || got == hostName(name):
 		// No such name, or a name with address records (a wildcard,
 		// perhaps) but no CNAME.
 		it.State, it.Publish = StateMissing, publish
-	case target == verifyTarget:
-		it.State, it.Found = StateOK, []string{target}
+	case got == target:
+		it.State, it.Found = StateOK, []string{got}
 	default:
-		it.State, it.Found, it.Remove, it.Publish = StateWrong, []string{target}, []string{target}, publish
-		it.Reason = hostName(name) + " points to " + target + ", not " + verifyTarget
+		it.State, it.Found, it.Remove, it.Publish = StateWrong, []string{got}, []string{got}, publish
+		it.Reason = hostName(name) + " points to " + got + ", not " + target
 	}
 	return it
+}
+
+// methodsItem shows the provider's ways to verify ownership and their
+// codes, quoted: they are not DNS records the checklist can judge.
+func methodsItem(ms []Method) Item {
+	shown := make([]string, len(ms))
+	for i, m := range ms {
+		shown[i] = quoteTXT(m.Name) + " with code " + quoteTXT(m.Code)
+	}
+	return Item{Kind: KindVerification, State: StateInfo,
+		Reason: "the provider checks ownership itself, by one of these methods: " + strings.Join(shown, ", ")}
 }
 
 // hostName is a host name as the checklist shows it: lower case, without

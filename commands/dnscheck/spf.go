@@ -6,13 +6,8 @@ import (
 	"strings"
 )
 
-// The SPF policy the service asks for (RFC 7208), and how it is published.
-const (
-	spfVersion     = "v=spf1"
-	spfTarget      = "_spf.yandex.net"
-	spfInclude     = "include:" + spfTarget
-	spfRecommended = spfVersion + " redirect=" + spfTarget
-)
+// spfVersion starts every SPF record (RFC 7208 §4.5).
+const spfVersion = "v=spf1"
 
 // maxTXTString is the most bytes one character-string of a TXT record holds.
 const maxTXTString = 255
@@ -38,49 +33,129 @@ func spfTerms(rec string) []string {
 	return slices.DeleteFunc(terms, func(t string) bool { return t == "" })
 }
 
-// spfAuthorises reports whether the SPF record rec lets the service's
-// servers send: an include of _spf.yandex.net that passes ("+" or no
-// qualifier) before any "all" mechanism, or, in a record without "all", a
-// redirect to _spf.yandex.net (RFC 7208 §5, §6.1: "all" makes a redirect
-// void, and terms after "all" are never evaluated).
-func spfAuthorises(rec string) bool {
-	redirect := false
-	for _, term := range spfTerms(rec) {
-		t := strings.ToLower(term)
-		switch {
-		case t == spfInclude || t == spfInclude+"." || t == "+"+spfInclude || t == "+"+spfInclude+".":
-			return true
-		case strings.TrimLeft(t, "+-~?") == "all":
-			return false
-		case isServiceRedirect(t):
-			redirect = true
-		}
-	}
-	return redirect
+// spfRule is what a domain's SPF record must authorise: the provider's
+// SPF domain, named by include: or redirect= (Yandex: _spf.yandex.net),
+// or the provider's mail host (mailcow), named by a:, include: or
+// redirect=, or authorised by mx while the domain's MX names it.
+type spfRule struct {
+	target string // lower case, without a trailing dot
+	host   bool   // target is a host: a: and mx count too
+	domain string // the domain checked, for mx:<domain>
 }
 
-// fixSPF is rec with a passing include of _spf.yandex.net as its first
-// term, and without the terms that named _spf.yandex.net before (they did
-// not work where they were). The other terms keep their order, so that
-// whoever else sends for the domain still may.
-func fixSPF(rec string) string {
-	var b strings.Builder
-	b.WriteString(spfVersion + " " + spfInclude)
+// spfVerdict is what an SPF record lets the target do.
+type spfVerdict int
+
+const (
+	spfNo   spfVerdict = iota // the target may not send
+	spfYes                    // the target may send
+	spfByMX                   // the target may send while the domain's MX names it
+)
+
+// verdict says whether rec lets the target send: a mechanism naming it
+// that passes ("+" or no qualifier) before any "all" mechanism, or, in a
+// record without "all", a redirect to it (RFC 7208 §5, §6.1: "all" makes a
+// redirect void, and terms after "all" are never evaluated). For a host,
+// a passing mx before "all" authorises it through the MX records.
+func (r spfRule) verdict(rec string) spfVerdict {
+	redirect, byMX := false, false
 	for _, term := range spfTerms(rec) {
 		t := strings.ToLower(term)
-		if isServiceRedirect(t) || strings.TrimSuffix(strings.TrimLeft(t, "+-~?"), ".") == spfInclude {
+		if r.passes(t) {
+			return spfYes
+		}
+		if strings.TrimLeft(t, "+-~?") == "all" {
+			return mxVerdict(byMX)
+		}
+		redirect = redirect || r.redirects(t)
+		byMX = byMX || r.host && r.isMX(t)
+	}
+	if redirect {
+		return spfYes
+	}
+	return mxVerdict(byMX)
+}
+
+// mxVerdict is spfByMX when a passing mx came first, else spfNo.
+func mxVerdict(byMX bool) spfVerdict {
+	if byMX {
+		return spfByMX
+	}
+	return spfNo
+}
+
+// passes reports whether the lower-case term t is a passing mechanism
+// that names the target.
+func (r spfRule) passes(t string) bool {
+	t = strings.TrimPrefix(t, "+")
+	return r.names(t)
+}
+
+// names reports whether the lower-case mechanism t, without its
+// qualifier, is include:<target>, or for a host a:<target> with or
+// without a CIDR length.
+func (r spfRule) names(t string) bool {
+	if v, ok := strings.CutPrefix(t, "include:"); ok {
+		return sameName(v, r.target)
+	}
+	if v, ok := strings.CutPrefix(t, "a:"); ok && r.host {
+		v, _, _ = strings.Cut(v, "/")
+		return sameName(v, r.target)
+	}
+	return false
+}
+
+// redirects reports whether the lower-case term t is the modifier
+// redirect=<target>.
+func (r spfRule) redirects(t string) bool {
+	v, ok := strings.CutPrefix(t, "redirect=")
+	return ok && sameName(v, r.target)
+}
+
+// isMX reports whether the lower-case term t is a passing mx mechanism of
+// the domain itself: mx, or mx:<domain>, with or without a CIDR length.
+func (r spfRule) isMX(t string) bool {
+	t, _, _ = strings.Cut(strings.TrimPrefix(t, "+"), "/")
+	v, ok := strings.CutPrefix(t, "mx:")
+	return t == "mx" || ok && sameName(v, r.domain)
+}
+
+// sameName reports whether the lower-case name v, with or without a
+// trailing dot, is target.
+func sameName(v, target string) bool { return strings.TrimSuffix(v, ".") == target }
+
+// term is the mechanism that authorises the target, as fix puts it first.
+func (r spfRule) term() string {
+	if r.host {
+		return "a:" + r.target
+	}
+	return "include:" + r.target
+}
+
+// recommended is the SPF record to publish where there is none.
+func (r spfRule) recommended() string {
+	if r.host {
+		return spfVersion + " a:" + r.target + " -all"
+	}
+	return spfVersion + " redirect=" + r.target
+}
+
+// fix is rec with a passing mechanism that authorises the target as its
+// first term, and without the terms that named the target before (they
+// did not work where they were). The other terms keep their order, so
+// that whoever else sends for the domain still may.
+func (r spfRule) fix(rec string) string {
+	var b strings.Builder
+	b.WriteString(spfVersion + " " + r.term())
+	for _, term := range spfTerms(rec) {
+		t := strings.ToLower(term)
+		if r.redirects(t) || r.names(strings.TrimLeft(t, "+-~?")) {
 			continue
 		}
 		b.WriteByte(' ')
 		b.WriteString(term)
 	}
 	return b.String()
-}
-
-// isServiceRedirect reports whether the lower-case term t is the modifier
-// redirect=_spf.yandex.net (with or without a trailing dot).
-func isServiceRedirect(t string) bool {
-	return strings.TrimSuffix(t, ".") == "redirect="+spfTarget
 }
 
 // quoteTXT renders s as the character-strings of a TXT record in a zone

@@ -27,37 +27,51 @@ func TestIsSPF(t *testing.T) {
 	}
 }
 
+// yandexSPF is the SPF rule of PDD and Yandex 360.
+var yandexSPF = spfRule{target: "_spf.yandex.net", domain: "example.com"}
+
+// mailcowSPF is the SPF rule of a mailcow server at mail.example.net.
+var mailcowSPF = spfRule{target: "mail.example.net", host: true, domain: "example.com"}
+
 func TestSPFAuthorises(t *testing.T) {
 	t.Parallel()
-	for rec, want := range map[string]bool{
-		"v=spf1 redirect=_spf.yandex.net":                     true,
-		"v=spf1 redirect=_SPF.Yandex.Net.":                    true,
-		"v=spf1 include:_spf.yandex.net ~all":                 true,
-		"v=spf1 ip4:192.0.2.1 +include:_spf.yandex.net -all":  true,
-		"v=spf1  mx   include:_spf.yandex.net.   ?all":        true,
-		"v=spf1 -all include:_spf.yandex.net":                 false, // never reached
-		"v=spf1 ~include:_spf.yandex.net -all":                false, // soft-fails the service
-		"v=spf1 -include:_spf.yandex.net":                     false,
-		"v=spf1 redirect=_spf.yandex.net -all":                false, // "all" voids the redirect
-		"v=spf1 redirect=_spf.yandex.net.example.com":         false,
-		"v=spf1 include:_spf.yandex.net.evil.example":         false,
-		"v=spf1 include:x._spf.yandex.net":                    false,
-		"v=spf1 exists:_spf.yandex.net":                       false,
-		"v=spf1 mx a ~all":                                    false,
-		"v=spf1":                                              false,
-		"v=spf1 a:include:_spf.yandex.net redirect=other.net": false,
-		"v=spf1 mx\u00a0include:_spf.yandex.net":              false, // one odd term
-		"v=spf1 mx\tinclude:_spf.yandex.net":                  false,
-	} {
-		if got := spfAuthorises(rec); got != want {
-			t.Errorf("spfAuthorises(%q) = %v, want %v", rec, got, want)
+	wantEach(t, "verdict", yandexSPF.verdict, map[string]spfVerdict{
+		"v=spf1 redirect=_spf.yandex.net":                     spfYes,
+		"v=spf1 redirect=_SPF.Yandex.Net.":                    spfYes,
+		"v=spf1 include:_spf.yandex.net ~all":                 spfYes,
+		"v=spf1 ip4:192.0.2.1 +include:_spf.yandex.net -all":  spfYes,
+		"v=spf1  mx   include:_spf.yandex.net.   ?all":        spfYes,
+		"v=spf1 -all include:_spf.yandex.net":                 spfNo, // never reached
+		"v=spf1 ~include:_spf.yandex.net -all":                spfNo, // soft-fails the service
+		"v=spf1 -include:_spf.yandex.net":                     spfNo,
+		"v=spf1 redirect=_spf.yandex.net -all":                spfNo, // "all" voids the redirect
+		"v=spf1 redirect=_spf.yandex.net.example.com":         spfNo,
+		"v=spf1 include:_spf.yandex.net.evil.example":         spfNo,
+		"v=spf1 include:x._spf.yandex.net":                    spfNo,
+		"v=spf1 exists:_spf.yandex.net":                       spfNo,
+		"v=spf1 mx a ~all":                                    spfNo,
+		"v=spf1":                                              spfNo,
+		"v=spf1 a:include:_spf.yandex.net redirect=other.net": spfNo,
+		"v=spf1 mx\u00a0include:_spf.yandex.net":              spfNo, // one odd term
+		"v=spf1 mx\tinclude:_spf.yandex.net":                  spfNo,
+		"v=spf1 a:_spf.yandex.net -all":                       spfNo, // neither a: nor mx counts
+		"v=spf1 mx -all":                                      spfNo,
+	})
+}
+
+// wantEach checks that f gives each input its wanted result; what names f.
+func wantEach[T comparable](t *testing.T, what string, f func(string) T, want map[string]T) {
+	t.Helper()
+	for in, w := range want {
+		if got := f(in); got != w {
+			t.Errorf("%s(%q) = %v, want %v", what, in, got, w)
 		}
 	}
 }
 
 func TestFixSPF(t *testing.T) {
 	t.Parallel()
-	for rec, want := range map[string]string{
+	wantEach(t, "fix", yandexSPF.fix, map[string]string{
 		"v=spf1":                                "v=spf1 include:_spf.yandex.net",
 		"v=spf1 mx -all":                        "v=spf1 include:_spf.yandex.net mx -all",
 		"V=SPF1 mx  a\t~all":                    "v=spf1 include:_spf.yandex.net mx a\t~all",
@@ -65,11 +79,47 @@ func TestFixSPF(t *testing.T) {
 		"v=spf1 ~Include:_spf.yandex.net. -all": "v=spf1 include:_spf.yandex.net -all",
 		"v=spf1 redirect=_spf.yandex.net ~all":  "v=spf1 include:_spf.yandex.net ~all",
 		"v=spf1 ip4:192.0.2.1 redirect=x.net":   "v=spf1 include:_spf.yandex.net ip4:192.0.2.1 redirect=x.net",
-	} {
-		if got := fixSPF(rec); got != want {
-			t.Errorf("fixSPF(%q) = %q, want %q", rec, got, want)
-		}
-	}
+	})
+}
+
+func TestSPFVerdictOfAHost(t *testing.T) {
+	t.Parallel()
+	wantEach(t, "verdict", mailcowSPF.verdict, map[string]spfVerdict{
+		"v=spf1 a:mail.example.net -all":                      spfYes,
+		"v=spf1 +A:Mail.Example.NET. ~all":                    spfYes,
+		"v=spf1 a:mail.example.net/24 -all":                   spfYes,
+		"v=spf1 include:mail.example.net -all":                spfYes,
+		"v=spf1 redirect=mail.example.net":                    spfYes,
+		"v=spf1 mx -all":                                      spfByMX,
+		"v=spf1 mx/24 ~all":                                   spfByMX,
+		"v=spf1 mx:example.com -all":                          spfByMX,
+		"v=spf1 mx redirect=mail.example.net":                 spfYes, // the redirect stands alone
+		"v=spf1 mx a:mail.example.net -all":                   spfYes,
+		"v=spf1 mx:other.example -all":                        spfNo,
+		"v=spf1 -mx a -all":                                   spfNo,
+		"v=spf1 -all mx":                                      spfNo,
+		"v=spf1 ~a:mail.example.net -all":                     spfNo,
+		"v=spf1 a:mail.example.net.evil.example -all":         spfNo,
+		"v=spf1 a -all":                                       spfNo,
+		"v=spf1 redirect=mail.example.net -all":               spfNo,
+		"v=spf1 include:_spf.yandex.net -all":                 spfNo,
+		"v=spf1 ip4:192.0.2.1 exists:mail.example.net -all":   spfNo,
+		"v=spf1 mx include:mail.example.net.example.org -all": spfByMX,
+	})
+}
+
+func TestFixSPFOfAHost(t *testing.T) {
+	t.Parallel()
+	wantEach(t, "fix", mailcowSPF.fix, map[string]string{
+		"v=spf1":                                      "v=spf1 a:mail.example.net",
+		"v=spf1 mx -all":                              "v=spf1 a:mail.example.net mx -all",
+		"v=spf1 -all a:mail.example.net":              "v=spf1 a:mail.example.net -all",
+		"v=spf1 ~a:Mail.Example.Net/24 -all":          "v=spf1 a:mail.example.net -all",
+		"v=spf1 -include:mail.example.net ~all":       "v=spf1 a:mail.example.net ~all",
+		"v=spf1 redirect=mail.example.net -all":       "v=spf1 a:mail.example.net -all",
+		"v=spf1 include:_spf.yandex.net ~all":         "v=spf1 a:mail.example.net include:_spf.yandex.net ~all",
+		"v=spf1 ip4:192.0.2.1 redirect=other.example": "v=spf1 a:mail.example.net ip4:192.0.2.1 redirect=other.example",
+	})
 }
 
 func TestQuoteTXT(t *testing.T) {
@@ -88,25 +138,35 @@ func TestQuoteTXT(t *testing.T) {
 	}
 }
 
-// FuzzSPF checks the SPF rules on any TXT record: no panic; a fixed record
-// is an SPF record that authorises the service, and fixing it again
-// changes nothing.
+// FuzzSPF checks the Yandex SPF rule on any TXT record (see checkSPFRule).
 func FuzzSPF(f *testing.F) {
-	f.Fuzz(func(t *testing.T, txt string) {
-		if authorised := spfAuthorises(txt); !isSPF(txt) {
-			if authorised {
-				t.Errorf("spfAuthorises(%q) = true for a record that is not SPF", txt)
-			}
-			return
+	f.Fuzz(func(t *testing.T, txt string) { checkSPFRule(t, yandexSPF, txt) })
+}
+
+// FuzzSPFHost checks the SPF rule of a mailcow host on any TXT record
+// (see checkSPFRule).
+func FuzzSPFHost(f *testing.F) {
+	f.Fuzz(func(t *testing.T, txt string) { checkSPFRule(t, mailcowSPF, txt) })
+}
+
+// checkSPFRule checks rule on txt: a record that is not SPF authorises
+// nothing; a fixed record is an SPF record that authorises the target by
+// itself, not through the MX, and fixing it again changes nothing.
+func checkSPFRule(t *testing.T, rule spfRule, txt string) {
+	t.Helper()
+	if v := rule.verdict(txt); !isSPF(txt) {
+		if v != spfNo {
+			t.Errorf("verdict(%q) = %v for a record that is not SPF", txt, v)
 		}
-		fixed := fixSPF(txt)
-		if !isSPF(fixed) || !spfAuthorises(fixed) {
-			t.Errorf("fixSPF(%q) = %q, which does not authorise the service", txt, fixed)
-		}
-		if again := fixSPF(fixed); again != fixed {
-			t.Errorf("fixSPF(%q) = %q, but fixSPF(%q) = %q", txt, fixed, fixed, again)
-		}
-	})
+		return
+	}
+	fixed := rule.fix(txt)
+	if !isSPF(fixed) || rule.verdict(fixed) != spfYes {
+		t.Errorf("fix(%q) = %q, which does not authorise %s", txt, fixed, rule.target)
+	}
+	if again := rule.fix(fixed); again != fixed {
+		t.Errorf("fix(%q) = %q, but fix(%q) = %q", txt, fixed, fixed, again)
+	}
 }
 
 // FuzzQuoteTXT checks that quoteTXT's output is printable ASCII and that a
