@@ -63,11 +63,11 @@ func TestAuditTrail(t *testing.T) {
 	e.core.Sweep(t.Context()) // 71
 
 	want := []commands.AuditEntry{
-		{Time: at(1), Event: commands.EventRun, Actor: admin1, Action: commands.ActionRegisterDomain, Domain: "example.com", Reason: "launch",
+		{Time: at(1), Event: commands.EventRun, Actor: admin1, Action: commands.ActionRegisterDomain, Provider: "pdd", Domain: "example.com", Reason: "launch",
 			Outcome: commands.OutcomeOK, Status: "domain-activate", Stage: "owner-check"},
-		{Time: at(2), Event: commands.EventRun, Actor: admin1, Action: commands.ActionAddMailbox, Domain: "example.com", Login: "taken",
+		{Time: at(2), Event: commands.EventRun, Actor: admin1, Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "taken",
 			Outcome: commands.OutcomeError, Code: "occupied"},
-		{Time: at(3), Event: commands.EventRun, Actor: admin1, Action: commands.ActionAddMailbox, Domain: "example.com", Login: "lost",
+		{Time: at(3), Event: commands.EventRun, Actor: admin1, Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "lost",
 			Outcome: commands.OutcomeUnknown, Code: commands.CodeTransport},
 		{Time: at(5), RequestID: p.ID, Event: commands.EventApproval, Actor: user1, Deciders: []string{admin2},
 			Action: commands.ActionAddMailbox, Domain: "example.com", Login: "mia", Reason: "new hire"},

@@ -14,7 +14,7 @@ type usage struct {
 var registry = []usage{
 	{CmdDomain, "/maildomain register <domain> [reason…]", "Connect the domain to the mail service; the reply says how to prove you own it and where to point its mail."},
 	{CmdDomain, "/maildomain status <domain>", "Show the provider's state of the domain (admins; changes nothing)."},
-	{CmdDomain, "/maildomain check <domain>", "Check the domain's DNS records (MX, SPF) and say what to publish; open to everyone, changes nothing."},
+	{CmdDomain, "/maildomain check <domain>", "Check the domain's DNS records (MX, SPF, DKIM where the provider has a key) and say what to publish; open to everyone, changes nothing."},
 	{CmdDomain, "/maildomain", "Open a form to register a domain (so does /maildomain register alone)."},
 	{CmdDomain, "/maildomain help", "Show this help."},
 	{CmdMailbox, "/mailbox add <user>@<domain> [reason…]", "Create the mailbox; the reply gives its password, to you alone."},

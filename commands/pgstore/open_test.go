@@ -92,7 +92,7 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 }
 
 // allMigrations are the rows of schema_migrations after Open.
-var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql"}
+var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql", "3 003_audit_provider.sql"}
 
 // secretPassword stands for the database password in the URLs below.
 const secretPassword = "S3cret-Pa55/w0rd"
