@@ -75,7 +75,7 @@ func newMeteredAPI(api commands.API, reg *bot.Registry) *meteredAPI {
 // starts at 0, so the series exist before the first retry.
 func newRetryCounter(reg *bot.Registry) func(pdd.Op, pdd.RetryReason) {
 	retries := reg.NewCounterVec("mailbot_pdd_retries_total",
-		"PDD API attempts repeated, by operation and reason (unknown, not_sent, timeout, transport, http_5xx).", "op", "reason")
+		"PDD API attempts repeated, by operation and reason (unknown, not_sent, timeout, transport, http_5xx, http_429).", "op", "reason")
 	for _, op := range pddOps {
 		for _, r := range pdd.RetryReasons() {
 			retries.WithLabelValues(string(op), string(r))
