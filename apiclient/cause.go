@@ -1,28 +1,16 @@
 package apiclient
 
-import (
-	"context"
-	"errors"
-)
-
-// cause is the scrubbed text of a transport failure that still tells
-// errors.Is that the context ended (context.Canceled or
-// context.DeadlineExceeded), so that a caller can tell its own
-// cancellation from a failure, without keeping the unscrubbed error.
+// cause is a transport failure whose text is scrubbed (the HTTP client
+// quotes a malformed answer's first line in its errors) and whose chain is
+// kept, so that errors.Is and errors.As still see what happened: the
+// context's end (context.Canceled, context.DeadlineExceeded), a TLS
+// certificate that is not trusted. Only its text is for messages.
 type cause struct {
-	text   string
-	ctxErr error // context.Canceled, context.DeadlineExceeded or nil
+	text string
+	err  error
 }
 
-func newCause(text string, err error) error {
-	c := &cause{text: text}
-	for _, ctxErr := range []error{context.Canceled, context.DeadlineExceeded} {
-		if errors.Is(err, ctxErr) {
-			c.ctxErr = ctxErr
-		}
-	}
-	return c
-}
+func newCause(text string, err error) error { return &cause{text: text, err: err} }
 
 func (c *cause) Error() string { return c.text }
-func (c *cause) Unwrap() error { return c.ctxErr }
+func (c *cause) Unwrap() error { return c.err }

@@ -51,3 +51,38 @@ func BenchmarkRegisterDomainParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAdapter is one call of each operation of the adapter to the
+// sandbox over HTTPS on loopback, retries off.
+func BenchmarkAdapter(b *testing.B) {
+	e := newAdapterEnv(b)
+	e.sim.AddMailboxes("example.com", 60)
+	ctx := b.Context()
+	i := 0
+	ops := []struct {
+		name string
+		fn   func() error
+	}{
+		{"register", func() error { _, err := e.a.RegisterDomain(ctx, "example.com"); return err }},
+		{"status", func() error { _, err := e.a.DomainStatus(ctx, "example.com"); return err }},
+		{"add", func() error {
+			i++
+			_, err := e.a.AddMailbox(ctx, "example.com", fmt.Sprintf("bench%d", i), password, false)
+			return err
+		}},
+		{"reset", func() error { _, err := e.a.SetPassword(ctx, "example.com", "user0001", password, false); return err }},
+		{"block", func() error { _, err := e.a.SetLoginEnabled(ctx, "example.com", "user0001", false); return err }},
+		{"lookup", func() error { _, err := e.a.LookupMailbox(ctx, "example.com", "user0060"); return err }},
+		{"list", func() error { _, err := e.a.ListMailboxes(ctx, "example.com", "", 30); return err }},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := op.fn(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

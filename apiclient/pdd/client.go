@@ -40,9 +40,8 @@ const DefaultBaseURL = "https://pddimp.yandex.ru"
 const DefaultTimeout = apiclient.DefaultTimeout
 
 // Client is the old PDD client: register and add, with the old results
-// and error types. It wraps an [Adapter]. It is safe for concurrent use.
-//
-// Deprecated: use [Adapter]; Client goes once the core uses it.
+// and error types. It wraps an [Adapter], and goes once the core uses the
+// Adapter. It is safe for concurrent use.
 type Client struct{ a *Adapter }
 
 // Option configures a [Client].

@@ -253,7 +253,7 @@ func testTooManyRequests(t *testing.T, s *suite) {
 	}
 	s.fault(t, "429", 3)
 	_, err = s.p.AddMailbox(t.Context(), Domain, "bob", s.password(), false)
-	if e := s.fail(t, "AddMailbox after three 429", err, apiclient.OpAdd, apiclient.ClassTemporary, ""); e.Attempts != 3 {
+	if e := s.classed(t, "AddMailbox after three 429", err, apiclient.OpAdd, apiclient.ClassTemporary, ""); e.Attempts != 3 {
 		t.Errorf("AddMailbox after three 429: %d attempts, want 3", e.Attempts)
 	}
 }
@@ -319,7 +319,7 @@ func testSlowAnswer(t *testing.T, s *suite) {
 	s.fault(t, "slow", 1)
 	n := s.requests(func() {
 		_, err := slow.AddMailbox(t.Context(), Domain, "alice", pw, false)
-		if e := s.fail(t, "AddMailbox answered late", err, apiclient.OpAdd, apiclient.ClassUncertain, ""); !e.Timeout {
+		if e := s.classed(t, "AddMailbox answered late", err, apiclient.OpAdd, apiclient.ClassUncertain, ""); !e.Timeout {
 			t.Errorf("AddMailbox answered late: %v is not a timeout", err)
 		}
 	})

@@ -145,9 +145,15 @@ func (s *suite) ok(t *testing.T, what string, err error) {
 }
 
 // fail checks that err is an *apiclient.Error of the provider, the
-// operation and the class (and the reason, if not ""), that shows no
-// secret, and returns it.
-func (s *suite) fail(t *testing.T, what string, err error, op apiclient.Op, class apiclient.Class, reason apiclient.Reason) *apiclient.Error {
+// operation and the class (and the reason, if not ""), and that it shows
+// no secret.
+func (s *suite) fail(t *testing.T, what string, err error, op apiclient.Op, class apiclient.Class, reason apiclient.Reason) {
+	t.Helper()
+	_ = s.classed(t, what, err, op, class, reason) // checked; the error itself is not needed here
+}
+
+// classed checks err as [suite.fail] does and returns it.
+func (s *suite) classed(t *testing.T, what string, err error, op apiclient.Op, class apiclient.Class, reason apiclient.Reason) *apiclient.Error {
 	t.Helper()
 	var e *apiclient.Error
 	if !errors.As(err, &e) {

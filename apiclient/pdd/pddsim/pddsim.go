@@ -5,9 +5,11 @@
 //
 // # The API
 //
-// POST /api2/admin/domain/register and POST /api2/admin/email/add answer HTTP
-// 200 with a JSON object, errors included ({"success":"error","error":
-// "not_allowed"}), unless a fault was injected (see Controls). A missing
+// POST /api2/admin/domain/register, POST /api2/admin/email/add, POST
+// /api2/admin/email/edit, GET /api2/admin/email/list and GET
+// /api2/admin/domain/registration_status answer HTTP 200 with a JSON
+// object, errors included ({"success":"error","error":"not_allowed"}),
+// unless a fault was injected (see Controls). A missing
 // PddToken header gives no_auth, a token [Server.NewAccount] did not hand out
 // gives bad_token. Each token is one account.
 //
@@ -28,6 +30,20 @@
 // passwd-tooshort, passwd-toolong or badpasswd (the sandbox's own reading of
 // §8, below, not the client's check); an existing mailbox gives occupied. Success answers the domain,
 // the full address as login, and a uid above 2^40.
+//
+// The lifecycle calls follow the real service's record (providers.md,
+// "PDD": the Bitrix mail module, the email-list and registration-status
+// reference pages, client fixtures):
+//
+//   - email/edit (form: domain, login or uid, any of password and enabled
+//     yes/no) answers {domain, login, uid, success}; the login is the full
+//     address. iname and fname are accepted and ignored.
+//   - email/list (query: domain, page from 1, on_page default 30) answers
+//     {domain, page, pages, on_page, total, found, accounts:[{login, uid,
+//     enabled "yes"/"no", ready, aliases, fio}], success}.
+//   - domain/registration_status (query: domain) answers {domain, status,
+//     stage, last_check, next_check, secrets:{name, content}, success},
+//     secrets only while domain-activate.
 //
 // # Assumptions where the seed is silent
 //
@@ -70,6 +86,24 @@
 //   - Another method than POST on an operation's path answers HTTP 405 and
 //     another path under /api2/ HTTP 404, both with a JSON error body
 //     (method_not_allowed, not_found): these are not PDD operations.
+//   - email/edit: an unknown login or uid, or a login that is no valid
+//     user name, answers no_login (the record says no_login or
+//     not_allowed without saying which; this sandbox picks no_login). A
+//     new password is judged as email/add judges it; an enabled value
+//     other than yes or no is ignored. Checks run: token, domain (missing,
+//     bad, owner), mailbox, password.
+//   - email/list lists the mailboxes in the order they were created;
+//     found is the number on this page; a page past the last has no
+//     accounts; pages is 0 for a domain without mailboxes; on_page above
+//     [MaxOnPage] or below 1, and a page below 1, fall back to the
+//     defaults; ready is always "yes", aliases always empty.
+//   - domain/registration_status and email/list answer not_allowed for a
+//     domain the account does not own, registered or not. last_check and
+//     next_check are RFC 3339 times five minutes before and after now.
+//   - A blocked mailbox (enabled=no) keeps its password; [Server.Inspect]
+//     reports it "blocked". PDD has no flag to force a password change.
+//   - The GET calls take their parameters from the query string, the POST
+//     calls from the form body; another method answers 405.
 //   - Requests wait out the latency of [Server.SetLatency] after the body is
 //     read; a request whose context ends meanwhile (the client went away,
 //     the server is stopping) is dropped: its operation does not happen and
@@ -84,19 +118,31 @@
 //	POST /sim/status   domain=example.com&status=mx-activate   [Server.SetStatus]
 //	POST /sim/latency  d=250ms                                 [Server.SetLatency]
 //	POST /sim/fail     n=3[&code=unknown]                      [Server.FailNextWith]
-//	POST /sim/fault    kind=502|truncated|reset[&n=1]          [Server.InjectFault]
+//	POST /sim/fault    kind=429|502|truncated|reset|slow[&n=1] [Server.InjectFault]
 //	POST /sim/account                                          [Server.NewAccount]
+//	POST /sim/domain   name=example.com                        [Server.AddDomain]
+//	POST /sim/mailboxes domain=example.com&n=25                [Server.AddMailboxes]
+//	GET  /sim/mailbox  ?address=alice@example.com              [Server.Inspect] (password included)
 //	GET  /sim/requests                                         [Server.Requests]
 //
 // Injected faults form one queue, taken by the next /api2 requests in order
 // as they arrive, whatever their operation or token (a request dropped during
-// its latency uses its fault up). An injected error code and a 502 answer
-// without performing the operation; a truncated answer and a reset come
-// after it was performed, as when an answer is lost on its way back. Any
+// its latency uses its fault up). An injected error code, a 502 and a 429
+// (with Retry-After: 1; the record does not say how the service limited
+// requests: an HTML page as a proxy would send is assumed) answer without
+// performing the operation; a truncated answer and a reset come after it
+// was performed, as when an answer is lost on its way back, and so does a
+// slow answer, [SlowDelay] after the latency (a client that gives up
+// meanwhile gets nothing). Any
 // code may be injected, an unknown or very long one included (the client
 // must cut it). [Server.Requests] counts every request as it arrives, faults
 // and refusals included, and [Server.OnRequest] reports each arrival. The controls need no token: run the sandbox on a
 // loopback address only.
+//
+// [Server.Shared] offers the same controls under the Go API every
+// provider's sandbox offers (apiclient/providertest drives it): faults by
+// name, a count of every request, [MailboxInfo] records, AddDomain (in
+// the first account, ready) and AddMailboxes (user0001@domain …).
 package pddsim
 
 import (
