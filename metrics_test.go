@@ -2,20 +2,25 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
+	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/metrics/metricstest"
 )
 
@@ -123,16 +128,40 @@ func checkDocumented(t *testing.T, fams map[string]*dto.MetricFamily, doc map[st
 	}
 }
 
+// forProvider is doc as a serve of provider shows it: a family labelled by
+// provider lists provider (README must name it) and no other, since one
+// process drives one provider.
+func forProvider(t *testing.T, doc map[string]docFamily, provider string) map[string]docFamily {
+	t.Helper()
+	out := make(map[string]docFamily, len(doc))
+	for name, d := range doc {
+		if vs, ok := d.labels["provider"]; ok {
+			if !slices.Contains(vs, provider) {
+				t.Errorf("README lists %s with providers %v, not %s", name, vs, provider)
+			}
+			labels := maps.Clone(d.labels)
+			labels["provider"] = []string{provider}
+			d.labels = labels
+		}
+		out[name] = d
+	}
+	return out
+}
+
 // TestMetricsDocumented checks a fresh serve's registry against README.md's
 // table: without a database every row but mailbot_database_up, with one
 // every row.
 func TestMetricsDocumented(t *testing.T) {
 	t.Parallel()
 	for _, withDatabase := range []bool{false, true} {
+		for _, provider := range []string{providerPDD, providerYandex360, providerMailcow} {
+			var buf bytes.Buffer
+			writeMetrics(&buf, newServeMetrics(provider, withDatabase).reg)
+			checkDocumented(t, metricstest.Parse(t, buf.String()), forProvider(t, documentedMetrics(t, withDatabase), provider))
+		}
 		var buf bytes.Buffer
 		writeMetrics(&buf, newServeMetrics(providerPDD, withDatabase).reg)
 		fams := metricstest.Parse(t, buf.String())
-		checkDocumented(t, fams, documentedMetrics(t, withDatabase))
 		for _, name := range []string{"go_goroutines", "go_info", "go_memstats_heap_alloc_bytes", "go_gc_duration_seconds",
 			"process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds", "process_start_time_seconds"} {
 			if fams[name] == nil {
@@ -147,8 +176,8 @@ func TestMetricsDocumented(t *testing.T) {
 		// Every operation with every reason: a rate of retries has its series
 		// before the first retry.
 		retries := fams["mailbot_provider_retries_total"]
-		if n := len(retries.GetMetric()); n != len(pddOps)*len(apiclient.RetryReasons()) {
-			t.Errorf("mailbot_provider_retries_total has %d series, want %d operations × %d reasons", n, len(pddOps), len(apiclient.RetryReasons()))
+		if n := len(retries.GetMetric()); n != len(apiclient.Ops())*len(retryReasons) {
+			t.Errorf("mailbot_provider_retries_total has %d series, want %d operations × %d reasons", n, len(apiclient.Ops()), len(retryReasons))
 		}
 	}
 }
@@ -172,31 +201,82 @@ func TestMetricsBuildInfo(t *testing.T) {
 	}
 }
 
-// TestPDDOutcome checks the answer class of each kind of PDD failure.
-func TestPDDOutcome(t *testing.T) {
+// brokenProvider fails LookupMailbox with an error that is no provider
+// answer, as a bug would.
+type brokenProvider struct{ commands.Provider }
+
+func (brokenProvider) LookupMailbox(context.Context, string, string) (*apiclient.Mailbox, error) {
+	return nil, errors.New("a bug")
+}
+
+// TestProviderOutcomes drives the PDD adapter, metered and hooked as serve
+// does, against the sandbox with faults injected, and checks the outcome
+// and the retries each operation is counted under.
+func TestProviderOutcomes(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		err  error
-		want string
-	}{
-		{nil, outcomeOK},
-		{&apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeOccupied}, outcomeRefused},
-		{&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: "never-heard-of-it"}, outcomeRefused},
-		{&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeUnknown}, outcomeTemporary},
-		{&apiclient.Error{Op: apiclient.OpRegisterDomain, Code: apiclient.CodeBadToken}, outcomeCredentials},
-		{&apiclient.Error{Op: apiclient.OpAddMailbox, Code: apiclient.CodeNoAuth}, outcomeCredentials},
-		{&apiclient.ResponseError{Op: apiclient.OpAddMailbox, StatusCode: http.StatusForbidden}, outcomeCredentials},
-		{&apiclient.ResponseError{Op: apiclient.OpAddMailbox, StatusCode: http.StatusNotFound}, outcomeRefused},
-		{&apiclient.ResponseError{Op: apiclient.OpRegisterDomain, StatusCode: http.StatusBadGateway}, outcomeTemporary},
-		{&apiclient.ResponseError{Op: apiclient.OpAddMailbox, StatusCode: http.StatusBadGateway}, outcomeUncertain},
-		{&apiclient.ResponseError{Op: apiclient.OpAddMailbox, StatusCode: http.StatusOK}, outcomeUncertain},
-		{&apiclient.TransportError{Op: apiclient.OpAddMailbox, Err: errors.New("refused")}, outcomeTemporary},
-		{&apiclient.TransportError{Op: apiclient.OpAddMailbox, Sent: true, Err: errors.New("reset")}, outcomeUncertain},
-		{errors.New("a bug"), outcomeInternal},
-	} {
-		if got := pddOutcome(tc.err); got != tc.want {
-			t.Errorf("pddOutcome(%v) = %q, want %q", tc.err, got, tc.want)
+	sim := pddsim.New()
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	ms := newServeMetrics(providerPDD, false)
+	adapter, err := pdd.NewAdapter(srv.URL, sim.NewAccount(), apiclient.WithRetryHook(ms.provider.countRetry),
+		apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ctx := ms.provider.meter(adapter), context.Background()
+	add := func() error { _, err := p.AddMailbox(ctx, "example.com", "alice", "Secret-123", false); return err }
+	inject := func(f pddsim.Fault) func() {
+		return func() {
+			if err := sim.InjectFault(f, 1); err != nil {
+				t.Fatal(err)
+			}
 		}
+	}
+	for _, c := range []struct {
+		name   string
+		before func()
+		call   func() error
+	}{
+		{"register", nil, func() error { _, err := p.RegisterDomain(ctx, "example.com"); return err }},
+		{"status, unknown twice", func() { sim.FailNextWith(2, pdd.CodeUnknown) },
+			func() error { _, err := p.DomainStatus(ctx, "example.com"); return err }},
+		{"add, bad token", func() { sim.FailNextWith(1, pdd.CodeBadToken) }, add},
+		{"add, 502", inject(pddsim.FaultBadGateway), add},
+		{"add, exists", nil, add},
+		{"reset, reset once", inject(pddsim.FaultReset),
+			func() error { _, err := p.SetPassword(ctx, "example.com", "alice", "Secret-456", false); return err }},
+		{"block", nil, func() error { _, err := p.SetLoginEnabled(ctx, "example.com", "alice", false); return err }},
+		{"unblock", nil, func() error { _, err := p.SetLoginEnabled(ctx, "example.com", "alice", true); return err }},
+		{"list", nil, func() error { _, err := p.ListMailboxes(ctx, "example.com", "", 10); return err }},
+		{"lookup, a bug", nil, func() error {
+			_, err := ms.provider.meter(brokenProvider{adapter}).LookupMailbox(ctx, "example.com", "alice")
+			return err
+		}},
+	} {
+		if c.before != nil {
+			c.before()
+		}
+		t.Logf("%s: %v", c.name, c.call())
+	}
+	var buf bytes.Buffer
+	writeMetrics(&buf, ms.reg)
+	fams := metricstest.Parse(t, buf.String())
+	want := map[string]float64{ // op/outcome and op/reason of every series not at 0
+		"register/ok": 1, "status/temporary": 1, "add/credentials": 1, "add/uncertain": 1, "add/refused": 1,
+		"reset/ok": 1, "block/ok": 1, "unblock/ok": 1, "list/ok": 1, "lookup/internal": 1,
+		"retries status/temporary": 1, "retries reset/uncertain": 1,
+	}
+	got := make(map[string]float64)
+	for family, prefix := range map[string]string{"mailbot_provider_requests_total": "", "mailbot_provider_retries_total": "retries "} {
+		for _, m := range fams[family].GetMetric() {
+			l := metricstest.Labels(m)
+			if v := m.GetCounter().GetValue(); v != 0 && l["provider"] == providerPDD {
+				got[prefix+l["op"]+"/"+l["outcome"]+l["reason"]] = v
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("provider series not at 0 (-want +got):\n%s", diff)
 	}
 }
 

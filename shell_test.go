@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/mailbot/mailbot/apiclient"
 	"io"
 	"net/http/httptest"
 	"regexp"

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -147,11 +148,11 @@ func TestSim(t *testing.T) {
 	}
 
 	const password = "Pa&ss+w%rd;1"
-	c, err := apiclient.New(base, token)
+	c, err := pdd.NewAdapter(base, token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err := c.AddMailbox(t.Context(), "example.com", "ivan", password); err != nil || m.Login != "ivan@example.com" {
+	if m, err := c.AddMailbox(t.Context(), "example.com", "ivan", password, false); err != nil || m.Address != "ivan@example.com" {
 		t.Errorf("AddMailbox = %+v, %v; want ivan@example.com", m, err)
 	}
 
@@ -191,7 +192,7 @@ func TestSimTLS(t *testing.T) {
 	}
 
 	// Without the authority the server is not trusted: TLS is real.
-	untrusted, err := apiclient.New(base, token, apiclient.WithHTTPClient(&http.Client{}), apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+	untrusted, err := pdd.NewAdapter(base, token, apiclient.WithHTTPClient(&http.Client{}), apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,12 +204,12 @@ func TestSimTLS(t *testing.T) {
 	for _, host := range []string{"127.0.0.1", "localhost"} {
 		u := strings.Replace(base, "127.0.0.1", host, 1)
 		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-		c, err := apiclient.New(u, token, apiclient.WithHTTPClient(hc))
+		c, err := pdd.NewAdapter(u, token, apiclient.WithHTTPClient(hc))
 		if err != nil {
 			t.Fatal(err)
 		}
 		d, err := c.RegisterDomain(t.Context(), "example.com")
-		if err != nil || d.Status != apiclient.StatusDomainActivate || d.Secrets == nil {
+		if err != nil || d.Status != string(pdd.StatusDomainActivate) || d.Secrets == nil {
 			t.Errorf("RegisterDomain via %s = %+v, %v; want domain-activate with secrets", u, d, err)
 		}
 	}
@@ -232,7 +233,7 @@ func TestSimStopsWithRequestsInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	c, err := apiclient.New(base, token, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+	c, err := pdd.NewAdapter(base, token, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestSimStopsWithRequestsInFlight(t *testing.T) {
 		_, err := c.RegisterDomain(t.Context(), "example.com")
 		errc <- err
 	}()
-	waitSimRequest(t, base, apiclient.OpRegisterDomain)
+	waitSimRequest(t, base, pdd.OpRegisterDomain)
 	start := time.Now()
 	if err := s.stop(t); err != nil {
 		t.Errorf("run after the signal = %v, want nil", err)
@@ -249,15 +250,15 @@ func TestSimStopsWithRequestsInFlight(t *testing.T) {
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("stop took %s with a request in flight, want it prompt", took)
 	}
-	var te *apiclient.TransportError
-	if err := <-errc; !errors.As(err, &te) {
-		t.Errorf("the request in flight got %v, want a *TransportError (no answer)", err)
+	var pe *apiclient.Error
+	if err := <-errc; !errors.As(err, &pe) || pe.HTTPStatus != 0 || pe.Code != "" {
+		t.Errorf("the request in flight got %v, want a provider error without an answer", err)
 	}
 }
 
 // waitSimRequest waits until one request of op has arrived at the
 // sandbox, and fails the test if none does within simTimeout.
-func waitSimRequest(t *testing.T, base string, op apiclient.Op) {
+func waitSimRequest(t *testing.T, base string, op pdd.Op) {
 	t.Helper()
 	testkit.Eventually(t, simTimeout, "a "+string(op)+" request at the sandbox", func() bool {
 		res, err := http.Get(base + "/sim/requests")

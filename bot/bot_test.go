@@ -107,7 +107,7 @@ func TestAPIErrorsInWords(t *testing.T) {
 		wantNotice string
 	}{
 		{"occupied", func(h *harness) {
-			other, err := pdd.New(h.simURL, h.sim.NewAccount())
+			other, err := pdd.NewAdapter(h.simURL, h.sim.NewAccount())
 			if err != nil {
 				h.t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestAPIErrorsInWords(t *testing.T) {
 		{"not allowed", nil, "/mailbox", "add bob@notmine.com", []string{"not_allowed"}, 1, "not_allowed"},
 		{"mailbox exists", func(h *harness) {
 			h.ownDomain("mine.com")
-			if _, err := h.pdd().AddMailbox(context.Background(), "mine.com", "bob", "Secret-123"); err != nil {
+			if _, err := h.pdd().AddMailbox(context.Background(), "mine.com", "bob", "Secret-123", false); err != nil {
 				h.t.Fatal(err)
 			}
 		}, "/mailbox", "add bob@mine.com", []string{"occupied", "Choose another user name"}, 1, "occupied"},

@@ -86,7 +86,7 @@ func TestUndeliverableResultToldToOps(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			wantContains(t, "undelivered notice", notice, "alice@example.com", "<@"+tc.requester+">", "mailbox exists")
+			wantContains(t, "undelivered notice", notice, "alice@example.com", "<@"+tc.requester+">", "password nobody was given", "/mailbox reset alice@example.com")
 			password, _ := h.sim.Mailbox("alice@example.com")
 			if countContaining(h.slack.Texts().Public, password) > 0 || strings.Contains(h.logs.String(), password) {
 				t.Error("the undelivered password is public or logged")

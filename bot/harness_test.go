@@ -65,6 +65,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot"
@@ -140,7 +141,7 @@ func (e *env) defaults() settings {
 			Mention: bot.Mention, MentionGroup: bot.MentionGroup},
 		bot:   bot.Config{ShutdownTimeout: 5 * time.Second, WorkTimeout: 20 * time.Second, SweepEvery: -1},
 		ops:   ops,
-		retry: pdd.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
+		retry: apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 	}
 }
 
@@ -183,7 +184,7 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 	name := "r" + string(rune('1'+len(e.replicas)))
 	e.mu.Unlock()
 	logger := e.logger.Named(name)
-	pdd, err := pdd.New(e.simURL, e.token, pdd.WithRetry(s.retry))
+	provider, err := pdd.NewAdapter(e.simURL, e.token, apiclient.WithRetry(s.retry))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 	}
 	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: s.ops}, logger, bm)
 	store := cmp.Or[commands.Store](s.store, e.store)
-	core, err := commands.New(pdd, store, msgr, s.core, logger)
+	core, err := commands.New(provider, store, msgr, s.core, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,9 +319,9 @@ func (e *env) ownDomain(domain string) {
 	}
 }
 
-// pdd is a PDD client of the bot's account, for the test's own calls.
-func (e *env) pdd() *pdd.Client {
-	c, err := pdd.New(e.simURL, e.token)
+// pdd is a PDD adapter of the bot's account, for the test's own calls.
+func (e *env) pdd() *pdd.Adapter {
+	c, err := pdd.NewAdapter(e.simURL, e.token)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/dnscheck"
@@ -17,7 +17,7 @@ type settings struct {
 	bot        bot.Config
 	ops        string
 	groupEvery time.Duration
-	retry      pdd.RetryPolicy
+	retry      apiclient.RetryPolicy
 	store      commands.Store                  // the env's by default
 	simWrap    func(http.Handler) http.Handler // env-level: read by newEnv only
 }
