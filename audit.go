@@ -77,7 +77,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 	enc := json.NewEncoder(w)
 	for _, e := range entries {
 		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
-			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Outcome,
+			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Result,
 			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code}
 		if e.Login != "" {
 			j.Mailbox = e.Login + "@" + e.Domain
@@ -111,7 +111,7 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 			detail = append(detail, "uid="+strconv.FormatInt(e.UID, 10))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
-			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Outcome), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
+			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Result), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
 	}
 	return tw.Flush()
 }

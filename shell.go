@@ -299,7 +299,7 @@ func (sh *shell) role(user string) string {
 // forms: a command that would open one answers with the command's help.
 func (sh *shell) command(ctx context.Context, cmd, text string) {
 	d := sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: text})
-	if d.Outcome == commands.OutcomeForm {
+	if d.Verdict == commands.VerdictForm {
 		d = sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: "help"})
 		d.Reply.Fields = withoutForms(d.Reply.Fields)
 		d.Reply.Text = strings.TrimSpace("The shell has no forms: type the command with its words. " + d.Reply.Text)

@@ -119,15 +119,15 @@ type Operation struct {
 	Reason string // the free text after the target, may be empty
 }
 
-// Outcome is what the core decided about a request.
-type Outcome int
+// Verdict is what the core decided to do with a request.
+type Verdict int
 
-// The outcomes of [Core.Decide].
+// The verdicts of [Core.Decide].
 const (
-	OutcomeReply    Outcome = iota // Reply is the whole answer: help, usage, invalid input or refusal
-	OutcomeRun                     // run Op now, with Core.Run
-	OutcomeApproval                // Op needs an admin's approval: post Pending, tell the requester
-	OutcomeForm                    // a bare command: show Form (the shell answers with the usage)
-	OutcomeCheck                   // run the DNS checklist of Op.Domain
-	OutcomeRead                    // read Op.Domain at the provider (list, status): an admin's, no approval
+	VerdictReply    Verdict = iota // Reply is the whole answer: help, usage, invalid input or refusal
+	VerdictRun                     // run Op now, with Core.Run
+	VerdictApproval                // Op needs an admin's approval: post Pending, tell the requester
+	VerdictForm                    // a bare command: show Form (the shell answers with the usage)
+	VerdictCheck                   // run the DNS checklist of Op.Domain
+	VerdictRead                    // read Op.Domain at the provider (list, status): an admin's, no approval
 )

@@ -5,11 +5,12 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
 
 	"github.com/sethvargo/go-password/password"
 	"go.uber.org/zap"
@@ -17,11 +18,11 @@ import (
 
 // Decision is the core's answer to a [Request] before anything is run.
 type Decision struct {
-	Outcome Outcome
-	Op      Operation // for OutcomeRun, OutcomeApproval and OutcomeCheck (its Domain)
-	Reply   Reply     // for OutcomeReply: the answer
-	Pending *Pending  // for OutcomeApproval: the request to post for the admins
-	Form    *Form     // for OutcomeForm: the form to show
+	Verdict Verdict
+	Op      Operation // for VerdictRun, VerdictApproval and VerdictCheck (its Domain)
+	Reply   Reply     // for VerdictReply: the answer
+	Pending *Pending  // for VerdictApproval: the request to post for the admins
+	Form    *Form     // for VerdictForm: the form to show
 }
 
 // Reply is a transport-free answer to the person who asked. The Slack
@@ -171,66 +172,6 @@ func New(api Provider, store Store, msgr Messenger, cfg Config, logger *zap.Logg
 	}
 	return &Core{api: api, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key,
 		unfinished: map[string]unfinished{}, unattached: map[string]MessageRef{}}, nil
-}
-
-// Decide parses and validates req and decides, by the policy, whether it is
-// answered at once, run now, or needs approval. It never calls the API.
-// Validation comes before authorisation, so that a person learns what is
-// wrong with the input whoever they are.
-func (c *Core) Decide(req Request) Decision {
-	inv, err := Parse(req.Command, req.Text)
-	if err != nil {
-		var ue *UsageError
-		if errors.As(err, &ue) {
-			return Decision{Outcome: OutcomeReply, Reply: usageReply(ue)}
-		}
-		return Decision{Outcome: OutcomeReply, Reply: Help(req.Command)}
-	}
-	switch {
-	case inv.Help:
-		return Decision{Outcome: OutcomeReply, Reply: c.help(inv.Command)}
-	case inv.Check:
-		return Decision{Outcome: OutcomeCheck, Op: inv.Op}
-	case inv.Bare:
-		if outcome, why := c.authorise(req.UserID); outcome == OutcomeReply {
-			return c.notAllowed(why)
-		}
-		return Decision{Outcome: OutcomeForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
-	}
-	op := inv.Op
-	if inv.Read {
-		if !c.IsAdmin(req.UserID) {
-			return c.notAllowed("Only mailbot admins may read what the provider holds.")
-		}
-		return Decision{Outcome: OutcomeRead, Op: op}
-	}
-	if op.Action.OnMailbox() && op.Domain == "" {
-		if c.cfg.DefaultDomain == "" {
-			return Decision{Outcome: OutcomeReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
-				Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.Login),
-				Fix:     fmt.Sprintf("/mailbox %s %s@example.com or /mailbox %s %s example.com", op.Action, op.Login, op.Action, op.Login)})}
-		}
-		op.Domain = c.cfg.DefaultDomain
-	}
-	if ue := c.checkOp(op); ue != nil {
-		return Decision{Outcome: OutcomeReply, Reply: usageReply(ue)}
-	}
-	outcome, why := c.authorise(req.UserID)
-	switch outcome {
-	case OutcomeReply:
-		return c.notAllowed(why)
-	case OutcomeRun:
-		return Decision{Outcome: OutcomeRun, Op: op}
-	}
-	now := c.now()
-	p := &Pending{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Op: op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
-	return Decision{Outcome: OutcomeApproval, Op: op, Pending: p}
-}
-
-// notAllowed refuses a person who may not run operations.
-func (c *Core) notAllowed(why string) Decision {
-	return Decision{Outcome: OutcomeReply, Reply: Reply{Title: "Not allowed", Text: why,
-		Note: "Ask a mailbot admin to do it for you.", Error: true}}
 }
 
 // now is the clock, in UTC, to the millisecond (as a pending request keeps it).

@@ -96,20 +96,20 @@ const (
 // it runs the operation, posts the approval request, or checks DNS, and
 // answers to.User through the messenger. It returns a label for metrics.
 func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
-	switch d.Outcome {
-	case OutcomeRun:
+	switch d.Verdict {
+	case VerdictRun:
 		res := c.run(ctx, to.User, nil, "", d.Op)
 		c.deliverResult(ctx, to, res)
 		if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid { // nothing reached the PDD API
 			c.notify(ctx, res.Notice.Summary(c.cfg.Mention))
 		}
 		return res.label()
-	case OutcomeApproval:
+	case VerdictApproval:
 		return c.submit(ctx, to, *d.Pending)
-	case OutcomeCheck:
+	case VerdictCheck:
 		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain, ""))
 		return LabelAnswered
-	case OutcomeRead:
+	case VerdictRead:
 		c.deliver(ctx, to, c.read(ctx, d.Op, ""))
 		return LabelAnswered
 	}
@@ -295,7 +295,7 @@ func (c *Core) stateText(rec Record) string {
 	m := c.cfg.Mention
 	switch rec.State {
 	case StatePending:
-		text := c.unstore(rec.Outcome) // what a failed run said, if any
+		text := c.unstore(rec.RunText) // what a failed run said, if any
 		if len(rec.Approvers) > 0 {
 			text = c.approvalsLine(rec.Approvers)
 		}
@@ -306,7 +306,7 @@ func (c *Core) stateText(rec Record) string {
 	case StateRunning:
 		return fmt.Sprintf("Running, approved by %s: the outcome follows here.", c.mentionAll(rec.Approvers))
 	case StateDone, StateFailed, StateUncertain:
-		return fmt.Sprintf("Approved by %s at %s: %s", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), c.unstore(rec.Outcome))
+		return fmt.Sprintf("Approved by %s at %s: %s", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), c.unstore(rec.RunText))
 	case StateDenied:
 		return fmt.Sprintf("Denied by %s at %s: %s", m(rec.DecidedBy), fmtTime(rec.DecidedAt), rec.Summary(m))
 	case StateCancelled:

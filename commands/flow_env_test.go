@@ -214,8 +214,8 @@ func (e *env) typed(user, line string) (commands.Decision, string) {
 func (e *env) request(user, line string) (commands.Pending, commands.MessageRef) {
 	e.t.Helper()
 	d, label := e.typed(user, line)
-	if d.Outcome != commands.OutcomeApproval || label != commands.LabelRequested {
-		e.t.Fatalf("%s typed %q: outcome %v, label %q; want an approval request", user, line, d.Outcome, label)
+	if d.Verdict != commands.VerdictApproval || label != commands.LabelRequested {
+		e.t.Fatalf("%s typed %q: outcome %v, label %q; want an approval request", user, line, d.Verdict, label)
 	}
 	post, ok := e.msgr.last("post")
 	if !ok || post.View.Pending.ID != d.Pending.ID {

@@ -49,7 +49,7 @@ type wireForm struct {
 func (c *Core) form(req Request, action Action) *Form {
 	cmd := action.Command()
 	outcome, _ := c.authorise(req.UserID)
-	f := &Form{Action: action, Command: cmd, ReasonRequired: outcome == OutcomeApproval,
+	f := &Form{Action: action, Command: cmd, ReasonRequired: outcome == VerdictApproval,
 		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: action})}
 	if exact := c.exactDomains(); len(exact) > 0 {
 		f.Domains = exact
@@ -84,20 +84,20 @@ func (c *Core) SubmitForm(user, metadata string, v FormValues) (d Decision, chan
 	op, errs := c.formOperation(w.Action, v)
 	outcome, why := c.authorise(user)
 	switch {
-	case outcome == OutcomeReply:
+	case outcome == VerdictReply:
 		errs = addErr(errs, FieldDomain, why)
-	case outcome == OutcomeApproval && op.Reason == "":
+	case outcome == VerdictApproval && op.Reason == "":
 		errs = addErr(errs, FieldReason, "This operation needs an admin's approval: say why it is needed.")
 	}
 	if len(errs) > 0 {
 		return Decision{}, w.Channel, errs
 	}
-	if outcome == OutcomeRun {
-		return Decision{Outcome: OutcomeRun, Op: op}, w.Channel, nil
+	if outcome == VerdictRun {
+		return Decision{Verdict: VerdictRun, Op: op}, w.Channel, nil
 	}
 	now := c.now()
 	p := &Pending{ID: newID(), Requester: user, Channel: w.Channel, Op: op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
-	return Decision{Outcome: OutcomeApproval, Op: op, Pending: p}, w.Channel, nil
+	return Decision{Verdict: VerdictApproval, Op: op, Pending: p}, w.Channel, nil
 }
 
 // formOperation validates the fields of a form into an operation.

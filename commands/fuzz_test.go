@@ -107,7 +107,7 @@ func FuzzSubmitForm(f *testing.F) {
 					t.Fatalf("SubmitForm error %q: %q, want a problem keyed by a field", field, problem)
 				}
 			}
-			if d.Outcome != OutcomeReply || d.Pending != nil {
+			if d.Verdict != VerdictReply || d.Pending != nil {
 				t.Fatalf("SubmitForm = %+v and errors %q", d, errs)
 			}
 			return
@@ -115,17 +115,17 @@ func FuzzSubmitForm(f *testing.F) {
 		if ue := c.checkOp(d.Op); ue != nil {
 			t.Fatalf("SubmitForm decided %+v, which does not validate: %s", d.Op, ue.Problem)
 		}
-		switch d.Outcome {
-		case OutcomeRun:
+		switch d.Verdict {
+		case VerdictRun:
 			if !c.IsAdmin(user) {
 				t.Fatalf("SubmitForm lets non-admin %q run %+v", user, d.Op)
 			}
-		case OutcomeApproval:
+		case VerdictApproval:
 			if d.Pending == nil || d.Pending.Requester != user || d.Pending.Channel != channel || d.Pending.Op != d.Op || d.Op.Reason == "" {
 				t.Fatalf("SubmitForm approval = %+v (channel %q), want the requester's pending request with a reason", d, channel)
 			}
 		default:
-			t.Fatalf("SubmitForm outcome %v without errors", d.Outcome)
+			t.Fatalf("SubmitForm outcome %v without errors", d.Verdict)
 		}
 		if strings.ContainsAny(d.Op.Reason, "\n\r\t\x00") || utf8.RuneCountInString(d.Op.Reason) > maxReason {
 			t.Fatalf("SubmitForm reason %q is not plain text within %d characters", d.Op.Reason, maxReason)

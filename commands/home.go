@@ -104,8 +104,8 @@ func (e AuditEntry) Line(mention func(string) string) string {
 		}
 		s += ", decided by " + strings.Join(names, ", ")
 	}
-	if e.Outcome != "" {
-		s += ": " + e.Outcome
+	if e.Result != "" {
+		s += ": " + e.Result
 	}
 	for _, kv := range [][2]string{{"provider", e.Provider}, {"status", e.Status}, {"code", e.Code}} {
 		if kv[1] != "" {

@@ -182,15 +182,15 @@ func (c *Core) checkOp(op Operation) *UsageError {
 
 // authorise decides, by the approval mode, whether userID may run op now,
 // must ask for approval, or is refused (with the reason).
-func (c *Core) authorise(userID string) (Outcome, string) {
+func (c *Core) authorise(userID string) (Verdict, string) {
 	admin := c.IsAdmin(userID)
 	switch {
 	case c.cfg.Approvals == ApprovalsAll:
-		return OutcomeApproval, ""
+		return VerdictApproval, ""
 	case admin:
-		return OutcomeRun, ""
+		return VerdictRun, ""
 	case c.cfg.Approvals == ApprovalsRequests:
-		return OutcomeApproval, ""
+		return VerdictApproval, ""
 	}
-	return OutcomeReply, "Only mailbot admins may register domains and add mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
+	return VerdictReply, "Only mailbot admins may register domains and add mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
 }

@@ -56,10 +56,10 @@ var (
 
 // Interim is the acknowledgement of work handed to the workers for d.
 func (d Decision) Interim() Reply {
-	switch d.Outcome {
-	case OutcomeApproval:
+	switch d.Verdict {
+	case VerdictApproval:
 		return ReplySending
-	case OutcomeCheck:
+	case VerdictCheck:
 		return ReplyChecking
 	}
 	return ReplyWorking

@@ -77,7 +77,7 @@ type Store interface {
 	// means the operation must not run.
 	Begin(ctx context.Context, e AuditEntry) (int64, error)
 	// Complete records the outcome of the operation Begin recorded: it
-	// sets Outcome, Status, Stage, UID and Code of entry id.
+	// sets Result, Status, Stage, UID and Code of entry id.
 	Complete(ctx context.Context, id int64, e AuditEntry) error
 	// Record adds a finished entry: a decision (approval, denial,
 	// cancellation, expiry).
@@ -150,7 +150,7 @@ type Record struct {
 	Approvers []string   // distinct admins who approved, in order
 	DecidedBy string     // who denied, cancelled, or gave the last approval
 	DecidedAt time.Time  // when the request left pending (zero while pending)
-	Outcome   string     // the last run's outcome in words, no secret
+	RunText   string     // what the last run of the request did, in words; no secret
 	Message   MessageRef // where the request message is; may be zero
 	Reminded  bool
 }
@@ -169,7 +169,7 @@ type AuditEntry struct {
 	Domain    string
 	Login     string
 	Reason    string
-	Outcome   string // OutcomeOK, OutcomeError, OutcomeUnknown; empty while running and for decisions
+	Result    string // ResultOK, ResultError, ResultUnknown; empty while running and for decisions
 	Status    string // register: the domain's status
 	Stage     string // register: the domain's stage
 	UID       int64  // add: the new mailbox's uid
@@ -191,7 +191,7 @@ const (
 
 // The outcomes of a run in the audit trail.
 const (
-	OutcomeOK      = "ok"
-	OutcomeError   = "error"
-	OutcomeUnknown = "unknown"
+	ResultOK      = "ok"
+	ResultError   = "error"
+	ResultUnknown = "unknown"
 )

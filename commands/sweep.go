@@ -142,7 +142,7 @@ func (c *Core) retryAttaches(ctx context.Context) {
 // message is updated by its run when it ends.
 func movedOn(rec Record) bool {
 	if rec.State == StatePending {
-		return len(rec.Approvers) > 0 || rec.Outcome != ""
+		return len(rec.Approvers) > 0 || rec.RunText != ""
 	}
 	return rec.State != StateRunning
 }

@@ -176,7 +176,7 @@ func (s *Store) Finish(ctx context.Context, id string, to commands.State, outcom
 	if !ok || r.State != commands.StateRunning {
 		return nil
 	}
-	r.State, r.Outcome = to, outcome
+	r.State, r.RunText = to, outcome
 	if to == commands.StatePending {
 		r.Approvers, r.DecidedBy, r.DecidedAt = nil, "", time.Time{}
 	}
@@ -241,7 +241,7 @@ func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, outcome string
 	defer s.mu.Unlock()
 	return s.collect(limit, func(r *commands.Record) bool {
 		return r.State == commands.StateRunning && !r.DecidedAt.After(cutoff)
-	}, byCreated, func(r *commands.Record) { r.State, r.Outcome = commands.StateUncertain, outcome }), nil
+	}, byCreated, func(r *commands.Record) { r.State, r.RunText = commands.StateUncertain, outcome }), nil
 }
 
 // collect returns copies of the records that match, sorted by order, at

@@ -42,7 +42,7 @@ func scanRecord(row pgx.CollectableRow) (commands.Record, error) {
 	var action, state string
 	var decidedAt *time.Time
 	err := row.Scan(&r.ID, &r.Requester, &r.Channel, &action, &r.Op.Domain, &r.Op.Login, &r.Op.Reason,
-		&r.Created, &r.Expires, &state, &r.Approvers, &r.DecidedBy, &decidedAt, &r.Outcome,
+		&r.Created, &r.Expires, &state, &r.Approvers, &r.DecidedBy, &decidedAt, &r.RunText,
 		&r.Message.Channel, &r.Message.TS, &r.Reminded)
 	r.Op.Action, r.State = commands.Action(action), commands.State(state)
 	if decidedAt != nil {

@@ -249,8 +249,8 @@ func testClaimStale(t *testing.T, open func(t *testing.T) commands.Store) {
 		t.Errorf("times each request was claimed (-want +got):\n%s", diff)
 	}
 	rec := get(t, s, "old")
-	if rec.State != commands.StateUncertain || rec.Outcome != "the run did not report back" {
-		t.Errorf("stale run after the claim = %s %q, want uncertain with the outcome", rec.State, rec.Outcome)
+	if rec.State != commands.StateUncertain || rec.RunText != "the run did not report back" {
+		t.Errorf("stale run after the claim = %s %q, want uncertain with the outcome", rec.State, rec.RunText)
 	}
 	if err := s.Finish(t.Context(), "old", commands.StateDone, "late", now); err != nil {
 		t.Fatal(err)

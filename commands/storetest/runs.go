@@ -22,7 +22,7 @@ func testFinish(t *testing.T, open func(t *testing.T) commands.Store) {
 		if err := s.Finish(t.Context(), p.ID, to, outcome, now.Add(time.Second)); err != nil {
 			t.Fatalf("Finish(%s): %v", to, err)
 		}
-		want.State, want.Outcome = to, outcome
+		want.State, want.RunText = to, outcome
 		if diff := cmp.Diff(want, get(t, s, p.ID), opts); diff != "" {
 			t.Fatalf("Get after Finish(%s) (-want +got):\n%s", to, diff)
 		}
@@ -72,7 +72,7 @@ func testFinishBackToPending(t *testing.T, open func(t *testing.T) commands.Stor
 	if err := s.Finish(t.Context(), p.ID, commands.StatePending, outcome, now.Add(2*time.Second)); err != nil {
 		t.Fatalf("Finish back to pending: %v", err)
 	}
-	want := commands.Record{Pending: p, State: commands.StatePending, Outcome: outcome, Message: ref}
+	want := commands.Record{Pending: p, State: commands.StatePending, RunText: outcome, Message: ref}
 	if diff := cmp.Diff(want, get(t, s, p.ID), opts); diff != "" {
 		t.Fatalf("Get after Finish back to pending (-want +got):\n%s", diff)
 	}
