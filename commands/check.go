@@ -7,7 +7,7 @@ import (
 )
 
 // DNSChecker looks a domain's DNS records up for the checklist of
-// interface §5; *dnscheck.Checker satisfies it.
+// docs/commands.md; *dnscheck.Checker satisfies it.
 type DNSChecker interface {
 	Check(ctx context.Context, domain, secretName string) dnscheck.Checklist
 }
@@ -50,7 +50,7 @@ func (c *Core) clickCheck(ctx context.Context, k Click) string {
 }
 
 // checkDNS runs the checklist of domain. It calls no PDD API, needs no
-// admin right and honours no allow-list: it touches nothing (§5).
+// admin right and honours no allow-list: it touches nothing.
 func (c *Core) checkDNS(ctx context.Context, domain, secretName string) Reply {
 	if c.cfg.DNS == nil {
 		return Reply{Title: "DNS checks are not available", Error: true, Text: "This mailbot has no DNS resolver configured."}

@@ -7,11 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// seedSymbols are the symbols seed §8 allows besides Latin letters and
+// seedSymbols are the symbols PDD's password rules allow besides Latin letters and
 // digits, copied from the seed's table: ! @ # $ % ^ & * ( ) _ - + : ; , .
 const seedSymbols = "!@#$%^&*()_-+:;,."
 
-// breaksSeedRules returns the rule of seed §8 that pw breaks for the
+// breaksSeedRules returns PDD's password rule that pw breaks for the
 // mailbox user@domain, or "". It is written here from the seed, apart from
 // the code under test and from apiclient.ValidatePassword.
 func breaksSeedRules(user, domain, pw string) string {
@@ -45,8 +45,8 @@ func TestBreaksSeedRules(t *testing.T) {
 	}
 }
 
-// TestPasswordProperties generates 10,000 passwords over every length seed
-// §8 allows and checks each against §8 (as this test reads it) and against
+// TestPasswordProperties generates 10,000 passwords over every length PDD
+// allows and checks each against PDD's rules (as this test reads them) and against
 // mailbot's own rules: every class of character, and one digit and one
 // symbol up to 12 characters, two up to 19, three at 20.
 func TestPasswordProperties(t *testing.T) {
