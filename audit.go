@@ -18,8 +18,8 @@ import (
 )
 
 // runAudit prints the audit trail of MAILBOT_DATABASE_URL since the given
-// time ago, oldest first: a table, or one JSON object a line. The
-// dispatch checked that the URL is set. It only reads: no
+// time ago, oldest first: a table, or one JSON object a line (see
+// docs/state.md). The dispatch checked that the URL is set. It only reads: no
 // migration, so a role with SELECT on the tables suffices; one attempt to
 // connect (connect_timeout, 5 s unless the URL says otherwise); and the
 // trail a page at a time, each page written out before the next is read,

@@ -339,7 +339,7 @@ func (c *config) adminUsers() []string {
 }
 
 // adminGroups is the user group IDs (S…) of MAILBOT_ADMINS: their members
-// are admins (interface §6).
+// are admins (docs/approvals.md).
 func (c *config) adminGroups() []string {
 	return slices.DeleteFunc(slices.Clone(c.Admins), func(id string) bool { return !commands.IsGroupID(id) })
 }

@@ -388,7 +388,7 @@ func TestHelpListsEveryVariable(t *testing.T) {
 			lines[f[0]] = l
 		}
 	}
-	// interface §2's table, as the operators read it.
+	// docs/configuration.md's table, as the operators read it.
 	interfaceVars := []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "SLACK_API_URL", "MAILBOT_PROVIDER", "PDD_TOKEN", "PDD_BASE_URL", "PDD_TIMEOUT",
 		"Y360_TOKEN", "Y360_ORG_ID", "Y360_BASE_URL", "Y360_DEPARTMENT_ID", "MAILCOW_URL", "MAILCOW_API_KEY", "MAILCOW_MX",
 		"MAILBOT_FORCE_PASSWORD_CHANGE",
@@ -412,7 +412,7 @@ func TestHelpListsEveryVariable(t *testing.T) {
 		}
 	}
 	if diff := cmp.Diff(interfaceVars, tagged, cmp.Transformer("sort", func(s []string) []string { return slices.Sorted(slices.Values(s)) })); diff != "" {
-		t.Errorf("config's variables against interface §2 (-want +got):\n%s", diff)
+		t.Errorf("config's variables against the documented list (-want +got):\n%s", diff)
 	}
 	for _, sc := range subcommands {
 		if !strings.Contains(out.String(), "mailbot "+sc.synopsis) {

@@ -269,7 +269,7 @@ func testE2EQuorumRemindExpire(t *testing.T, bin string, cluster *pgtest.Cluster
 	scanDatabase(t, dsn, w)
 }
 
-// testE2EOutage is interface §7's outage while running, through a proxy in
+// testE2EOutage is a database outage while running (docs/state.md), through a proxy in
 // front of PostgreSQL that the test cuts: mailbot stays connected, refuses
 // a command with "mailbot cannot reach its database; nothing was done"
 // and a click runs nothing, without a PDD call; once the database is back
@@ -319,7 +319,7 @@ func testE2EOutage(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	}
 }
 
-// testE2EFailedRunReopens is interface §6 with a database: when the run of
+// testE2EFailedRunReopens is an approval with a database: when the run of
 // an approved request certainly did nothing ("unknown" after every
 // attempt), the request message says so and offers Approve again, and the
 // next Approve runs it, once.
@@ -330,7 +330,7 @@ func testE2EFailedRunReopens(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	w.serve("mailbot", w.env(map[string]string{"MAILBOT_DATABASE_URL": dsn, "MAILBOT_APPROVALS": "requests"}))
 	w.command(w.fake.Via(0), e2eUser, "/mailbox", "add erin@example.com onboarding")
 	req := w.waitRequest(1)
-	w.sim.FailNext(3) // mailbot makes 3 attempts (interface §4: at least 3)
+	w.sim.FailNext(3) // mailbot makes 3 attempts (at least 3; docs/providers.md)
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
 	upd := w.waitUpdate(req.ts, "can be approved again")
 	value, ok := upd.Button(e2eApprovalBlock, e2eApprove)
@@ -350,7 +350,7 @@ func testE2EFailedRunReopens(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	}
 }
 
-// testE2EOwnRole is the production shape of interface §7: mailbot logs in
+// testE2EOwnRole is the production shape of docs/state.md: mailbot logs in
 // as a role with a password that owns its database, not as a superuser.
 // With a wrong password serve exits 1 with one line naming
 // MAILBOT_DATABASE_URL; with the right one it migrates and works, and

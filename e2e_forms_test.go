@@ -34,7 +34,7 @@ func testE2EFormsHome(t *testing.T, bin string) {
 	formRequest(t, w)
 }
 
-// testE2EFormChoice is interface §3's form with an allow-list of exact
+// testE2EFormChoice is the form (docs/commands.md) with an allow-list of exact
 // names: the domain is a choice of them with the default preselected, and
 // a form that names only the user creates the mailbox in the default.
 func testE2EFormChoice(t *testing.T, bin string) {

@@ -46,7 +46,7 @@ func testE2EMetricsWhileSlackDown(t *testing.T, bin string) {
 }
 
 // checkStartingMetrics scrapes p, which is still starting, and checks that
-// every series README.md documents is there (mailbot_database_up with a
+// every series docs/metrics.md documents is there (mailbot_database_up with a
 // database), with the socket and the database down. It returns the body.
 func checkStartingMetrics(t *testing.T, p *proc, withDatabase bool) string {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
-// Restarts without a database (interface §6, §7, §10): the request
+// Restarts without a database (docs/state.md): the request
 // message is the only record that survives, so mailbot reads it back
 // before it runs an approved request.
 
@@ -28,7 +28,7 @@ func requestWithoutDatabase(t *testing.T, bin string) (*world, map[string]string
 	return w, env, first, w.waitRequest(1)
 }
 
-// testE2ERestartWithoutDatabase is interface §6 and §7 without a
+// testE2ERestartWithoutDatabase is the approval flow without a
 // database: after SIGTERM and a restart (state in the process is gone), a
 // stale Approve on a request approved before runs nothing, and a request
 // still pending from before the restart can be approved and runs once.
@@ -64,8 +64,7 @@ func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
 // message is the only record of a decision that outlives mailbot, so it
 // must show the approval before the PDD API is called. When Slack refuses
 // that update, nothing runs and the request can be approved again; after
-// a restart, a second admin's Approve runs it, exactly once (interface
-// §7, §10).
+// a restart, a second admin's Approve runs it, exactly once.
 func testE2ERefusedUpdateThenRestart(t *testing.T, bin string) {
 	w, env, first, req := requestWithoutDatabase(t, bin)
 	w.fake.FailNext("chat.update", "internal_error") // the "running" mark

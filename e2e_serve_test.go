@@ -14,7 +14,7 @@ import (
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
 )
 
-// testE2EBacklog is interface §9 without a database: 20 acknowledged adds
+// testE2EBacklog is the shutdown of docs/delivery.md without a database: 20 acknowledged adds
 // behind MAILBOT_CONCURRENCY=2 and a slow PDD API, then SIGTERM with a
 // short MAILBOT_SHUTDOWN_TIMEOUT. Every command gets one final answer (its
 // result, "not run … repeat it" or "may or may not have happened"), a new
@@ -107,7 +107,7 @@ func backlogAnswer(posts []slackfake.Post) string {
 	return "other: " + s
 }
 
-// testE2EExpiryWithoutDatabase is interface §6's sweep on one replica
+// testE2EExpiryWithoutDatabase is the expiry sweep on one replica
 // without a database: a request denied in time gets no reminder; one that
 // nobody decides gets one reminder, then expires without a click: one
 // update without buttons and one message to the requester. A third
@@ -271,7 +271,7 @@ elsewhere-domain.com. TXT "v=spf1 mx -all"
 	}
 }
 
-// testE2EDatabaseUnreachable is interface §7: a database that cannot be
+// testE2EDatabaseUnreachable (docs/state.md): a database that cannot be
 // reached at start (a closed loopback port) makes serve retry, with every
 // documented series on /metrics meanwhile, then exit 1 with one line
 // naming MAILBOT_DATABASE_URL and without its password.
@@ -313,7 +313,7 @@ func closedAddr(t *testing.T) string {
 	return addr
 }
 
-// testE2EAuditWithoutDatabase is interface §1: `mailbot audit` without
+// testE2EAuditWithoutDatabase: `mailbot audit` without
 // MAILBOT_DATABASE_URL exits non-zero with a one-line reason.
 func testE2EAuditWithoutDatabase(t *testing.T, bin string) {
 	p := startProc(t, bin, "audit", map[string]string{"MAILBOT_LOG_LEVEL": "debug"}, "audit")

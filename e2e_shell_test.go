@@ -9,7 +9,7 @@ import (
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
-// testE2EShell is interface §1's shell lines from the binary, on its
+// testE2EShell is the shell's lines from the binary, on its
 // embedded sandbox with no database: cancel ID, home (for a requester and
 // for an admin) and audit (the session's trail, oldest first, without the
 // password).

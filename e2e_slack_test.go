@@ -15,7 +15,7 @@ import (
 // Reading what mailbot sent to the fake Slack, as a Slack client shows it.
 
 // The block_ids and action_ids of mailbot's buttons, as Slack hands them
-// back in a click (interface §4, §6).
+// back in a click (docs/delivery.md, docs/approvals.md).
 const (
 	e2eApprovalBlock = "mailbot_approval"
 	e2eReplyBlock    = "mailbot_reply"

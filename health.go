@@ -14,8 +14,8 @@ import (
 	"github.com/mailbot/mailbot/internal/metrics"
 )
 
-// The paths of the health and metrics listener (interface §2,
-// MAILBOT_HTTP_ADDR). manifests/kubernetes/deployment.yaml probes the first
+// The paths of the health and metrics listener (MAILBOT_HTTP_ADDR; see
+// docs/operations.md). manifests/kubernetes/deployment.yaml probes the first
 // two and annotates the third for Prometheus; manifests_test.go keeps them in
 // step.
 const (

@@ -293,7 +293,7 @@ func TestServeHTTPReportsAListenerFailure(t *testing.T) {
 
 // TestServeMetricsFromStart runs serve through run() against the fake
 // Slack and the sandbox: before any command, /metrics already holds every
-// series README.md documents; after a register and an add, the counters
+// series docs/metrics.md documents; after a register and an add, the counters
 // moved, and no label or line carries the user, the domain, the login, a
 // token or a secret the sandbox handed out.
 func TestServeMetricsFromStart(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command mailbot administers mail domains and mailboxes of the PDD API from
-// Slack, over Socket Mode; see README.md.
+// Slack, over Socket Mode; see README.md and ARCHITECTURE.md.
 package main
 
 import (
@@ -18,7 +18,7 @@ import (
 // mailbot's live heap is small (about 2 MiB), so Go's default of 100
 // collects after every few hundred KiB of garbage: 16 collections in a
 // burst of 500 commands. At 200 a burst costs 5 collections and about 15%
-// less CPU, for 4 MiB more peak memory (BenchmarkRelease; README,
+// less CPU, for 4 MiB more peak memory (BenchmarkRelease; docs/performance.md,
 // Footprint). GOMEMLIMIT still bounds the heap in a container.
 const gcPercent = 200
 
@@ -34,7 +34,7 @@ func main() {
 
 // report writes err to stderr, one "mailbot: " line per line of it (and
 // the usage after a usage error), and returns the exit status: 0 without
-// an error, 2 for a *usageError, 1 for anything else (interface §1).
+// an error, 2 for a *usageError, 1 for anything else (see docs/configuration.md).
 func report(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0

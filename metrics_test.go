@@ -24,7 +24,10 @@ import (
 	"github.com/mailbot/mailbot/internal/metrics/metricstest"
 )
 
-// docFamily is one row of README.md's metrics table: the type and, by label
+// metricsDoc documents every metric mailbot exports, in a table.
+const metricsDoc = "docs/metrics.md"
+
+// docFamily is one row of the metrics table of metricsDoc: the type and, by label
 // name, the values the label may take (nil: any value).
 type docFamily struct {
 	kind   string
@@ -36,11 +39,11 @@ var databaseOnly = map[string]bool{"mailbot_database_up": true}
 
 var backticked = regexp.MustCompile("`([^`]*)`")
 
-// documentedMetrics reads the metrics table of README.md.
+// documentedMetrics reads the metrics table of metricsDoc.
 // Without a database, the rows of databaseOnly are left out.
 func documentedMetrics(t *testing.T, withDatabase bool) map[string]docFamily {
 	t.Helper()
-	raw, err := os.ReadFile("README.md")
+	raw, err := os.ReadFile(metricsDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +54,7 @@ func documentedMetrics(t *testing.T, withDatabase bool) map[string]docFamily {
 		}
 		cells := strings.Split(line, "|")
 		if len(cells) != 5 {
-			t.Fatalf("README metrics row %q: want 3 cells", line)
+			t.Fatalf("%s: metrics row %q: want 3 cells", metricsDoc, line)
 		}
 		name := strings.Trim(strings.TrimSpace(cells[1]), "`")
 		f := docFamily{kind: strings.TrimSpace(cells[2]), labels: make(map[string][]string)}
@@ -70,17 +73,17 @@ func documentedMetrics(t *testing.T, withDatabase bool) map[string]docFamily {
 			continue
 		}
 		if _, dup := doc[name]; dup {
-			t.Fatalf("README lists %s twice", name)
+			t.Fatalf("%s lists %s twice", metricsDoc, name)
 		}
 		doc[name] = f
 	}
 	if len(doc) < 10 {
-		t.Fatalf("README.md's metrics table has %d rows; did its format change?", len(doc))
+		t.Fatalf("%s's metrics table has %d rows; did its format change?", metricsDoc, len(doc))
 	}
 	return doc
 }
 
-// checkDocumented checks fams against the README's table: every documented
+// checkDocumented checks fams against metricsDoc's table: every documented
 // family is there with its type and labels, every documented label value
 // has a series, and every mailbot_ family, label and value is documented.
 func checkDocumented(t *testing.T, fams map[string]*dto.MetricFamily, doc map[string]docFamily) {
@@ -92,17 +95,17 @@ func checkDocumented(t *testing.T, fams map[string]*dto.MetricFamily, doc map[st
 			continue
 		}
 		if got := strings.ToLower(f.GetType().String()); got != d.kind {
-			t.Errorf("%s is a %s, README says %s", name, got, d.kind)
+			t.Errorf("%s is a %s, %s says %s", name, got, metricsDoc, d.kind)
 		}
 		seen := make(map[string]map[string]bool)
 		for _, m := range f.GetMetric() {
 			l := metricstest.Labels(m)
 			if got, want := slices.Sorted(maps.Keys(l)), slices.Sorted(maps.Keys(d.labels)); !slices.Equal(got, want) {
-				t.Errorf("%s series with labels %v, README lists %v", name, got, want)
+				t.Errorf("%s series with labels %v, %s lists %v", name, got, metricsDoc, want)
 			}
 			for k, v := range l {
 				if vs := d.labels[k]; vs != nil && !slices.Contains(vs, v) {
-					t.Errorf("%s{%s=%q}: a value README does not list", name, k, v)
+					t.Errorf("%s{%s=%q}: a value %s does not list", name, k, v, metricsDoc)
 				}
 				if seen[k] == nil {
 					seen[k] = make(map[string]bool)
@@ -123,21 +126,21 @@ func checkDocumented(t *testing.T, fams map[string]*dto.MetricFamily, doc map[st
 	}
 	for name := range fams {
 		if _, ok := doc[name]; strings.HasPrefix(name, "mailbot_") && !ok {
-			t.Errorf("/metrics has %s, which README.md does not document", name)
+			t.Errorf("/metrics has %s, which %s does not document", name, metricsDoc)
 		}
 	}
 }
 
 // forProvider is doc as a serve of provider shows it: a family labelled by
-// provider lists provider (README must name it) and no other, since one
+// provider lists provider (the table must name it, or allow any) and no other, since one
 // process drives one provider.
 func forProvider(t *testing.T, doc map[string]docFamily, provider string) map[string]docFamily {
 	t.Helper()
 	out := make(map[string]docFamily, len(doc))
 	for name, d := range doc {
-		if vs, ok := d.labels["provider"]; ok {
+		if vs, ok := d.labels["provider"]; ok && vs != nil { // nil: any provider
 			if !slices.Contains(vs, provider) {
-				t.Errorf("README lists %s with providers %v, not %s", name, vs, provider)
+				t.Errorf("%s lists %s with providers %v, not %s", metricsDoc, name, vs, provider)
 			}
 			labels := maps.Clone(d.labels)
 			labels["provider"] = []string{provider}
@@ -148,7 +151,7 @@ func forProvider(t *testing.T, doc map[string]docFamily, provider string) map[st
 	return out
 }
 
-// TestMetricsDocumented checks a fresh serve's registry against README.md's
+// TestMetricsDocumented checks a fresh serve's registry against metricsDoc's
 // table: without a database every row but mailbot_database_up, with one
 // every row.
 func TestMetricsDocumented(t *testing.T) {

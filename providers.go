@@ -48,6 +48,17 @@ func newProvider(cfg *config, opts ...apiclient.Option) (commands.Provider, erro
 	return p, nil
 }
 
+// providerURL is the base URL of cfg's provider.
+func (c *config) providerURL() string {
+	switch c.Provider {
+	case providerYandex360:
+		return c.Y360BaseURL
+	case providerMailcow:
+		return c.MailcowURL
+	}
+	return c.PDDBaseURL
+}
+
 // checker is a provider with a read call that proves its credentials at
 // start (Yandex 360, mailcow; PDD has none: every PDD read needs a domain).
 type checker interface {

@@ -24,7 +24,7 @@ import (
 	"github.com/mailbot/mailbot/internal/metrics"
 )
 
-// runServe runs the Slack bot until ctx ends: interface §1.
+// runServe runs the Slack bot until ctx ends.
 func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Writer) error {
 	if err := cfg.requireServe(); err != nil {
 		return err
@@ -164,7 +164,7 @@ func signingKey(botToken secret) []byte {
 }
 
 // sweepEvery is how often requests are expired and reminders sent: every
-// 20 s (expiry within a minute of the deadline, interface §6), more often
+// 20 s (expiry within a minute of the deadline), more often
 // when the TTL or the reminder delay is short, never more than once a
 // second.
 func sweepEvery(ttl, remind time.Duration) time.Duration {

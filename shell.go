@@ -29,7 +29,7 @@ const shellLines = `Shell lines:
   approve <ID>      approve a pending request as the acting user
   deny <ID>         deny it
   cancel <ID>       withdraw your own pending request
-  more              the next page of the last /mailbox list
+  more              the next page of the last list of mailboxes
   home              what the Slack Home tab shows the acting user
   audit             the audit trail of this session
   exit              leave (so does end of input)
@@ -117,8 +117,8 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) 
 		if err != nil {
 			return nil, nil, err
 		}
-		fmt.Fprintf(stdout, "Driving the real %s with %s: operations change real domains and mailboxes. "+
-			"Type help for help.\n", strings.TrimPrefix(name, "the "), credentialsOf(cfg.Provider))
+		fmt.Fprintf(stdout, "Driving the real %s at %s with %s: operations change real domains and mailboxes. "+
+			"Type help for help.\n", strings.TrimPrefix(name, "the "), cfg.providerURL(), credentialsOf(cfg.Provider))
 		return api, func() {}, nil
 	}
 	sb, err := newSandbox(cfg.Provider)
@@ -253,7 +253,7 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 		sh.click(ctx, commands.ButtonKind(strings.ToLower(word)), rest)
 	case "more":
 		if sh.more == "" {
-			fmt.Fprintln(sh.out, "Nothing more to show: more pages through the last /mailbox list.")
+			fmt.Fprintln(sh.out, "Nothing more to show: more pages through the last list of mailboxes.")
 			break
 		}
 		value := sh.more

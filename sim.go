@@ -28,7 +28,7 @@ import (
 // simShutdownTimeout bounds the wait for requests in flight at a signal.
 const simShutdownTimeout = 5 * time.Second
 
-// runSim serves the PDD sandbox until ctx ends (interface §1). Its first two
+// runSim serves the PDD sandbox until ctx ends (see docs/providers.md). Its first two
 // lines on stdout are PDD_BASE_URL=<url> and PDD_TOKEN=<token>; with --tls a
 // third, SSL_CERT_FILE=<path>, names a PEM file of the certificate authority
 // that signed the server's certificate, removed again when the sandbox stops.

@@ -163,7 +163,7 @@ func TestSim(t *testing.T) {
 		t.Errorf("stdout after the two lines: %q, want nothing", rest)
 	}
 	logs := s.stderr.String()
-	if !strings.Contains(logs, "pdd sandbox stopped") || !strings.Contains(logs, "/api2/admin/email/add") {
+	if !strings.Contains(logs, "sandbox stopped") || !strings.Contains(logs, "/api2/admin/email/add") {
 		t.Errorf("logs %q: want the requests and the stop", logs)
 	}
 	for _, secret := range []string{token, password, url.QueryEscape(password), secrets["name"].(string)} {

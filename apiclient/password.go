@@ -6,24 +6,24 @@ import (
 )
 
 // PasswordSymbols are the symbols a password may hold besides Latin letters
-// and digits (seed §8).
+// and digits (PDD's password rules).
 const PasswordSymbols = "!@#$%^&*()_-+:;,."
 
-// Password length limits (seed §8).
+// Password length limits (PDD's password rules).
 const (
 	MinPasswordLen = 6
 	MaxPasswordLen = 20
 )
 
-// Reasons a password breaks the rules of seed §8. None carries the password.
+// Reasons a password breaks PDD's password rules. None carries the password.
 var (
 	ErrPasswordTooShort = errors.New("password shorter than 6 characters")
 	ErrPasswordTooLong  = errors.New("password longer than 20 characters")
-	ErrPasswordChars    = errors.New("password has a character other than Latin letters, digits and the symbols " + PasswordSymbols + " (seed §8)")
+	ErrPasswordChars    = errors.New("password has a character other than Latin letters, digits and the symbols " + PasswordSymbols)
 	ErrPasswordIsLogin  = errors.New("password equals the user name")
 )
 
-// ValidatePassword checks password against the rules of seed §8 for the
+// ValidatePassword checks password against PDD's password rules for the
 // mailbox login (a user name, or user@domain): 6 to 20 characters; Latin
 // letters, digits and [PasswordSymbols] only; different from the user name
 // in any letter case.

@@ -22,7 +22,7 @@ const maxRetryWait = 10 * time.Second
 // temporary failure.
 const attempts = 3
 
-// Deliver gives r to to.User alone, trying in order (interface §4): the
+// Deliver gives r to to.User alone, trying in order (docs/delivery.md): the
 // response_url, chat.postEphemeral in the channel, and chat.postEphemeral
 // in the user's direct-message channel with the bot. Each route retries a
 // temporary failure (HTTP 5xx, 429 after Retry-After, a reset) a few times

@@ -14,7 +14,7 @@ import (
 // it did not see the ack in time, and then ignores that late ack. When
 // the ack itself was the answer (help, a refusal, a form's errors), the
 // ack of the re-sent envelope must carry it again, or the person never
-// gets one (interface §10: no acknowledged command without an answer).
+// gets one (no acknowledged command without an answer).
 func TestRedeliveredAnswerKeepsItsPayload(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -174,7 +174,7 @@ func TestFormWithLongAllowedDomain(t *testing.T) {
 // TestFormDuringStopSaysRestarting: a form submitted while mailbot stops
 // (without a database: the socket stays open for the drain) is a new
 // command: nothing runs, and the person is told that mailbot is
-// restarting (interface §9), as a typed command is, in the form's errors
+// restarting (docs/delivery.md), as a typed command is, in the form's errors
 // so that it stays open to submit again.
 func TestFormDuringStopSaysRestarting(t *testing.T) {
 	t.Parallel()

@@ -12,8 +12,8 @@ import (
 )
 
 // GroupRefreshEvery is how often the admin user groups are read again
-// when no subteam_members_changed event arrives first (interface §6: at
-// least every 5 minutes). Slack sends that event to one of the app's
+// when no subteam_members_changed event arrives first (at least every 5 minutes;
+// see docs/approvals.md). Slack sends that event to one of the app's
 // sockets only, so with several replicas the others learn of a change at
 // their next reading: once a minute keeps that window short, at one
 // usergroups.users.list call a minute per group and replica (Slack's tier

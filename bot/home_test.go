@@ -155,7 +155,7 @@ func TestHomeTab(t *testing.T) {
 	}
 	adminText := strings.Join(slackfake.Flatten(mustJSON(adminSent)), "\n")
 	wantContains(t, "admin's Home", adminText, "stranger.com", "other.com", "alice@example.com", "for the shop",
-		"register domain admin.com by <@"+admin+">: ok status=domain-activate")
+		"register domain admin.com by <@"+admin+">: ok provider=pdd status=domain-activate")
 	golden(t, "home_admin", signed(adminSent), replace...)
 
 	_, strangerSent := openHome(t, h.env, stranger, 1)

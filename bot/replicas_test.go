@@ -1,6 +1,6 @@
 package bot_test
 
-// Tests of mailbot as several replicas (interface §7, issue 9): two bots,
+// Tests of mailbot as several replicas (docs/state.md, issue 9): two bots,
 // each with its own core, bot and pgstore.Store opened on one test database
 // (two Opens stand for two processes), connected to one fake Slack; a click
 // goes to one replica or the other with Via. And the restart without a
@@ -296,7 +296,7 @@ func TestReplicaExpiry(t *testing.T) {
 }
 
 // TestReplicaOutage cuts the database in the middle: clicks and commands
-// are refused with the §7 answer and run nothing, both replicas stay
+// are refused with the database-down answer and run nothing, both replicas stay
 // connected and acknowledge, and once the database is back a click runs
 // the request once; nothing runs twice across the outage.
 func TestReplicaOutage(t *testing.T) {
@@ -366,8 +366,8 @@ func (s *cutAfterApproval) Approve(ctx context.Context, p commands.Pending, appr
 // approval and the run: the run cannot be recorded, so nothing reaches the
 // PDD API, and putting the request back to pending fails too. The replica
 // keeps that end and tries it again at every sweep, so once the database
-// is back the request is decidable again by itself (§6: the approval is
-// not used up; §7: mailbot resumes by itself): an Approve then runs it
+// is back the request is decidable again by itself (the approval is
+// not used up, and mailbot resumes by itself): an Approve then runs it
 // once.
 func TestReplicaOutageBetweenApprovalAndRun(t *testing.T) {
 	t.Parallel()

@@ -230,7 +230,7 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 
 // markRunning makes the decision durable before the PDD API is called,
 // when the store alone cannot: without a database the request message is
-// the only record that outlives the process (§7), so it must show the
+// the only record that outlives the process, so it must show the
 // decision (no buttons) before the run. When that update fails, nothing
 // runs: the request is pending again and the clicker is told. With a
 // database the store's compare-and-set is the record.

@@ -13,7 +13,7 @@ import (
 // (MAILBOT_APPROVALS).
 type ApprovalMode string
 
-// The approval modes of interface §2.
+// The approval modes (docs/approvals.md).
 const (
 	ApprovalsOff      ApprovalMode = "off"      // non-admins are refused
 	ApprovalsRequests ApprovalMode = "requests" // non-admins may ask; an admin approves

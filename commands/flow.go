@@ -17,7 +17,7 @@ import (
 // work's, so that an answer is sent even when the work ran out of time.
 type Messenger interface {
 	// Deliver gives r to to.User alone. The Slack adapter tries every
-	// route it has (interface §4) before it gives up with an error.
+	// route it has (docs/delivery.md) before it gives up with an error.
 	Deliver(ctx context.Context, to Route, r Reply) error
 	// PostRequest shows a new request to the admins and says where.
 	PostRequest(ctx context.Context, v RequestView) (MessageRef, error)
@@ -62,7 +62,7 @@ type RequestView struct {
 func (v RequestView) Buttons() bool { return v.State == StatePending }
 
 // effectTimeout bounds one answer or notice. It is not the work's
-// deadline: answers go out even after the work ran out of time (§9).
+// deadline: answers go out even after the work ran out of time (docs/delivery.md).
 const effectTimeout = 15 * time.Second
 
 // detach returns a context for answers and notices that the work's end
@@ -71,7 +71,7 @@ func detach(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), effectTimeout)
 }
 
-// replyStoreDown answers work that could not be recorded (§7).
+// replyStoreDown answers work that could not be recorded (docs/state.md).
 var replyStoreDown = Reply{Title: "mailbot cannot reach its database", Error: true,
 	Text: "mailbot cannot reach its database; nothing was done. Try again in a minute."}
 
@@ -162,7 +162,7 @@ func (c *Core) deliver(ctx context.Context, to Route, r Reply) {
 
 // deliverResult gives an operation's result to to.User. When no route
 // reaches them, the ops channel is told that the result of that operation
-// could not be delivered, with the target and never the secret (§4).
+// could not be delivered, with the target and never the secret (docs/delivery.md).
 func (c *Core) deliverResult(ctx context.Context, to Route, res Result) {
 	ectx, cancel := detach(ctx)
 	defer cancel()

@@ -126,7 +126,7 @@ func TestUncertainAdd(t *testing.T) {
 	}
 }
 
-// dbDown is the answer to work that could not be recorded (§7).
+// dbDown is the answer to work that could not be recorded.
 const dbDown = "mailbot cannot reach its database; nothing was done"
 
 // TestStoreUnavailable checks that work the store cannot record is

@@ -54,7 +54,7 @@ func TestStaleRun(t *testing.T) {
 // the run, so the run cannot be recorded and nothing reaches the PDD API;
 // putting the request back to pending fails too. Once the database is
 // back, the next sweep reopens it by itself: it can be approved again and
-// runs once (§6: the approval is not used up; §7: mailbot resumes by
+// runs once (the approval is not used up, and mailbot resumes by
 // itself).
 func TestReopenAfterOutage(t *testing.T) {
 	t.Parallel()

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Form is the form a command typed bare opens (interface §3): the same
+// Form is the form a command typed bare opens (docs/commands.md): the same
 // fields as the typed command, checked by the same rules.
 type Form struct {
 	Action  Action

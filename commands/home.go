@@ -10,7 +10,7 @@ import (
 // HomeLimit bounds each list of the Home tab.
 const HomeLimit = 20
 
-// Home is what the Home tab shows a person (interface §6): an admin the
+// Home is what the Home tab shows a person (docs/approvals.md): an admin the
 // pending requests with Approve and Deny, and the latest entries of the
 // audit trail; anyone else their own pending requests with Cancel, and
 // how to use the commands. It never holds a secret.

@@ -7,11 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// seedSymbols are the symbols seed §8 allows besides Latin letters and
+// seedSymbols are the symbols PDD's password rules allow besides Latin letters and
 // digits, copied from the seed's table: ! @ # $ % ^ & * ( ) _ - + : ; , .
 const seedSymbols = "!@#$%^&*()_-+:;,."
 
-// breaksSeedRules returns the rule of seed §8 that pw breaks for the
+// breaksSeedRules returns PDD's password rule that pw breaks for the
 // mailbox user@domain, or "". It is written here from the seed, apart from
 // the code under test and from apiclient.ValidatePassword.
 func breaksSeedRules(user, domain, pw string) string {
@@ -23,7 +23,7 @@ func breaksSeedRules(user, domain, pw string) string {
 		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
 		case strings.ContainsRune(seedSymbols, r):
 		default:
-			return fmt.Sprintf("the character %q is no Latin letter, digit or symbol of §8", r)
+			return fmt.Sprintf("the character %q is no Latin letter, digit or symbol of the password rules", r)
 		}
 	}
 	if strings.EqualFold(pw, user) || strings.EqualFold(pw, user+"@"+domain) {
@@ -45,8 +45,8 @@ func TestBreaksSeedRules(t *testing.T) {
 	}
 }
 
-// TestPasswordProperties generates 10,000 passwords over every length seed
-// §8 allows and checks each against §8 (as this test reads it) and against
+// TestPasswordProperties generates 10,000 passwords over every length PDD
+// allows and checks each against PDD's rules (as this test reads them) and against
 // mailbot's own rules: every class of character, and one digit and one
 // symbol up to 12 characters, two up to 19, three at 20.
 func TestPasswordProperties(t *testing.T) {
@@ -69,7 +69,7 @@ func TestPasswordProperties(t *testing.T) {
 			t.Fatalf("password %d has length %d, want %d", i, len(pw), length)
 		}
 		if rule := breaksSeedRules(login, "example.com", pw); rule != "" {
-			t.Fatalf("password %d (length %d) breaks seed §8: %s", i, length, rule)
+			t.Fatalf("password %d (length %d) breaks the password rules: %s", i, length, rule)
 		}
 		var lower, upper, digits, symbols int
 		for _, r := range pw {

@@ -8,7 +8,7 @@ import (
 
 // Store keeps what must outlive one click and, with a database, one
 // process: the requests waiting for approval with their decisions, and the
-// audit trail (interface §7, §8). Package memstore keeps it in the process;
+// audit trail (docs/state.md). Package memstore keeps it in the process;
 // package pgstore in PostgreSQL, shared by any number of replicas.
 //
 // Every method that changes a request is a compare-and-set: of several
@@ -155,7 +155,7 @@ type Record struct {
 	Reminded  bool
 }
 
-// AuditEntry is one line of the audit trail (interface §8). It never holds
+// AuditEntry is one line of the audit trail. It never holds
 // a password, a verification secret or a token.
 type AuditEntry struct {
 	ID        int64

@@ -12,7 +12,7 @@ import (
 )
 
 // SweepEvery is how often a transport should call [Core.Sweep]: expiries
-// happen within a minute of the deadline (§6).
+// happen within a minute of the deadline.
 const SweepEvery = 20 * time.Second
 
 // sweepBatch bounds the requests one sweep claims of each kind.
@@ -70,7 +70,7 @@ type unfinished struct {
 // finish records the end of a run. When the store cannot take it (its
 // database is away), the end is kept in the process and tried again at
 // every sweep, so that a request whose run certainly did nothing becomes
-// decidable again by itself once the database is back (§6, §7).
+// decidable again by itself once the database is back.
 func (c *Core) finish(ctx context.Context, id string, to State, outcome string) {
 	err := c.store.Finish(ctx, id, to, outcome, c.cfg.Now())
 	if err == nil {

@@ -14,7 +14,7 @@ import (
 )
 
 // Adapter is the PDD API as every provider adapter offers it (the method
-// set of the core's Provider): the seed's register and add, and the real
+// set of the core's Provider): the documented register and add, and the real
 // service's email/edit, email/list and domain/registration_status for the
 // lifecycle. Every failure is an *apiclient.Error whose Class sorts it; the
 // PDD code, when the API answered one, is its Code. It is safe for
@@ -118,7 +118,7 @@ const (
 	reasonTooLarge = "answer larger than 1048576 bytes"
 )
 
-// envelope is what every PDD answer holds (seed §2).
+// envelope is what every PDD answer holds.
 type envelope struct {
 	Success string `json:"success"`
 	Error   string `json:"error"`

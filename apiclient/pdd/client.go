@@ -1,5 +1,5 @@
 // Package pdd is the adapter of the PDD API, the mail-hosting service's
-// domain administration API: the seed's domain/register and email/add,
+// domain administration API: the documented domain/register and email/add,
 // and the real service's email/edit, email/list and
 // domain/registration_status for the mailbox lifecycle.
 //

@@ -2,10 +2,10 @@ package pdd
 
 import "context"
 
-// Status is a domain's state (seed §3).
+// Status is a domain's state at PDD.
 type Status string
 
-// The domain statuses of seed §3, untyped: they compare with a [Status]
+// PDD's three domain statuses, untyped: they compare with a [Status]
 // and with apiclient.Domain's Status alike.
 const (
 	StatusDomainActivate = "domain-activate" // added, ownership not verified
@@ -13,7 +13,7 @@ const (
 	StatusAdded          = "added"           // verified, MX set up: mail flows
 )
 
-// Stage duplicates Status, for the service's internal use (seed §3).
+// Stage duplicates Status, for the service's internal use.
 type Stage string
 
 // The stages paired with each status.
@@ -23,7 +23,7 @@ const (
 	StageAdded      Stage = "added"
 )
 
-// Known reports whether s is one of the statuses of seed §3.
+// Known reports whether s is one of PDD's domain statuses.
 func (s Status) Known() bool {
 	switch s {
 	case StatusDomainActivate, StatusMXActivate, StatusAdded:

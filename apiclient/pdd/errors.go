@@ -17,7 +17,7 @@ import (
 // a message too long for Slack or carry a secret into a log.
 type Code string
 
-// Codes of seed §7 (the same list for both operations), with their alternates.
+// PDD's documented error codes (the same list for both operations), with their alternates.
 const (
 	CodeUnknown            Code = "unknown"
 	CodeNoToken            Code = "no_token"
@@ -36,7 +36,7 @@ const (
 	CodeNoReply            Code = "no_reply"
 )
 
-// Codes the real service answers to email/add, beyond seed §7.
+// Codes the real service answers to email/add, beyond the documented list.
 const (
 	CodeNoLogin        Code = "no_login"
 	CodeNoPassword     Code = "no_password"
@@ -74,7 +74,7 @@ var meanings = map[Code]string{
 	CodeBadPasswdChars:     "the password is not allowed (wrong characters, or equal to the mailbox name)",
 }
 
-// Known reports whether the code is documented by the seed or seen on the
+// Known reports whether the code is documented by PDD or seen on the
 // real service.
 func (c Code) Known() bool {
 	_, ok := meanings[c]
@@ -97,7 +97,7 @@ func (c Code) Temporary() bool { return c == CodeUnknown }
 // Op names an operation of the PDD API.
 type Op string
 
-// The operations of the seed, and the lifecycle calls of the real service.
+// The documented operations, and the lifecycle calls of the real service.
 const (
 	OpRegisterDomain     Op = "domain/register"
 	OpAddMailbox         Op = "email/add"

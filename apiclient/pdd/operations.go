@@ -52,7 +52,7 @@ type listAnswer struct {
 	} `json:"accounts"`
 }
 
-// RegisterDomain calls POST /api2/admin/domain/register (seed §4.1). It is
+// RegisterDomain calls POST /api2/admin/domain/register. It is
 // retried as it is after any temporary or uncertain failure: registering
 // one's own domain again is harmless, so a 5xx counts as nothing done.
 func (a *Adapter) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
@@ -97,7 +97,7 @@ func (a *Adapter) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
 	return &apiclient.MailDNS{MX: MXHost, SPFInclude: SPFInclude, VerifyCNAME: VerifyCNAME}, nil
 }
 
-// AddMailbox calls POST /api2/admin/email/add (seed §4.2). PDD cannot
+// AddMailbox calls POST /api2/admin/email/add. PDD cannot
 // force a password change: forceChange is ignored and the result says so.
 // A request that was sent and got no answer, or an HTTP 5xx, is never
 // sent again: the mailbox may exist now (ClassUncertain).

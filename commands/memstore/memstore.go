@@ -1,5 +1,5 @@
 // Package memstore keeps mailbot's requests and audit trail in the process
-// (interface §7): the default store, used by the shell and by serve without
+// (docs/state.md): the default store, used by the shell and by serve without
 // a database. It is a [commands.Store] behind one mutex.
 //
 // Memory is bounded. A request in a final state is forgotten once its

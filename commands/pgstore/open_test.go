@@ -66,7 +66,7 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 		"audit.id bigint", "audit.time timestamp with time zone", "audit.request_id text", "audit.event text",
 		"audit.actor text", "audit.deciders ARRAY", "audit.action text", "audit.domain text", "audit.login text",
 		"audit.reason text", "audit.outcome text", "audit.status text", "audit.stage text", "audit.uid bigint",
-		"audit.code text",
+		"audit.code text", "audit.provider text",
 		"requests.id text", "requests.requester text", "requests.channel text", "requests.action text",
 		"requests.domain text", "requests.login text", "requests.reason text",
 		"requests.created timestamp with time zone", "requests.expires timestamp with time zone",

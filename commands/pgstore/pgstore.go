@@ -1,5 +1,5 @@
 // Package pgstore keeps mailbot's requests and audit trail in PostgreSQL
-// (interface §7, §8): a [commands.Store] that any number of replicas share.
+// (docs/state.md): a [commands.Store] that any number of replicas share.
 //
 // Every change of a request is a compare-and-set in one transaction: the
 // request's row is inserted if missing (INSERT ... ON CONFLICT DO

@@ -20,7 +20,7 @@ import (
 // exposition format (version 0.0.4), with HELP and TYPE lines. It is a
 // few atomic counters under a map: mailbot's metrics need nothing more,
 // and the Prometheus client would add its protobuf dependency to the
-// binary (README.md, "Footprint"). A Registry is safe for concurrent use.
+// binary (docs/performance.md, "Footprint"). A Registry is safe for concurrent use.
 type Registry struct {
 	mu       sync.Mutex
 	families []*family

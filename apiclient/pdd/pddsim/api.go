@@ -20,7 +20,7 @@ const tooManyRequestsPage = "<html>\r\n<head><title>429 Too Many Requests</title
 // badGatewayPage is what a proxy in front of the service answers with 502.
 const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
 
-// answer is a PDD answer (seed §2), fields in the seed's order.
+// answer is a PDD answer, its fields in the order PDD documents them.
 type answer struct {
 	Domain  string       `json:"domain,omitempty"`
 	Login   string       `json:"login,omitempty"`

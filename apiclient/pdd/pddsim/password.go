@@ -6,22 +6,22 @@ import (
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
-// The sandbox's own reading of the password rules of seed §8. It does not
+// The sandbox's own reading of PDD's password rules. It does not
 // call the client's checks (apiclient.ValidatePassword): the sandbox is the
 // independent check of the client, so the two are written apart and a
 // test compares them.
 const (
-	// passwordSymbols are the symbols seed §8 allows besides Latin letters
+	// passwordSymbols are the symbols PDD allows besides Latin letters
 	// and digits: ! @ # $ % ^ & * ( ) _ - + : ; , .
 	passwordSymbols = "!@#$%^&*()_-+:;,."
-	// minPasswordChars and maxPasswordChars are seed §8's "6 to 20
+	// minPasswordChars and maxPasswordChars are PDD's "6 to 20
 	// characters".
 	minPasswordChars = 6
 	maxPasswordChars = 20
 )
 
 // passwordCode returns the code the real service answers when password
-// breaks seed §8 for the mailbox user@domain (user and address in lower
+// breaks PDD's password rules for the mailbox user@domain (user and address in lower
 // case), or "" when it does not. It checks the characters first, then the
 // length in characters, then that the password differs from the user name
 // and from the address, whatever the letter case (see the package doc).
@@ -44,7 +44,7 @@ func passwordCode(password, user, address string) pdd.Code {
 	return ""
 }
 
-// passwordChar reports whether seed §8 allows r in a password: a Latin
+// passwordChar reports whether PDD allows r in a password: a Latin
 // letter, a digit or one of passwordSymbols.
 func passwordChar(r rune) bool {
 	if r >= 0x80 {

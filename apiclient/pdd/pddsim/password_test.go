@@ -37,7 +37,7 @@ func TestPasswordCode(t *testing.T) {
 	}
 }
 
-// FuzzPasswordRules compares the sandbox's reading of seed §8 with the
+// FuzzPasswordRules compares the sandbox's reading of PDD's password rules with the
 // client's, written apart: for every login the sandbox accepts, both must
 // judge every password alike, down to the code.
 func FuzzPasswordRules(f *testing.F) {

@@ -1,5 +1,5 @@
 // Package pddsim is a sandbox of the PDD API: an in-memory [http.Handler]
-// that answers as the seed document (seed/pdd-api.md) and the real
+// that answers as PDD's API reference and the real
 // service's public record say. Every test of mailbot, `mailbot shell` without
 // a PDD_TOKEN and `mailbot sim` use it.
 //
@@ -13,7 +13,7 @@
 // PddToken header gives no_auth, a token [Server.NewAccount] did not hand out
 // gives bad_token. Each token is one account.
 //
-// register (seed §4.1): a missing domain gives no_domain; a name that is not
+// register: a missing domain gives no_domain; a name that is not
 // a host name gives bad_domain; a name given to [WithProhibited] or
 // [WithBlocked] gives prohibited or blocked; a domain of another account gives
 // occupied; the account's 51st domain gives domain_limit_reached. A first
@@ -22,13 +22,13 @@
 // registering again gets ok with the current status, and the same secrets
 // while the status is still domain-activate.
 //
-// email/add (seed §4.2 and the real service): a missing domain, login or
+// email/add (as documented and as the real service answers): a missing domain, login or
 // password gives no_domain, no_login or no_password; a domain that is not a
 // host name gives bad_domain; a domain the account does not own gives
 // not_allowed; a login that breaks the login rules gives badlogin, or
-// login-toolong past 30 characters; a password that breaks seed §8 gives
+// login-toolong past 30 characters; a password that breaks PDD's rules gives
 // passwd-tooshort, passwd-toolong or badpasswd (the sandbox's own reading of
-// §8, below, not the client's check); an existing mailbox gives occupied. Success answers the domain,
+// the rules, below, not the client's check); an existing mailbox gives occupied. Success answers the domain,
 // the full address as login, and a uid above 2^40.
 //
 // The lifecycle calls follow the real service's record (providers.md,
@@ -48,7 +48,7 @@
 // # Assumptions where the seed is silent
 //
 //   - The owner of a domain may add mailboxes while the domain is still
-//     domain-activate (interface §2: a first try works end to end). A domain
+//     domain-activate, so that a first try works end to end. A domain
 //     changes status only through [Server.SetStatus] or POST /sim/status.
 //   - A domain is a host name as RFC 1035 §2.3.1 defines it, relaxed by RFC
 //     1123 §2.1 (a label may start with a digit): ASCII only (IDNs arrive as
@@ -62,12 +62,12 @@
 //     30 Latin letters, digits, '-' and '.', starts with a letter and ends with
 //     a letter or digit. Its format is checked before its length. It is
 //     stored and answered in lower case; passwords are case-sensitive.
-//   - A password is judged by seed §8 as the sandbox reads it, in this
+//   - A password is judged by PDD's rules as the sandbox reads them, in this
 //     order: only Latin letters, digits and ! @ # $ % ^ & * ( ) _ - + : ; , .
 //     (else badpasswd); 6 to 20 characters (else passwd-tooshort or
 //     passwd-toolong); different from the user name and from the full
 //     address in any letter case (else badpasswd, as the real service
-//     answers). The seed names no code for a bad password; these are the
+//     answers). The reference names no code for a bad password; these are the
 //     real service's.
 //   - Checks run in this order, and the first that fails answers: the
 //     PddToken header; the parameters that are missing (domain, login,
@@ -157,7 +157,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
-// DomainLimit is how many domains one account may connect (seed §8).
+// DomainLimit is how many domains one account may connect (PDD's limit).
 const DomainLimit = 50
 
 // firstUID is the uid of the first mailbox; real uids are above 2^40.
@@ -256,7 +256,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // SetStatus moves domain to status, as if ownership (and MX) were verified.
-// The domain must be registered and the status one of seed §3.
+// The domain must be registered and the status one of PDD's three.
 func (s *Server) SetStatus(domainName string, status pdd.Status) error {
 	if !status.Known() {
 		return fmt.Errorf("pddsim: unknown status %q", status)

@@ -1,6 +1,6 @@
 // Package y360sim is a sandbox of the Yandex 360 for Business directory
 // API: an in-memory [http.Handler] that answers as the provider's public
-// record says (docs/providers.md of the design notes: the UserService and
+// record says (docs/providers.md; the UserService and
 // DomainService reference pages, the clients y360c in Go, Yandex.API360 in
 // C# and acme.sh's dns_yandex360.sh). The tests of the yandex360 adapter,
 // `mailbot sim --provider yandex360` and the shell's embedded sandbox use it.
