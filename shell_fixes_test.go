@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
@@ -52,6 +55,11 @@ func TestShellRealProviderIsRecorded(t *testing.T) {
 func TestShellSandboxKeepsOffTheDatabase(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
+	st, err := pgstore.Open(t.Context(), dsn, zap.NewNop()) // creates the schema: mailbot audit only reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	out, _, err := runShellCmd(t, map[string]string{"MAILBOT_DATABASE_URL": dsn}, strings.NewReader("/maildomain register example.com\n"))
 	if err != nil || !strings.Contains(out, "embedded PDD sandbox") || strings.Contains(out, "database") {
 		t.Fatalf("run(shell) = %v; output (want the sandbox, no database):\n%s", err, out)

@@ -3,7 +3,6 @@ package apiclient_test
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"github.com/mailbot/mailbot/apiclient"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
@@ -72,7 +72,7 @@ func (s *burstServer) trust(t *http.Transport) *http.Transport {
 }
 
 // burst runs n concurrent registers of one domain through c.
-func (s *burstServer) burst(tb testing.TB, c *pdd.Client) {
+func (s *burstServer) burst(tb testing.TB, c *pdd.Adapter) {
 	var wg sync.WaitGroup
 	errs := make(chan error, s.n)
 	for range s.n {
@@ -119,7 +119,7 @@ func TestTransportBursts(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			s := newBurstServer(t, n, false)
-			c, err := pdd.New(s.ts.URL, s.token, pdd.WithTransport(s.trust(tr.make())))
+			c, err := pdd.NewAdapter(s.ts.URL, s.token, apiclient.WithTransport(s.trust(tr.make())))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,10 +151,10 @@ func TestNewTransport(t *testing.T) {
 			t.Errorf("NewTransport(%d) = %+v: want no per-host limit, HTTP/2, the proxy from the environment, 90s idle, 10s handshake", tc.in, tr)
 		}
 	}
-	if _, err := pdd.New(pdd.DefaultBaseURL, "T", pdd.WithTransport(nil)); err == nil {
+	if _, err := pdd.NewAdapter(pdd.DefaultBaseURL, "T", apiclient.WithTransport(nil)); err == nil {
 		t.Error("WithTransport(nil): no error")
 	}
-	if _, err := pdd.New(pdd.DefaultBaseURL, "T", pdd.WithTransport(apiclient.NewTransport(2)), pdd.WithHTTPClient(&http.Client{})); err == nil {
+	if _, err := pdd.NewAdapter(pdd.DefaultBaseURL, "T", apiclient.WithTransport(apiclient.NewTransport(2)), apiclient.WithHTTPClient(&http.Client{})); err == nil {
 		t.Error("WithTransport and WithHTTPClient together: no error")
 	}
 }
@@ -172,7 +172,7 @@ func BenchmarkBurst(b *testing.B) {
 		for _, tr := range transportsUnderTest(n) {
 			b.Run(proto.name+"/"+tr.name, func(b *testing.B) {
 				s := newBurstServer(b, n, proto.h2)
-				c, err := pdd.New(s.ts.URL, s.token, pdd.WithTransport(s.trust(tr.make())))
+				c, err := pdd.NewAdapter(s.ts.URL, s.token, apiclient.WithTransport(s.trust(tr.make())))
 				if err != nil {
 					b.Fatal(err)
 				}
