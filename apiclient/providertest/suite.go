@@ -63,7 +63,7 @@ type suite struct {
 	p    Provider
 	caps apiclient.Capabilities
 
-	tr   *traffic
+	tr *traffic
 
 	mu       sync.Mutex
 	secrets  []string // the credentials and every password sent
