@@ -41,8 +41,8 @@ func plantSecret(shape uint8, before, secret, after string) string {
 	return text
 }
 
-// FuzzSecretsInErrors answers an add with a body holding the password
-// the add sent, or the API key, in one of mailcow's shapes and any
+// FuzzSecretsInErrors answers an add and a set-password with a body
+// holding the password they sent, or the API key, in one of mailcow's shapes and any
 // status, and checks that no text the caller gets (the error, its code
 // and message, the warnings of a success) holds either, unless the same
 // text holds it with the secret replaced by a filler (the secret is then a
@@ -67,15 +67,10 @@ func FuzzSecretsInErrors(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := c.AddMailbox(t.Context(), "example.com", "user", password, false)
-		if err != nil {
-			var e *apiclient.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("not a provider error: %v", err)
-			}
-			return e.Error() + "\n" + e.Code + "\n" + e.Message
-		}
-		return strings.Join(m.Warnings, "\n")
+		added, err := c.AddMailbox(t.Context(), "example.com", "user", password, false)
+		shown := callerTexts(t, added, err)
+		set, err := c.SetPassword(t.Context(), "example.com", "user", password, true)
+		return shown + "\n" + callerTexts(t, set, err)
 	}
 	f.Fuzz(func(t *testing.T, statusIdx, shape uint8, plantKey bool, before, password, after string) {
 		if len(password) < 8 || len(password) > 64 || !utf8.ValidString(password) || len(before)+len(after) > 2048 {
@@ -95,4 +90,18 @@ func FuzzSecretsInErrors(f *testing.F) {
 			}
 		}
 	})
+}
+
+// callerTexts are the texts a caller gets of a result: the error's, or
+// the warnings of a success.
+func callerTexts(t *testing.T, m *apiclient.Mailbox, err error) string {
+	t.Helper()
+	if err != nil {
+		var e *apiclient.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("not a provider error: %v", err)
+		}
+		return e.Error() + "\n" + e.Code + "\n" + e.Message
+	}
+	return strings.Join(m.Warnings, "\n")
 }
