@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -38,6 +39,41 @@ func testMailDNS(t *testing.T, s *suite) {
 	s.ok(t, "MailDNS", err)
 	if dns.MX == "" || dns.SPFInclude == "" && dns.SPFHost == "" {
 		t.Errorf("MailDNS = MX %q, SPF include %q, SPF host %q; want an MX and an SPF rule", dns.MX, dns.SPFInclude, dns.SPFHost)
+	}
+}
+
+// testMailDNSFixed checks that MailDNS returns what is fixed (the MX
+// host, the SPF rule) beside the error when its read fails (refused
+// credentials) and when the read's answer comes late: a slow answer, to a
+// client whose own timeout would wait for it, is a timeout within
+// MailDNS's own bound (apiclient.MailDNSTimeout).
+func testMailDNSFixed(t *testing.T, s *suite) {
+	want, err := s.p.MailDNS(t.Context(), Domain)
+	s.ok(t, "MailDNS", err)
+	bad := s.connect(t, false, callTimeout)
+	got, err := bad.MailDNS(t.Context(), Domain)
+	checkFixed(t, s, "MailDNS with refused credentials", want, got, err)
+	patient := s.connect(t, true, 3*slowExtra)
+	if err := s.sb.InjectFault("slow", 1); err != nil {
+		t.Fatal(err)
+	}
+	sent := s.requests(func() { got, err = patient.MailDNS(t.Context(), Domain) })
+	var e *apiclient.Error
+	if len(sent) > 0 && (!errors.As(err, &e) || !e.Timeout) {
+		t.Errorf("MailDNS whose read is answered %s late: %v, want a timeout of its own", slowExtra, err)
+	}
+	checkFixed(t, s, "MailDNS answered late", want, got, err)
+}
+
+// checkFixed checks that a MailDNS that failed with err still returned
+// the MX host and SPF rule of want.
+func checkFixed(t *testing.T, s *suite, what string, want, got *apiclient.MailDNS, err error) {
+	t.Helper()
+	if err != nil {
+		s.noSecret(t, err)
+	}
+	if got == nil || got.MX != want.MX || got.SPFInclude != want.SPFInclude || got.SPFHost != want.SPFHost {
+		t.Errorf("%s = %+v, %v; want MX %q, SPF include %q, SPF host %q whatever the read did", what, got, err, want.MX, want.SPFInclude, want.SPFHost)
 	}
 }
 

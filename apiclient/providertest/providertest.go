@@ -48,6 +48,9 @@
 //     the sandbox's own record as the oracle (the stored password, the
 //     state, the force-change flag where the provider has one, the UID
 //     where it has UIDs). An add sends one write.
+//   - MailDNS returns the MX host and SPF rule beside the error when its
+//     read fails (refused credentials) or is answered late (a timeout of
+//     its own, apiclient.MailDNSTimeout, before the client's).
 //   - Refusals: an existing mailbox is ReasonExists, an unknown one
 //     ReasonNotFound, an invalid login ReasonInvalid; none is retried (at
 //     most one write, no request sent twice).

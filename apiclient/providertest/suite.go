@@ -18,6 +18,7 @@ import (
 const (
 	callTimeout = 10 * time.Second
 	slowTimeout = time.Second
+	slowExtra   = 10 * time.Second // how late a "slow" fault answers
 )
 
 var fastRetry = apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
@@ -32,6 +33,7 @@ func Run(t *testing.T, h Harness) {
 		{"RegisterDomain", testRegisterDomain},
 		{"DomainStatus", testDomainStatus},
 		{"MailDNS", testMailDNS},
+		{"MailDNSFixed", testMailDNSFixed},
 		{"AddMailbox", testAddMailbox},
 		{"AddMailboxRefused", testAddMailboxRefused},
 		{"SetPassword", testSetPassword},
