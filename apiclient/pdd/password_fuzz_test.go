@@ -2,17 +2,13 @@ package pdd_test
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/providertest"
 )
 
 // passwordStatuses are the statuses FuzzPasswordInErrors answers with.
@@ -41,27 +37,16 @@ func plantPassword(shape uint8, text string) string {
 // filler instead (the password is then a word of the message itself).
 func FuzzPasswordInErrors(f *testing.F) {
 	// The seed corpus is in testdata/fuzz/FuzzPasswordInErrors.
-	var mu sync.Mutex
-	var status int
-	var body string
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, body)
-	}))
-	f.Cleanup(ts.Close)
+	srv := providertest.NewAnswerer(f)
 	shown := func(t *testing.T, st int, b, password string) string {
-		mu.Lock()
-		status, body = st, b
-		mu.Unlock()
-		a, err := pdd.NewAdapter(ts.URL, "TOKEN-PDD-0123", apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+		srv.Set(st, b)
+		a, err := pdd.NewAdapter(srv.URL, "TOKEN-PDD-0123", apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, addErr := a.AddMailbox(t.Context(), "example.com", "alice", password, false)
-		_, setErr := a.SetPassword(t.Context(), "example.com", "alice", password, false)
-		return errorTexts(t, addErr) + "\n" + errorTexts(t, setErr)
+		added, err := a.AddMailbox(t.Context(), "example.com", "alice", password, false)
+		set, serr := a.SetPassword(t.Context(), "example.com", "alice", password, false)
+		return providertest.Shown(t, added, err) + "\n" + providertest.Shown(t, set, serr)
 	}
 	f.Fuzz(func(t *testing.T, statusIdx, shape uint8, before, password, after string) {
 		if len(password) < 8 || len(password) > 64 || !utf8.ValidString(password) || len(before)+len(after) > 2048 {
@@ -74,17 +59,4 @@ func FuzzPasswordInErrors(f *testing.F) {
 			t.Fatalf("HTTP %d: an error shows the password %q:\n%s", st, password, got)
 		}
 	})
-}
-
-// errorTexts are the texts of a provider error, "" for nil.
-func errorTexts(t *testing.T, err error) string {
-	t.Helper()
-	if err == nil {
-		return ""
-	}
-	var e *apiclient.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("not a provider error: %v", err)
-	}
-	return e.Error() + "\n" + e.Code + "\n" + e.Message
 }
