@@ -93,7 +93,7 @@ func judge(entries []entry) result {
 
 // outcome turns a write's answer into its warnings or its error; denied
 // is what access_denied means for the call.
-func (c *Client) outcome(k call, body []byte, denied apiclient.Reason) ([]string, error) {
+func outcome(caller *apiclient.Caller, k call, body []byte, denied apiclient.Reason) ([]string, error) {
 	entries, err := decodeEntries(body)
 	var r result
 	if err == nil {
@@ -101,43 +101,38 @@ func (c *Client) outcome(k call, body []byte, denied apiclient.Reason) ([]string
 	}
 	switch {
 	case err != nil || r.unspoken:
-		e := c.caller.Fail(k.op, apiclient.ClassUncertain, http.StatusOK, "", "the answer does not say whether it was done")
+		e := caller.Fail(k.op, apiclient.ClassUncertain, http.StatusOK, "", "the answer does not say whether it was done")
 		e.Sent = true
 		return nil, e
 	case !r.done:
-		return nil, c.refusal(k, r.failure, denied)
+		return nil, refusal(caller, k, r.failure, denied)
 	}
 	var warnings []string
 	for _, code := range r.notes {
-		warnings = append(warnings, c.describe(code, k.password))
+		warnings = append(warnings, describe(caller, code))
 	}
 	return warnings, nil
 }
 
 // refusal is the error of a failure entry's code.
-func (c *Client) refusal(k call, code string, denied apiclient.Reason) *apiclient.Error {
+func refusal(caller *apiclient.Caller, k call, code string, denied apiclient.Reason) *apiclient.Error {
 	known := codes[code]
 	if code == codeAccessDenied {
 		known = meaning{denied, deniedWords[denied]}
 	}
-	e := c.caller.Fail(k.op, apiclient.ClassRefused, http.StatusOK, apiclient.CutCode(code, c.secrets(k.password)), known.words)
+	e := caller.Fail(k.op, apiclient.ClassRefused, http.StatusOK, code, known.words)
 	e.Reason = known.reason
 	e.Sent = true
 	return e
 }
 
-// describe is a warning's code in words, or as received (cut, redacted).
-func (c *Client) describe(code, password string) string {
+// describe is a warning's code in words, or as received (cut, and without
+// the caller's secrets: the key, the call's password).
+func describe(caller *apiclient.Caller, code string) string {
 	if m, ok := codes[code]; ok && m.words != "" {
 		return m.words
 	}
-	return apiclient.CutCode(code, c.secrets(password))
-}
-
-// secrets are the texts no error may show: the key, and the password a
-// call sent.
-func (c *Client) secrets(password string) []string {
-	return append([]string{password}, c.caller.Secrets()...)
+	return apiclient.CutCode(code, caller.Secrets())
 }
 
 // errorMessage is the msg of mailcow's single-object error ({"type":

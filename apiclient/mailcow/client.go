@@ -95,45 +95,45 @@ type call struct {
 	path       string // below api/v1/
 	body       []byte
 	idempotent bool
-	password   string // sent in the body: redacted from errors
+	password   string // sent in the body: kept out of errors (apiclient.Caller.WithSecrets)
 }
 
 // send makes the call, retried as its class allows, and hands a 200
-// answer to handle.
-func (c *Client) send(ctx context.Context, k call, handle func(body []byte) error) error {
+// answer to handle, with the caller that keeps the call's password out of
+// errors.
+func (c *Client) send(ctx context.Context, k call, handle func(caller *apiclient.Caller, body []byte) error) error {
 	req := apiclient.Request{Op: k.op, Method: k.method, Path: "api/v1/" + k.path, Body: k.body}
 	if k.body != nil {
 		req.Type = "application/json"
 	}
-	return c.caller.Do(ctx, k.op, k.idempotent, func(ctx context.Context) error {
+	caller := c.caller.WithSecrets(k.password)
+	return caller.Do(ctx, k.op, k.idempotent, func(ctx context.Context) error {
 		if c.keyRefused.Load() {
 			return c.refusedEarlier(k.op)
 		}
-		res, err := c.caller.Exchange(ctx, req)
+		res, err := caller.Exchange(ctx, req)
 		if err != nil {
 			return err
 		}
 		if res.Status != http.StatusOK {
-			return c.statusError(k, res)
+			return c.statusError(caller, k, res)
 		}
-		return handle(res.Body)
+		return handle(caller, res.Body)
 	})
 }
 
 // statusError is the error of an answer other than HTTP 200. A 401 stops
 // the client.
-func (c *Client) statusError(k call, res *apiclient.Response) error {
+func (c *Client) statusError(caller *apiclient.Caller, k call, res *apiclient.Response) error {
 	if res.Status == http.StatusUnauthorized {
 		c.keyRefused.Store(true)
 	}
 	class := apiclient.StatusClass(res.Status, !k.idempotent)
 	msg := errorMessage(res.Body)
 	if msg == "" {
-		msg = apiclient.Excerpt(res.Body, apiclient.ExcerptLen, k.password)
-	} else {
-		msg = apiclient.CutCode(msg, []string{k.password})
+		msg = apiclient.Excerpt(res.Body, apiclient.ExcerptLen, caller.Secrets()...)
 	}
-	e := c.caller.Fail(k.op, class, res.Status, fmt.Sprintf("HTTP %d", res.Status), msg)
+	e := caller.Fail(k.op, class, res.Status, fmt.Sprintf("HTTP %d", res.Status), msg)
 	e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
 	e.Sent = true
 	return e
@@ -154,9 +154,9 @@ func (c *Client) write(ctx context.Context, k call, body any, denied apiclient.R
 	}
 	k.method, k.body = http.MethodPost, data
 	var warnings []string
-	err = c.send(ctx, k, func(answer []byte) error {
+	err = c.send(ctx, k, func(caller *apiclient.Caller, answer []byte) error {
 		var ferr error
-		warnings, ferr = c.outcome(k, answer, denied)
+		warnings, ferr = outcome(caller, k, answer, denied)
 		return ferr
 	})
 	return warnings, err
@@ -165,13 +165,13 @@ func (c *Client) write(ctx context.Context, k call, body any, denied apiclient.R
 // read gets path and decodes its answer into v; found is false for {}.
 func (c *Client) read(ctx context.Context, op apiclient.Op, path string, v any) (found bool, err error) {
 	k := call{op: op, method: http.MethodGet, path: path, idempotent: true}
-	err = c.send(ctx, k, func(answer []byte) error {
+	err = c.send(ctx, k, func(caller *apiclient.Caller, answer []byte) error {
 		var derr error
 		found, derr = decodeRead(answer, v)
 		if errors.Is(derr, errRefusal) {
-			_, derr = c.outcome(k, answer, apiclient.ReasonNotAllowed)
+			_, derr = outcome(caller, k, answer, apiclient.ReasonNotAllowed)
 		} else if derr != nil {
-			derr = c.caller.Fail(op, apiclient.ClassTemporary, http.StatusOK, "", "the answer is not the JSON expected: "+derr.Error())
+			derr = caller.Fail(op, apiclient.ClassTemporary, http.StatusOK, "", "the answer is not the JSON expected: "+derr.Error())
 		}
 		return derr
 	})

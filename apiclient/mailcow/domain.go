@@ -95,18 +95,22 @@ type dkimJSON struct {
 
 // MailDNS says what the domain's DNS must publish: MX and SPF naming the
 // configured MX host, and the DKIM key of GET /api/v1/get/dkim/{domain}
-// when the server has one.
+// when the server has one, read within apiclient.MailDNSTimeout. When the
+// key cannot be read, the MX and SPF rule are returned beside the error; a
+// name that is no domain is refused with no result.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	seg, err := c.segment(apiclient.OpDNS, strings.ToLower(domain))
 	if err != nil {
-		return nil, err
+		return nil, err // not a domain: nothing to publish
 	}
+	dns := &apiclient.MailDNS{MX: c.mx, SPFHost: c.mx}
+	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
+	defer cancel()
 	var v dkimJSON
 	found, err := c.read(ctx, apiclient.OpDNS, "get/dkim/"+seg, &v)
 	if err != nil {
-		return nil, err
+		return dns, err
 	}
-	dns := &apiclient.MailDNS{MX: c.mx, SPFHost: c.mx}
 	if found && v.PublicKey != "" && v.Selector != "" {
 		dns.DKIM = &apiclient.DKIMKey{Selector: v.Selector, PublicKey: v.PublicKey}
 	}

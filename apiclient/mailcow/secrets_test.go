@@ -2,16 +2,13 @@ package mailcow_test
 
 import (
 	"encoding/json"
-	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/mailcow"
+	"github.com/mailbot/mailbot/apiclient/providertest"
 )
 
 // fuzzKey is the API key FuzzSecretsInErrors sends and plants.
@@ -41,41 +38,24 @@ func plantSecret(shape uint8, before, secret, after string) string {
 	return text
 }
 
-// FuzzSecretsInErrors answers an add with a body holding the password
-// the add sent, or the API key, in one of mailcow's shapes and any
-// status, and checks that no text the caller gets (the error, its code
+// FuzzSecretsInErrors answers an add and a set-password with a body
+// holding the password they sent, or the API key, in one of mailcow's
+// shapes and any status, and checks that no text the caller gets (the error, its code
 // and message, the warnings of a success) holds either, unless the same
 // text holds it with the secret replaced by a filler (the secret is then a
 // word of the message itself).
 func FuzzSecretsInErrors(f *testing.F) {
 	// The seed corpus is in testdata/fuzz/FuzzSecretsInErrors.
-	var mu sync.Mutex
-	var status int
-	var body string
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}))
-	f.Cleanup(ts.Close)
+	srv := providertest.NewAnswerer(f)
 	answer := func(t *testing.T, st int, b, password string) string {
-		mu.Lock()
-		status, body = st, b
-		mu.Unlock()
-		c, err := mailcow.New(ts.URL, fuzzKey, "mx.example.net", apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+		srv.Set(st, b)
+		c, err := mailcow.New(srv.URL, fuzzKey, "mx.example.net", apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := c.AddMailbox(t.Context(), "example.com", "user", password, false)
-		if err != nil {
-			var e *apiclient.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("not a provider error: %v", err)
-			}
-			return e.Error() + "\n" + e.Code + "\n" + e.Message
-		}
-		return strings.Join(m.Warnings, "\n")
+		added, err := c.AddMailbox(t.Context(), "example.com", "user", password, false)
+		set, serr := c.SetPassword(t.Context(), "example.com", "user", password, true)
+		return providertest.Shown(t, added, err) + "\n" + providertest.Shown(t, set, serr)
 	}
 	f.Fuzz(func(t *testing.T, statusIdx, shape uint8, plantKey bool, before, password, after string) {
 		if len(password) < 8 || len(password) > 64 || !utf8.ValidString(password) || len(before)+len(after) > 2048 {

@@ -53,7 +53,8 @@ func (a *Adapter) Capabilities() apiclient.Capabilities {
 // call is one PDD operation: it sends params to the endpoint of pddOp
 // (as a form for POST, in the query for GET), retried as idempotent and
 // the failure's class allow, and decodes the success into v. secrets are
-// the request's own (a password), kept out of every error.
+// the request's own (a password), kept out of every error
+// (apiclient.Caller.WithSecrets).
 func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method string, params url.Values, idempotent bool, v any, secrets ...string) error {
 	req := apiclient.Request{Op: op, Method: method, Path: "api2/admin/" + string(pddOp)}
 	if method == http.MethodPost {
@@ -61,13 +62,13 @@ func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method st
 	} else {
 		req.Query = params
 	}
-	secrets = append(secrets, a.c.Secrets()...)
+	c := a.c.WithSecrets(secrets...)
 	n := 0
-	err := a.c.Do(ctx, op, idempotent, func(ctx context.Context) error {
+	err := c.Do(ctx, op, idempotent, func(ctx context.Context) error {
 		n++
-		res, err := a.c.Exchange(ctx, req)
+		res, err := c.Exchange(ctx, req)
 		if err == nil {
-			err = a.decode(op, res, v, secrets)
+			err = a.decode(c, op, res, v)
 		}
 		var g garbledError
 		if errors.As(err, &g) {
@@ -129,16 +130,17 @@ type envelope struct {
 // anything else (another status, a body that is not a PDD answer) an
 // *apiclient.Error classed by its status, ClassUncertain for a garbled 200.
 // Only the error of a status other than 200 shows an excerpt of the body:
-// a 200 body may hold the verification secrets.
-func (a *Adapter) decode(op apiclient.Op, res *apiclient.Response, v any, secrets []string) error {
+// a 200 body may hold the verification secrets. c is the call's caller,
+// which keeps its secrets out of the error.
+func (a *Adapter) decode(c *apiclient.Caller, op apiclient.Op, res *apiclient.Response, v any) error {
 	class := apiclient.StatusClass(res.Status, op == apiclient.OpAdd)
 	switch {
 	case len(res.Body) > maxBody && res.Status == http.StatusOK:
 		return a.garbledAnswer(op, reasonTooLarge)
 	case len(res.Body) > maxBody:
-		return a.c.Fail(op, class, res.Status, "", reasonTooLarge)
+		return c.Fail(op, class, res.Status, "", reasonTooLarge)
 	case res.Status != http.StatusOK:
-		e := a.c.Fail(op, class, res.Status, "", reasonStatus+": "+apiclient.Excerpt(res.Body, apiclient.ExcerptLen, secrets...))
+		e := c.Fail(op, class, res.Status, "", reasonStatus+": "+apiclient.Excerpt(res.Body, apiclient.ExcerptLen, c.Secrets()...))
 		e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
 		return e
 	}
@@ -148,9 +150,9 @@ func (a *Adapter) decode(op apiclient.Op, res *apiclient.Response, v any, secret
 	}
 	switch {
 	case env.Success == "error" && env.Error != "":
-		code := Code(apiclient.CutCode(env.Error, secrets))
+		code := Code(apiclient.CutCode(env.Error, c.Secrets()))
 		class, reason := codeClass(op, code)
-		e := a.c.Fail(op, class, res.Status, string(code), meaning(op, code))
+		e := c.Fail(op, class, res.Status, string(code), meaning(op, code))
 		e.Reason = reason
 		return e
 	case env.Success != "ok":

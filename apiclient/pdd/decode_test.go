@@ -43,7 +43,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		for _, op := range []apiclient.Op{apiclient.OpRegister, apiclient.OpAdd, apiclient.OpReset, apiclient.OpList} {
 			var v map[string]any
-			err := settled(a.decode(op, &apiclient.Response{Status: status, Body: body}, &v, fuzzSecrets))
+			err := settled(a.decode(a.c.WithSecrets(fuzzSecrets...), op, &apiclient.Response{Status: status, Body: body}, &v))
 			if err == nil {
 				if status != 200 || len(body) > maxBody || !succeeded(body) {
 					t.Fatalf("decode(%d, %q) = %v: not a PDD success", status, body, v)
@@ -107,7 +107,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var d domainAnswer
-		if err := a.decode(apiclient.OpRegister, &apiclient.Response{Status: 200, Body: body}, &d, nil); err != nil {
+		if err := a.decode(a.c, apiclient.OpRegister, &apiclient.Response{Status: 200, Body: body}, &d); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -161,7 +161,7 @@ func answerErrors(status int, body []byte) []error {
 	res := &apiclient.Response{Status: status, Body: body}
 	var errs []error
 	var d domainAnswer
-	err := settled(a.decode(apiclient.OpRegister, res, &d, fuzzSecrets))
+	err := settled(a.decode(a.c.WithSecrets(fuzzSecrets...), apiclient.OpRegister, res, &d))
 	if err == nil {
 		_, err = a.domainOf(apiclient.OpRegister, &d, "example.com")
 	}
@@ -169,7 +169,7 @@ func answerErrors(status int, body []byte) []error {
 		errs = append(errs, err)
 	}
 	var m mailboxAnswer
-	err = settled(a.decode(apiclient.OpAdd, res, &m, fuzzSecrets))
+	err = settled(a.decode(a.c.WithSecrets(fuzzSecrets...), apiclient.OpAdd, res, &m))
 	if err == nil {
 		form := url.Values{"domain": {"example.com"}, "login": {"u"}, "password": {fuzzSecrets[1]}}
 		_, err = a.mailboxOf(apiclient.OpAdd, &m, form, apiclient.StateActive, fuzzSecrets...)

@@ -137,7 +137,7 @@ func (a *Adapter) mailbox(ctx context.Context, op apiclient.Op, pddOp Op, form u
 // mailboxOf reads the mailbox of a successful answer to form.
 func (a *Adapter) mailboxOf(op apiclient.Op, r *mailboxAnswer, form url.Values, state apiclient.MailboxState, secrets ...string) (*apiclient.Mailbox, error) {
 	if uid, err := strconv.ParseInt(r.UID.String(), 10, 64); err != nil || uid <= 0 {
-		uidText := apiclient.Excerpt([]byte(r.UID.String()), apiclient.ExcerptLen, append(secrets, a.c.Secrets()...)...)
+		uidText := apiclient.Excerpt([]byte(r.UID.String()), apiclient.ExcerptLen, a.c.WithSecrets(secrets...).Secrets()...)
 		return nil, a.garbled(op, fmt.Sprintf("answer has no valid uid %q", uidText))
 	}
 	return &apiclient.Mailbox{Address: address(r.Login, form.Get("login"), form.Get("domain")), UID: r.UID.String(), State: state}, nil

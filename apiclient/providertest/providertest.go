@@ -30,8 +30,15 @@
 // connects the adapter with the server's client, a short timeout and fast
 // retries (3 attempts). A sandbox satisfies [Sandbox] as it is when its
 // Go API follows the shared sandbox API (see [Sandbox]); where it differs
-// (the PDD sandbox counts requests by operation), a few lines of shim in
+// (the Yandex 360 sandbox's seeding returns errors), a few lines of shim in
 // the test file adapt it.
+//
+// The suite sees every request reach the sandbox (method, URI, body) and
+// tells reads (GET) from writes (any other method). An operation may read
+// before it writes (a Yandex 360 adapter finds the domain and then the user
+// by paging), so the suite counts writes, aims its faults at the next
+// write (the fault is queued as the write arrives: it meets the write and,
+// for n faults, its retries), and calls a request sent twice a retry.
 //
 // # What the suite asserts
 //
@@ -39,18 +46,25 @@
 //     unblock, look up, list (every mailbox exactly once across the pages,
 //     never more than the limit on a page of a provider that pages), with
 //     the sandbox's own record as the oracle (the stored password, the
-//     state, the force-change flag where the provider has one).
+//     state, the force-change flag where the provider has one, the UID
+//     where it has UIDs). An add sends one write.
+//   - MailDNS returns the MX host and SPF rule beside the error when its
+//     read fails (refused credentials) or is answered late (a timeout of
+//     its own, apiclient.MailDNSTimeout, before the client's).
 //   - Refusals: an existing mailbox is ReasonExists, an unknown one
-//     ReasonNotFound, an invalid login ReasonInvalid; none is retried.
-//   - Faults: HTTP 429 is retried after its Retry-After (the gap between
-//     the two requests, timed at the sandbox, is at least 1 s); HTTP 502 is
-//     retried, and three of them are ClassTemporary after three attempts
-//     with nothing done (ClassUncertain and not re-sent for an add: a 5xx
-//     to a create may have created); a reset after the operation was
-//     performed is ClassUncertain for an add (sent once) and retried as it
-//     is for set-password and block (the stored password is the one sent);
-//     a slow answer is a timeout, ClassUncertain.
-//   - Refused credentials are ClassCredentials after one request.
+//     ReasonNotFound, an invalid login ReasonInvalid; none is retried (at
+//     most one write, no request sent twice).
+//   - Faults on the write: HTTP 429 is retried after its Retry-After (the
+//     gap between the two writes, timed as they arrive, is at least 1 s);
+//     HTTP 502 is retried, and three of them are ClassTemporary after three
+//     attempts with nothing done (ClassUncertain and not re-sent for an
+//     add: a 5xx to a create may have created); a reset after the
+//     operation was performed is ClassUncertain for an add (sent once) and
+//     retried as it is for set-password and block (the stored password is
+//     the one sent); a slow answer is a timeout, ClassUncertain.
+//   - Refused credentials are ClassCredentials, each call after at most one
+//     request (mailcow's adapter sends nothing after a 401).
+//   - The sandbox's Requests and OnRequest count what reached it.
 //   - No error text holds a credential or a password.
 package providertest
 

@@ -18,6 +18,7 @@ import (
 const (
 	callTimeout = 10 * time.Second
 	slowTimeout = time.Second
+	slowExtra   = 10 * time.Second // how late a "slow" fault answers
 )
 
 var fastRetry = apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
@@ -32,6 +33,7 @@ func Run(t *testing.T, h Harness) {
 		{"RegisterDomain", testRegisterDomain},
 		{"DomainStatus", testDomainStatus},
 		{"MailDNS", testMailDNS},
+		{"MailDNSFixed", testMailDNSFixed},
 		{"AddMailbox", testAddMailbox},
 		{"AddMailboxRefused", testAddMailboxRefused},
 		{"SetPassword", testSetPassword},
@@ -44,6 +46,7 @@ func Run(t *testing.T, h Harness) {
 		{"BadGateway", testBadGateway},
 		{"ResetAfterProcessing", testResetAfterProcessing},
 		{"SlowAnswer", testSlowAnswer},
+		{"Counts", testCounts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,17 +65,20 @@ type suite struct {
 	p    Provider
 	caps apiclient.Capabilities
 
+	tr *traffic
+
 	mu       sync.Mutex
-	secrets  []string    // the credentials and every password sent
-	arrivals []time.Time // of each API request, at the sandbox
+	secrets  []string // the credentials and every password sent
+	arrivals int      // the sandbox's OnRequest calls
 }
 
 func start(t *testing.T, h Harness) *suite {
 	env := h.New(t)
-	ts := httptest.NewTLSServer(env.Sandbox)
+	tr := &traffic{next: env.Sandbox}
+	ts := httptest.NewTLSServer(tr)
 	t.Cleanup(ts.Close)
 	env.Sandbox.AddDomain(Domain)
-	s := &suite{env: env, sb: env.Sandbox, url: ts.URL, hc: ts.Client(), secrets: env.Secrets}
+	s := &suite{env: env, sb: env.Sandbox, url: ts.URL, hc: ts.Client(), tr: tr, secrets: env.Secrets}
 	env.Sandbox.OnRequest(s.arrive)
 	s.p = s.connect(t, true, callTimeout)
 	s.caps = s.p.Capabilities()
@@ -82,14 +88,16 @@ func start(t *testing.T, h Harness) *suite {
 func (s *suite) arrive() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.arrivals = append(s.arrivals, time.Now())
+	s.arrivals++
 }
 
-// since returns the arrival times of the requests after the first n.
-func (s *suite) since(n int) []time.Time {
+// counted returns how many requests the sandbox counted (Requests) and
+// announced (OnRequest).
+func (s *suite) counted() (requests, arrivals int) {
+	requests = s.sb.Requests()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]time.Time(nil), s.arrivals[n:]...)
+	return requests, s.arrivals
 }
 
 func (s *suite) connect(t *testing.T, valid bool, timeout time.Duration) Provider {
@@ -189,18 +197,10 @@ func (s *suite) noSecret(t *testing.T, err error) {
 	}
 }
 
-// requests runs fn and returns how many API requests reached the sandbox
+// requests runs fn and returns the API requests that reached the sandbox
 // meanwhile.
-func (s *suite) requests(fn func()) int {
-	before := s.sb.Requests()
-	fn()
-	return s.sb.Requests() - before
-}
+func (s *suite) requests(fn func()) calls { return s.tr.during(fn) }
 
-// fault queues n faults of kind, failing the test if the sandbox refuses.
-func (s *suite) fault(t *testing.T, kind string, n int) {
-	t.Helper()
-	if err := s.sb.InjectFault(kind, n); err != nil {
-		t.Fatalf("InjectFault(%s, %d): %v", kind, n, err)
-	}
-}
+// fault makes the next request that changes something, and the n-1
+// requests after it, meet the fault kind.
+func (s *suite) fault(t *testing.T, kind string, n int) { s.tr.aimAtWrite(t, kind, n) }

@@ -116,8 +116,8 @@ type request struct {
 	// create: the call creates something (a 5xx may mean it did, and an
 	// uncertain attempt is not sent again).
 	create bool
-	// secret is a password the body carries, redacted from errors like
-	// the token.
+	// secret is a password the body carries, kept out of errors like the
+	// token (apiclient.Caller.WithSecrets).
 	secret string
 }
 
@@ -131,25 +131,26 @@ func (c *Client) call(ctx context.Context, r request) error {
 		}
 		req.Body, req.Type = body, "application/json"
 	}
-	return c.caller.Do(ctx, r.op, !r.create, func(ctx context.Context) error {
-		res, err := c.caller.Exchange(ctx, req)
+	caller := c.caller.WithSecrets(r.secret)
+	return caller.Do(ctx, r.op, !r.create, func(ctx context.Context) error {
+		res, err := caller.Exchange(ctx, req)
 		if err != nil {
 			return err
 		}
-		return c.read(r, res)
+		return read(caller, r, res)
 	})
 }
 
 // read decodes a 2xx answer into r.out, and classifies any other.
-func (c *Client) read(r request, res *apiclient.Response) error {
+func read(caller *apiclient.Caller, r request, res *apiclient.Response) error {
 	if res.Status >= 200 && res.Status < 300 {
 		if err := json.Unmarshal(res.Body, r.out); err != nil || !complete(r.out) {
-			return c.caller.Fail(r.op, apiclient.ClassUncertain, res.Status, "", "an answer that is not the expected JSON")
+			return caller.Fail(r.op, apiclient.ClassUncertain, res.Status, "", "an answer that is not the expected JSON")
 		}
 		return nil
 	}
-	e := c.caller.Fail(r.op, apiclient.StatusClass(res.Status, r.create), res.Status,
-		"HTTP "+strconv.Itoa(res.Status), errorMessage(res.Body, append([]string{r.secret}, c.caller.Secrets()...)))
+	e := caller.Fail(r.op, apiclient.StatusClass(res.Status, r.create), res.Status,
+		"HTTP "+strconv.Itoa(res.Status), errorMessage(res.Body, caller.Secrets()))
 	e.Reason = reasonOf(res.Status)
 	e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
 	return e

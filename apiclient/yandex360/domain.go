@@ -84,17 +84,24 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 }
 
 // MailDNS says what the domain must publish: MX mx.yandex.net, SPF
-// including _spf.yandex.net, and the verification methods of its status.
+// including _spf.yandex.net, and the verification methods of its status,
+// read within apiclient.MailDNSTimeout. When the status cannot be read,
+// the MX and SPF rule are returned beside the error; a name that is no
+// domain is refused with no result.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	name, err := c.domainName(apiclient.OpDNS, domain)
 	if err != nil {
-		return nil, err
+		return nil, err // not a domain: nothing to publish
 	}
+	dns := &apiclient.MailDNS{MX: MX, SPFInclude: SPFInclude}
+	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
+	defer cancel()
 	d, err := c.status(ctx, apiclient.OpDNS, name)
 	if err != nil {
-		return nil, err
+		return dns, err
 	}
-	return &apiclient.MailDNS{MX: MX, SPFInclude: SPFInclude, Methods: d.Methods}, nil
+	dns.Methods = d.Methods
+	return dns, nil
 }
 
 // domainState is the domain as the list and the status call show it.
