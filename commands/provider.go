@@ -23,7 +23,10 @@ type Provider interface {
 	DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error)
 	// MailDNS says what domain's DNS must publish for mail to flow
 	// through the provider (it may read a DKIM key or a verification
-	// code); it changes nothing.
+	// code); it changes nothing. Its read is bounded by
+	// apiclient.MailDNSTimeout whatever ctx allows. When the read fails,
+	// it returns what is fixed (MX, SPF include or host) beside the error;
+	// a name that is not a domain is refused with a nil result.
 	MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error)
 
 	// AddMailbox creates login@domain with password; forceChange asks
