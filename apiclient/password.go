@@ -19,7 +19,7 @@ const (
 var (
 	ErrPasswordTooShort = errors.New("password shorter than 6 characters")
 	ErrPasswordTooLong  = errors.New("password longer than 20 characters")
-	ErrPasswordChars    = errors.New("password has a character other than Latin letters, digits and the symbols " + PasswordSymbols)
+	ErrPasswordChars    = errors.New("password has a character other than Latin letters, digits and the symbols " + PasswordSymbols + " alone")
 	ErrPasswordIsLogin  = errors.New("password equals the user name")
 )
 
