@@ -1,0 +1,164 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Issue 19 through the binary: the same commands against each provider's
+// sandbox over HTTPS (e2e_provider_world_test.go), with the faults the
+// providers' contract names.
+
+// testE2EProviderFlow is, for each provider, /maildomain register and
+// /mailbox add from the binary over the fake Slack: the requester alone
+// sees the password the sandbox stored, the ops notices carry no secret,
+// and /metrics counts the calls under the provider's label.
+func testE2EProviderFlow(t *testing.T, bin string) {
+	for _, provider := range e2eProviders {
+		t.Run(provider, func(t *testing.T) {
+			t.Parallel()
+			pw := newProviderWorld(t, bin, provider)
+			p := pw.serve("mailbot", pw.env(nil))
+			const domain = "fresh-domain.com"
+			id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/maildomain", "register "+domain)
+			if res := pw.result(id); !strings.Contains(res.shown(), domain) || strings.Contains(res.shown(), "Could not") {
+				t.Errorf("%s: register answered:\n%s", provider, res.shown())
+			}
+			pw.waitOpsNotice(domain)
+			const address = "alice@" + e2eOwnDomain
+			id, _ = pw.command(pw.fake.Via(0), e2eAdmin1, "/mailbox", "add "+address)
+			res := pw.result(id)
+			pw.checkAdded(res, address, e2eAdmin1)
+			for _, op := range []string{"register", "add"} {
+				if n := metric(p, "mailbot_provider_requests_total", `provider="`+provider+`"`, `op="`+op+`"`, `outcome="ok"`); n != 1 {
+					t.Errorf("%s: mailbot_provider_requests_total{op=%q,outcome=\"ok\"} = %v, want 1", provider, op, n)
+				}
+			}
+		})
+	}
+}
+
+// testE2EProviderFaults is, for each provider, the faults of the
+// contract on one running bot, each armed on the very request it hits:
+//   - 429 (Retry-After: 1) to an add: retried after the gap, and done;
+//   - 502 to a register (faultRegister502);
+//   - 502 to an add: uncertain, so the mailbox is looked up before the
+//     add is sent again (not found: created as usual);
+//   - 502 to the change of a reset: temporary, retried, and done;
+//   - a reset after the add was performed: looked up and found, the add
+//     sent once, and the requester gets the password the sandbox stored.
+func testE2EProviderFaults(t *testing.T, bin string) {
+	for _, provider := range e2eProviders {
+		t.Run(provider, func(t *testing.T) {
+			t.Parallel()
+			pw := newProviderWorld(t, bin, provider)
+			p := pw.serve("mailbot", pw.env(nil))
+			faultRetryAfter(t, pw, p)
+			faultRegister502(t, pw)
+			faultAdd502(t, pw, p)
+			faultReset502(t, pw)
+			faultAddReset(t, pw, p)
+		})
+	}
+}
+
+// addAfterFault arms kind on the next add request, runs /mailbox add
+// address, checks its result and returns the API requests it made.
+func addAfterFault(t *testing.T, pw *providerWorld, kind, address string) []wireCall {
+	t.Helper()
+	pw.arm(e2eAddOp, kind)
+	mark := pw.mark()
+	id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/mailbox", "add "+address)
+	pw.checkAdded(pw.result(id), address, e2eAdmin1)
+	return pw.since(mark)
+}
+
+func faultRetryAfter(t *testing.T, pw *providerWorld, p *proc) {
+	adds := ofOp(addAfterFault(t, pw, "429", "limited@"+e2eOwnDomain), e2eAddOp)
+	if len(adds) != 2 {
+		t.Fatalf("%s: a 429 to an add: %d adds sent, want 2 (the 429, then the retry)", pw.provider, len(adds))
+	}
+	if gap := adds[1].at.Sub(adds[0].at); gap < time.Second {
+		t.Errorf("%s: the add was retried %s after a 429 with Retry-After: 1", pw.provider, gap)
+	}
+	if n := metric(p, "mailbot_provider_retries_total", `provider="`+pw.provider+`"`, `op="add"`, `reason="temporary"`); n != 1 {
+		t.Errorf("%s: mailbot_provider_retries_total{op=\"add\",reason=\"temporary\"} = %v after one 429, want 1", pw.provider, n)
+	}
+}
+
+// faultRegister502: PDD's register answered 5xx certainly did nothing,
+// so it is retried; Yandex 360's and mailcow's register creates the
+// domain, and a 5xx to a create may have created it: uncertain, not
+// re-sent, and the reply says to check.
+func faultRegister502(t *testing.T, pw *providerWorld) {
+	const domain = "bad-gateway-domain.com"
+	pw.arm(e2eRegOp, "502")
+	mark := pw.mark()
+	id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/maildomain", "register "+domain)
+	res := pw.result(id)
+	sent := len(ofOp(pw.since(mark), e2eRegOp))
+	if pw.provider == e2ePDD {
+		if strings.Contains(res.shown(), "Could not") || sent != 2 {
+			t.Errorf("%s: a 502 to a register: %d sent (want 2: the 502, then the retry); answered:\n%s", pw.provider, sent, res.shown())
+		}
+		return
+	}
+	if !strings.Contains(res.shown(), "Check before you try again") || sent != 1 {
+		t.Errorf("%s: a 502 to a register: %d sent (want 1: a create is not re-sent blindly); answered, without the advice to check:\n%s",
+			pw.provider, sent, res.shown())
+	}
+}
+
+// faultReset502: a 502 to the change of a reset (it sets a state) is
+// temporary: retried, and the requester gets the password stored.
+func faultReset502(t *testing.T, pw *providerWorld) {
+	const address = "gateway@" + e2eOwnDomain // faultAdd502's
+	pw.arm(e2eOtherOp, "502")
+	mark := pw.mark()
+	id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/mailbox", "reset "+address)
+	res := pw.result(id)
+	stored, ok := pw.sim.stored(address)
+	if got := shownPassword(res); !ok || got != stored {
+		t.Errorf("%s: a reset after a 502 shows password %q, the sandbox stored %q:\n%s", pw.provider, got, stored, res.shown())
+	}
+	if n := len(ofOp(pw.since(mark), e2eOtherOp)); n != 2 {
+		t.Errorf("%s: a 502 to a reset: %d changes sent, want 2 (the 502, then the retry)", pw.provider, n)
+	}
+}
+
+func faultAdd502(t *testing.T, pw *providerWorld, p *proc) {
+	const address = "gateway@" + e2eOwnDomain
+	calls := addAfterFault(t, pw, "502", address)
+	ops := strings.Join(opsOf(calls), " ")
+	if !regexp.MustCompile(`^(read )*add (read )+add$`).MatchString(ops) {
+		t.Errorf("%s: a 502 to an add made the requests %q, want the add, the look-up's reads, the add again", pw.provider, ops)
+	}
+	if lostAddFound(p, address) {
+		t.Errorf("%s: after a 502 that did nothing, mailbot says it found %s", pw.provider, address)
+	}
+}
+
+func faultAddReset(t *testing.T, pw *providerWorld, p *proc) {
+	const address = "dropped@" + e2eOwnDomain
+	calls := addAfterFault(t, pw, "reset", address)
+	ops := strings.Join(opsOf(calls), " ")
+	if !regexp.MustCompile(`^(read )*add( read)+$`).MatchString(ops) {
+		t.Errorf("%s: an add whose answer was lost made the requests %q, want the add once, then the look-up's reads", pw.provider, ops)
+	}
+	if !lostAddFound(p, address) {
+		t.Errorf("%s: an add whose answer was lost: mailbot never logged that it found %s", pw.provider, address)
+	}
+}
+
+// lostAddFound reports whether p logged that the mailbox of a lost add
+// exists.
+func lostAddFound(p *proc, address string) bool {
+	for line := range strings.SplitSeq(p.stderr.String(), "\n") {
+		if strings.Contains(line, "a lost add's mailbox exists") && strings.Contains(line, address) {
+			return true
+		}
+	}
+	return false
+}
