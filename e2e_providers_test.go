@@ -1,7 +1,9 @@
 package main
 
 import (
+	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -161,4 +163,112 @@ func lostAddFound(p *proc, address string) bool {
 		}
 	}
 	return false
+}
+
+// testE2EProviderCredentials is refused credentials on each provider:
+// PDD's token can only be refused by an operation (an error reply naming
+// PDD_TOKEN, and the bot keeps running); Yandex 360's token and mailcow's
+// key are checked at start, which stops with one line naming the
+// variable, after one request (mailcow's server bans an address that
+// keeps sending a wrong key). And Y360_ORG_ID empty: the one organisation
+// the token sees is used; several stop start-up, listing their IDs.
+func testE2EProviderCredentials(t *testing.T, bin string) {
+	for _, tc := range []struct {
+		name string
+		run  func(t *testing.T, bin string)
+	}{
+		{"pdd", badPDDToken},
+		{"yandex360", func(t *testing.T, bin string) {
+			refusedAtStart(t, bin, e2eY360, "Y360_TOKEN", "y0_NotIssuedByTheSandbox0123456789abcdef")
+		}},
+		{"mailcow", func(t *testing.T, bin string) {
+			refusedAtStart(t, bin, e2eMailcow, "MAILCOW_API_KEY", "0BAD00-0BAD00-0BAD00-0BAD00-0BAD00")
+		}},
+		{"yandex360-org", y360OrgChoice},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, bin)
+		})
+	}
+}
+
+func badPDDToken(t *testing.T, bin string) {
+	pw := newProviderWorld(t, bin, e2ePDD)
+	const bad = "NOTATOKENTHESANDBOXISSUED0123456789ABCDEFGHIJKLMNOPQ"
+	pw.extra = append(pw.extra, bad)
+	p := pw.serve("mailbot", pw.env(map[string]string{"PDD_TOKEN": bad}))
+	const address = "refused@" + e2eOwnDomain
+	for i, cmd := range [][2]string{{"/mailbox", "add " + address}, {"/maildomain", "register refused-domain.com"}} {
+		mark := pw.mark()
+		id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, cmd[0], cmd[1])
+		res := pw.result(id)
+		if !strings.Contains(res.shown(), "PDD_TOKEN") || !strings.Contains(res.shown(), "bad_token") {
+			t.Errorf("command %d with a refused PDD token answered, without naming PDD_TOKEN:\n%s", i+1, res.shown())
+		}
+		if n := len(pw.since(mark)); n != 1 {
+			t.Errorf("command %d with a refused PDD token sent %d requests, want 1 (credentials refused are never retried)", i+1, n)
+		}
+	}
+	if _, ok := pw.sim.stored(address); ok {
+		t.Errorf("%s exists after its add was refused", address)
+	}
+	pw.waitOpsNotice(address)
+	if !p.running() || httpStatus(p.http+"/readyz") != http.StatusOK {
+		t.Errorf("serve stopped, or is not ready, after a refused PDD token")
+	}
+}
+
+// refusedAtStart starts serve on provider with variable set to a wrong
+// credential: exit 1, one line naming variable, one request sent.
+func refusedAtStart(t *testing.T, bin, provider, variable, wrong string) {
+	pw := newProviderWorld(t, bin, provider)
+	pw.extra = append(pw.extra, wrong)
+	p := pw.start("mailbot", pw.env(map[string]string{variable: wrong}), "serve")
+	if code := p.wait(e2eWait); code != 1 {
+		t.Errorf("%s refused at start: exit status %d, want 1", variable, code)
+	}
+	if lines := p.reasonLines(); len(lines) != 1 || !strings.Contains(lines[0], variable) {
+		t.Errorf("%s refused at start: reason %q, want one line naming it", variable, lines)
+	}
+	if n := pw.sim.Requests(); n != 1 {
+		t.Errorf("%s refused at start: %d requests reached the sandbox, want 1", variable, n)
+	}
+	if pw.mailcow != nil && pw.mailcow.AuthFailures() != 1 {
+		t.Errorf("mailcow counted %d authentication failures, want 1", pw.mailcow.AuthFailures())
+	}
+	if pw.fake.Connects() != 0 {
+		t.Errorf("serve connected to Slack with a refused %s", variable)
+	}
+}
+
+func y360OrgChoice(t *testing.T, bin string) {
+	pw := newProviderWorld(t, bin, e2eY360)
+	env := pw.env(map[string]string{"Y360_ORG_ID": ""})
+	p := pw.serve("mailbot", env)
+	org := strconv.FormatInt(pw.y360Cred.OrgID, 10)
+	if !strings.Contains(p.stderr.String(), `"org_id":`+org) {
+		t.Errorf("Y360_ORG_ID empty: serve never logged the organisation %s it chose", org)
+	}
+	const address = "chosen@" + e2eOwnDomain
+	id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/mailbox", "add "+address)
+	pw.checkAdded(pw.result(id), address, e2eAdmin1)
+
+	second, err := pw.y360.NewOrganization("Second", "second-org.com")
+	if err == nil {
+		err = pw.y360.Grant(pw.y360Cred.Token, second.OrgID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw.keep(pddSecret{value: second.Token, kind: "token", target: "the second organisation"})
+	q := pw.start("several", env, "serve")
+	if code := q.wait(e2eWait); code != 1 {
+		t.Errorf("a token that sees two organisations, Y360_ORG_ID empty: exit status %d, want 1", code)
+	}
+	both := strconv.FormatInt(second.OrgID, 10)
+	if lines := q.reasonLines(); len(lines) != 1 || !strings.Contains(lines[0], "Y360_ORG_ID") ||
+		!strings.Contains(lines[0], org) || !strings.Contains(lines[0], both) {
+		t.Errorf("two organisations: reason %q, want one line naming Y360_ORG_ID and listing %s and %s", lines, org, both)
+	}
 }

@@ -78,6 +78,7 @@ func TestE2E(t *testing.T) {
 		{"Database", testE2EDatabase},
 		{"ProviderFlow", testE2EProviderFlow},
 		{"ProviderFaults", testE2EProviderFaults},
+		{"ProviderCredentials", testE2EProviderCredentials},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
