@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
+	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -271,4 +274,56 @@ func y360OrgChoice(t *testing.T, bin string) {
 		!strings.Contains(lines[0], org) || !strings.Contains(lines[0], both) {
 		t.Errorf("two organisations: reason %q, want one line naming Y360_ORG_ID and listing %s and %s", lines, org, both)
 	}
+}
+
+// testE2EProviderShell is the newcomer's one command on an empty
+// environment: `MAILBOT_PROVIDER=P mailbot shell` says which embedded
+// sandbox it drives, registers a domain and adds a mailbox there (the
+// password shown is the one the sandbox, asked over its /sim/ controls,
+// stored), and exits 0 at the end of its input.
+func testE2EProviderShell(t *testing.T, bin string) {
+	for _, tc := range []struct{ provider, banner string }{
+		{e2eMailcow, `No MAILCOW_URL and MAILCOW_API_KEY: using an embedded mailcow sandbox at (http://\S+) `},
+		{e2eY360, `No Y360_TOKEN: using an embedded Yandex 360 sandbox at (http://\S+) `},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			t.Parallel()
+			p := startProc(t, bin, "shell", map[string]string{"MAILBOT_PROVIDER": tc.provider}, "shell")
+			base, off := waitOutput(t, p, regexp.MustCompile(tc.banner), 0)
+			const domain, address = "newco-domain.com", "bob@newco-domain.com"
+			for _, line := range []string{"/maildomain register " + domain, "/mailbox add " + address} {
+				if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, off = waitOutput(t, p, regexp.MustCompile(`\[ops\] USHELL registered domain `+domain), off)
+			m, _ := waitOutput(t, p, regexp.MustCompile(`(?s)Mailbox `+address+` created\n.*?  Password: (\S+)\n`), off)
+			if stored := simPassword(t, http.DefaultClient, base[1], address); m[1] != stored {
+				t.Errorf("the shell showed password %q, its sandbox stored %q", m[1], stored)
+			}
+			if err := p.stdin.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.wait(e2eWait); code != 0 {
+				t.Errorf("the shell at the end of its input: exit status %d, want 0", code)
+			}
+		})
+	}
+}
+
+// simPassword asks the sandbox at base, over its /sim/mailbox control,
+// for the password it stored for address.
+func simPassword(t *testing.T, client *http.Client, base, address string) string {
+	t.Helper()
+	res, err := client.Get(base + "/sim/mailbox?address=" + url.QueryEscape(address))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	pw := cmp.Or(jsonField(body, "password"), jsonField(body, "mailbox", "password")) // PDD and Yandex 360, mailcow
+	if res.StatusCode != http.StatusOK || pw == "" {
+		t.Fatalf("/sim/mailbox of %s: HTTP %d %s", address, res.StatusCode, body)
+	}
+	return pw
 }

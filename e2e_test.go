@@ -79,6 +79,7 @@ func TestE2E(t *testing.T) {
 		{"ProviderFlow", testE2EProviderFlow},
 		{"ProviderFaults", testE2EProviderFaults},
 		{"ProviderCredentials", testE2EProviderCredentials},
+		{"ProviderShell", testE2EProviderShell},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
