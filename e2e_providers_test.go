@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
 
 // Issue 19 through the binary: the same commands against each provider's
@@ -326,4 +328,45 @@ func simPassword(t *testing.T, client *http.Client, base, address string) string
 		t.Fatalf("/sim/mailbox of %s: HTTP %d %s", address, res.StatusCode, body)
 	}
 	return pw
+}
+
+// testE2EProviderAudit is the provider in the audit trail and in the
+// metrics, with a database: after a register and an add on Yandex 360
+// and on mailcow, every line of `mailbot audit --json` names the
+// provider, /metrics counts each call under its label, and no table
+// holds a password, a verification code or the credentials.
+func testE2EProviderAudit(t *testing.T, bin string, cluster *pgtest.Cluster) {
+	for _, provider := range []string{e2eY360, e2eMailcow} {
+		t.Run(provider, func(t *testing.T) {
+			t.Parallel()
+			dsn := cluster.NewDatabase(t)
+			pw := newProviderWorld(t, bin, provider)
+			p := pw.serve("mailbot", pw.env(map[string]string{"MAILBOT_DATABASE_URL": dsn}))
+			const domain, address = "audited-domain.com", "audited@" + e2eOwnDomain
+			id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/maildomain", "register "+domain)
+			pw.result(id)
+			id, _ = pw.command(pw.fake.Via(0), e2eAdmin1, "/mailbox", "add "+address)
+			pw.checkAdded(pw.result(id), address, e2eAdmin1)
+			for _, op := range []string{"register", "add"} {
+				if n := metric(p, "mailbot_provider_requests_total", `provider="`+provider+`"`, `op="`+op+`"`, `outcome="ok"`); n != 1 {
+					t.Errorf("mailbot_provider_requests_total{provider=%q,op=%q,outcome=\"ok\"} = %v, want 1", provider, op, n)
+				}
+			}
+			all, ok := metric(p, "mailbot_provider_requests_total", `provider="`+provider+`"`), metric(p, "mailbot_provider_requests_total", `provider="`+provider+`"`, `outcome="ok"`)
+			if all != ok || all < 2 {
+				t.Errorf("mailbot_provider_requests_total{provider=%q}: %v calls, %v of them ok; want every one ok, at least the register and the add", provider, all, ok)
+			}
+			out := strings.TrimSpace(auditCLI(t, pw.world, dsn, "--json"))
+			lines := strings.Split(out, "\n")
+			if len(lines) != 2 || !strings.Contains(out, `"mailbox":"`+address+`"`) || !strings.Contains(out, `"domain":"`+domain+`"`) {
+				t.Errorf("mailbot audit --json, want the register and the add:\n%s", out)
+			}
+			for _, line := range lines {
+				if !strings.Contains(line, `"provider":"`+provider+`"`) {
+					t.Errorf("an audit line does not name the provider %s: %s", provider, line)
+				}
+			}
+			scanDatabase(t, dsn, pw.world)
+		})
+	}
 }
