@@ -116,7 +116,7 @@ func (pw *providerWorld) newSandbox() map[string]string {
 	case e2eY360:
 		sim := y360sim.New()
 		pw.y360, pw.y360Cred = sim, sim.NewAccount()
-		pw.keep(pddSecret{value: pw.y360Cred.Token, kind: "token", target: "Y360_TOKEN"})
+		pw.rec.keep(pddSecret{value: pw.y360Cred.Token, kind: "token", target: "Y360_TOKEN"})
 		pw.sim = e2eSandbox{faulter: sim, ownDomain: sim.AddDomain, stored: func(a string) (string, bool) {
 			m, ok := sim.Mailbox(a)
 			return m.Password, ok
@@ -126,7 +126,7 @@ func (pw *providerWorld) newSandbox() map[string]string {
 		sim := mailcowsim.New()
 		key := sim.NewAccount()
 		pw.mailcow = sim
-		pw.keep(pddSecret{value: key, kind: "API key", target: "MAILCOW_API_KEY"})
+		pw.rec.keep(pddSecret{value: key, kind: "API key", target: "MAILCOW_API_KEY"})
 		pw.sim = e2eSandbox{faulter: sim, ownDomain: func(n string) error { sim.AddDomain(n); return nil },
 			stored: func(a string) (string, bool) {
 				m, ok := sim.Mailbox(a)
@@ -136,7 +136,7 @@ func (pw *providerWorld) newSandbox() map[string]string {
 	}
 	sim := pddsim.New()
 	token := sim.NewAccount()
-	pw.keep(pddSecret{value: token, kind: "token", target: "PDD_TOKEN"})
+	pw.rec.keep(pddSecret{value: token, kind: "token", target: "PDD_TOKEN"})
 	shared := sim.Shared()
 	pw.sim = e2eSandbox{faulter: pddFaulter{Shared: shared, rec: pw.rec}, ownDomain: func(n string) error { shared.AddDomain(n); return nil },
 		stored: func(a string) (string, bool) {
@@ -182,11 +182,14 @@ func (pw *providerWorld) env(extra map[string]string) map[string]string {
 }
 
 // keep adds a secret to those the world's checks look for.
-func (pw *providerWorld) keep(s pddSecret) {
-	pw.rec.mu.Lock()
-	defer pw.rec.mu.Unlock()
-	pw.rec.list = append(pw.rec.list, s)
+func (r *pddRecorder) keep(s pddSecret) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, s)
 }
+
+// e2eCredentials are the variables that hold a provider's credentials.
+var e2eCredentials = []string{"PDD_TOKEN", "Y360_TOKEN", "MAILCOW_API_KEY"}
 
 // wrap records each API request in front of the sandbox (the controls
 // under /sim/ are not API requests).
@@ -200,7 +203,7 @@ func (pw *providerWorld) wrap(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(raw))
 		pw.arrive(wireOp(r.Method, r.URL.Path))
 		if p := sentPassword(raw); p != "" {
-			pw.keep(pddSecret{value: p, kind: "password", target: "a mailbox (" + r.URL.Path + ")"})
+			pw.rec.keep(pddSecret{value: p, kind: "password", target: "a mailbox (" + r.URL.Path + ")"})
 		}
 		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/status") {
 			tw := &teeWriter{ResponseWriter: w}
@@ -307,7 +310,7 @@ func (pw *providerWorld) keepCodes(path string, body []byte) {
 	}
 	for _, m := range st.Methods {
 		if m.Code != "" {
-			pw.keep(pddSecret{value: m.Code, kind: "verification code", target: path})
+			pw.rec.keep(pddSecret{value: m.Code, kind: "verification code", target: path})
 		}
 	}
 }

@@ -2,9 +2,15 @@ package main
 
 import (
 	"cmp"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"io"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -266,7 +272,7 @@ func y360OrgChoice(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw.keep(pddSecret{value: second.Token, kind: "token", target: "the second organisation"})
+	pw.rec.keep(pddSecret{value: second.Token, kind: "token", target: "the second organisation"})
 	q := pw.start("several", env, "serve")
 	if code := q.wait(e2eWait); code != 1 {
 		t.Errorf("a token that sees two organisations, Y360_ORG_ID empty: exit status %d, want 1", code)
@@ -368,5 +374,92 @@ func testE2EProviderAudit(t *testing.T, bin string, cluster *pgtest.Cluster) {
 			}
 			scanDatabase(t, dsn, pw.world)
 		})
+	}
+}
+
+// testE2EProviderSim is each provider's sandbox as a newcomer serves it:
+// `mailbot sim --provider P --tls` in its own process prints the
+// variables that point mailbot at it; serve with them registers a domain
+// and, after a 429 queued over the sandbox's /sim/fault control, adds a
+// mailbox whose password is the one /sim/mailbox reports; SIGTERM stops
+// the sandbox with exit 0 and removes its authority's PEM file.
+func testE2EProviderSim(t *testing.T, bin string) {
+	for _, provider := range e2eProviders {
+		t.Run(provider, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, bin)
+			sim := startProc(t, bin, "sim", map[string]string{}, "sim", "--provider", provider, "--tls", "--addr", "127.0.0.1:0")
+			vars := simVariables(t, sim)
+			client := caClient(t, vars["SSL_CERT_FILE"])
+			base := vars[urlVariable(provider)]
+			simControl(t, client, base+"/sim/domain?name="+e2eOwnDomain)
+			env := w.env(map[string]string{"MAILBOT_PROVIDER": provider, "PDD_TOKEN": "", "PDD_BASE_URL": ""})
+			maps.Copy(env, vars)
+			for _, k := range e2eCredentials {
+				if v := vars[k]; v != "" {
+					w.rec.keep(pddSecret{value: v, kind: "credential", target: k})
+				}
+			}
+			w.serve("mailbot", env)
+			id, _ := w.command(w.fake.Via(0), e2eAdmin1, "/maildomain", "register sim-domain.com")
+			if res := w.result(id); !strings.Contains(res.shown(), "sim-domain.com registered") {
+				t.Errorf("register through mailbot sim answered:\n%s", res.shown())
+			}
+			simControl(t, client, base+"/sim/fault?kind=429&n=1")
+			const address = "newcomer@" + e2eOwnDomain
+			id, _ = w.command(w.fake.Via(0), e2eAdmin1, "/mailbox", "add "+address)
+			res := w.result(id)
+			stored := simPassword(t, client, base, address)
+			w.rec.keep(pddSecret{value: stored, kind: "password", target: address})
+			if got := shownPassword(res); got != stored {
+				t.Errorf("the add through mailbot sim shows password %q, /sim/mailbox %q:\n%s", got, stored, res.shown())
+			}
+			sim.term()
+			if code := sim.wait(e2eWait); code != 0 {
+				t.Errorf("mailbot sim after SIGTERM: exit status %d, want 0", code)
+			}
+			if _, err := os.Stat(vars["SSL_CERT_FILE"]); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("mailbot sim left its authority's PEM file behind (%v)", err)
+			}
+		})
+	}
+}
+
+// simVariables waits for the lines `mailbot sim --tls` prints, the last
+// SSL_CERT_FILE=, and returns them by name.
+func simVariables(t *testing.T, sim *proc) map[string]string {
+	t.Helper()
+	waitOutput(t, sim, regexp.MustCompile(`(?m)^SSL_CERT_FILE=\S+\n`), 0)
+	vars := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^([A-Z0-9_]+)=(\S*)$`).FindAllStringSubmatch(sim.stdout.String(), -1) {
+		vars[m[1]] = m[2]
+	}
+	return vars
+}
+
+// caClient is an HTTP client that trusts the authority of the PEM file.
+func caClient(t *testing.T, pemFile string) *http.Client {
+	t.Helper()
+	pem, err := os.ReadFile(pemFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		t.Fatalf("%s holds no certificate", pemFile)
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+}
+
+// simControl POSTs to a sandbox's /sim/ control and expects HTTP 200.
+func simControl(t *testing.T, client *http.Client, u string) {
+	t.Helper()
+	res, err := client.Post(u, "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if body, _ := io.ReadAll(res.Body); res.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: HTTP %d %s", u, res.StatusCode, body)
 	}
 }

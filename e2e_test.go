@@ -80,6 +80,7 @@ func TestE2E(t *testing.T) {
 		{"ProviderFaults", testE2EProviderFaults},
 		{"ProviderCredentials", testE2EProviderCredentials},
 		{"ProviderShell", testE2EProviderShell},
+		{"ProviderSim", testE2EProviderSim},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
