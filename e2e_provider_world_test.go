@@ -371,4 +371,4 @@ func shownPassword(m e2eMsg) string {
 }
 
 // passwordField is a reply's Password field, as text or as a block.
-var passwordField = regexp.MustCompile("(?m)^\\*?Password:\\*? (\\S+)$")
+var passwordField = regexp.MustCompile(`(?m)^\*?Password:\*? (\S+)$`)
