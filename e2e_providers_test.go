@@ -111,9 +111,11 @@ func faultRetryAfter(t *testing.T, pw *providerWorld, p *proc) {
 	if len(adds) != 2 {
 		t.Fatalf("%s: a 429 to an add: %d adds sent, want 2 (the 429, then the retry)", pw.provider, len(adds))
 	}
-	if gap := adds[1].at.Sub(adds[0].at); gap < time.Second {
+	gap := adds[1].at.Sub(adds[0].at)
+	if gap < time.Second {
 		t.Errorf("%s: the add was retried %s after a 429 with Retry-After: 1", pw.provider, gap)
 	}
+	t.Logf("%s: the add retried %s after a 429 with Retry-After: 1", pw.provider, gap.Round(time.Millisecond))
 	if n := metric(p, "mailbot_provider_retries_total", `provider="`+pw.provider+`"`, `op="add"`, `reason="temporary"`); n != 1 {
 		t.Errorf("%s: mailbot_provider_retries_total{op=\"add\",reason=\"temporary\"} = %v after one 429, want 1", pw.provider, n)
 	}
