@@ -76,6 +76,11 @@ func TestE2E(t *testing.T) {
 		{"MetricsWhileSlackDown", testE2EMetricsWhileSlackDown},
 		{"AuditWithoutDatabase", testE2EAuditWithoutDatabase},
 		{"Database", testE2EDatabase},
+		{"ProviderFlow", testE2EProviderFlow},
+		{"ProviderFaults", testE2EProviderFaults},
+		{"ProviderCredentials", testE2EProviderCredentials},
+		{"ProviderShell", testE2EProviderShell},
+		{"ProviderSim", testE2EProviderSim},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

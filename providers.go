@@ -96,7 +96,8 @@ func checkedVariable(cfg *config, err error) string {
 		return "MAILCOW_URL"
 	case apiclient.ClassOf(err) == apiclient.ClassCredentials:
 		return "Y360_TOKEN"
-	case apiclient.ClassOf(err) == 0 || apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
+	case apiclient.ClassOf(err) == 0 || apiclient.ReasonOf(err) == apiclient.ReasonNotFound ||
+		apiclient.ReasonOf(err) == apiclient.ReasonNotAllowed: // an unknown organisation, none, or several to choose from
 		return "Y360_ORG_ID"
 	}
 	return "Y360_BASE_URL"
