@@ -28,6 +28,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 		{"OwnRole", testE2EOwnRole},
 		{"AuditReadOnly", testE2EAuditReadOnly},
 		{"BlipWhilePosting", testE2EBlipWhilePosting},
+		{"LifecycleAudit", testE2ELifecycleAudit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

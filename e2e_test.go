@@ -76,6 +76,7 @@ func TestE2E(t *testing.T) {
 		{"MetricsWhileSlackDown", testE2EMetricsWhileSlackDown},
 		{"AuditWithoutDatabase", testE2EAuditWithoutDatabase},
 		{"Database", testE2EDatabase},
+		{"Lifecycle", testE2ELifecycle},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
