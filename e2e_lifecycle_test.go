@@ -95,8 +95,8 @@ func lifeReset(t *testing.T, lw *lifeWorld) {
 	if after.Password == before.Password || !strings.Contains(res.shown(), after.Password) {
 		t.Errorf("reset %s: the password changed %v; the reply lacks the stored one:\n%s", seeded, after.Password != before.Password, res.shown())
 	}
-	if n := lw.sb.wire.writeCount() - writes; n != 1 {
-		t.Errorf("reset %s: %d writes reached %s, want 1", seeded, n, lw.sb.provider)
+	if n, sent := lw.sb.wire.writeCount()-writes, lw.sb.wire.passwordsSent(writes); n != 1 || !slices.Equal(sent, []string{after.Password}) {
+		t.Errorf("reset %s: %d writes reached %s carrying %d passwords, want 1 write carrying the stored one", seeded, n, lw.sb.provider, len(sent))
 	}
 	lw.checkForced("reset "+seeded, res, after.ForcePasswordChange)
 	lw.seenOnlyBy("the reset password of "+seeded, after.Password, e2eAdmin1)
@@ -435,8 +435,8 @@ func lifeReadsRefused(t *testing.T, lw *lifeWorld) {
 	}
 }
 
-// lifeAuditTrail: `mailbot audit --json` shows the approval and each run
-// with the provider, in order.
+// lifeAuditTrail: `mailbot audit --json` shows the approvals and each
+// run with the provider, in order, and the table names the provider.
 func lifeAuditTrail(t *testing.T, lw *lifeWorld, dsn, address string) {
 	out := auditCLI(t, lw.world, dsn, "--json")
 	var got []string
@@ -456,6 +456,7 @@ func lifeAuditTrail(t *testing.T, lw *lifeWorld, dsn, address string) {
 	}
 	p := lw.sb.provider
 	want := []string{
+		"approval reset by " + e2eUser + ", 1 deciders", // the first admin's, counted once
 		"approved reset by " + e2eUser + ", 2 deciders",
 		"run reset by " + e2eUser + ", 2 deciders: ok at " + p,
 		"run block by " + e2eAdmin1 + ", 0 deciders: ok at " + p,
