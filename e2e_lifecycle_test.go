@@ -147,9 +147,12 @@ func lifeBlockUnblock(t *testing.T, lw *lifeWorld, address string) {
 // command and every read, and the provider hears nothing of it.
 func lifeRefused(t *testing.T, lw *lifeWorld, address string) {
 	before, m := lw.sb.requests(), lw.mailbox(address)
-	for _, text := range []string{"reset " + address, "block " + address, "unblock " + address, "list " + lw.sb.domain} {
-		lw.refused("/mailbox", text)
+	for _, verb := range []string{"reset", "block", "unblock"} {
+		if ack := lw.refused("/mailbox", verb+" "+address); !strings.Contains(ack.shown(), verb) {
+			t.Errorf("the refusal of /mailbox %s does not say that %s is for admins:\n%s", verb, verb, ack.shown())
+		}
 	}
+	lw.refused("/mailbox", "list "+lw.sb.domain)
 	lw.refused("/maildomain", "status "+lw.sb.domain)
 	if n := lw.sb.requests() - before; n != 0 {
 		t.Errorf("a non-admin's refused commands made %d %s requests, want none", n, lw.sb.provider)
@@ -161,11 +164,13 @@ func lifeRefused(t *testing.T, lw *lifeWorld, address string) {
 
 // refused checks that a non-admin typing cmd text is told, at once, that
 // it is not allowed.
-func (lw *lifeWorld) refused(cmd, text string) {
+func (lw *lifeWorld) refused(cmd, text string) e2eMsg {
 	lw.t.Helper()
-	if _, ack := lw.command(lw.fake.Via(0), e2eUser, cmd, text); !strings.Contains(ack.shown(), "Not allowed") {
+	_, ack := lw.command(lw.fake.Via(0), e2eUser, cmd, text)
+	if !strings.Contains(ack.shown(), "Not allowed") {
 		lw.t.Errorf("%s %s by a non-admin was answered:\n%s", cmd, text, ack.shown())
 	}
+	return ack
 }
 
 // lifeFormReset: a bare /mailbox reset opens a form whose submission

@@ -195,7 +195,7 @@ func (r *wireRecorder) wrap(next http.Handler) http.Handler {
 		var answer any
 		if json.Unmarshal(tw.body.Bytes(), &answer) == nil {
 			for _, s := range answeredSecrets(answer, "") {
-				r.rec.keep(pddSecret{value: s, kind: "verification secret", target: req.URL.Path})
+				r.rec.keep(pddSecret{value: s, kind: "verification secret", target: "the answer to " + req.URL.Path})
 			}
 		}
 	})
@@ -212,7 +212,7 @@ func (r *wireRecorder) wrote(password, path string) {
 	r.writes = append(r.writes, password)
 	r.mu.Unlock()
 	if password != "" {
-		r.rec.keep(pddSecret{value: password, kind: "password", target: path})
+		r.rec.keep(pddSecret{value: password, kind: "password", target: "the write to " + path})
 	}
 }
 

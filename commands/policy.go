@@ -192,5 +192,5 @@ func (c *Core) authorise(userID string) (Outcome, string) {
 	case c.cfg.Approvals == ApprovalsRequests:
 		return OutcomeApproval, ""
 	}
-	return OutcomeReply, "Only mailbot admins may register domains and add mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
+	return OutcomeReply, "Only mailbot admins may register domains and add, reset, block or unblock mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
 }
