@@ -22,7 +22,8 @@ const (
 
 // testE2ELifecycle is issue 20 from the binary, for each provider over
 // HTTPS: a mailbox's whole life typed by an admin (add, reset, a reset
-// whose answer is lost, block, unblock, a reset through the form), the
+// whose answer is lost, one never confirmed, block, unblock, a reset
+// through the form), the
 // same commands refused for a non-admin without a provider request, the
 // domain's status in each state the provider knows, and a list of 2,500
 // mailboxes paged through "More" to its end. The world's checks scan
@@ -38,6 +39,7 @@ func testE2ELifecycle(t *testing.T, bin string) {
 			lifeAdd(t, lw, alice)
 			lifeReset(t, lw)
 			lifeLostAnswer(t, lw, alice)
+			lifeNeverConfirmed(t, lw, alice)
 			lifeBlockUnblock(t, lw, alice)
 			lifeRefused(t, lw, alice)
 			lifeFormReset(t, lw, alice)
@@ -107,9 +109,9 @@ func lifeReset(t *testing.T, lw *lifeWorld) {
 // and the requester gets the one the sandbox stored.
 func lifeLostAnswer(t *testing.T, lw *lifeWorld, address string) {
 	from := lw.sb.wire.writeCount()
-	lw.sb.wire.dropNextWrite.Store(true)
+	lw.sb.wire.dropWrites.Store(1)
 	res := lw.ask(e2eAdmin1, "/mailbox", "reset "+address)
-	if lw.sb.wire.dropNextWrite.Load() {
+	if lw.sb.wire.dropWrites.Load() != 0 {
 		t.Fatalf("the reset of %s wrote nothing: the lost answer never happened; the reply:\n%s", address, res.shown())
 	}
 	m := lw.mailbox(address)
@@ -121,6 +123,26 @@ func lifeLostAnswer(t *testing.T, lw *lifeWorld, address string) {
 		t.Errorf("after a lost answer, the reply lacks the password the sandbox stored:\n%s", res.shown())
 	}
 	lw.seenOnlyBy("the password of "+address+" set despite a lost answer", m.Password, e2eAdmin1)
+}
+
+// lifeNeverConfirmed: every attempt of a reset is carried out and its
+// answer lost: after at least 3 attempts, all with the same password,
+// the requester still gets that password, the one the sandbox stored,
+// with the warning that it may not be set.
+func lifeNeverConfirmed(t *testing.T, lw *lifeWorld, address string) {
+	from := lw.sb.wire.writeCount()
+	lw.sb.wire.dropWrites.Store(1000)
+	res := lw.ask(e2eAdmin1, "/mailbox", "reset "+address)
+	lw.sb.wire.dropWrites.Store(0)
+	m := lw.mailbox(address)
+	sent := lw.sb.wire.passwordsSent(from)
+	if len(sent) < 3 || slices.ContainsFunc(sent, func(pw string) bool { return pw != m.Password }) {
+		t.Errorf("a reset never confirmed: %d attempts carried a password, want at least 3, all the one stored", len(sent))
+	}
+	if !strings.Contains(res.shown(), m.Password) || !strings.Contains(res.shown(), "may not be set") {
+		t.Errorf("a reset never confirmed: the reply lacks the stored password or the warning:\n%s", res.shown())
+	}
+	lw.seenOnlyBy("the password of a reset never confirmed", m.Password, e2eAdmin1)
 }
 
 // lifeBlockUnblock: block stops logins (mailcow keeps accepting mail:

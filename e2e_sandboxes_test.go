@@ -166,15 +166,15 @@ func (sb *lifeSandbox) client(t *testing.T) *http.Client {
 
 // wireRecorder reads every request to a sandbox and every answer. It
 // counts the writes (anything but a read) and the passwords they carry,
-// and can make the next write lose its answer (the sandbox's "reset"
+// and can make the next writes lose their answers (the sandbox's "reset"
 // fault: done, then the connection closed unanswered).
 type wireRecorder struct {
 	rec   *pddRecorder
 	fault func(kind string, n int) error
 
-	dropNextWrite atomic.Bool
-	mu            sync.Mutex
-	writes        []string // the password each write carried, "" for none, in order
+	dropWrites atomic.Int64 // how many of the next writes lose their answers
+	mu         sync.Mutex
+	writes     []string // the password each write carried, "" for none, in order
 }
 
 func (r *wireRecorder) wrap(next http.Handler) http.Handler {
@@ -184,7 +184,7 @@ func (r *wireRecorder) wrap(next http.Handler) http.Handler {
 		if isAPIWrite(req) {
 			pw := passwordIn(raw)
 			r.wrote(pw, req.URL.Path)
-			if r.dropNextWrite.CompareAndSwap(true, false) {
+			if r.takeDrop() {
 				if err := r.fault("reset", 1); err != nil {
 					panic(err)
 				}
@@ -199,6 +199,19 @@ func (r *wireRecorder) wrap(next http.Handler) http.Handler {
 			}
 		}
 	})
+}
+
+// takeDrop uses up one of the writes that lose their answers, if any is left.
+func (r *wireRecorder) takeDrop() bool {
+	for {
+		n := r.dropWrites.Load()
+		if n <= 0 {
+			return false
+		}
+		if r.dropWrites.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }
 
 // isAPIWrite reports whether req changes something at the provider: a
