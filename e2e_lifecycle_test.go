@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -298,37 +299,32 @@ func lifeStatusSecrets(t *testing.T, lw *lifeWorld, res e2eMsg, want bool) {
 	}
 }
 
-// lifeList seeds the domain up to 2,500 more mailboxes and pages through
-// /mailbox list with "More" until no More is offered: every mailbox the
-// sandbox has is listed exactly once, nothing else, and every page is
-// within Block Kit's limits.
+// lifeList seeds the domain up to 2,500 more mailboxes, blocks one (and,
+// at mailcow, makes one inactive: active 0), and pages through /mailbox
+// list with "More" until no More is offered: every mailbox the sandbox
+// has is listed exactly once with its state, nothing else, and every
+// page is within Block Kit's limits.
 func lifeList(t *testing.T, lw *lifeWorld) {
 	if err := lw.sb.seed(lw.sb.domain, e2eListed); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{e2eLifeOwner + "@" + lw.sb.domain: true}
-	for i := 1; i <= e2eListed+10; i++ { // a sandbox may number on after the mailboxes it has
-		if a := fmt.Sprintf("user%04d@%s", i, lw.sb.domain); lw.has(a) {
-			want[a] = true
-		}
-	}
-	if len(want) < e2eListed+1 {
-		t.Fatalf("the sandbox holds %d mailboxes, want at least %d", len(want), e2eListed+1)
-	}
+	want := lifeListStates(t, lw)
 	start := time.Now()
 	seen := map[string]int{}
+	states := map[string]string{}
 	page := lw.ask(e2eAdmin1, "/mailbox", "list "+lw.sb.domain)
 	pages := 1
 	for ; ; pages++ {
 		if problems := blockKitProblems(page.Raw); len(problems) > 0 {
 			t.Errorf("list page %d breaks Block Kit's limits: %q", pages, problems)
 		}
-		shown := map[string]bool{}
-		for _, a := range e2eAddress.FindAllString(page.shown(), -1) {
-			shown[a] = true
+		shown := map[string]string{}
+		for _, m := range e2eListLine.FindAllStringSubmatch(page.shown(), -1) {
+			shown[m[1]] = m[2]
 		}
-		for a := range shown {
+		for a, state := range shown {
 			seen[a]++
+			states[a] = state
 		}
 		value, ok := page.Button(e2eReplyBlock, e2eMore)
 		if !ok {
@@ -345,15 +341,52 @@ func lifeList(t *testing.T, lw *lifeWorld) {
 	}
 	t.Logf("%s: %d mailboxes listed in %d pages in %s", lw.sb.provider, len(seen), pages, time.Since(start).Round(time.Millisecond))
 	for a, n := range seen {
-		if n != 1 || !want[a] {
-			t.Errorf("%s listed %d times (a mailbox of the sandbox: %v)", a, n, want[a])
+		if n != 1 || want[a] == "" {
+			t.Errorf("%s listed %d times (a mailbox of the sandbox: %v)", a, n, want[a] != "")
 		}
 	}
-	for a := range want {
+	for a, state := range want {
 		if seen[a] == 0 {
 			t.Errorf("%s is never listed", a)
+		} else if states[a] != state {
+			t.Errorf("%s is listed %q, want %q", a, states[a], state)
 		}
 	}
+}
+
+// e2eListLine is a mailbox's line in a list: its address and the first
+// word of its state.
+var e2eListLine = regexp.MustCompile(`(?m)^\*([^*\s]+@[^*\s]+):\* (\S+)`)
+
+// lifeListStates blocks one seeded mailbox through mailbot and, at
+// mailcow, makes another inactive through its API, and returns the state
+// of every mailbox the sandbox has in the domain, by address.
+func lifeListStates(t *testing.T, lw *lifeWorld) map[string]string {
+	t.Helper()
+	want := map[string]string{}
+	for i := 1; i <= e2eListed+10; i++ { // a sandbox may number on after the mailboxes it has
+		if a := fmt.Sprintf("user%04d@%s", i, lw.sb.domain); lw.has(a) {
+			want[a] = "active"
+		}
+	}
+	want[e2eLifeOwner+"@"+lw.sb.domain] = "active"
+	if len(want) < e2eListed+1 {
+		t.Fatalf("the sandbox holds %d mailboxes, want at least %d", len(want), e2eListed+1)
+	}
+	blocked := "user0100@" + lw.sb.domain
+	lw.ask(e2eAdmin1, "/mailbox", "block "+blocked)
+	want[blocked] = "blocked"
+	if lw.sb.provider == providerMailcow {
+		off := "user0200@" + lw.sb.domain
+		lw.sb.api(t, "POST", "/api/v1/edit/mailbox", map[string]any{"items": []string{off}, "attr": map[string]any{"active": 0}})
+		want[off] = "inactive"
+	}
+	for a, state := range want {
+		if m := lw.mailbox(a); m.State != state {
+			t.Fatalf("the sandbox holds %s as %q, want %q before the list", a, m.State, state)
+		}
+	}
+	return want
 }
 
 // has reports whether the sandbox has the mailbox address.

@@ -21,7 +21,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -331,9 +330,6 @@ func (lw *lifeWorld) mailbox(address string) providertest.MailboxInfo {
 	}
 	return m
 }
-
-// e2eAddress finds the mail addresses a message shows.
-var e2eAddress = regexp.MustCompile(`[a-z0-9][a-z0-9._+-]*@[a-z0-9-]+(?:\.[a-z0-9-]+)+`)
 
 // blockKitProblems lists what in a message breaks Block Kit's limits:
 // more than 50 blocks, a section's text over 3000 characters, more than
