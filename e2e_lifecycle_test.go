@@ -24,10 +24,9 @@ const (
 // testE2ELifecycle is issue 20 from the binary, for each provider over
 // HTTPS: a mailbox's whole life typed by an admin (add, reset, a reset
 // whose answer is lost, one never confirmed, block, unblock, a reset
-// through the form), the
-// same commands refused for a non-admin without a provider request, the
-// domain's status in each state the provider knows, and a list of 2,500
-// mailboxes paged through "More" to its end. The world's checks scan
+// through the form), the same commands refused for a non-admin without a
+// provider request, the domain's status in each state the provider knows,
+// and a list of 2,500 mailboxes paged through "More" to its end. The world's checks scan
 // every public text and every process's output for each password sent
 // and each verification secret answered.
 func testE2ELifecycle(t *testing.T, bin string) {
@@ -57,7 +56,7 @@ func (lw *lifeWorld) forcesChange() bool { return lw.sb.provider != providerPDD 
 // checkForced checks, for MAILBOT_FORCE_PASSWORD_CHANGE's default, that
 // the sandbox stored the requirement where the provider has one and that
 // the reply says which.
-func (lw *lifeWorld) checkForced(what string, m interface{ shown() string }, forced bool) {
+func (lw *lifeWorld) checkForced(what string, m e2eMsg, forced bool) {
 	lw.t.Helper()
 	shown := m.shown()
 	switch {
@@ -299,7 +298,7 @@ func lifeStatusSecrets(t *testing.T, lw *lifeWorld, res e2eMsg, want bool) {
 	}
 }
 
-// lifeList seeds the domain up to 2,500 more mailboxes, blocks one (and,
+// lifeList seeds 2,500 more mailboxes in the domain, blocks one (and,
 // at mailcow, makes one inactive: active 0), and pages through /mailbox
 // list with "More" until no More is offered: every mailbox the sandbox
 // has is listed exactly once with its state, nothing else, and every
