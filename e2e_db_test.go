@@ -29,6 +29,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 		{"AuditReadOnly", testE2EAuditReadOnly},
 		{"BlipWhilePosting", testE2EBlipWhilePosting},
 		{"ProviderAudit", testE2EProviderAudit},
+		{"LifecycleAudit", testE2ELifecycleAudit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

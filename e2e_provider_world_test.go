@@ -181,13 +181,6 @@ func (pw *providerWorld) env(extra map[string]string) map[string]string {
 	return env
 }
 
-// keep adds a secret to those the world's checks look for.
-func (r *pddRecorder) keep(s pddSecret) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.list = append(r.list, s)
-}
-
 // e2eCredentials are the variables that hold a provider's credentials.
 var e2eCredentials = []string{"PDD_TOKEN", "Y360_TOKEN", "MAILCOW_API_KEY"}
 

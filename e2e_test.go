@@ -81,6 +81,7 @@ func TestE2E(t *testing.T) {
 		{"ProviderCredentials", testE2EProviderCredentials},
 		{"ProviderShell", testE2EProviderShell},
 		{"ProviderSim", testE2EProviderSim},
+		{"Lifecycle", testE2ELifecycle},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -192,5 +192,5 @@ func (c *Core) authorise(userID string) (Verdict, string) {
 	case c.cfg.Approvals == ApprovalsRequests:
 		return VerdictApproval, ""
 	}
-	return VerdictReply, "Only mailbot admins may register domains and add mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
+	return VerdictReply, "Only mailbot admins may register domains and add, reset, block or unblock mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
 }
