@@ -35,7 +35,6 @@ import (
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 )
 
-
 // lifeSandbox is one provider's sandbox in a world, and the Go controls
 // the tests use, alike for every provider.
 type lifeSandbox struct {
