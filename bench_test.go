@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -105,6 +106,7 @@ type burstResult struct {
 	cpu            time.Duration   // the process's CPU time during the burst
 	idleKB, peakKB float64         // VmRSS once connected, VmHWM after the burst
 	tlsConns       int64           // connections the sandbox accepted during the burst
+	requests       int64           // API requests the sandbox received during the burst
 	startup        time.Duration   // from exec to ready
 	allocBytes     float64         // bytes allocated during the burst
 	gcs            float64         // garbage collections during the burst
@@ -116,9 +118,9 @@ type burstResult struct {
 // 500 `/maildomain register` at 500/s, and reports the ack latency (p50,
 // p99), the time to the last of the 500 results, the CPU time of the
 // mailbot process during the burst, its idle and peak RSS, the new TLS
-// connections to the sandbox during the burst, and the binary's size; and,
-// from its /metrics, the bytes it allocated per command and its garbage
-// collections during the burst. Each run is a fresh process, so the burst
+// connections to the sandbox and its API requests per command during the
+// burst, and the binary's size; and, from its /metrics, the bytes it
+// allocated per command and its garbage collections during the burst. Each run is a fresh process, so the burst
 // meets empty connection pools.
 // Sub-benchmarks: per provider (pdd, yandex360, mailcow), the default
 // concurrency (8), 32, and the default with PostgreSQL
@@ -216,6 +218,7 @@ func benchBursts(b *testing.B, bin string, p benchProvider, env func() map[strin
 		all.idleKB += r.idleKB
 		all.peakKB += r.peakKB
 		all.tlsConns += r.tlsConns
+		all.requests += r.requests
 		all.startup += r.startup
 		all.allocBytes += r.allocBytes
 		all.gcs += r.gcs
@@ -229,6 +232,7 @@ func benchBursts(b *testing.B, bin string, p benchProvider, env func() map[strin
 	b.ReportMetric(all.idleKB/1024/n, "idle-RSS-MiB")
 	b.ReportMetric(all.peakKB/1024/n, "peak-RSS-MiB")
 	b.ReportMetric(float64(all.tlsConns)/n, "tls-conns")
+	b.ReportMetric(float64(all.requests)/burstSize/n, "provider-reqs/cmd")
 	b.ReportMetric(float64(all.startup.Microseconds())/1000/n, "startup-ms")
 	b.ReportMetric(all.allocBytes/1024/burstSize/n, "alloc-KiB/cmd")
 	b.ReportMetric(all.gcs/n, "GCs")
@@ -243,12 +247,12 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	b.Helper()
 	fake := slackfake.New()
 	defer fake.Close()
-	vars, caFile, conns, closeSim := tlsSandbox(b, p.name)
-	defer closeSim()
-	for _, kv := range vars {
+	sim := tlsSandbox(b, p.name)
+	defer sim.close()
+	for _, kv := range sim.vars {
 		env[kv[0]] = kv[1]
 	}
-	env["SSL_CERT_FILE"], env["MAILBOT_PROVIDER"] = caFile, p.name
+	env["SSL_CERT_FILE"], env["MAILBOT_PROVIDER"] = sim.caFile, p.name
 	pid, base, startup, stop := startRelease(b, bin, fake, env)
 	defer stop()
 	var r burstResult
@@ -259,7 +263,8 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 		b.Fatal(err)
 	}
 	alloc0, gc0 := runtimeCounters(b, base)
-	conns.Store(0)
+	sim.conns.Store(0)
+	sim.requests.Store(0)
 	start := time.Now()
 	ids := sendBurst(b, fake, p.domains)
 	for j, id := range ids {
@@ -285,7 +290,8 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.cpu, r.peakKB, r.tlsConns = cpu1-cpu0, procKB(pid, "VmHWM"), conns.Load()
+	r.cpu, r.peakKB = cpu1-cpu0, procKB(pid, "VmHWM")
+	r.tlsConns, r.requests = sim.conns.Load(), sim.requests.Load()
 	alloc1, gc1 := runtimeCounters(b, base)
 	r.allocBytes, r.gcs = alloc1-alloc0, gc1-gc0
 	return r
@@ -339,13 +345,19 @@ func idleRSS(pid int) float64 {
 	return procKB(pid, "VmRSS")
 }
 
+// benchSandbox is a provider's sandbox served for one burst.
+type benchSandbox struct {
+	vars     [][2]string  // the variables that point mailbot at it
+	caFile   string       // the PEM file of its certificate's authority, for SSL_CERT_FILE
+	conns    atomic.Int64 // connections it accepted
+	requests atomic.Int64 // API requests it received (its /sim/ controls aside)
+	close    func()
+}
+
 // tlsSandbox serves provider's sandbox, as `mailbot sim --tls` does, set
 // to answer in sandboxLatency by its /sim/latency control, over HTTPS on
-// loopback with a certificate of its own authority. It returns the
-// variables that point mailbot at it, the authority's PEM file for
-// SSL_CERT_FILE, a counter of the connections it accepted, and a function
-// that stops it.
-func tlsSandbox(b *testing.B, provider string) ([][2]string, string, *atomic.Int64, func()) {
+// loopback with a certificate of its own authority.
+func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 	b.Helper()
 	sb, err := newSandbox(provider)
 	if err != nil {
@@ -356,23 +368,31 @@ func tlsSandbox(b *testing.B, provider string) ([][2]string, string, *atomic.Int
 	if set.Code != http.StatusOK {
 		b.Fatalf("%s sandbox: POST /sim/latency: %d %s", provider, set.Code, set.Body)
 	}
-	caFile, tlsCfg, err := simTLS("127.0.0.1:0")
+	bs := new(benchSandbox)
+	var tlsCfg *tls.Config
+	bs.caFile, tlsCfg, err = simTLS("127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	conns := new(atomic.Int64)
-	srv := httptest.NewUnstartedServer(sb.handler)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/sim/") {
+			bs.requests.Add(1)
+		}
+		sb.handler.ServeHTTP(w, r)
+	}))
 	srv.TLS = tlsCfg
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
-			conns.Add(1)
+			bs.conns.Add(1)
 		}
 	}
 	srv.StartTLS()
-	return sb.vars(srv.URL), caFile, conns, func() {
+	bs.vars = sb.vars(srv.URL)
+	bs.close = func() {
 		srv.Close()
-		_ = os.Remove(caFile)
+		_ = os.Remove(bs.caFile)
 	}
+	return bs
 }
 
 // startRelease starts bin as `mailbot serve` against fake with env added
