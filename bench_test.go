@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -19,13 +20,16 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
+	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/bot/slackfake"
+	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
 
-// The release benchmark's workload (issue 15): a burst of burstSize
-// `/maildomain register` at burstRate per second, the PDD sandbox answering
-// each in sandboxLatency over HTTPS.
+// The release benchmark's workload (issue 15, per provider since issue
+// 19): a burst of burstSize `/maildomain register` at burstRate per
+// second, the provider's sandbox answering each request in sandboxLatency
+// over HTTPS.
 const (
 	burstSize      = 500
 	burstRate      = 500
@@ -102,54 +106,79 @@ type burstResult struct {
 	cpu            time.Duration   // the process's CPU time during the burst
 	idleKB, peakKB float64         // VmRSS once connected, VmHWM after the burst
 	tlsConns       int64           // connections the sandbox accepted during the burst
+	requests       int64           // API requests the sandbox received during the burst
 	startup        time.Duration   // from exec to ready
 	allocBytes     float64         // bytes allocated during the burst
 	gcs            float64         // garbage collections during the burst
 }
 
 // BenchmarkRelease runs the release binary (built as the Dockerfile builds
-// it) against the fake Slack and the PDD sandbox served over HTTPS on
-// loopback with 20 ms latency, sends 500 `/maildomain register` at 500/s,
-// and reports the ack latency (p50, p99), the time to the last of the 500
-// results, the CPU time of the mailbot process during the burst, its idle
-// and peak RSS, the new TLS connections to the sandbox during the burst,
-// and the binary's size; and, from its /metrics, the bytes it allocated
-// per command and its garbage collections during the burst. Each run is a
-// fresh process, so the burst meets empty connection pools.
-// Sub-benchmarks: the default concurrency (8), 32, and the default with
-// PostgreSQL (MAILBOT_DATABASE_URL). Every result and every ops
-// notification must arrive, or the benchmark fails.
+// it) against the fake Slack and each provider's sandbox served over HTTPS
+// on loopback with 20 ms latency (the sandbox's own latency control), sends
+// 500 `/maildomain register` at 500/s, and reports the ack latency (p50,
+// p99), the time to the last of the 500 results, the CPU time of the
+// mailbot process during the burst, its idle and peak RSS, the new TLS
+// connections to the sandbox and its API requests per command during the
+// burst, and the binary's size; and, from its /metrics, the bytes it
+// allocated per command and its garbage collections during the burst. Each run is a fresh process, so the burst
+// meets empty connection pools.
+// Sub-benchmarks: per provider (pdd, yandex360, mailcow), the default
+// concurrency (8), 32, and the default with PostgreSQL
+// (MAILBOT_DATABASE_URL). Every result and every ops notification must
+// arrive, or the benchmark fails.
 //
 //	go test -run XXX -bench Release -benchtime 1x .
 func BenchmarkRelease(b *testing.B) {
 	bin := buildRelease(b)
-	for _, tc := range []struct {
-		name        string
-		concurrency string // MAILBOT_CONCURRENCY; empty: the default
-		db          bool
-	}{
-		{"concurrency=8", "", false},
-		{"concurrency=32", "32", false},
-		{"concurrency=8,db", "", true},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			benchBursts(b, bin, func() map[string]string {
-				env := map[string]string{}
-				if tc.concurrency != "" {
-					env["MAILBOT_CONCURRENCY"] = tc.concurrency
-				}
-				if tc.db {
-					env["MAILBOT_DATABASE_URL"] = pgtest.NewDatabase(b)
-				}
-				return env
+	for _, p := range benchProviders {
+		for _, tc := range []struct {
+			name        string
+			concurrency string // MAILBOT_CONCURRENCY; empty: the default
+			db          bool
+		}{
+			{"concurrency=8", "", false},
+			{"concurrency=32", "32", false},
+			{"concurrency=8,db", "", true},
+		} {
+			b.Run(p.name+"/"+tc.name, func(b *testing.B) {
+				benchBursts(b, bin, p, func() map[string]string {
+					env := map[string]string{}
+					if tc.concurrency != "" {
+						env["MAILBOT_CONCURRENCY"] = tc.concurrency
+					}
+					if tc.db {
+						env["MAILBOT_DATABASE_URL"] = pgtest.NewDatabase(b)
+					}
+					return env
+				})
 			})
-		})
+		}
 	}
+}
+
+// benchProvider is one provider's burst: the sandbox that answers it and
+// what shows in a result that registered a domain.
+type benchProvider struct {
+	name       string // MAILBOT_PROVIDER, and newSandbox's provider
+	domains    int    // the distinct domains the burst's registers cycle through
+	registered string // in the result of every register that worked, beside the domain
+}
+
+// benchProviders are the providers of BenchmarkRelease. PDD's sandbox
+// allows an account pddsim.DomainLimit domains, and registering one's own
+// domain again succeeds, so its burst registers those again and again; the
+// other sandboxes have no limit, and mailcow refuses a domain it has
+// (domain_exists), so theirs registers 500 new domains. The first is the
+// floor's provider.
+var benchProviders = []benchProvider{
+	{providerPDD, pddsim.DomainLimit, commands.StatusDomainActivate},
+	{providerYandex360, burstSize, y360sim.StatusNeedValidation},
+	{providerMailcow, burstSize, "does not verify who owns a domain"},
 }
 
 // BenchmarkFloor runs the same burst, measured the same way, against the
 // yardstick of issue 15: testdata/floor, the leanest Socket Mode bot for
-// the job (ack, register over HTTPS, post the answer to response_url and a
+// the job (ack, register at the PDD sandbox over HTTPS, post the answer to response_url and a
 // line to the ops channel), built as mailbot is. "slack-go" links only
 // slack-go and the standard library; "slack-go+libs" also links and uses
 // zap, envconfig, go-password (the design card's required libraries) and
@@ -166,15 +195,15 @@ func BenchmarkFloor(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			bin := buildStripped(b, "./testdata/floor", tc.tags...)
-			benchBursts(b, bin, func() map[string]string { return map[string]string{} })
+			benchBursts(b, bin, benchProviders[0], func() map[string]string { return map[string]string{} })
 		})
 	}
 }
 
-// benchBursts runs b.N bursts against bin, a fresh process each with
-// env() added to its configuration, and reports their figures and bin's
-// size.
-func benchBursts(b *testing.B, bin string, env func() map[string]string) {
+// benchBursts runs b.N bursts against bin and p's sandbox, a fresh process
+// each with env() added to its configuration, and reports their figures
+// and bin's size.
+func benchBursts(b *testing.B, bin string, p benchProvider, env func() map[string]string) {
 	b.Helper()
 	st, err := os.Stat(bin)
 	if err != nil {
@@ -182,13 +211,14 @@ func benchBursts(b *testing.B, bin string, env func() map[string]string) {
 	}
 	var all burstResult
 	for range b.N {
-		r := runBurst(b, bin, env())
+		r := runBurst(b, bin, p, env())
 		all.acks = append(all.acks, r.acks...)
 		all.last += r.last
 		all.cpu += r.cpu
 		all.idleKB += r.idleKB
 		all.peakKB += r.peakKB
 		all.tlsConns += r.tlsConns
+		all.requests += r.requests
 		all.startup += r.startup
 		all.allocBytes += r.allocBytes
 		all.gcs += r.gcs
@@ -202,23 +232,27 @@ func benchBursts(b *testing.B, bin string, env func() map[string]string) {
 	b.ReportMetric(all.idleKB/1024/n, "idle-RSS-MiB")
 	b.ReportMetric(all.peakKB/1024/n, "peak-RSS-MiB")
 	b.ReportMetric(float64(all.tlsConns)/n, "tls-conns")
+	b.ReportMetric(float64(all.requests)/burstSize/n, "provider-reqs/cmd")
 	b.ReportMetric(float64(all.startup.Microseconds())/1000/n, "startup-ms")
 	b.ReportMetric(all.allocBytes/1024/burstSize/n, "alloc-KiB/cmd")
 	b.ReportMetric(all.gcs/n, "GCs")
 	b.ReportMetric(float64(st.Size())/1e6, "binary-MB")
 }
 
-// runBurst runs bin once against a new fake Slack and a new sandbox with
-// env added to its configuration: it measures the idle process, sends the
-// burst, waits for every acknowledgement, result and ops notification,
+// runBurst runs bin once against a new fake Slack and a new sandbox of p
+// with env added to its configuration: it measures the idle process, sends
+// the burst, waits for every acknowledgement, result and ops notification,
 // measures again and stops the process.
-func runBurst(b *testing.B, bin string, env map[string]string) burstResult {
+func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) burstResult {
 	b.Helper()
 	fake := slackfake.New()
 	defer fake.Close()
-	sim, simURL, caFile, conns, closeSim := tlsSandbox(b)
-	defer closeSim()
-	env["SSL_CERT_FILE"], env["PDD_BASE_URL"], env["PDD_TOKEN"] = caFile, simURL, sim.NewAccount()
+	sim := tlsSandbox(b, p.name)
+	defer sim.close()
+	for _, kv := range sim.vars {
+		env[kv[0]] = kv[1]
+	}
+	env["SSL_CERT_FILE"], env["MAILBOT_PROVIDER"] = sim.caFile, p.name
 	pid, base, startup, stop := startRelease(b, bin, fake, env)
 	defer stop()
 	var r burstResult
@@ -229,10 +263,11 @@ func runBurst(b *testing.B, bin string, env map[string]string) burstResult {
 		b.Fatal(err)
 	}
 	alloc0, gc0 := runtimeCounters(b, base)
-	conns.Store(0)
+	sim.conns.Store(0)
+	sim.requests.Store(0)
 	start := time.Now()
-	ids := sendBurst(b, fake)
-	for _, id := range ids {
+	ids := sendBurst(b, fake, p.domains)
+	for j, id := range ids {
 		ack, err := fake.WaitAck(id, benchWait)
 		if err != nil {
 			b.Fatal(err)
@@ -242,8 +277,8 @@ func runBurst(b *testing.B, bin string, env map[string]string) burstResult {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !strings.Contains(posts[0].Raw, "domain-activate") {
-			b.Fatalf("command %s: the result is not a registered domain:\n%s", id, posts[0].Raw)
+		if domain := burstDomain(j, p.domains); !strings.Contains(posts[0].Raw, domain) || !strings.Contains(posts[0].Raw, p.registered) {
+			b.Fatalf("command %s: the result is not %s registered (%q):\n%s", id, domain, p.registered, posts[0].Raw)
 		}
 		r.last = max(r.last, posts[0].At.Sub(start))
 	}
@@ -254,7 +289,8 @@ func runBurst(b *testing.B, bin string, env map[string]string) burstResult {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.cpu, r.peakKB, r.tlsConns = cpu1-cpu0, procKB(pid, "VmHWM"), conns.Load()
+	r.cpu, r.peakKB = cpu1-cpu0, procKB(pid, "VmHWM")
+	r.tlsConns, r.requests = sim.conns.Load(), sim.requests.Load()
 	alloc1, gc1 := runtimeCounters(b, base)
 	r.allocBytes, r.gcs = alloc1-alloc0, gc1-gc0
 	return r
@@ -279,16 +315,15 @@ func runtimeCounters(b *testing.B, base string) (allocBytes, gcs float64) {
 	return allocBytes, gcs
 }
 
-// sendBurst sends burstSize registers at burstRate per second. The 50
-// domains the sandbox allows an account come round ten times: registering
-// one's own domain again succeeds, so every result is a registered domain.
-func sendBurst(b *testing.B, fake *slackfake.Server) []string {
+// sendBurst sends burstSize registers at burstRate per second, of the
+// first domains names of burstDomain, round and round.
+func sendBurst(b *testing.B, fake *slackfake.Server, domains int) []string {
 	b.Helper()
 	ids := make([]string, 0, burstSize)
 	tick := time.NewTicker(time.Second / burstRate)
 	defer tick.Stop()
 	for j := range burstSize {
-		id, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/maildomain", fmt.Sprintf("register b%02d.example.com", j%pddsim.DomainLimit))
+		id, err := fake.SlashCommand("UADMIN1", "CGENERAL", "/maildomain", "register "+burstDomain(j, domains))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -298,6 +333,10 @@ func sendBurst(b *testing.B, fake *slackfake.Server) []string {
 	return ids
 }
 
+// burstDomain is the domain the burst's command j registers, of the first
+// domains names.
+func burstDomain(j, domains int) string { return fmt.Sprintf("b%03d.example.com", j%domains) }
+
 // idleRSS is the process's VmRSS, in kB, once it has been ready and idle
 // for half a second.
 func idleRSS(pid int) float64 {
@@ -305,32 +344,54 @@ func idleRSS(pid int) float64 {
 	return procKB(pid, "VmRSS")
 }
 
-// tlsSandbox serves a PDD sandbox with sandboxLatency over HTTPS on
-// loopback, with a certificate of its own authority as `mailbot sim --tls`
-// makes one. It returns the sandbox, its URL, the authority's PEM file for
-// SSL_CERT_FILE, a counter of the connections it accepted, and a function
-// that stops it.
-func tlsSandbox(b *testing.B) (*pddsim.Server, string, string, *atomic.Int64, func()) {
+// benchSandbox is a provider's sandbox served for one burst.
+type benchSandbox struct {
+	vars     [][2]string  // the variables that point mailbot at it
+	caFile   string       // the PEM file of its certificate's authority, for SSL_CERT_FILE
+	conns    atomic.Int64 // connections it accepted
+	requests atomic.Int64 // API requests it received (its /sim/ controls aside)
+	close    func()
+}
+
+// tlsSandbox serves provider's sandbox, as `mailbot sim --tls` does, set
+// to answer in sandboxLatency by its /sim/latency control, over HTTPS on
+// loopback with a certificate of its own authority.
+func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 	b.Helper()
-	sim := pddsim.New()
-	sim.SetLatency(sandboxLatency)
-	caFile, tlsCfg, err := simTLS("127.0.0.1:0")
+	sb, err := newSandbox(provider)
 	if err != nil {
 		b.Fatal(err)
 	}
-	conns := new(atomic.Int64)
-	srv := httptest.NewUnstartedServer(sim)
+	set := httptest.NewRecorder()
+	sb.handler.ServeHTTP(set, httptest.NewRequest(http.MethodPost, "/sim/latency?d="+sandboxLatency.String(), nil))
+	if set.Code != http.StatusOK {
+		b.Fatalf("%s sandbox: POST /sim/latency: %d %s", provider, set.Code, set.Body)
+	}
+	bs := new(benchSandbox)
+	var tlsCfg *tls.Config
+	bs.caFile, tlsCfg, err = simTLS("127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/sim/") {
+			bs.requests.Add(1)
+		}
+		sb.handler.ServeHTTP(w, r)
+	}))
 	srv.TLS = tlsCfg
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
-			conns.Add(1)
+			bs.conns.Add(1)
 		}
 	}
 	srv.StartTLS()
-	return sim, srv.URL, caFile, conns, func() {
+	bs.vars = sb.vars(srv.URL)
+	bs.close = func() {
 		srv.Close()
-		_ = os.Remove(caFile)
+		_ = os.Remove(bs.caFile)
 	}
+	return bs
 }
 
 // startRelease starts bin as `mailbot serve` against fake with env added

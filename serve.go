@@ -40,8 +40,14 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 		}
 		defer stop()
 	}
+	// Only the command workers call the provider, one request each at a
+	// time: with as many connections as workers, a request waits for one
+	// on its way back to the pool instead of dialling a spare, whose TLS
+	// handshake costs CPU (BenchmarkRelease's tls-conns).
+	upstream := apiclient.NewTransport(cfg.Concurrency)
+	upstream.MaxConnsPerHost = cfg.Concurrency
 	provider, err := newProvider(cfg, apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
-		apiclient.WithTransport(apiclient.NewTransport(cfg.Concurrency)), apiclient.WithRetryHook(ms.provider.countRetry))
+		apiclient.WithTransport(upstream), apiclient.WithRetryHook(ms.provider.countRetry))
 	if err != nil {
 		return err
 	}
