@@ -104,6 +104,9 @@ func (p *meteredProvider) DomainStatus(ctx context.Context, domain string) (*api
 	return metered(p, apiclient.OpDomainStatus, func() (*apiclient.Domain, error) { return p.Provider.DomainStatus(ctx, domain) })
 }
 
+// MailHosts sends no request: nothing to count.
+func (p *meteredProvider) MailHosts() apiclient.MailDNS { return p.Provider.MailHosts() }
+
 func (p *meteredProvider) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	return metered(p, apiclient.OpDNS, func() (*apiclient.MailDNS, error) { return p.Provider.MailDNS(ctx, domain) })
 }

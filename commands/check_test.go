@@ -28,6 +28,13 @@ type dnsProvider struct {
 func (p *dnsProvider) Name() string                         { return p.name }
 func (p *dnsProvider) Capabilities() apiclient.Capabilities { return p.caps }
 
+func (p *dnsProvider) MailHosts() apiclient.MailDNS {
+	if p.dns == nil {
+		return apiclient.MailDNS{}
+	}
+	return apiclient.MailDNS{MX: p.dns.MX, SPFInclude: p.dns.SPFInclude, SPFHost: p.dns.SPFHost, VerifyCNAME: p.dns.VerifyCNAME}
+}
+
 func (p *dnsProvider) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
 	p.dnsRead.Add(1)
 	return p.dns, p.err

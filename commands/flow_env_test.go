@@ -96,6 +96,10 @@ func (f *fakePDD) DomainStatus(context.Context, string) (*apiclient.Domain, erro
 	return nil, notFound(apiclient.OpDomainStatus)
 }
 
+func (f *fakePDD) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
+}
+
 func (f *fakePDD) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
 	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
 }

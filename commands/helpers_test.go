@@ -57,6 +57,10 @@ func (f *fakeAPI) DomainStatus(ctx context.Context, domain string) (*apiclient.D
 	return nil, pddErr(apiclient.OpDomainStatus, apiclient.ClassRefused, apiclient.ReasonNotFound, "no_domain", "not in this fake")
 }
 
+func (f *fakeAPI) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
+}
+
 func (f *fakeAPI) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
 	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
 }

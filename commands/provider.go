@@ -28,6 +28,10 @@ type Provider interface {
 	// it returns what is fixed (MX, SPF include or host) beside the error;
 	// a name that is not a domain is refused with a nil result.
 	MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error)
+	// MailHosts is the part of MailDNS the provider knows without a
+	// request (the MX host, the SPF include or host, PDD's verification
+	// target): what a register reply tells the person who asked.
+	MailHosts() apiclient.MailDNS
 
 	// AddMailbox creates login@domain with password; forceChange asks
 	// that the password be changed at the first login, where the

@@ -43,10 +43,8 @@ func StatusMeaning(s string) string {
 // person alone.
 func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
 	r := Reply{Title: "Domain " + domain + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
-	dns, _ := c.api.MailDNS(ctx, domain) // on failure, what is fixed, or nil
-	if dns == nil {
-		dns = &apiclient.MailDNS{}
-	}
+	hosts := c.api.MailHosts() // no request: the reply needs the hosts only
+	dns := &hosts
 	mx := mxStep(domain, dns.MX)
 	switch {
 	case c.api.Name() == apiclient.ProviderPDD:

@@ -97,13 +97,20 @@ type dkimJSON struct {
 // configured MX host, and the DKIM key of GET /api/v1/get/dkim/{domain}
 // when the server has one, read within apiclient.MailDNSTimeout. When the
 // key cannot be read, the MX and SPF rule are returned beside the error; a
+// MailHosts is the part of MailDNS that needs no request: the server's
+// MX host (MAILCOW_MX), which SPF must authorise too.
+func (c *Client) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{MX: c.mx, SPFHost: c.mx}
+}
+
 // name that is no domain is refused with no result.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	seg, err := c.segment(apiclient.OpDNS, strings.ToLower(domain))
 	if err != nil {
 		return nil, err // not a domain: nothing to publish
 	}
-	dns := &apiclient.MailDNS{MX: c.mx, SPFHost: c.mx}
+	hosts := c.MailHosts()
+	dns := &hosts
 	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
 	defer cancel()
 	var v dkimJSON

@@ -93,8 +93,14 @@ func (a *Adapter) domainOf(op apiclient.Op, r *domainAnswer, domain string) (*ap
 }
 
 // MailDNS says what the domain's DNS must publish; it sends no request.
+// MailHosts is what PDD's DNS records name: all of MailDNS, constants.
+func (a *Adapter) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{MX: MXHost, SPFInclude: SPFInclude, VerifyCNAME: VerifyCNAME}
+}
+
 func (a *Adapter) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
-	return &apiclient.MailDNS{MX: MXHost, SPFInclude: SPFInclude, VerifyCNAME: VerifyCNAME}, nil
+	hosts := a.MailHosts()
+	return &hosts, nil
 }
 
 // AddMailbox calls POST /api2/admin/email/add. PDD cannot

@@ -87,13 +87,20 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 // including _spf.yandex.net, and the verification methods of its status,
 // read within apiclient.MailDNSTimeout. When the status cannot be read,
 // the MX and SPF rule are returned beside the error; a name that is no
+// MailHosts is the part of MailDNS that needs no request: Yandex's MX
+// host and SPF include.
+func (c *Client) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{MX: MX, SPFInclude: SPFInclude}
+}
+
 // domain is refused with no result.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	name, err := c.domainName(apiclient.OpDNS, domain)
 	if err != nil {
 		return nil, err // not a domain: nothing to publish
 	}
-	dns := &apiclient.MailDNS{MX: MX, SPFInclude: SPFInclude}
+	hosts := c.MailHosts()
+	dns := &hosts
 	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
 	defer cancel()
 	d, err := c.status(ctx, apiclient.OpDNS, name)
