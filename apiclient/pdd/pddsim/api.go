@@ -1,12 +1,11 @@
 package pddsim
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"time"
 
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
@@ -16,9 +15,6 @@ const maxForm = 64 << 10
 // tooManyRequestsPage is what a proxy in front of the service answers
 // with 429.
 const tooManyRequestsPage = "<html>\r\n<head><title>429 Too Many Requests</title></head>\r\n<body>\r\n<center><h1>429 Too Many Requests</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
-
-// badGatewayPage is what a proxy in front of the service answers with 502.
-const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
 
 // answer is a PDD answer, its fields in the order PDD documents them.
 type answer struct {
@@ -78,9 +74,9 @@ func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
 			_ = r.ParseForm() // pairs that parse are kept; see the package doc
 			params = r.PostForm
 		}
-		latency, f := s.takeFault()
-		if !wait(r.Context(), latency) {
-			abort(r) // the client went away, or the server is stopping
+		latency, f := s.faults.Take()
+		if !simkit.Wait(r.Context(), latency) {
+			simkit.Abort(r) // the client went away, or the server is stopping
 			return
 		}
 		if refuseFault(w, f, params.Get("domain")) {
@@ -98,10 +94,10 @@ func refuseFault(w http.ResponseWriter, f fault, domain string) bool {
 	case f.code != "":
 		writeJSON(w, http.StatusOK, failure(f.code, domain))
 	case f.transport == FaultBadGateway:
-		writePage(w, http.StatusBadGateway, badGatewayPage)
+		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
 	case f.transport == FaultTooManyRequests:
 		w.Header().Set("Retry-After", "1")
-		writePage(w, http.StatusTooManyRequests, tooManyRequestsPage)
+		simkit.WritePage(w, http.StatusTooManyRequests, tooManyRequestsPage)
 	default:
 		return false
 	}
@@ -118,32 +114,15 @@ func answerFault(w http.ResponseWriter, r *http.Request, f fault, a any) {
 		_, _ = w.Write(body[:len(body)/2])
 		return
 	case FaultReset:
-		abort(r)
+		simkit.Abort(r)
 		return
 	case FaultSlow:
-		if !wait(r.Context(), SlowDelay) {
-			abort(r)
+		if !simkit.Wait(r.Context(), SlowDelay) {
+			simkit.Abort(r)
 			return
 		}
 	}
 	writeJSON(w, http.StatusOK, a)
-}
-
-// writePage answers status with an HTML page, as a proxy in front of the
-// service would.
-func writePage(w http.ResponseWriter, status int, page string) {
-	w.Header().Set("Content-Type", "text/html")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(page))
-}
-
-// abort leaves the request unanswered: under a net/http server it closes
-// the connection (the panic is the server's documented way to do so).
-// Called directly, ServeHTTP just returns without writing.
-func abort(r *http.Request) {
-	if r.Context().Value(http.ServerContextKey) != nil {
-		panic(http.ErrAbortHandler)
-	}
 }
 
 // count counts a request of op and returns the hook of [Server.OnRequest].
@@ -155,33 +134,6 @@ func (s *Server) count(op pdd.Op) func(pdd.Op) {
 		s.requests[op]++
 	}
 	return s.onRequest
-}
-
-// takeFault returns the latency and takes the next injected fault, if any.
-func (s *Server) takeFault() (time.Duration, fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var f fault
-	if len(s.faults) > 0 {
-		f = s.faults[0]
-		s.faults = s.faults[1:]
-	}
-	return s.latency, f
-}
-
-// wait waits d, and reports false if ctx ended first.
-func wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // perform authenticates the token and runs the operation under the lock.

@@ -149,6 +149,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strings"
 	"sync"
@@ -170,12 +171,11 @@ type Server struct {
 	mu         sync.Mutex
 	prohibited map[string]bool
 	blocked    map[string]bool
-	accounts   map[string]*account // by token
-	first      *account            // the first account opened: AddDomain's
-	domains    map[string]*domain  // by name
-	mailboxes  map[string]mailbox  // by full address
-	latency    time.Duration
-	faults     []fault
+	accounts   map[string]*account  // by token
+	first      *account             // the first account opened: AddDomain's
+	domains    map[string]*domain   // by name
+	mailboxes  map[string]mailbox   // by full address
+	faults     simkit.Faults[fault] // and the latency
 	requests   map[pdd.Op]int
 	total      int
 	nextUID    int64
@@ -274,9 +274,7 @@ func (s *Server) SetStatus(domainName string, status pdd.Status) error {
 
 // SetLatency delays every /api2 answer by d; zero or less removes the delay.
 func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = max(d, 0)
+	s.faults.SetLatency(d)
 }
 
 // FailNext makes the next n /api2 requests answer the error "unknown"
@@ -286,7 +284,7 @@ func (s *Server) FailNext(n int) { s.FailNextWith(n, pdd.CodeUnknown) }
 // FailNextWith makes the next n /api2 requests answer the error code, any
 // code at all, without performing their operation.
 func (s *Server) FailNextWith(n int, code pdd.Code) {
-	s.push(n, fault{code: code})
+	s.faults.Push(n, fault{code: code})
 }
 
 // Fault is a failure of the transport that [Server.InjectFault] puts into
@@ -322,7 +320,7 @@ func (s *Server) InjectFault(f Fault, n int) error {
 	default:
 		return fmt.Errorf("pddsim: unknown fault %q (want 429, 502, truncated, reset or slow)", f)
 	}
-	s.push(n, fault{transport: f})
+	s.faults.Push(n, fault{transport: f})
 	return nil
 }
 
@@ -330,14 +328,6 @@ func (s *Server) InjectFault(f Fault, n int) error {
 type fault struct {
 	code      pdd.Code
 	transport Fault
-}
-
-func (s *Server) push(n int, f fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.faults = append(s.faults, f)
-	}
 }
 
 // Requests returns how many /api2 requests of the operation ("domain/register"

@@ -2,8 +2,8 @@ package y360sim
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"io"
 	"net/http"
 	"slices"
@@ -28,9 +28,6 @@ const (
 	codeUnimplemented     = 12
 	codeUnauthenticated   = 16
 )
-
-// badGatewayPage is what a proxy in front of the service answers with 502.
-const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n"
 
 // errorBody is the API's failure: a gRPC status.
 type errorBody struct {
@@ -75,7 +72,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if hook := s.arrive(); hook != nil {
 		hook()
 	}
-	latency, fault := s.takeFault()
+	latency, fault := s.faults.Take()
 	// The body is read first: the server notices a client that goes away
 	// only once it has read the request.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -84,8 +81,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if !wait(r.Context(), latency) {
-		abort(r) // the client went away, or the server is stopping
+	if !simkit.Wait(r.Context(), latency) {
+		simkit.Abort(r) // the client went away, or the server is stopping
 		return
 	}
 	switch fault {
@@ -94,16 +91,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeReply(w, failure(http.StatusTooManyRequests, codeResourceExhausted, "Too many requests"))
 		return
 	case Fault502:
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = io.WriteString(w, badGatewayPage)
+		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
 		return
 	}
 	rec := &recorder{header: http.Header{}}
 	s.mux.ServeHTTP(rec, r)
 	switch {
-	case fault == FaultReset, fault == FaultSlow && !wait(r.Context(), slowExtra):
-		abort(r)
+	case fault == FaultReset, fault == FaultSlow && !simkit.Wait(r.Context(), slowExtra):
+		simkit.Abort(r)
 		return
 	}
 	rec.writeTo(w)
@@ -208,42 +203,6 @@ func (s *Server) arrive() func() {
 	defer s.mu.Unlock()
 	s.requests++
 	return s.onRequest
-}
-
-// takeFault returns the latency and takes the next injected fault, if any.
-func (s *Server) takeFault() (time.Duration, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var f string
-	if len(s.faults) > 0 {
-		f = s.faults[0]
-		s.faults = s.faults[1:]
-	}
-	return s.latency, f
-}
-
-// wait waits d, and reports false if ctx ended first.
-func wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// abort leaves the request unanswered: under a net/http server it closes
-// the connection (the panic is the server's documented way to do so).
-// Called directly, ServeHTTP just returns without writing.
-func abort(r *http.Request) {
-	if r.Context().Value(http.ServerContextKey) != nil {
-		panic(http.ErrAbortHandler)
-	}
 }
 
 // recorder keeps an answer until the fault decides whether it is sent.

@@ -28,19 +28,13 @@ func (s *Server) InjectFault(kind string, n int) error {
 	case n < 0 || n > MaxFaults:
 		return fmt.Errorf("y360sim: %d faults: want 0 to %d", n, MaxFaults)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.faults = append(s.faults, kind)
-	}
+	s.faults.Push(n, kind)
 	return nil
 }
 
 // SetLatency delays every API answer by d; zero or less removes the delay.
 func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = max(d, 0)
+	s.faults.SetLatency(d)
 }
 
 // SetPatchRejectsForceChange makes a PATCH that sends
