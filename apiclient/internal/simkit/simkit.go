@@ -6,6 +6,7 @@ package simkit
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"sync"
 	"time"
@@ -82,4 +83,32 @@ func WritePage(w http.ResponseWriter, status int, page string) {
 	w.Header().Set("Content-Type", "text/html")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(page))
+}
+
+// SlowDelay is how much later than the latency a "slow" fault answers:
+// long past a client's timeout.
+const SlowDelay = 10 * time.Second
+
+// Deliver reports whether the answer of a performed request is to be
+// written, as its fault says: after a reset it is lost (the connection
+// closes unanswered); a slow one comes [SlowDelay] later, and is lost if
+// the request ends first.
+func Deliver(r *http.Request, reset, slow bool) bool {
+	if reset || slow && !Wait(r.Context(), SlowDelay) {
+		Abort(r)
+		return false
+	}
+	return true
+}
+
+// WriteJSON answers status with v as JSON and a final newline.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
 }

@@ -84,3 +84,24 @@ func TestAbortAndPage(t *testing.T) {
 		t.Errorf("recorder: %d %q", rec.Code, rec.Body)
 	}
 }
+
+// TestDeliver checks the answers a fault lets through: none after a
+// reset, none for a slow one whose request ends first, all others; and
+// that WriteJSON answers JSON with a final newline.
+func TestDeliver(t *testing.T) {
+	t.Parallel()
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	if simkit.Deliver(r, true, false) || !simkit.Deliver(r, false, false) {
+		t.Error("Deliver: a reset delivered, or a plain answer lost")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if simkit.Deliver(r.WithContext(ctx), false, true) {
+		t.Error("Deliver: a slow answer delivered after its request ended")
+	}
+	rec := httptest.NewRecorder()
+	simkit.WriteJSON(rec, http.StatusConflict, map[string]int{"a": 1})
+	if rec.Code != http.StatusConflict || rec.Body.String() != "{\"a\":1}\n" || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("WriteJSON: %d %q %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+	}
+}

@@ -100,17 +100,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 // deliver writes the answer of a performed request, or loses it as the
 // fault kind says.
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, a answer, kind string) {
-	switch kind {
-	case FaultReset:
-		simkit.Abort(r)
-		return
-	case FaultSlow:
-		if !simkit.Wait(r.Context(), SlowDelay) {
-			simkit.Abort(r)
-			return
-		}
+	if simkit.Deliver(r, kind == FaultReset, kind == FaultSlow) {
+		writeJSON(w, a)
 	}
-	writeJSON(w, a)
 }
 
 // withWarning adds a warning entry to a write's successful answer.

@@ -341,7 +341,7 @@ const (
 )
 
 // SlowDelay is how much later than the latency a "slow" fault answers.
-const SlowDelay = 10 * time.Second
+const SlowDelay = simkit.SlowDelay
 
 // fault is one injected failure: a kind above, or an error or warning
 // code.

@@ -65,7 +65,7 @@ func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
 		}
 		if r.Method != method {
 			w.Header().Set("Allow", method)
-			writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
+			simkit.WriteJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
 			return
 		}
 		params := r.URL.Query()
@@ -92,7 +92,7 @@ func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
 func refuseFault(w http.ResponseWriter, f fault, domain string) bool {
 	switch {
 	case f.code != "":
-		writeJSON(w, http.StatusOK, failure(f.code, domain))
+		simkit.WriteJSON(w, http.StatusOK, failure(f.code, domain))
 	case f.transport == FaultBadGateway:
 		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
 	case f.transport == FaultTooManyRequests:
@@ -113,16 +113,10 @@ func answerFault(w http.ResponseWriter, r *http.Request, f fault, a any) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body[:len(body)/2])
 		return
-	case FaultReset:
-		simkit.Abort(r)
-		return
-	case FaultSlow:
-		if !simkit.Wait(r.Context(), SlowDelay) {
-			simkit.Abort(r)
-			return
-		}
 	}
-	writeJSON(w, http.StatusOK, a)
+	if simkit.Deliver(r, f.transport == FaultReset, f.transport == FaultSlow) {
+		simkit.WriteJSON(w, http.StatusOK, a)
+	}
 }
 
 // count counts a request of op and returns the hook of [Server.OnRequest].
@@ -247,16 +241,5 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	if hook := s.count(""); hook != nil {
 		hook("")
 	}
-	writeJSON(w, http.StatusNotFound, failure("not_found", ""))
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	simkit.WriteJSON(w, http.StatusNotFound, failure("not_found", ""))
 }

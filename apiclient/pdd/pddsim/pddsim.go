@@ -311,7 +311,7 @@ const (
 )
 
 // SlowDelay is how much later than the latency a [FaultSlow] answer comes.
-const SlowDelay = 10 * time.Second
+const SlowDelay = simkit.SlowDelay
 
 // InjectFault makes the next n /api2 requests meet the fault f.
 func (s *Server) InjectFault(f Fault, n int) error {

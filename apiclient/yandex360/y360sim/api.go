@@ -2,21 +2,16 @@ package y360sim
 
 import (
 	"bytes"
-	"encoding/json"
 	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // maxBody bounds a request body.
 const maxBody = 64 << 10
-
-// slowExtra is how much later than the latency a "slow" fault answers.
-const slowExtra = 10 * time.Second
 
 // gRPC status codes, as the error bodies carry them.
 const (
@@ -96,12 +91,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &recorder{header: http.Header{}}
 	s.mux.ServeHTTP(rec, r)
-	switch {
-	case fault == FaultReset, fault == FaultSlow && !simkit.Wait(r.Context(), slowExtra):
-		simkit.Abort(r)
-		return
+	if simkit.Deliver(r, fault == FaultReset, fault == FaultSlow) {
+		rec.writeTo(w)
 	}
-	rec.writeTo(w)
 }
 
 // orgAPI reads the body, then, under the lock, authenticates the token,
@@ -167,7 +159,7 @@ func (s *Server) listOrgs(w http.ResponseWriter, r *http.Request) {
 	for _, o := range orgs {
 		list = append(list, orgJSON{ID: o.id, Name: o.name})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"organizations": list, "nextPageToken": ""})
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{"organizations": list, "nextPageToken": ""})
 }
 
 // pageOf returns the bounds of the page the query asks for among n items,
@@ -246,21 +238,10 @@ func (r *recorder) writeTo(w http.ResponseWriter) {
 	_, _ = w.Write(r.body.Bytes())
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
-}
-
 // reply is an API answer: an HTTP status and the JSON body.
 type reply struct {
 	status int
 	body   any
 }
 
-func writeReply(w http.ResponseWriter, r reply) { writeJSON(w, r.status, r.body) }
+func writeReply(w http.ResponseWriter, r reply) { simkit.WriteJSON(w, r.status, r.body) }

@@ -3,6 +3,7 @@ package y360sim
 import (
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strconv"
 	"strings"
@@ -141,7 +142,7 @@ func (s *Server) AddMailboxes(domainName string, n int) error {
 
 func (s *Server) controlRoutes() {
 	s.mux.HandleFunc("POST /sim/account", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.NewAccount())
+		simkit.WriteJSON(w, http.StatusOK, s.NewAccount())
 	})
 	s.mux.HandleFunc("POST /sim/fault", control(func(r *http.Request) error {
 		n, err := count(r.FormValue("n"))
@@ -176,7 +177,7 @@ func (s *Server) controlRoutes() {
 		return nil
 	}))
 	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]int{"requests": s.Requests()})
+		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests()})
 	})
 	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
 	s.mux.HandleFunc("GET /{$}", index)
@@ -187,10 +188,10 @@ func control(fn func(r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		if err := fn(r); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			simkit.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+		simkit.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	}
 }
 
@@ -198,10 +199,10 @@ func control(fn func(r *http.Request) error) http.HandlerFunc {
 func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
 	m, ok := s.Mailbox(r.FormValue("address"))
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such mailbox"})
+		simkit.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "no such mailbox"})
 		return
 	}
-	writeJSON(w, http.StatusOK, m)
+	simkit.WriteJSON(w, http.StatusOK, m)
 }
 
 // count parses a number of faults or mailboxes, 1 when raw is empty.
