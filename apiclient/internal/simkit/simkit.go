@@ -112,3 +112,60 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
 }
+
+// Arrivals counts a sandbox's requests as they arrive, in all and by a
+// key of the sandbox's choosing (its operation; the zero K counts in all
+// only), and calls a hook on each. The zero value counts from 0 without a
+// hook; it is safe for concurrent use.
+type Arrivals[K comparable] struct {
+	mu    sync.Mutex
+	total int
+	byKey map[K]int
+	hook  func(K)
+}
+
+// Arrive counts a request of key, then calls the hook, if any, outside
+// the lock: the request waits for it.
+func (a *Arrivals[K]) Arrive(key K) {
+	a.mu.Lock()
+	a.total++
+	var zero K
+	if key != zero {
+		if a.byKey == nil {
+			a.byKey = map[K]int{}
+		}
+		a.byKey[key]++
+	}
+	hook := a.hook
+	a.mu.Unlock()
+	if hook != nil {
+		hook(key)
+	}
+}
+
+// Count returns how many requests of key arrived; of the zero K, all.
+func (a *Arrivals[K]) Count(key K) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var zero K
+	if key == zero {
+		return a.total
+	}
+	return a.byKey[key]
+}
+
+// OnArrive makes fn be called as each request arrives, after it is
+// counted; nil removes it.
+func (a *Arrivals[K]) OnArrive(fn func(K)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.hook = fn
+}
+
+// Hook is fn as a hook of [Arrivals] that ignores the key; nil for nil.
+func Hook[K comparable](fn func()) func(K) {
+	if fn == nil {
+		return nil
+	}
+	return func(K) { fn() }
+}

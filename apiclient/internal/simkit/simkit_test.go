@@ -2,6 +2,7 @@ package simkit_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -103,5 +104,31 @@ func TestDeliver(t *testing.T) {
 	simkit.WriteJSON(rec, http.StatusConflict, map[string]int{"a": 1})
 	if rec.Code != http.StatusConflict || rec.Body.String() != "{\"a\":1}\n" || rec.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("WriteJSON: %d %q %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+	}
+}
+
+// TestArrivals counts arrivals in all and by key, and calls the hook
+// after counting, until it is removed.
+func TestArrivals(t *testing.T) {
+	t.Parallel()
+	var a simkit.Arrivals[string]
+	var seen []string
+	a.OnArrive(func(k string) { seen = append(seen, fmt.Sprintf("%s=%d", k, a.Count(k))) })
+	a.Arrive("add")
+	a.Arrive("")
+	a.Arrive("add")
+	a.OnArrive(nil)
+	a.Arrive("register")
+	if a.Count("") != 4 || a.Count("add") != 2 || a.Count("register") != 1 || a.Count("list") != 0 {
+		t.Errorf("counts: all %d, add %d, register %d, list %d; want 4, 2, 1, 0", a.Count(""), a.Count("add"), a.Count("register"), a.Count("list"))
+	}
+	if want := []string{"add=1", "=2", "add=2"}; !slices.Equal(seen, want) {
+		t.Errorf("hook saw %q, want %q", seen, want)
+	}
+	var calls int
+	a.OnArrive(simkit.Hook[string](func() { calls++ }))
+	a.Arrive("x")
+	if calls != 1 || simkit.Hook[string](nil) != nil {
+		t.Errorf("Hook: %d calls, want 1; Hook(nil) must be nil", calls)
 	}
 }

@@ -126,14 +126,10 @@ func succeeded(entries []entry) bool {
 // arrive counts a request, calls the OnRequest hook, and reports whether
 // the caller is banned.
 func (s *Server) arrive(client string) bool {
+	s.arrivals.Arrive("")
 	s.mu.Lock()
-	s.requests++
-	hook, banned := s.onRequest, s.banned[client]
-	s.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	return banned
+	defer s.mu.Unlock()
+	return s.banned[client]
 }
 
 // perform authenticates the call and runs its operation under the lock.

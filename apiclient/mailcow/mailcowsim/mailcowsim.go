@@ -155,11 +155,10 @@ type Server struct {
 	mu           sync.Mutex
 	keys         map[string]bool // key → read-write
 	domains      map[string]*domain
-	mailboxes    map[string]*mailbox  // by address
-	faults       simkit.Faults[fault] // and the latency
-	requests     int
-	onRequest    func()
-	failsInRow   map[string]int // by client address
+	mailboxes    map[string]*mailbox     // by address
+	faults       simkit.Faults[fault]    // and the latency
+	arrivals     simkit.Arrivals[string] // and the OnRequest hook
+	failsInRow   map[string]int          // by client address
 	banned       map[string]bool
 	authFailures int
 }
@@ -376,11 +375,7 @@ func (s *Server) WarnNextWith(n int, code string) {
 
 // Requests returns how many /api requests arrived, faults, refusals and
 // banned ones included.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
+func (s *Server) Requests() int { return s.arrivals.Count("") }
 
 // AuthFailures returns how many requests were refused with HTTP 401.
 func (s *Server) AuthFailures() int {
@@ -408,11 +403,7 @@ func (s *Server) Unban() {
 // OnRequest makes fn be called as each /api request arrives, after it is
 // counted and before anything else; nil removes it. fn runs on the
 // request's goroutine and the answer waits for it.
-func (s *Server) OnRequest(fn func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onRequest = fn
-}
+func (s *Server) OnRequest(fn func()) { s.arrivals.OnArrive(simkit.Hook[string](fn)) }
 
 // newDKIMKey returns a random public key in base64 (see the package doc).
 func newDKIMKey() string { return base64.StdEncoding.EncodeToString(randomBytes(256)) }

@@ -60,9 +60,7 @@ func (s *Server) routes() {
 // fault or perform the operation, answer.
 func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hook := s.count(op); hook != nil {
-			hook(op)
-		}
+		s.arrivals.Arrive(op)
 		if r.Method != method {
 			w.Header().Set("Allow", method)
 			simkit.WriteJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
@@ -117,17 +115,6 @@ func answerFault(w http.ResponseWriter, r *http.Request, f fault, a any) {
 	if simkit.Deliver(r, f.transport == FaultReset, f.transport == FaultSlow) {
 		simkit.WriteJSON(w, http.StatusOK, a)
 	}
-}
-
-// count counts a request of op and returns the hook of [Server.OnRequest].
-func (s *Server) count(op pdd.Op) func(pdd.Op) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.total++
-	if op != "" {
-		s.requests[op]++
-	}
-	return s.onRequest
 }
 
 // perform authenticates the token and runs the operation under the lock.
@@ -238,8 +225,6 @@ func (s *Server) ownedDomain(acct *account, raw string) (string, pdd.Code) {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	if hook := s.count(""); hook != nil {
-		hook("")
-	}
+	s.arrivals.Arrive("")
 	simkit.WriteJSON(w, http.StatusNotFound, failure("not_found", ""))
 }

@@ -171,15 +171,13 @@ type Server struct {
 	mu         sync.Mutex
 	prohibited map[string]bool
 	blocked    map[string]bool
-	accounts   map[string]*account  // by token
-	first      *account             // the first account opened: AddDomain's
-	domains    map[string]*domain   // by name
-	mailboxes  map[string]mailbox   // by full address
-	faults     simkit.Faults[fault] // and the latency
-	requests   map[pdd.Op]int
-	total      int
+	accounts   map[string]*account     // by token
+	first      *account                // the first account opened: AddDomain's
+	domains    map[string]*domain      // by name
+	mailboxes  map[string]mailbox      // by full address
+	faults     simkit.Faults[fault]    // and the latency
+	arrivals   simkit.Arrivals[pdd.Op] // and the OnRequest hook
 	nextUID    int64
-	onRequest  func(pdd.Op)
 }
 
 type account struct{ domains int }
@@ -224,7 +222,6 @@ func New(opts ...Option) *Server {
 		accounts:   map[string]*account{},
 		domains:    map[string]*domain{},
 		mailboxes:  map[string]mailbox{},
-		requests:   map[pdd.Op]int{},
 		nextUID:    firstUID,
 	}
 	for _, opt := range opts {
@@ -332,25 +329,14 @@ type fault struct {
 
 // Requests returns how many /api2 requests of the operation ("domain/register"
 // or "email/add"; "" for all, other paths included) the sandbox has received.
-func (s *Server) Requests(op pdd.Op) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if op == "" {
-		return s.total
-	}
-	return s.requests[op]
-}
+func (s *Server) Requests(op pdd.Op) int { return s.arrivals.Count(op) }
 
 // OnRequest makes fn be called as each /api2 request arrives, after it is
 // counted and before its latency and fault, with its operation ("" for a
 // path that is no operation); nil removes it. fn runs on the request's
 // goroutine and the answer waits for it: a test learns that a request
 // arrived without polling, or holds requests back until it lets them go.
-func (s *Server) OnRequest(fn func(op pdd.Op)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onRequest = fn
-}
+func (s *Server) OnRequest(fn func(op pdd.Op)) { s.arrivals.OnArrive(fn) }
 
 // Mailbox reports whether the mailbox user@domain exists and its password.
 func (s *Server) Mailbox(address string) (password string, ok bool) {

@@ -64,9 +64,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
-	if hook := s.arrive(); hook != nil {
-		hook()
-	}
+	s.arrivals.Arrive("")
 	latency, fault := s.faults.Take()
 	// The body is read first: the server notices a client that goes away
 	// only once it has read the request.
@@ -187,14 +185,6 @@ func positive(raw string, def int) (int, bool) {
 	}
 	n, err := strconv.Atoi(raw)
 	return n, err == nil && n > 0
-}
-
-// arrive counts an API request and returns the hook of [Server.OnRequest].
-func (s *Server) arrive() func() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests++
-	return s.onRequest
 }
 
 // recorder keeps an answer until the fault decides whether it is sent.

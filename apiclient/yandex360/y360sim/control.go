@@ -48,20 +48,12 @@ func (s *Server) SetPatchRejectsForceChange(reject bool) {
 
 // Requests returns how many API requests have arrived, faults and refusals
 // included.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
+func (s *Server) Requests() int { return s.arrivals.Count("") }
 
 // OnRequest makes fn be called as each API request arrives, after it is
 // counted and before its latency and fault; nil removes it. fn runs on the
 // request's goroutine and the answer waits for it.
-func (s *Server) OnRequest(fn func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onRequest = fn
-}
+func (s *Server) OnRequest(fn func()) { s.arrivals.OnArrive(simkit.Hook[string](fn)) }
 
 // MailboxInfo is a mailbox as a test sees it.
 type MailboxInfo struct {

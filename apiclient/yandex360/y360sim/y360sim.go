@@ -129,9 +129,8 @@ type Server struct {
 	orgs              []*org            // in order of creation
 	tokens            map[string][]*org // the organisations each token sees
 	nextUserID        uint64
-	faults            simkit.Faults[string] // and the latency
-	requests          int
-	onRequest         func()
+	faults            simkit.Faults[string]   // and the latency
+	arrivals          simkit.Arrivals[string] // and the OnRequest hook
 	rejectForceChange bool
 	defaultDomain     string
 }
