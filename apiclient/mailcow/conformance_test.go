@@ -7,6 +7,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/mailcow"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/apiclient/providertest"
+	"github.com/mailbot/mailbot/commands"
 )
 
 // harness serves a fresh mailcowsim; the client's MX host is the
@@ -17,7 +18,7 @@ var harness = providertest.Harness{New: func(t *testing.T) providertest.Env {
 	return providertest.Env{
 		Sandbox: providertest.Adapt(sim),
 		Secrets: []string{key},
-		Connect: func(base string, valid bool, opts ...apiclient.Option) (providertest.Provider, error) {
+		Connect: func(base string, valid bool, opts ...apiclient.Option) (commands.Provider, error) {
 			k := key
 			if !valid {
 				k = mailcowsim.New().NewAccount() // a key of another sandbox: HTTP 401

@@ -1,3 +1,24 @@
+// Package pdd is the adapter of the PDD API, the mail-hosting service's
+// domain administration API: the documented domain/register and email/add,
+// and the real service's email/edit, email/list and
+// domain/registration_status for the mailbox lifecycle.
+//
+// [Adapter] is the adapter every provider offers (the core's Provider),
+// built on apiclient.Caller: its failures are *apiclient.Error, sorted
+// into classes by the table of PDD codes (codes.go) and by HTTP status.
+// The service answers HTTP 200 even for errors; "unknown" is temporary and
+// retried; bad_token and no_auth are refused credentials; an add sent
+// without an answer, or answered by a 5xx, is uncertain and never sent
+// again; a register answered by a 5xx counts as nothing done (registering
+// one's own domain again is harmless). No error carries the token, a
+// password or a verification secret, and an unknown code is cut to
+// apiclient.MaxCodeLen characters.
+//
+// What the real service's record leaves open, the adapter does not rely
+// on: email/edit may answer an unknown login no_login or not_allowed (both
+// are ReasonNotFound there); email/list's numbers are read as JSON numbers;
+// LookupMailbox pages through email/list, since every other call that
+// names one mailbox changes it.
 package pdd
 
 import (
@@ -19,13 +40,10 @@ import (
 // lifecycle. Every failure is an *apiclient.Error whose Class sorts it; the
 // PDD code, when the API answered one, is its Code. It is safe for
 // concurrent use.
-type Adapter struct {
-	c *apiclient.Caller
-	// The old client's retry hook, if any, called as the Caller decides
-	// to retry (before the backoff), and its policy's attempts.
-	onRetry  func(Op, RetryReason)
-	attempts int
-}
+type Adapter struct{ c *apiclient.Caller }
+
+// DefaultBaseURL is the production PDD API.
+const DefaultBaseURL = "https://pddimp.yandex.ru"
 
 // NewAdapter returns an adapter of the PDD API at baseURL (scheme and
 // host, such as [DefaultBaseURL]), acting with token.
@@ -75,9 +93,6 @@ func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method st
 			g.e.Attempts = n
 			return g // not an *apiclient.Error: Do returns it at once
 		}
-		if a.onRetry != nil && n < a.attempts && ctx.Err() == nil && retried(err, idempotent) {
-			a.onRetry(pddOp, retryReason(err))
-		}
 		return err
 	})
 	return settled(err)
@@ -100,13 +115,6 @@ func settled(err error) error {
 type garbledError struct{ e *apiclient.Error }
 
 func (g garbledError) Error() string { return g.e.Error() }
-
-// retried reports whether apiclient.Caller.Do retries err, the failure of
-// an attempt that is not the last.
-func retried(err error, idempotent bool) bool {
-	c := apiclient.ClassOf(err)
-	return c == apiclient.ClassTemporary || c == apiclient.ClassUncertain && idempotent
-}
 
 // maxBody bounds a PDD answer; they are a few hundred bytes, and an
 // email/list page of MaxOnPage mailboxes a few hundred KB at most.

@@ -165,26 +165,26 @@ func TestDomainSecrets(t *testing.T) {
 	}
 }
 
-// TestRetryHookReasons checks the old client's retry reasons of a 429 and
-// an "unknown", reported before each retry.
+// TestRetryHookReasons checks the retry hook's reasons of an "unknown"
+// and a 429, reported before each retry: both temporary.
 func TestRetryHookReasons(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var got []string
-	hook := pdd.WithRetryHook(func(op pdd.Op, r pdd.RetryReason) {
+	hook := apiclient.WithRetryHook(func(op apiclient.Op, reason string) {
 		mu.Lock()
 		defer mu.Unlock()
-		got = append(got, string(op)+" "+string(r))
+		got = append(got, string(op)+" "+reason)
 	})
 	e := setup(t, true, hook)
 	e.sim.FailNext(1)
 	if err := e.sim.InjectFault(pddsim.FaultTooManyRequests, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.c.AddMailbox(t.Context(), "example.com", "alice", password); err != nil {
+	if _, err := e.c.AddMailbox(t.Context(), "example.com", "alice", password, false); err != nil {
 		t.Fatal(err)
 	}
-	if want := "email/add unknown,email/add http_429"; strings.Join(got, ",") != want {
+	if want := "add temporary,add temporary"; strings.Join(got, ",") != want {
 		t.Errorf("retry hook calls %q, want %q", got, want)
 	}
 }

@@ -30,14 +30,14 @@ func BenchmarkAddMailbox(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if _, err := e.c.AddMailbox(ctx, "example.com", fmt.Sprintf("user%d", i), password); err != nil {
+		if _, err := e.c.AddMailbox(ctx, "example.com", fmt.Sprintf("user%d", i), password, false); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // BenchmarkRegisterDomainParallel measures throughput from many goroutines
-// sharing one client.
+// sharing one adapter.
 func BenchmarkRegisterDomainParallel(b *testing.B) {
 	e := setup(b, false)
 	ctx := b.Context()

@@ -13,21 +13,22 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 // fastRetry keeps the retries of the tests short.
-var fastRetry = pdd.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond}
+var fastRetry = apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond}
 
 // env is a sandbox behind a real HTTP(S) server, mounted under /pdd/ so that
-// a path resolved against the root fails loudly, and a client of one of its
+// a path resolved against the root fails loudly, and an adapter of one of its
 // accounts, which owns example.com (domain-activate).
 type env struct {
 	sim   *pddsim.Server
 	url   string // the base URL, ".../pdd"
 	token string
-	c     *pdd.Client
+	c     *pdd.Adapter
 	hc    *http.Client // the HTTP client of the server, for more clients
 }
 
@@ -37,7 +38,7 @@ var transports = []struct {
 	tls  bool
 }{{"http", false}, {"https", true}}
 
-func setup(t testing.TB, useTLS bool, opts ...pdd.Option) *env {
+func setup(t testing.TB, useTLS bool, opts ...apiclient.Option) *env {
 	t.Helper()
 	sim := pddsim.New(pddsim.WithProhibited("forbidden.example"), pddsim.WithBlocked("spam.example"))
 	mux := http.NewServeMux()
@@ -64,17 +65,17 @@ func setup(t testing.TB, useTLS bool, opts ...pdd.Option) *env {
 	return e
 }
 
-// client returns a client of the sandbox for token, with fast retries and
-// the server's TLS trust when it is HTTPS.
-func (e *env) client(t testing.TB, token string, opts ...pdd.Option) *pdd.Client {
+// client returns an adapter of the sandbox for token, with fast retries
+// and the server's TLS trust when it is HTTPS.
+func (e *env) client(t testing.TB, token string, opts ...apiclient.Option) *pdd.Adapter {
 	t.Helper()
-	all := []pdd.Option{pdd.WithRetry(fastRetry)}
+	all := []apiclient.Option{apiclient.WithRetry(fastRetry)}
 	if e.hc != nil {
-		all = append(all, pdd.WithHTTPClient(e.hc))
+		all = append(all, apiclient.WithHTTPClient(e.hc))
 	}
-	c, err := pdd.New(e.url, token, append(all, opts...)...)
+	c, err := pdd.NewAdapter(e.url, token, append(all, opts...)...)
 	if err != nil {
-		t.Fatalf("New(%q) = %v", e.url, err)
+		t.Fatalf("NewAdapter(%q) = %v", e.url, err)
 	}
 	return c
 }
@@ -95,13 +96,13 @@ func checkNoSecrets(t *testing.T, err error, secrets ...string) {
 	}
 }
 
-func TestNew(t *testing.T) {
+func TestNewAdapter(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
 		base    string
 		token   string
-		opts    []pdd.Option
+		opts    []apiclient.Option
 		wantErr string // "" for no error
 	}{
 		{"production", pdd.DefaultBaseURL, "T", nil, ""},
@@ -120,22 +121,22 @@ func TestNew(t *testing.T) {
 		{"query", "https://pdd.example/?token=hunter2", "T", nil, "no query"},
 		{"fragment", "https://pdd.example/#hunter2", "T", nil, "no query or fragment"},
 		{"empty token", pdd.DefaultBaseURL, "", nil, "empty PDD token"},
-		{"nil http client", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithHTTPClient(nil)}, "nil http client"},
-		{"zero timeout", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithTimeout(0)}, "not positive"},
-		{"no attempts", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithRetry(pdd.RetryPolicy{})}, "invalid retry policy"},
-		{"max below base", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithRetry(pdd.RetryPolicy{Attempts: 2, BaseDelay: time.Second, MaxDelay: time.Millisecond})}, "invalid retry policy"},
-		{"every option", pdd.DefaultBaseURL, "T", []pdd.Option{pdd.WithHTTPClient(&http.Client{}), pdd.WithTimeout(time.Second),
-			pdd.WithUserAgent("x"), pdd.WithRetry(pdd.RetryPolicy{Attempts: 1})}, ""},
+		{"nil http client", pdd.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithHTTPClient(nil)}, "nil http client"},
+		{"zero timeout", pdd.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithTimeout(0)}, "not positive"},
+		{"no attempts", pdd.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithRetry(apiclient.RetryPolicy{})}, "invalid retry policy"},
+		{"max below base", pdd.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 2, BaseDelay: time.Second, MaxDelay: time.Millisecond})}, "invalid retry policy"},
+		{"every option", pdd.DefaultBaseURL, "T", []apiclient.Option{apiclient.WithHTTPClient(&http.Client{}), apiclient.WithTimeout(time.Second),
+			apiclient.WithUserAgent("x"), apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1})}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := pdd.New(tc.base, tc.token, tc.opts...)
+			c, err := pdd.NewAdapter(tc.base, tc.token, tc.opts...)
 			switch {
 			case tc.wantErr == "" && (err != nil || c == nil):
-				t.Errorf("New(%q) = %v, %v; want a client", tc.base, c, err)
+				t.Errorf("NewAdapter(%q) = %v, %v; want an adapter", tc.base, c, err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Errorf("New(%q) = %v, %v; want an error containing %q", tc.base, c, err, tc.wantErr)
+				t.Errorf("NewAdapter(%q) = %v, %v; want an error containing %q", tc.base, c, err, tc.wantErr)
 			}
 			checkNoSecrets(t, err, "hunter2")
 		})
@@ -164,11 +165,11 @@ func TestRequest(t *testing.T) {
 		fmt.Fprint(w, `{"domain":"example.com","login":"u@example.com","uid":1130000000000001,"success":"ok"}`)
 	}))
 	t.Cleanup(ts.Close)
-	c, err := pdd.New(ts.URL+"/base", "TOKEN", pdd.WithUserAgent("mailbot-test/1"))
+	c, err := pdd.NewAdapter(ts.URL+"/base", "TOKEN", apiclient.WithUserAgent("mailbot-test/1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AddMailbox(t.Context(), "example.com", "u", password); err != nil {
+	if _, err := c.AddMailbox(t.Context(), "example.com", "u", password, false); err != nil {
 		t.Fatalf("AddMailbox = %v", err)
 	}
 	want := seen{"POST", "/base/api2/admin/email/add", "", "TOKEN", "application/x-www-form-urlencoded",
@@ -190,15 +191,15 @@ func TestRedirectNotFollowed(t *testing.T) {
 		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	t.Cleanup(ts.Close)
-	for _, opts := range [][]pdd.Option{nil, {pdd.WithHTTPClient(&http.Client{})}} {
-		c, err := pdd.New(ts.URL, "TOKEN", append(opts, pdd.WithRetry(fastRetry))...)
+	for _, opts := range [][]apiclient.Option{nil, {apiclient.WithHTTPClient(&http.Client{})}} {
+		c, err := pdd.NewAdapter(ts.URL, "TOKEN", append(opts, apiclient.WithRetry(fastRetry))...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = c.RegisterDomain(t.Context(), "example.com")
-		var respErr *pdd.ResponseError
-		if !errors.As(err, &respErr) || respErr.StatusCode != http.StatusTemporaryRedirect {
-			t.Errorf("RegisterDomain against a redirect = %v, want a *ResponseError with HTTP 307", err)
+		var e *apiclient.Error
+		if !errors.As(err, &e) || e.HTTPStatus != http.StatusTemporaryRedirect || e.Class != apiclient.ClassRefused {
+			t.Errorf("RegisterDomain against a redirect = %v, want a refusal with HTTP 307", err)
 		}
 	}
 }
@@ -223,9 +224,6 @@ func TestCodes(t *testing.T) {
 			t.Errorf("codes %q and %q share the meaning %q", other, c, m)
 		}
 		meanings[m] = c
-		if got, want := c.Temporary(), c == pdd.CodeUnknown; got != want {
-			t.Errorf("Code(%q).Temporary() = %t, want %t", c, got, want)
-		}
 	}
 	if c := pdd.Code("new_code"); c.Known() || !strings.Contains(c.Meaning(), "does not know") {
 		t.Errorf("Code(new_code): Known() = %t, Meaning() = %q; want unknown", c.Known(), c.Meaning())
@@ -246,7 +244,7 @@ func TestCheckURLNormalises(t *testing.T) {
 			fmt.Fprint(w, `{"domain":"example.com","status":"added","stage":"added","success":"ok"}`)
 		}))
 		base := strings.Replace(tc.base, "127.0.0.1:1", strings.TrimPrefix(ts.URL, "http://"), 1)
-		c, err := pdd.New(base, "T")
+		c, err := pdd.NewAdapter(base, "T")
 		if err != nil {
 			t.Fatal(err)
 		}

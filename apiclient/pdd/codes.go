@@ -2,6 +2,87 @@ package pdd
 
 import "github.com/mailbot/mailbot/apiclient"
 
+// Code is an error code of the PDD API, the value of the "error" field of a
+// response whose "success" is "error". A code this package does not know is
+// kept as received, but cut to [apiclient.MaxCodeLen] characters and without anything
+// that looks like a secret ([apiclient.CutCode]), so that no answer can make
+// a message too long for Slack or carry a secret into a log.
+type Code string
+
+// PDD's documented error codes (the same list for both operations), with their alternates.
+const (
+	CodeUnknown            Code = "unknown"
+	CodeNoToken            Code = "no_token"
+	CodeNoDomain           Code = "no_domain"
+	CodeNoIP               Code = "no_ip"
+	CodeBadDomain          Code = "bad_domain"
+	CodeProhibited         Code = "prohibited"
+	CodeBadToken           Code = "bad_token"
+	CodeBadLogin           Code = "bad_login"
+	CodeBadPasswd          Code = "bad_passwd"
+	CodeNoAuth             Code = "no_auth"
+	CodeNotAllowed         Code = "not_allowed"
+	CodeBlocked            Code = "blocked"
+	CodeOccupied           Code = "occupied"
+	CodeDomainLimitReached Code = "domain_limit_reached"
+	CodeNoReply            Code = "no_reply"
+)
+
+// Codes the real service answers to email/add, beyond the documented list.
+const (
+	CodeNoLogin        Code = "no_login"
+	CodeNoPassword     Code = "no_password"
+	CodeBadLoginFormat Code = "badlogin"
+	CodeLoginTooLong   Code = "login-toolong"
+	CodeLoginReserved  Code = "login_reserved"
+	CodePasswdTooShort Code = "passwd-tooshort"
+	CodePasswdTooLong  Code = "passwd-toolong"
+	CodeBadPasswdChars Code = "badpasswd"
+)
+
+var meanings = map[Code]string{
+	CodeUnknown:            "a temporary failure or API error occurred; repeat the request later",
+	CodeNoToken:            "a mandatory parameter was omitted",
+	CodeNoDomain:           "a mandatory parameter was omitted (the domain)",
+	CodeNoIP:               "a mandatory parameter was omitted (the IP address)",
+	CodeBadDomain:          "the domain name was not specified or does not conform to the RFC",
+	CodeProhibited:         "the domain name is forbidden",
+	CodeBadToken:           "the PDD token is invalid",
+	CodeBadLogin:           "the PDD username is invalid",
+	CodeBadPasswd:          "the PDD password is invalid",
+	CodeNoAuth:             "the PddToken header was omitted",
+	CodeNotAllowed:         "the operation is not allowed for this account (it is not the domain administrator)",
+	CodeBlocked:            "the domain is blocked (for example, due to spam)",
+	CodeOccupied:           "the domain name is in use by another user",
+	CodeDomainLimitReached: "the account has reached the limit of connected domains (50)",
+	CodeNoReply:            "the service cannot connect to the source server for the import",
+	CodeNoLogin:            "the mailbox name was omitted",
+	CodeNoPassword:         "the password was omitted",
+	CodeBadLoginFormat:     "the mailbox name is not allowed (Latin letters, digits, '-' and '.', starting with a letter)",
+	CodeLoginTooLong:       "the mailbox name is too long (at most 30 characters)",
+	CodeLoginReserved:      "the mailbox name is reserved",
+	CodePasswdTooShort:     "the password is too short (at least 6 characters)",
+	CodePasswdTooLong:      "the password is too long (at most 20 characters)",
+	CodeBadPasswdChars:     "the password is not allowed (wrong characters, or equal to the mailbox name)",
+}
+
+// Known reports whether the code is documented by PDD or seen on the
+// real service.
+func (c Code) Known() bool {
+	_, ok := meanings[c]
+	return ok
+}
+
+// Meaning describes the code in words, whatever the operation (the
+// adapter's errors say what it means for theirs: for email/add, occupied
+// means the mailbox exists already rather than that a domain is taken).
+func (c Code) Meaning() string {
+	if m, ok := meanings[c]; ok {
+		return m
+	}
+	return "an error code this version of mailbot does not know"
+}
+
 // codeClasses sorts the PDD codes: what each means for the person who
 // asked, and whether trying again can help. A code not listed is a
 // refusal without a reason.

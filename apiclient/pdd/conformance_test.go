@@ -10,8 +10,6 @@ import (
 	"github.com/mailbot/mailbot/commands"
 )
 
-var _ commands.Provider = (*pdd.Adapter)(nil)
-
 // harness serves a fresh pddsim whose first account is the adapter's.
 var harness = providertest.Harness{New: func(t *testing.T) providertest.Env {
 	sim := pddsim.New().Shared()
@@ -19,7 +17,7 @@ var harness = providertest.Harness{New: func(t *testing.T) providertest.Env {
 	return providertest.Env{
 		Sandbox: providertest.Adapt(sim),
 		Secrets: []string{token},
-		Connect: func(base string, valid bool, opts ...apiclient.Option) (providertest.Provider, error) {
+		Connect: func(base string, valid bool, opts ...apiclient.Option) (commands.Provider, error) {
 			tok := token
 			if !valid {
 				tok = pddsim.New().NewAccount() // a token of another sandbox: bad_token

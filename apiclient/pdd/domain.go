@@ -1,7 +1,5 @@
 package pdd
 
-import "context"
-
 // Status is a domain's state at PDD.
 type Status string
 
@@ -32,28 +30,10 @@ func (s Status) Known() bool {
 	return false
 }
 
-// Secrets prove ownership of a domain: publish a file (or a CNAME record)
-// named after Name whose content is Content. They are secret: show them
-// only to the person who asked.
+// Secrets are the verification secrets as PDD answers them (the JSON form
+// of apiclient.Secrets): publish a file (or a CNAME record) named after
+// Name whose content is Content. Show them only to the person who asked.
 type Secrets struct {
 	Name    string `json:"name"`
 	Content string `json:"content"`
-}
-
-// Domain is a registered domain as the register operation describes it.
-type Domain struct {
-	Name    string
-	Status  Status
-	Stage   Stage
-	Secrets *Secrets // only while Status is StatusDomainActivate
-}
-
-// RegisterDomain registers domain as [Adapter.RegisterDomain] does, with
-// the old client's result and errors (see [Client]).
-func (c *Client) RegisterDomain(ctx context.Context, domain string) (*Domain, error) {
-	d, err := c.a.RegisterDomain(ctx, domain)
-	if err != nil {
-		return nil, legacyError(OpRegisterDomain, err)
-	}
-	return &Domain{Name: d.Name, Status: Status(d.Status), Stage: Stage(d.Stage), Secrets: (*Secrets)(d.Secrets)}, nil
 }

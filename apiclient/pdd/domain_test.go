@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
@@ -26,8 +27,8 @@ func TestRegisterDomain(t *testing.T) {
 			if err != nil {
 				t.Fatalf("RegisterDomain(new.example) = %v", err)
 			}
-			want := &pdd.Domain{Name: "new.example", Status: pdd.StatusDomainActivate, Stage: pdd.StageOwnerCheck}
-			if diff := cmp.Diff(want, first, cmpopts.IgnoreFields(pdd.Domain{}, "Secrets")); diff != "" {
+			want := &apiclient.Domain{Name: "new.example", Status: pdd.StatusDomainActivate, Stage: string(pdd.StageOwnerCheck)}
+			if diff := cmp.Diff(want, first, cmpopts.IgnoreFields(apiclient.Domain{}, "Secrets")); diff != "" {
 				t.Errorf("first registration (-want +got):\n%s", diff)
 			}
 			if first.Secrets == nil || !hex12.MatchString(first.Secrets.Name) || !hex12.MatchString(first.Secrets.Content) {
@@ -53,7 +54,7 @@ func TestRegisterDomain(t *testing.T) {
 					t.Fatal(err)
 				}
 				got, err := e.c.RegisterDomain(ctx, "new.example")
-				want := &pdd.Domain{Name: "new.example", Status: tc.status, Stage: tc.stage}
+				want := &apiclient.Domain{Name: "new.example", Status: string(tc.status), Stage: string(tc.stage), Verified: true}
 				if err != nil || !cmp.Equal(want, got) {
 					t.Errorf("RegisterDomain at %s = %+v, %v; want %+v", tc.status, got, err, want)
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
@@ -24,7 +25,7 @@ func register(domain string) call {
 
 func add(domain, login, pw string) call {
 	return func(t *testing.T, e *env) error {
-		_, err := e.c.AddMailbox(t.Context(), domain, login, pw)
+		_, err := e.c.AddMailbox(t.Context(), domain, login, pw, false)
 		return err
 	}
 }
@@ -49,7 +50,7 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 	mailboxExists := func(t *testing.T, e *env) {
-		if _, err := e.c.AddMailbox(t.Context(), "example.com", "taken", "Secret-1"); err != nil {
+		if _, err := e.c.AddMailbox(t.Context(), "example.com", "taken", "Secret-1", false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,37 +110,22 @@ func TestErrorCodes(t *testing.T) {
 			}
 			before := e.sim.Requests(tc.wantOp)
 			err := tc.call(t, e)
-			var apiErr *pdd.Error
+			var apiErr *apiclient.Error
 			if !errors.As(err, &apiErr) {
-				t.Fatalf("error = %v (%T), want an *pdd.Error", err, err)
+				t.Fatalf("error = %v (%T), want an *apiclient.Error", err, err)
 			}
-			if apiErr.Op != tc.wantOp || apiErr.Code != tc.wantCode || apiErr.Attempts != tc.wantAttempts {
-				t.Errorf("error = {Op %q Code %q Attempts %d}, want {%q %q %d}", apiErr.Op, apiErr.Code, apiErr.Attempts, tc.wantOp, tc.wantCode, tc.wantAttempts)
-			}
-			if got := pdd.ErrorCode(err); got != tc.wantCode {
-				t.Errorf("ErrorCode(err) = %q, want %q", got, tc.wantCode)
+			wantOp := map[pdd.Op]apiclient.Op{pdd.OpRegisterDomain: apiclient.OpRegister, pdd.OpAddMailbox: apiclient.OpAdd}[tc.wantOp]
+			if apiErr.Op != wantOp || apiErr.Code != string(tc.wantCode) || apiErr.Attempts != tc.wantAttempts || apiErr.HTTPStatus != 200 {
+				t.Errorf("error = {Op %q Code %q Attempts %d HTTP %d}, want {%q %q %d 200}", apiErr.Op, apiErr.Code, apiErr.Attempts, apiErr.HTTPStatus, wantOp, tc.wantCode, tc.wantAttempts)
 			}
 			if got := e.sim.Requests(tc.wantOp) - before; got != tc.wantAttempts {
 				t.Errorf("the sandbox saw %d requests, want %d", got, tc.wantAttempts)
 			}
 			msg := err.Error()
-			if !strings.Contains(msg, string(tc.wantCode)) || !strings.Contains(msg, tc.wantMeaning) || !strings.Contains(apiErr.Meaning(), tc.wantMeaning) {
+			if !strings.Contains(msg, string(tc.wantCode)) || !strings.Contains(msg, tc.wantMeaning) || !strings.Contains(apiErr.Message, tc.wantMeaning) {
 				t.Errorf("error text %q, want the code %q and the meaning %q", msg, tc.wantCode, tc.wantMeaning)
 			}
 			checkNoSecrets(t, err, e.token, password)
 		})
-	}
-}
-
-func TestErrorCodeOfOtherErrors(t *testing.T) {
-	t.Parallel()
-	for _, err := range []error{nil, errors.New("x"), &pdd.ResponseError{}, &pdd.TransportError{Err: errors.New("x")}} {
-		if got := pdd.ErrorCode(err); got != "" {
-			t.Errorf("ErrorCode(%v) = %q, want \"\"", err, got)
-		}
-	}
-	wrapped := fmt.Errorf("register: %w", &pdd.Error{Op: pdd.OpRegisterDomain, Code: pdd.CodeBlocked})
-	if got := pdd.ErrorCode(wrapped); got != pdd.CodeBlocked {
-		t.Errorf("ErrorCode(wrapped) = %q, want blocked", got)
 	}
 }

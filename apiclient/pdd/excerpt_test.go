@@ -72,8 +72,9 @@ func TestCutCode(t *testing.T) {
 			t.Errorf("%s: cutCode has %d characters, want at most %d", tc.name, n, apiclient.MaxCodeLen)
 		}
 	}
-	e := &Error{Op: OpAddMailbox, Code: Code(long)}
-	if msg := e.Error(); utf8.RuneCountInString(msg) > apiclient.MaxCodeLen+100 || !strings.Contains(msg, strings.Repeat("ж", 99)+"…") {
+	a := fuzzAdapter()
+	body := []byte(`{"success":"error","error":"` + long + `"}`)
+	if msg := settled(a.decode(a.c, apiclient.OpAdd, &apiclient.Response{Status: 200, Body: body}, nil)).Error(); utf8.RuneCountInString(msg) > apiclient.MaxCodeLen+100 || !strings.Contains(msg, strings.Repeat("ж", 99)+"…") {
 		t.Errorf("Error() of a 3400-character code = %q (%d characters), want the code cut", msg, utf8.RuneCountInString(msg))
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
@@ -31,17 +33,15 @@ func TestAddMailbox(t *testing.T) {
 			t.Parallel()
 			e := setup(t, tr.tls)
 			for i, tc := range tests {
-				got, err := e.c.AddMailbox(t.Context(), tc.domain, tc.login, tc.password)
+				got, err := e.c.AddMailbox(t.Context(), tc.domain, tc.login, tc.password, false)
 				if err != nil {
 					t.Errorf("%s: AddMailbox(%q, %q) = %v", tc.name, tc.domain, tc.login, err)
 					continue
 				}
-				want := &pdd.Mailbox{Domain: "example.com", Login: tc.wantLogin, UID: 1_130_000_000_000_001 + int64(i)}
+				uid := 1_130_000_000_000_001 + int64(i) // above 2^40, as real uids are
+				want := &apiclient.Mailbox{Address: tc.wantLogin, UID: strconv.FormatInt(uid, 10), State: apiclient.StateActive}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("%s: mailbox (-want +got):\n%s", tc.name, diff)
-				}
-				if got.UID <= 1<<40 {
-					t.Errorf("%s: UID = %d, want above 2^40", tc.name, got.UID)
 				}
 				if pw, ok := e.sim.Mailbox(tc.wantLogin); !ok || pw != tc.password {
 					t.Errorf("%s: the sandbox holds %s with password %q (%t), want %q", tc.name, tc.wantLogin, pw, ok, tc.password)
@@ -52,23 +52,18 @@ func TestAddMailbox(t *testing.T) {
 }
 
 // TestAddMailboxAnswers checks answers the sandbox never gives: uids past
-// 2^53 stay exact, a missing domain or login is filled in from the request.
+// 2^53 stay exact, a missing domain is filled in from the request.
 func TestAddMailboxAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, body string
-		want       *pdd.Mailbox
+		wantUID    string
 	}{
-		{"uid past 2^53", `{"domain":"example.com","login":"u@example.com","uid":9007199254740993,"success":"ok"}`,
-			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 9007199254740993}},
-		{"largest uid", `{"domain":"example.com","login":"u@example.com","uid":9223372036854775807,"success":"ok"}`,
-			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 9223372036854775807}},
-		{"uid as a string", `{"domain":"example.com","login":"u@example.com","uid":"1130000000000001","success":"ok"}`,
-			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
-		{"no domain", `{"login":"u@example.com","uid":1130000000000001,"success":"ok"}`,
-			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
-		{"more fields", `{"domain":"example.com","login":"u@example.com","uid":1130000000000001,"success":"ok","extra":{"a":[1,2]}}`,
-			&pdd.Mailbox{Domain: "example.com", Login: "u@example.com", UID: 1130000000000001}},
+		{"uid past 2^53", `{"domain":"example.com","login":"u@example.com","uid":9007199254740993,"success":"ok"}`, "9007199254740993"},
+		{"largest uid", `{"domain":"example.com","login":"u@example.com","uid":9223372036854775807,"success":"ok"}`, "9223372036854775807"},
+		{"uid as a string", `{"domain":"example.com","login":"u@example.com","uid":"1130000000000001","success":"ok"}`, "1130000000000001"},
+		{"no domain", `{"login":"u@example.com","uid":1130000000000001,"success":"ok"}`, "1130000000000001"},
+		{"more fields", `{"domain":"example.com","login":"u@example.com","uid":1130000000000001,"success":"ok","extra":{"a":[1,2]}}`, "1130000000000001"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,15 +72,16 @@ func TestAddMailboxAnswers(t *testing.T) {
 				fmt.Fprint(w, tc.body)
 			}))
 			t.Cleanup(ts.Close)
-			c, err := pdd.New(ts.URL, "T")
+			c, err := pdd.NewAdapter(ts.URL, "T")
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := c.AddMailbox(t.Context(), "example.com", "u", "Secret-1")
+			got, err := c.AddMailbox(t.Context(), "example.com", "u", "Secret-1", false)
 			if err != nil {
 				t.Fatalf("AddMailbox = %v", err)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			want := &apiclient.Mailbox{Address: "u@example.com", UID: tc.wantUID, State: apiclient.StateActive}
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("mailbox (-want +got):\n%s", diff)
 			}
 		})

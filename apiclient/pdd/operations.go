@@ -26,10 +26,10 @@ const lookupOnPage = 100
 // domainAnswer is the answer of domain/register and
 // domain/registration_status.
 type domainAnswer struct {
-	Domain  string             `json:"domain"`
-	Status  string             `json:"status"`
-	Stage   string             `json:"stage"`
-	Secrets *apiclient.Secrets `json:"secrets"`
+	Domain  string   `json:"domain"`
+	Status  string   `json:"status"`
+	Stage   string   `json:"stage"`
+	Secrets *Secrets `json:"secrets"`
 }
 
 // mailboxAnswer is the answer of email/add and email/edit.
@@ -76,7 +76,7 @@ func (a *Adapter) domain(ctx context.Context, op apiclient.Op, pddOp Op, method,
 // domainOf reads the domain of a successful answer for the domain asked
 // for.
 func (a *Adapter) domainOf(op apiclient.Op, r *domainAnswer, domain string) (*apiclient.Domain, error) {
-	d := &apiclient.Domain{Name: r.Domain, Status: r.Status, Stage: r.Stage, Secrets: r.Secrets,
+	d := &apiclient.Domain{Name: r.Domain, Status: r.Status, Stage: r.Stage, Secrets: (*apiclient.Secrets)(r.Secrets),
 		Verified: r.Status != StatusDomainActivate}
 	if d.Name == "" {
 		d.Name = domain
@@ -229,3 +229,15 @@ func (a *Adapter) LookupMailbox(ctx context.Context, domain, login string) (*api
 		}
 	}
 }
+
+// Op names an operation of the PDD API.
+type Op string
+
+// The documented operations, and the lifecycle calls of the real service.
+const (
+	OpRegisterDomain     Op = "domain/register"
+	OpAddMailbox         Op = "email/add"
+	OpEditMailbox        Op = "email/edit"
+	OpListMailboxes      Op = "email/list"
+	OpRegistrationStatus Op = "domain/registration_status"
+)

@@ -47,7 +47,7 @@ func TestNothingDone(t *testing.T) {
 		}
 	}
 	mailboxExists := func(t *testing.T, e *env) {
-		if _, err := e.c.AddMailbox(t.Context(), "example.com", "taken", "Secret-1"); err != nil {
+		if _, err := e.c.AddMailbox(t.Context(), "example.com", "taken", "Secret-1", false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,17 +95,17 @@ func TestNothingDone(t *testing.T) {
 			if err == nil {
 				t.Fatal("the call succeeded, want an error")
 			}
-			if got := pdd.NothingDone(err); got != tc.wantNothing {
+			if got := apiclient.NothingDone(err); got != tc.wantNothing {
 				t.Errorf("NothingDone(%v) = %t, want %t", err, got, tc.wantNothing)
 			}
-			if got := pdd.MayHaveHappened(err); got != tc.wantMaybe {
+			if got := apiclient.MayHaveHappened(err); got != tc.wantMaybe {
 				t.Errorf("MayHaveHappened(%v) = %t, want %t", err, got, tc.wantMaybe)
 			}
 			if got := e.sim.Requests("") - before; got != tc.wantRequests {
 				t.Errorf("the sandbox saw %d requests, want %d", got, tc.wantRequests)
 			}
 			wrapped := fmt.Errorf("run: %w", err)
-			if pdd.NothingDone(wrapped) != tc.wantNothing || pdd.MayHaveHappened(wrapped) != tc.wantMaybe {
+			if apiclient.NothingDone(wrapped) != tc.wantNothing || apiclient.MayHaveHappened(wrapped) != tc.wantMaybe {
 				t.Errorf("a wrapped error is judged otherwise than %v", err)
 			}
 		})
@@ -124,7 +124,7 @@ func TestNothingDoneUnsent(t *testing.T) {
 	if err := l.Close(); err != nil { // nothing listens there now: the connection is refused
 		t.Fatal(err)
 	}
-	refused, err := pdd.New(closed, "TOKEN", pdd.WithRetry(fastRetry))
+	refused, err := pdd.NewAdapter(closed, "TOKEN", apiclient.WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestNothingDoneUnsent(t *testing.T) {
 	defer cancel2()
 	for _, tc := range []struct {
 		name string
-		c    *pdd.Client
+		c    *pdd.Adapter
 		ctx  context.Context
 	}{
 		{"refused", refused, t.Context()},
@@ -144,10 +144,10 @@ func TestNothingDoneUnsent(t *testing.T) {
 	} {
 		before := e.sim.Requests("")
 		_, regErr := tc.c.RegisterDomain(tc.ctx, "example.com")
-		_, addErr := tc.c.AddMailbox(tc.ctx, "example.com", "u", password)
+		_, addErr := tc.c.AddMailbox(tc.ctx, "example.com", "u", password, false)
 		for _, err := range []error{regErr, addErr} {
-			if err == nil || !pdd.NothingDone(err) || pdd.MayHaveHappened(err) {
-				t.Errorf("%s: NothingDone(%v) = %t, MayHaveHappened = %t; want true, false", tc.name, err, pdd.NothingDone(err), pdd.MayHaveHappened(err))
+			if err == nil || !apiclient.NothingDone(err) || apiclient.MayHaveHappened(err) {
+				t.Errorf("%s: NothingDone(%v) = %t, MayHaveHappened = %t; want true, false", tc.name, err, apiclient.NothingDone(err), apiclient.MayHaveHappened(err))
 			}
 		}
 		if got := e.sim.Requests("") - before; got != 0 {
@@ -160,12 +160,12 @@ func TestNothingDoneUnsent(t *testing.T) {
 // happened; so may a register.
 func TestNothingDoneTimeout(t *testing.T) {
 	t.Parallel()
-	e := setup(t, false, pdd.WithTimeout(attemptTimeout))
+	e := setup(t, false, apiclient.WithTimeout(attemptTimeout))
 	e.sim.SetLatency(time.Minute)
 	for _, c := range []call{add("example.com", "u", password), register("example.com")} {
 		err := c(t, e)
-		if err == nil || pdd.NothingDone(err) || !pdd.MayHaveHappened(err) {
-			t.Errorf("NothingDone(%v) = %t, MayHaveHappened = %t; want false, true", err, pdd.NothingDone(err), pdd.MayHaveHappened(err))
+		if err == nil || apiclient.NothingDone(err) || !apiclient.MayHaveHappened(err) {
+			t.Errorf("NothingDone(%v) = %t, MayHaveHappened = %t; want false, true", err, apiclient.NothingDone(err), apiclient.MayHaveHappened(err))
 		}
 	}
 }
@@ -181,30 +181,31 @@ func TestNothingDoneStatuses(t *testing.T) {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(tc.status)
 		}))
-		c, err := pdd.New(ts.URL, "TOKEN", pdd.WithRetry(fastRetry))
+		c, err := pdd.NewAdapter(ts.URL, "TOKEN", apiclient.WithRetry(fastRetry))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, regErr := c.RegisterDomain(t.Context(), "example.com")
-		_, addErr := c.AddMailbox(t.Context(), "example.com", "u", password)
+		_, addErr := c.AddMailbox(t.Context(), "example.com", "u", password, false)
 		for _, err := range []error{regErr, addErr} {
-			if pdd.NothingDone(err) != tc.wantNothing || pdd.MayHaveHappened(err) {
-				t.Errorf("HTTP %d: NothingDone(%v) = %t, MayHaveHappened = %t; want %t, false", tc.status, err, pdd.NothingDone(err), pdd.MayHaveHappened(err), tc.wantNothing)
+			if apiclient.NothingDone(err) != tc.wantNothing || apiclient.MayHaveHappened(err) {
+				t.Errorf("HTTP %d: NothingDone(%v) = %t, MayHaveHappened = %t; want %t, false", tc.status, err, apiclient.NothingDone(err), apiclient.MayHaveHappened(err), tc.wantNothing)
 			}
 		}
 		ts.Close()
 	}
 	for _, err := range []error{nil, errors.New("internal"), context.Canceled} {
-		if pdd.NothingDone(err) || pdd.MayHaveHappened(err) {
+		if apiclient.NothingDone(err) || apiclient.MayHaveHappened(err) {
 			t.Errorf("NothingDone(%v) or MayHaveHappened: true, want false", err)
 		}
 	}
 }
 
-// retryCall is one retry hook call.
+// retryCall is one retry hook call: the operation, and the class of the
+// failure retried.
 type retryCall struct {
-	Op     pdd.Op
-	Reason pdd.RetryReason
+	Op     apiclient.Op
+	Reason string
 }
 
 // retryRecorder records the retry hook's calls.
@@ -213,7 +214,7 @@ type retryRecorder struct {
 	calls []retryCall
 }
 
-func (r *retryRecorder) hook(op pdd.Op, reason pdd.RetryReason) {
+func (r *retryRecorder) hook(op apiclient.Op, reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, retryCall{op, reason})
@@ -231,7 +232,8 @@ func (r *retryRecorder) take() []retryCall {
 // and of nothing else.
 func TestRetryHook(t *testing.T) {
 	t.Parallel()
-	reg, addOp := pdd.OpRegisterDomain, pdd.OpAddMailbox
+	reg, addOp := apiclient.OpRegister, apiclient.OpAdd
+	temporary, uncertain := apiclient.ClassTemporary.String(), apiclient.ClassUncertain.String()
 	repeat := func(c retryCall, n int) []retryCall {
 		var out []retryCall
 		for range n {
@@ -241,28 +243,28 @@ func TestRetryHook(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		opts    []pdd.Option
+		opts    []apiclient.Option
 		inject  func(*testing.T, *env)
 		call    call
 		want    []retryCall
 		wantErr bool
 	}{
 		{"success", nil, nil, register("example.com"), nil, false},
-		{"register: unknown twice", nil, failUnknown(2), register("example.com"), repeat(retryCall{reg, pdd.RetryUnknown}, 2), false},
-		{"register: unknown 3 times", nil, failUnknown(3), register("example.com"), repeat(retryCall{reg, pdd.RetryUnknown}, 2), true},
-		{"add: unknown once", nil, failUnknown(1), add("example.com", "u", password), []retryCall{{addOp, pdd.RetryUnknown}}, false},
-		{"register: 502, reset", nil, faults("502", "reset"), register("example.com"), []retryCall{{reg, pdd.RetryHTTP5xx}, {reg, pdd.RetryTransport}}, false},
+		{"register: unknown twice", nil, failUnknown(2), register("example.com"), repeat(retryCall{reg, temporary}, 2), false},
+		{"register: unknown 3 times", nil, failUnknown(3), register("example.com"), repeat(retryCall{reg, temporary}, 2), true},
+		{"add: unknown once", nil, failUnknown(1), add("example.com", "u", password), []retryCall{{addOp, temporary}}, false},
+		{"register: 502, reset", nil, faults("502", "reset"), register("example.com"), []retryCall{{reg, temporary}, {reg, uncertain}}, false},
 		{"add: 502 is not retried", nil, faults("502"), add("example.com", "u", password), nil, true},
 		{"add: reset is not retried", nil, faults("reset"), add("example.com", "u", password), nil, true},
-		{"register: timeouts", []pdd.Option{pdd.WithTimeout(attemptTimeout)}, func(_ *testing.T, e *env) { e.sim.SetLatency(time.Minute) },
-			register("example.com"), repeat(retryCall{reg, pdd.RetryTimeout}, 2), true},
+		{"register: timeouts", []apiclient.Option{apiclient.WithTimeout(attemptTimeout)}, func(_ *testing.T, e *env) { e.sim.SetLatency(time.Minute) },
+			register("example.com"), repeat(retryCall{reg, uncertain}, 2), true},
 		{"add: occupied is final", nil, func(_ *testing.T, e *env) { e.sim.FailNextWith(1, pdd.CodeOccupied) }, add("example.com", "u", password), nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := &retryRecorder{}
-			e := setup(t, false, append(tc.opts, pdd.WithRetryHook(rec.hook))...)
+			e := setup(t, false, append(tc.opts, apiclient.WithRetryHook(rec.hook))...)
 			rec.take() // the setup's register
 			if tc.inject != nil {
 				tc.inject(t, e)
@@ -278,7 +280,7 @@ func TestRetryHook(t *testing.T) {
 }
 
 // TestRetryHookNotSent: a refused connection is retried for add too, as
-// not_sent; a cancelled context is not retried at all.
+// temporary (not sent); a cancelled context is not retried at all.
 func TestRetryHookNotSent(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -290,14 +292,15 @@ func TestRetryHookNotSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &retryRecorder{}
-	c, err := pdd.New(closed, "TOKEN", pdd.WithRetry(fastRetry), pdd.WithRetryHook(rec.hook))
+	c, err := pdd.NewAdapter(closed, "TOKEN", apiclient.WithRetry(fastRetry), apiclient.WithRetryHook(rec.hook))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AddMailbox(t.Context(), "example.com", "u", password); err == nil {
+	if _, err := c.AddMailbox(t.Context(), "example.com", "u", password, false); err == nil {
 		t.Fatal("AddMailbox to a closed port succeeded")
 	}
-	want := []retryCall{{pdd.OpAddMailbox, pdd.RetryNotSent}, {pdd.OpAddMailbox, pdd.RetryNotSent}}
+	temporary := apiclient.ClassTemporary.String()
+	want := []retryCall{{apiclient.OpAdd, temporary}, {apiclient.OpAdd, temporary}}
 	if diff := cmp.Diff(want, rec.take()); diff != "" {
 		t.Errorf("retry hook calls (-want +got):\n%s", diff)
 	}
@@ -308,14 +311,6 @@ func TestRetryHookNotSent(t *testing.T) {
 	}
 	if calls := rec.take(); len(calls) != 0 {
 		t.Errorf("retry hook calls with a cancelled context: %v, want none", calls)
-	}
-}
-
-func TestRetryReasons(t *testing.T) {
-	t.Parallel()
-	want := []pdd.RetryReason{"unknown", "not_sent", "timeout", "transport", "http_5xx", "http_429"}
-	if diff := cmp.Diff(want, pdd.RetryReasons()); diff != "" {
-		t.Errorf("RetryReasons() (-want +got):\n%s", diff)
 	}
 }
 
@@ -332,7 +327,11 @@ func TestLongUnknownCode(t *testing.T) {
 		e := setup(t, false)
 		e.sim.FailNextWith(1, pdd.Code(long))
 		err := c(t, e)
-		code := pdd.ErrorCode(err)
+		var ae *apiclient.Error
+		if !errors.As(err, &ae) {
+			t.Fatalf("error = %v, want an *apiclient.Error", err)
+		}
+		code := pdd.Code(ae.Code)
 		if n := utf8.RuneCountInString(string(code)); n != apiclient.MaxCodeLen {
 			t.Errorf("the code has %d characters, want %d", n, apiclient.MaxCodeLen)
 		}

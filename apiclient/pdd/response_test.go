@@ -2,7 +2,6 @@ package pdd_test
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,14 +11,17 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
-// TestBadAnswers checks answers that are not PDD answers: each is a
-// *ResponseError with the status and a reason; only a status other than 200
-// gets a short excerpt of the body (a 200 body may hold secrets).
+// TestBadAnswers checks answers that are not PDD answers: each is an
+// *apiclient.Error without a code, with the status and a reason; only a
+// status other than 200 gets a short excerpt of the body after the reason
+// (a 200 body may hold secrets).
 func TestBadAnswers(t *testing.T) {
 	t.Parallel()
+	ops := map[pdd.Op]apiclient.Op{pdd.OpRegisterDomain: apiclient.OpRegister, pdd.OpAddMailbox: apiclient.OpAdd}
 	huge := `{"success":"ok","domain":"` + strings.Repeat("x", 1<<20) + `"}`
 	tests := []struct {
 		name       string
@@ -73,30 +75,34 @@ func TestBadAnswers(t *testing.T) {
 				_, _ = io.WriteString(w, tc.body)
 			}))
 			t.Cleanup(ts.Close)
-			c, err := pdd.New(ts.URL, "TOKEN", pdd.WithRetry(pdd.RetryPolicy{Attempts: 1}))
+			c, err := pdd.NewAdapter(ts.URL, "TOKEN", apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tc.op == pdd.OpRegisterDomain {
 				_, err = c.RegisterDomain(t.Context(), "example.com")
 			} else {
-				_, err = c.AddMailbox(t.Context(), "example.com", "u", password)
+				_, err = c.AddMailbox(t.Context(), "example.com", "u", password, false)
 			}
-			var re *pdd.ResponseError
-			if !errors.As(err, &re) {
-				t.Fatalf("error = %v (%T), want a *ResponseError", err, err)
+			var re *apiclient.Error
+			if !errors.As(err, &re) || re.Code != "" {
+				t.Fatalf("error = %v (%T), want an *apiclient.Error without a code", err, err)
 			}
-			if re.Op != tc.op || re.StatusCode != tc.status || !strings.Contains(re.Reason, tc.wantReason) {
-				t.Errorf("error = {%s %d %q}, want {%s %d %q}", re.Op, re.StatusCode, re.Reason, tc.op, tc.status, tc.wantReason)
+			reason, excerpt, _ := strings.Cut(re.Message, ": ")
+			if reason != "unexpected HTTP status" {
+				reason, excerpt = re.Message, ""
 			}
-			if re.Excerpt != tc.wantExcpt {
-				t.Errorf("Excerpt = %q, want %q", re.Excerpt, tc.wantExcpt)
+			if re.Op != ops[tc.op] || re.HTTPStatus != tc.status || !strings.Contains(reason, tc.wantReason) {
+				t.Errorf("error = {%s %d %q}, want {%s %d %q}", re.Op, re.HTTPStatus, reason, ops[tc.op], tc.status, tc.wantReason)
 			}
-			if n := utf8.RuneCountInString(re.Excerpt); n > 65 {
-				t.Errorf("Excerpt of %d runes, want at most 64 and an ellipsis", n)
+			if excerpt != tc.wantExcpt {
+				t.Errorf("excerpt = %q, want %q", excerpt, tc.wantExcpt)
 			}
-			if !strings.Contains(err.Error(), re.Reason) || !strings.Contains(err.Error(), fmt.Sprint(tc.status)) {
-				t.Errorf("error text %q, want the status and the reason", err)
+			if n := utf8.RuneCountInString(excerpt); n > 65 {
+				t.Errorf("excerpt of %d runes, want at most 64 and an ellipsis", n)
+			}
+			if !strings.Contains(err.Error(), reason) {
+				t.Errorf("error text %q, want the reason", err)
 			}
 			if n := requests.Load(); n != 1 {
 				t.Errorf("server saw %d requests, want 1", n)
@@ -136,12 +142,12 @@ func TestNoSecretsInErrors(t *testing.T) {
 				_, _ = io.WriteString(w, tc.body)
 			}))
 			t.Cleanup(ts.Close)
-			c, err := pdd.New(ts.URL, token, pdd.WithRetry(pdd.RetryPolicy{Attempts: 1}))
+			c, err := pdd.NewAdapter(ts.URL, token, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, regErr := c.RegisterDomain(t.Context(), "example.com")
-			_, addErr := c.AddMailbox(t.Context(), "example.com", "u", pw)
+			_, addErr := c.AddMailbox(t.Context(), "example.com", "u", pw, false)
 			if regErr == nil || addErr == nil {
 				t.Fatalf("errors = %v, %v; want two", regErr, addErr)
 			}

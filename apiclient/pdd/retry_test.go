@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
@@ -33,17 +34,17 @@ func TestRetries(t *testing.T) {
 		return func(_ *testing.T, e *env) { e.sim.FailNextWith(1, c) }
 	}
 	isCode := func(c pdd.Code) func(error) bool {
-		return func(err error) bool { return pdd.ErrorCode(err) == c }
+		return func(err error) bool { return codeOf(err) == string(c) }
 	}
 	isStatus := func(status int, reason string) func(error) bool {
 		return func(err error) bool {
-			var re *pdd.ResponseError
-			return errors.As(err, &re) && re.StatusCode == status && strings.Contains(re.Reason, reason)
+			var re *apiclient.Error
+			return errors.As(err, &re) && re.HTTPStatus == status && strings.Contains(re.Message, reason)
 		}
 	}
 	isSentTransport := func(err error) bool {
-		var te *pdd.TransportError
-		return errors.As(err, &te) && te.Sent
+		var te *apiclient.Error
+		return errors.As(err, &te) && te.HTTPStatus == 0 && te.Sent
 	}
 	tests := []struct {
 		name         string
@@ -51,22 +52,22 @@ func TestRetries(t *testing.T) {
 		call         call
 		wantErr      func(error) bool // nil: success
 		wantRequests int
-		wantText     string // in the error text
-		wantMailbox  bool   // whether u@example.com exists afterwards
+		wantClass    apiclient.Class // of the error, if any
+		wantMailbox  bool            // whether u@example.com exists afterwards
 	}{
-		{"register: unknown twice", unknown(2), register("example.com"), nil, 3, "", false},
-		{"register: unknown 3 times", unknown(3), register("example.com"), isCode(pdd.CodeUnknown), 3, "", false},
-		{"add: unknown twice", unknown(2), add("example.com", "u", password), nil, 3, "", true},
-		{"add: unknown 3 times", unknown(3), add("example.com", "u", password), isCode(pdd.CodeUnknown), 3, "", false},
-		{"register: 502 twice", fault(pddsim.FaultBadGateway, 2), register("example.com"), nil, 3, "", false},
-		{"register: 502 3 times", fault(pddsim.FaultBadGateway, 3), register("example.com"), isStatus(502, "unexpected HTTP status"), 3, "502 Bad Gateway", false},
-		{"add: 502 once", fault(pddsim.FaultBadGateway, 1), add("example.com", "u", password), isStatus(502, "unexpected HTTP status"), 1, "may exist now", false},
-		{"register: reset once", fault(pddsim.FaultReset, 1), register("example.com"), nil, 2, "", false},
-		{"add: reset once", fault(pddsim.FaultReset, 1), add("example.com", "u", password), isSentTransport, 1, "may exist now", true},
-		{"register: truncated once", fault(pddsim.FaultTruncated, 1), register("example.com"), isStatus(200, "truncated"), 1, "", false},
-		{"add: truncated once", fault(pddsim.FaultTruncated, 1), add("example.com", "u", password), isStatus(200, "truncated"), 1, "may exist now", true},
-		{"register: other codes are final", code(pdd.CodeBlocked), register("example.com"), isCode(pdd.CodeBlocked), 1, "", false},
-		{"add: other codes are final", code(pdd.CodeNoReply), add("example.com", "u", password), isCode(pdd.CodeNoReply), 1, "", false},
+		{"register: unknown twice", unknown(2), register("example.com"), nil, 3, 0, false},
+		{"register: unknown 3 times", unknown(3), register("example.com"), isCode(pdd.CodeUnknown), 3, apiclient.ClassTemporary, false},
+		{"add: unknown twice", unknown(2), add("example.com", "u", password), nil, 3, 0, true},
+		{"add: unknown 3 times", unknown(3), add("example.com", "u", password), isCode(pdd.CodeUnknown), 3, apiclient.ClassTemporary, false},
+		{"register: 502 twice", fault(pddsim.FaultBadGateway, 2), register("example.com"), nil, 3, 0, false},
+		{"register: 502 3 times", fault(pddsim.FaultBadGateway, 3), register("example.com"), isStatus(502, "502 Bad Gateway"), 3, apiclient.ClassTemporary, false},
+		{"add: 502 once", fault(pddsim.FaultBadGateway, 1), add("example.com", "u", password), isStatus(502, "unexpected HTTP status"), 1, apiclient.ClassUncertain, false},
+		{"register: reset once", fault(pddsim.FaultReset, 1), register("example.com"), nil, 2, 0, false},
+		{"add: reset once", fault(pddsim.FaultReset, 1), add("example.com", "u", password), isSentTransport, 1, apiclient.ClassUncertain, true},
+		{"register: truncated once", fault(pddsim.FaultTruncated, 1), register("example.com"), isStatus(200, "truncated"), 1, apiclient.ClassUncertain, false},
+		{"add: truncated once", fault(pddsim.FaultTruncated, 1), add("example.com", "u", password), isStatus(200, "truncated"), 1, apiclient.ClassUncertain, true},
+		{"register: other codes are final", code(pdd.CodeBlocked), register("example.com"), isCode(pdd.CodeBlocked), 1, apiclient.ClassRefused, false},
+		{"add: other codes are final", code(pdd.CodeNoReply), add("example.com", "u", password), isCode(pdd.CodeNoReply), 1, apiclient.ClassRefused, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,8 +81,8 @@ func TestRetries(t *testing.T) {
 				t.Errorf("error = %v, want none", err)
 			case tc.wantErr != nil && !tc.wantErr(err):
 				t.Errorf("error = %v (%T), not the one expected", err, err)
-			case err != nil && !strings.Contains(err.Error(), tc.wantText):
-				t.Errorf("error text %q, want it to contain %q", err, tc.wantText)
+			case apiclient.ClassOf(err) != tc.wantClass:
+				t.Errorf("error %v of class %s, want %s", err, apiclient.ClassOf(err), tc.wantClass)
 			}
 			if got := e.sim.Requests("") - before; got != tc.wantRequests {
 				t.Errorf("the sandbox saw %d requests, want %d", got, tc.wantRequests)
@@ -98,11 +99,11 @@ func TestRetries(t *testing.T) {
 func TestRetryPolicy(t *testing.T) {
 	t.Parallel()
 	for _, attempts := range []int{1, 2, 5} {
-		e := setup(t, false, pdd.WithRetry(pdd.RetryPolicy{Attempts: attempts}))
+		e := setup(t, false, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: attempts}))
 		e.sim.FailNext(10)
 		before := e.sim.Requests("")
 		_, err := e.c.RegisterDomain(t.Context(), "example.com")
-		var apiErr *pdd.Error
+		var apiErr *apiclient.Error
 		if !errors.As(err, &apiErr) || apiErr.Attempts != attempts {
 			t.Errorf("Attempts %d: error = %v, want unknown after %d attempts", attempts, err, attempts)
 		}
@@ -123,17 +124,14 @@ func TestNeverSent(t *testing.T) {
 			return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connection refused")}
 		},
 	}}
-	c, err := pdd.New("http://127.0.0.1:9", "TOKEN", pdd.WithHTTPClient(hc), pdd.WithRetry(fastRetry))
+	c, err := pdd.NewAdapter("http://127.0.0.1:9", "TOKEN", apiclient.WithHTTPClient(hc), apiclient.WithRetry(fastRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.AddMailbox(t.Context(), "example.com", "u", password)
-	var te *pdd.TransportError
-	if !errors.As(err, &te) || te.Sent || te.Op != pdd.OpAddMailbox {
-		t.Fatalf("error = %v, want a *TransportError of email/add, not sent", err)
-	}
-	if strings.Contains(err.Error(), "may exist") {
-		t.Errorf("error %q says the mailbox may exist, but the request never left", err)
+	_, err = c.AddMailbox(t.Context(), "example.com", "u", password, false)
+	var te *apiclient.Error
+	if !errors.As(err, &te) || te.Sent || te.Op != apiclient.OpAdd || te.Class != apiclient.ClassTemporary {
+		t.Fatalf("error = %v, want a temporary error of add, not sent", err)
 	}
 	if got := dials.Load(); got != 3 {
 		t.Errorf("dialled %d times, want 3", got)
@@ -157,13 +155,12 @@ func TestTimeout(t *testing.T) {
 				name         string
 				call         call
 				wantRequests int
-				wantText     string
 			}{
-				{"register", register("example.com"), 3, "no answer"},
-				{"add", add("example.com", "u", password), 1, "may exist now"},
+				{"register", register("example.com"), 3},
+				{"add", add("example.com", "u", password), 1},
 			}
 			for _, tc := range tests {
-				e := setup(t, tr.tls, pdd.WithTimeout(attemptTimeout))
+				e := setup(t, tr.tls, apiclient.WithTimeout(attemptTimeout))
 				e.sim.SetLatency(time.Minute)
 				before := e.sim.Requests("")
 				start := time.Now()
@@ -171,11 +168,9 @@ func TestTimeout(t *testing.T) {
 				if took := time.Since(start); took > 5*time.Second {
 					t.Errorf("%s: took %s, want about 3×%s", tc.name, took, attemptTimeout)
 				}
-				var te *pdd.TransportError
-				if !errors.As(err, &te) || !te.Timeout() || !te.Sent || !errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("%s: error = %v, want a sent *TransportError that timed out", tc.name, err)
-				} else if !strings.Contains(err.Error(), tc.wantText) {
-					t.Errorf("%s: error text %q, want %q", tc.name, err, tc.wantText)
+				var te *apiclient.Error
+				if !errors.As(err, &te) || !te.Timeout || !te.Sent || te.Class != apiclient.ClassUncertain || !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("%s: error = %v, want an uncertain error, sent, that timed out", tc.name, err)
 				}
 				if got := e.sim.Requests("") - before; got != tc.wantRequests {
 					t.Errorf("%s: the sandbox saw %d requests, want %d", tc.name, got, tc.wantRequests)
@@ -217,9 +212,9 @@ func TestCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
 			t.Errorf("error = %v after %s, want context.Canceled soon", err, time.Since(start))
 		}
-		var te *pdd.TransportError
+		var te *apiclient.Error
 		if !errors.As(err, &te) || !te.Sent {
-			t.Errorf("error = %v, want a *TransportError that was sent", err)
+			t.Errorf("error = %v, want an error of a request that was sent", err)
 		}
 		if got := e.sim.Requests("") - before; got != 1 {
 			t.Errorf("the sandbox saw %d requests, want 1 (no retry once cancelled)", got)
@@ -230,29 +225,29 @@ func TestCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		// The hook runs when the retry is decided, just before its backoff
 		// of an hour: cancel there.
-		var hooked []pdd.RetryReason
-		hook := pdd.WithRetryHook(func(_ pdd.Op, r pdd.RetryReason) {
-			hooked = append(hooked, r)
+		var hooked []string
+		hook := apiclient.WithRetryHook(func(_ apiclient.Op, reason string) {
+			hooked = append(hooked, reason)
 			cancel()
 		})
-		e := setup(t, false, hook, pdd.WithRetry(pdd.RetryPolicy{Attempts: 3, BaseDelay: time.Hour, MaxDelay: time.Hour}))
+		e := setup(t, false, hook, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Hour, MaxDelay: time.Hour}))
 		e.sim.FailNext(3)
 		before := e.sim.Requests("")
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
-		if pdd.ErrorCode(err) != pdd.CodeUnknown || time.Since(start) > 5*time.Second {
+		if codeOf(err) != string(pdd.CodeUnknown) || time.Since(start) > 5*time.Second {
 			t.Errorf("error = %v after %s, want the last answer, unknown, soon", err, time.Since(start))
 		}
 		if got := e.sim.Requests("") - before; got != 1 {
 			t.Errorf("the sandbox saw %d requests, want 1", got)
 		}
-		if len(hooked) != 1 || hooked[0] != pdd.RetryUnknown {
-			t.Errorf("retry hook calls = %v, want one, unknown", hooked)
+		if len(hooked) != 1 || hooked[0] != apiclient.ClassTemporary.String() {
+			t.Errorf("retry hook calls = %v, want one, temporary", hooked)
 		}
 	})
 }
 
-// TestConcurrentUse runs one client from many goroutines; run with -race.
+// TestConcurrentUse runs one adapter from many goroutines; run with -race.
 func TestConcurrentUse(t *testing.T) {
 	t.Parallel()
 	e := setup(t, false)
@@ -260,7 +255,7 @@ func TestConcurrentUse(t *testing.T) {
 	errc := make(chan error, 20)
 	for i := range 20 {
 		go func() {
-			_, err := e.c.AddMailbox(t.Context(), "example.com", "user"+string(rune('a'+i)), password)
+			_, err := e.c.AddMailbox(t.Context(), "example.com", "user"+string(rune('a'+i)), password, false)
 			errc <- err
 		}()
 	}
@@ -269,4 +264,13 @@ func TestConcurrentUse(t *testing.T) {
 			t.Errorf("AddMailbox = %v", err)
 		}
 	}
+}
+
+// codeOf is the PDD code err carries, or "".
+func codeOf(err error) string {
+	var e *apiclient.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }

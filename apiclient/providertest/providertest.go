@@ -15,7 +15,7 @@
 //			return providertest.Env{
 //				Sandbox: sandbox{sim}, // a shim where the sandbox's methods differ
 //				Secrets: []string{key},
-//				Connect: func(base string, valid bool, opts ...apiclient.Option) (providertest.Provider, error) {
+//				Connect: func(base string, valid bool, opts ...apiclient.Option) (commands.Provider, error) {
 //					if !valid {
 //						key = "not-" + key
 //					}
@@ -69,29 +69,13 @@
 package providertest
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands"
 )
-
-// Provider is the method set of the core's commands.Provider (apiclient
-// may not import commands): an adapter that satisfies one satisfies the
-// other.
-type Provider interface {
-	Name() string
-	Capabilities() apiclient.Capabilities
-	RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error)
-	DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error)
-	MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error)
-	AddMailbox(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error)
-	SetPassword(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error)
-	SetLoginEnabled(ctx context.Context, domain, login string, enabled bool) (*apiclient.Mailbox, error)
-	LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error)
-	ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error)
-}
 
 // MailboxInfo is a sandbox's record of a mailbox, the suite's oracle.
 type MailboxInfo struct {
@@ -131,7 +115,7 @@ type Env struct {
 	// Connect returns an adapter of the sandbox served at baseURL, with
 	// the sandbox's credentials (valid) or credentials it refuses, and
 	// the suite's options (its HTTP client, timeout and retry policy).
-	Connect func(baseURL string, valid bool, opts ...apiclient.Option) (Provider, error)
+	Connect func(baseURL string, valid bool, opts ...apiclient.Option) (commands.Provider, error)
 	// Secrets are the credentials Connect uses: no error may show them.
 	Secrets []string
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands"
 )
 
 // The suite's client settings: a timeout that a loaded machine meets, a
@@ -62,7 +63,7 @@ type suite struct {
 	sb   Sandbox
 	url  string
 	hc   *http.Client
-	p    Provider
+	p    commands.Provider
 	caps apiclient.Capabilities
 
 	tr *traffic
@@ -100,7 +101,7 @@ func (s *suite) counted() (requests, arrivals int) {
 	return requests, s.arrivals
 }
 
-func (s *suite) connect(t *testing.T, valid bool, timeout time.Duration) Provider {
+func (s *suite) connect(t *testing.T, valid bool, timeout time.Duration) commands.Provider {
 	t.Helper()
 	p, err := s.env.Connect(s.url, valid, apiclient.WithHTTPClient(s.hc), apiclient.WithTimeout(timeout), apiclient.WithRetry(fastRetry))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/providertest"
 	"github.com/mailbot/mailbot/apiclient/yandex360"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
+	"github.com/mailbot/mailbot/commands"
 )
 
 // sandbox adapts y360sim to the suite: its seeding returns errors (a
@@ -45,7 +46,7 @@ var harness = providertest.Harness{New: func(t *testing.T) providertest.Env {
 	return providertest.Env{
 		Sandbox: sandbox{sim, t},
 		Secrets: []string{creds.Token},
-		Connect: func(base string, valid bool, opts ...apiclient.Option) (providertest.Provider, error) {
+		Connect: func(base string, valid bool, opts ...apiclient.Option) (commands.Provider, error) {
 			token := creds.Token
 			if !valid {
 				token = y360sim.New().NewAccount().Token // a token of another sandbox: HTTP 401

@@ -1,20 +1,16 @@
 package mailcowsim
 
 import (
-	"context"
 	"encoding/json"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"io"
 	"net"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // maxBody bounds a request body.
 const maxBody = 1 << 20
-
-// badGatewayPage is what nginx in front of mailcow answers with 502.
-const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
 
 // entry is one entry of a write's answer.
 type entry struct {
@@ -68,7 +64,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	c := call{method: r.Method, key: r.Header.Get("X-API-Key"), client: clientAddr(r)}
 	c.path, _ = strings.CutPrefix(r.URL.Path, "/api/v1/")
 	if s.arrive(c.client) {
-		abort(r)
+		simkit.Abort(r)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -77,9 +73,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.body = body
-	latency, f := s.takeFault()
-	if !wait(r.Context(), latency) {
-		abort(r) // the client went away, or the server is stopping
+	latency, f := s.faults.Take()
+	if !simkit.Wait(r.Context(), latency) {
+		simkit.Abort(r) // the client went away, or the server is stopping
 		return
 	}
 	switch {
@@ -88,9 +84,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, errorAnswer(http.StatusTooManyRequests, "too many requests"))
 		return
 	case f.kind == Fault502:
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = io.WriteString(w, badGatewayPage)
+		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
 		return
 	case f.code != "" && !f.warning:
 		writeJSON(w, answer{http.StatusOK, []entry{{Type: "danger", Msg: f.code}}})
@@ -106,17 +100,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 // deliver writes the answer of a performed request, or loses it as the
 // fault kind says.
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, a answer, kind string) {
-	switch kind {
-	case FaultReset:
-		abort(r)
-		return
-	case FaultSlow:
-		if !wait(r.Context(), SlowDelay) {
-			abort(r)
-			return
-		}
+	if simkit.Deliver(r, kind == FaultReset, kind == FaultSlow) {
+		writeJSON(w, a)
 	}
-	writeJSON(w, a)
 }
 
 // withWarning adds a warning entry to a write's successful answer.
@@ -140,26 +126,10 @@ func succeeded(entries []entry) bool {
 // arrive counts a request, calls the OnRequest hook, and reports whether
 // the caller is banned.
 func (s *Server) arrive(client string) bool {
-	s.mu.Lock()
-	s.requests++
-	hook, banned := s.onRequest, s.banned[client]
-	s.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	return banned
-}
-
-// takeFault returns the latency and takes the next injected fault, if any.
-func (s *Server) takeFault() (time.Duration, fault) {
+	s.arrivals.Arrive("")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var f fault
-	if len(s.faults) > 0 {
-		f = s.faults[0]
-		s.faults = s.faults[1:]
-	}
-	return s.latency, f
+	return s.banned[client]
 }
 
 // perform authenticates the call and runs its operation under the lock.
@@ -257,30 +227,6 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// abort leaves the request unanswered: under a net/http server it closes
-// the connection (the panic is the server's documented way to do so).
-// Called directly, ServeHTTP just returns without writing.
-func abort(r *http.Request) {
-	if r.Context().Value(http.ServerContextKey) != nil {
-		panic(http.ErrAbortHandler)
-	}
-}
-
-// wait waits d, and reports false if ctx ended first.
-func wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 func writeJSON(w http.ResponseWriter, a answer) {

@@ -124,6 +124,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strings"
 	"sync"
@@ -154,12 +155,10 @@ type Server struct {
 	mu           sync.Mutex
 	keys         map[string]bool // key → read-write
 	domains      map[string]*domain
-	mailboxes    map[string]*mailbox // by address
-	latency      time.Duration
-	faults       []fault
-	requests     int
-	onRequest    func()
-	failsInRow   map[string]int // by client address
+	mailboxes    map[string]*mailbox     // by address
+	faults       simkit.Faults[fault]    // and the latency
+	arrivals     simkit.Arrivals[string] // and the OnRequest hook
+	failsInRow   map[string]int          // by client address
 	banned       map[string]bool
 	authFailures int
 }
@@ -329,9 +328,7 @@ func stateName(active int) string {
 
 // SetLatency delays every /api answer by d; zero or less removes it.
 func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = max(d, 0)
+	s.faults.SetLatency(d)
 }
 
 // The fault kinds of [Server.InjectFault].
@@ -343,7 +340,7 @@ const (
 )
 
 // SlowDelay is how much later than the latency a "slow" fault answers.
-const SlowDelay = 10 * time.Second
+const SlowDelay = simkit.SlowDelay
 
 // fault is one injected failure: a kind above, or an error or warning
 // code.
@@ -360,37 +357,25 @@ func (s *Server) InjectFault(kind string, n int) error {
 	default:
 		return fmt.Errorf("mailcowsim: unknown fault %q (want 429, 502, reset or slow)", kind)
 	}
-	s.push(n, fault{kind: kind})
+	s.faults.Push(n, fault{kind: kind})
 	return nil
 }
 
 // FailNextWith makes the next n /api requests answer HTTP 200
 // [{"type":"danger","msg":code}] without doing anything: any code, an
 // unknown or very long one included.
-func (s *Server) FailNextWith(n int, code string) { s.push(n, fault{code: code}) }
+func (s *Server) FailNextWith(n int, code string) { s.faults.Push(n, fault{code: code}) }
 
 // WarnNextWith makes the next n /api requests add a warning entry with the
 // code to their answer when they are writes that succeed (a partial
 // success such as domain_added_sogo_failed).
 func (s *Server) WarnNextWith(n int, code string) {
-	s.push(n, fault{code: code, warning: true})
-}
-
-func (s *Server) push(n int, f fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.faults = append(s.faults, f)
-	}
+	s.faults.Push(n, fault{code: code, warning: true})
 }
 
 // Requests returns how many /api requests arrived, faults, refusals and
 // banned ones included.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
+func (s *Server) Requests() int { return s.arrivals.Count("") }
 
 // AuthFailures returns how many requests were refused with HTTP 401.
 func (s *Server) AuthFailures() int {
@@ -418,11 +403,7 @@ func (s *Server) Unban() {
 // OnRequest makes fn be called as each /api request arrives, after it is
 // counted and before anything else; nil removes it. fn runs on the
 // request's goroutine and the answer waits for it.
-func (s *Server) OnRequest(fn func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onRequest = fn
-}
+func (s *Server) OnRequest(fn func()) { s.arrivals.OnArrive(simkit.Hook[string](fn)) }
 
 // newDKIMKey returns a random public key in base64 (see the package doc).
 func newDKIMKey() string { return base64.StdEncoding.EncodeToString(randomBytes(256)) }

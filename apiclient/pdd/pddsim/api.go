@@ -1,12 +1,11 @@
 package pddsim
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"time"
 
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
@@ -16,9 +15,6 @@ const maxForm = 64 << 10
 // tooManyRequestsPage is what a proxy in front of the service answers
 // with 429.
 const tooManyRequestsPage = "<html>\r\n<head><title>429 Too Many Requests</title></head>\r\n<body>\r\n<center><h1>429 Too Many Requests</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
-
-// badGatewayPage is what a proxy in front of the service answers with 502.
-const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
 
 // answer is a PDD answer, its fields in the order PDD documents them.
 type answer struct {
@@ -64,12 +60,10 @@ func (s *Server) routes() {
 // fault or perform the operation, answer.
 func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hook := s.count(op); hook != nil {
-			hook(op)
-		}
+		s.arrivals.Arrive(op)
 		if r.Method != method {
 			w.Header().Set("Allow", method)
-			writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
+			simkit.WriteJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", ""))
 			return
 		}
 		params := r.URL.Query()
@@ -78,9 +72,9 @@ func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
 			_ = r.ParseForm() // pairs that parse are kept; see the package doc
 			params = r.PostForm
 		}
-		latency, f := s.takeFault()
-		if !wait(r.Context(), latency) {
-			abort(r) // the client went away, or the server is stopping
+		latency, f := s.faults.Take()
+		if !simkit.Wait(r.Context(), latency) {
+			simkit.Abort(r) // the client went away, or the server is stopping
 			return
 		}
 		if refuseFault(w, f, params.Get("domain")) {
@@ -96,12 +90,12 @@ func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
 func refuseFault(w http.ResponseWriter, f fault, domain string) bool {
 	switch {
 	case f.code != "":
-		writeJSON(w, http.StatusOK, failure(f.code, domain))
+		simkit.WriteJSON(w, http.StatusOK, failure(f.code, domain))
 	case f.transport == FaultBadGateway:
-		writePage(w, http.StatusBadGateway, badGatewayPage)
+		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
 	case f.transport == FaultTooManyRequests:
 		w.Header().Set("Retry-After", "1")
-		writePage(w, http.StatusTooManyRequests, tooManyRequestsPage)
+		simkit.WritePage(w, http.StatusTooManyRequests, tooManyRequestsPage)
 	default:
 		return false
 	}
@@ -117,70 +111,9 @@ func answerFault(w http.ResponseWriter, r *http.Request, f fault, a any) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body[:len(body)/2])
 		return
-	case FaultReset:
-		abort(r)
-		return
-	case FaultSlow:
-		if !wait(r.Context(), SlowDelay) {
-			abort(r)
-			return
-		}
 	}
-	writeJSON(w, http.StatusOK, a)
-}
-
-// writePage answers status with an HTML page, as a proxy in front of the
-// service would.
-func writePage(w http.ResponseWriter, status int, page string) {
-	w.Header().Set("Content-Type", "text/html")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(page))
-}
-
-// abort leaves the request unanswered: under a net/http server it closes
-// the connection (the panic is the server's documented way to do so).
-// Called directly, ServeHTTP just returns without writing.
-func abort(r *http.Request) {
-	if r.Context().Value(http.ServerContextKey) != nil {
-		panic(http.ErrAbortHandler)
-	}
-}
-
-// count counts a request of op and returns the hook of [Server.OnRequest].
-func (s *Server) count(op pdd.Op) func(pdd.Op) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.total++
-	if op != "" {
-		s.requests[op]++
-	}
-	return s.onRequest
-}
-
-// takeFault returns the latency and takes the next injected fault, if any.
-func (s *Server) takeFault() (time.Duration, fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var f fault
-	if len(s.faults) > 0 {
-		f = s.faults[0]
-		s.faults = s.faults[1:]
-	}
-	return s.latency, f
-}
-
-// wait waits d, and reports false if ctx ended first.
-func wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+	if simkit.Deliver(r, f.transport == FaultReset, f.transport == FaultSlow) {
+		simkit.WriteJSON(w, http.StatusOK, a)
 	}
 }
 
@@ -292,19 +225,6 @@ func (s *Server) ownedDomain(acct *account, raw string) (string, pdd.Code) {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	if hook := s.count(""); hook != nil {
-		hook("")
-	}
-	writeJSON(w, http.StatusNotFound, failure("not_found", ""))
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	s.arrivals.Arrive("")
+	simkit.WriteJSON(w, http.StatusNotFound, failure("not_found", ""))
 }

@@ -2,6 +2,7 @@ package pddsim
 
 import (
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,17 +24,17 @@ type controlAnswer struct {
 func control(w http.ResponseWriter, r *http.Request, fn func() (controlAnswer, error)) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeJSON(w, http.StatusMethodNotAllowed, controlAnswer{Success: "error", Error: "method_not_allowed"})
+		simkit.WriteJSON(w, http.StatusMethodNotAllowed, controlAnswer{Success: "error", Error: "method_not_allowed"})
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	a, err := fn()
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, controlAnswer{Success: "error", Error: err.Error()})
+		simkit.WriteJSON(w, http.StatusBadRequest, controlAnswer{Success: "error", Error: err.Error()})
 		return
 	}
 	a.Success = "ok"
-	writeJSON(w, http.StatusOK, a)
+	simkit.WriteJSON(w, http.StatusOK, a)
 }
 
 // controlStatus is POST /sim/status domain=..&status=..
@@ -103,7 +104,7 @@ func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
 	for _, op := range []pdd.Op{pdd.OpRegisterDomain, pdd.OpAddMailbox, pdd.OpEditMailbox, pdd.OpListMailboxes, pdd.OpRegistrationStatus} {
 		counts[string(op)] = s.Requests(op)
 	}
-	writeJSON(w, http.StatusOK, counts)
+	simkit.WriteJSON(w, http.StatusOK, counts)
 }
 
 // count parses a number of requests, 0 to 1000.
@@ -147,10 +148,10 @@ Controls:
 func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
 	m, ok := s.Inspect(r.FormValue("address"))
 	if !ok {
-		writeJSON(w, http.StatusNotFound, controlAnswer{Success: "error", Error: "no_such_mailbox"})
+		simkit.WriteJSON(w, http.StatusNotFound, controlAnswer{Success: "error", Error: "no_such_mailbox"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": "ok", "password": m.Password, "state": m.State,
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{"success": "ok", "password": m.Password, "state": m.State,
 		"force_password_change": m.ForcePasswordChange, "uid": m.UID})
 }
 

@@ -149,6 +149,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strings"
 	"sync"
@@ -170,16 +171,13 @@ type Server struct {
 	mu         sync.Mutex
 	prohibited map[string]bool
 	blocked    map[string]bool
-	accounts   map[string]*account // by token
-	first      *account            // the first account opened: AddDomain's
-	domains    map[string]*domain  // by name
-	mailboxes  map[string]mailbox  // by full address
-	latency    time.Duration
-	faults     []fault
-	requests   map[pdd.Op]int
-	total      int
+	accounts   map[string]*account     // by token
+	first      *account                // the first account opened: AddDomain's
+	domains    map[string]*domain      // by name
+	mailboxes  map[string]mailbox      // by full address
+	faults     simkit.Faults[fault]    // and the latency
+	arrivals   simkit.Arrivals[pdd.Op] // and the OnRequest hook
 	nextUID    int64
-	onRequest  func(pdd.Op)
 }
 
 type account struct{ domains int }
@@ -224,7 +222,6 @@ func New(opts ...Option) *Server {
 		accounts:   map[string]*account{},
 		domains:    map[string]*domain{},
 		mailboxes:  map[string]mailbox{},
-		requests:   map[pdd.Op]int{},
 		nextUID:    firstUID,
 	}
 	for _, opt := range opts {
@@ -274,9 +271,7 @@ func (s *Server) SetStatus(domainName string, status pdd.Status) error {
 
 // SetLatency delays every /api2 answer by d; zero or less removes the delay.
 func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = max(d, 0)
+	s.faults.SetLatency(d)
 }
 
 // FailNext makes the next n /api2 requests answer the error "unknown"
@@ -286,7 +281,7 @@ func (s *Server) FailNext(n int) { s.FailNextWith(n, pdd.CodeUnknown) }
 // FailNextWith makes the next n /api2 requests answer the error code, any
 // code at all, without performing their operation.
 func (s *Server) FailNextWith(n int, code pdd.Code) {
-	s.push(n, fault{code: code})
+	s.faults.Push(n, fault{code: code})
 }
 
 // Fault is a failure of the transport that [Server.InjectFault] puts into
@@ -313,7 +308,7 @@ const (
 )
 
 // SlowDelay is how much later than the latency a [FaultSlow] answer comes.
-const SlowDelay = 10 * time.Second
+const SlowDelay = simkit.SlowDelay
 
 // InjectFault makes the next n /api2 requests meet the fault f.
 func (s *Server) InjectFault(f Fault, n int) error {
@@ -322,7 +317,7 @@ func (s *Server) InjectFault(f Fault, n int) error {
 	default:
 		return fmt.Errorf("pddsim: unknown fault %q (want 429, 502, truncated, reset or slow)", f)
 	}
-	s.push(n, fault{transport: f})
+	s.faults.Push(n, fault{transport: f})
 	return nil
 }
 
@@ -332,35 +327,16 @@ type fault struct {
 	transport Fault
 }
 
-func (s *Server) push(n int, f fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.faults = append(s.faults, f)
-	}
-}
-
 // Requests returns how many /api2 requests of the operation ("domain/register"
 // or "email/add"; "" for all, other paths included) the sandbox has received.
-func (s *Server) Requests(op pdd.Op) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if op == "" {
-		return s.total
-	}
-	return s.requests[op]
-}
+func (s *Server) Requests(op pdd.Op) int { return s.arrivals.Count(op) }
 
 // OnRequest makes fn be called as each /api2 request arrives, after it is
 // counted and before its latency and fault, with its operation ("" for a
 // path that is no operation); nil removes it. fn runs on the request's
 // goroutine and the answer waits for it: a test learns that a request
 // arrived without polling, or holds requests back until it lets them go.
-func (s *Server) OnRequest(fn func(op pdd.Op)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onRequest = fn
-}
+func (s *Server) OnRequest(fn func(op pdd.Op)) { s.arrivals.OnArrive(fn) }
 
 // Mailbox reports whether the mailbox user@domain exists and its password.
 func (s *Server) Mailbox(address string) (password string, ok bool) {

@@ -3,6 +3,7 @@ package pddsim
 import (
 	"crypto/rand"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strconv"
 	"strings"
@@ -98,13 +99,7 @@ func (v Shared) SetLatency(d time.Duration) { v.s.SetLatency(d) }
 func (v Shared) Requests() int { return v.s.Requests("") }
 
 // OnRequest calls fn on each /api2 request's arrival; nil removes it.
-func (v Shared) OnRequest(fn func()) {
-	if fn == nil {
-		v.s.OnRequest(nil)
-		return
-	}
-	v.s.OnRequest(func(pdd.Op) { fn() })
-}
+func (v Shared) OnRequest(fn func()) { v.s.OnRequest(simkit.Hook[pdd.Op](fn)) }
 
 // Mailbox is [Server.Inspect].
 func (v Shared) Mailbox(address string) (MailboxInfo, bool) { return v.s.Inspect(address) }

@@ -2,21 +2,16 @@ package y360sim
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // maxBody bounds a request body.
 const maxBody = 64 << 10
-
-// slowExtra is how much later than the latency a "slow" fault answers.
-const slowExtra = 10 * time.Second
 
 // gRPC status codes, as the error bodies carry them.
 const (
@@ -28,9 +23,6 @@ const (
 	codeUnimplemented     = 12
 	codeUnauthenticated   = 16
 )
-
-// badGatewayPage is what a proxy in front of the service answers with 502.
-const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n"
 
 // errorBody is the API's failure: a gRPC status.
 type errorBody struct {
@@ -72,10 +64,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
-	if hook := s.arrive(); hook != nil {
-		hook()
-	}
-	latency, fault := s.takeFault()
+	s.arrivals.Arrive("")
+	latency, fault := s.faults.Take()
 	// The body is read first: the server notices a client that goes away
 	// only once it has read the request.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -84,8 +74,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if !wait(r.Context(), latency) {
-		abort(r) // the client went away, or the server is stopping
+	if !simkit.Wait(r.Context(), latency) {
+		simkit.Abort(r) // the client went away, or the server is stopping
 		return
 	}
 	switch fault {
@@ -94,19 +84,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeReply(w, failure(http.StatusTooManyRequests, codeResourceExhausted, "Too many requests"))
 		return
 	case Fault502:
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = io.WriteString(w, badGatewayPage)
+		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
 		return
 	}
 	rec := &recorder{header: http.Header{}}
 	s.mux.ServeHTTP(rec, r)
-	switch {
-	case fault == FaultReset, fault == FaultSlow && !wait(r.Context(), slowExtra):
-		abort(r)
-		return
+	if simkit.Deliver(r, fault == FaultReset, fault == FaultSlow) {
+		rec.writeTo(w)
 	}
-	rec.writeTo(w)
 }
 
 // orgAPI reads the body, then, under the lock, authenticates the token,
@@ -172,7 +157,7 @@ func (s *Server) listOrgs(w http.ResponseWriter, r *http.Request) {
 	for _, o := range orgs {
 		list = append(list, orgJSON{ID: o.id, Name: o.name})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"organizations": list, "nextPageToken": ""})
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{"organizations": list, "nextPageToken": ""})
 }
 
 // pageOf returns the bounds of the page the query asks for among n items,
@@ -200,50 +185,6 @@ func positive(raw string, def int) (int, bool) {
 	}
 	n, err := strconv.Atoi(raw)
 	return n, err == nil && n > 0
-}
-
-// arrive counts an API request and returns the hook of [Server.OnRequest].
-func (s *Server) arrive() func() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests++
-	return s.onRequest
-}
-
-// takeFault returns the latency and takes the next injected fault, if any.
-func (s *Server) takeFault() (time.Duration, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var f string
-	if len(s.faults) > 0 {
-		f = s.faults[0]
-		s.faults = s.faults[1:]
-	}
-	return s.latency, f
-}
-
-// wait waits d, and reports false if ctx ended first.
-func wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// abort leaves the request unanswered: under a net/http server it closes
-// the connection (the panic is the server's documented way to do so).
-// Called directly, ServeHTTP just returns without writing.
-func abort(r *http.Request) {
-	if r.Context().Value(http.ServerContextKey) != nil {
-		panic(http.ErrAbortHandler)
-	}
 }
 
 // recorder keeps an answer until the fault decides whether it is sent.
@@ -287,21 +228,10 @@ func (r *recorder) writeTo(w http.ResponseWriter) {
 	_, _ = w.Write(r.body.Bytes())
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
-}
-
 // reply is an API answer: an HTTP status and the JSON body.
 type reply struct {
 	status int
 	body   any
 }
 
-func writeReply(w http.ResponseWriter, r reply) { writeJSON(w, r.status, r.body) }
+func writeReply(w http.ResponseWriter, r reply) { simkit.WriteJSON(w, r.status, r.body) }

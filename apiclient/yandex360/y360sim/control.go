@@ -3,6 +3,7 @@ package y360sim
 import (
 	"errors"
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strconv"
 	"strings"
@@ -28,19 +29,13 @@ func (s *Server) InjectFault(kind string, n int) error {
 	case n < 0 || n > MaxFaults:
 		return fmt.Errorf("y360sim: %d faults: want 0 to %d", n, MaxFaults)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.faults = append(s.faults, kind)
-	}
+	s.faults.Push(n, kind)
 	return nil
 }
 
 // SetLatency delays every API answer by d; zero or less removes the delay.
 func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = max(d, 0)
+	s.faults.SetLatency(d)
 }
 
 // SetPatchRejectsForceChange makes a PATCH that sends
@@ -53,20 +48,12 @@ func (s *Server) SetPatchRejectsForceChange(reject bool) {
 
 // Requests returns how many API requests have arrived, faults and refusals
 // included.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
+func (s *Server) Requests() int { return s.arrivals.Count("") }
 
 // OnRequest makes fn be called as each API request arrives, after it is
 // counted and before its latency and fault; nil removes it. fn runs on the
 // request's goroutine and the answer waits for it.
-func (s *Server) OnRequest(fn func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onRequest = fn
-}
+func (s *Server) OnRequest(fn func()) { s.arrivals.OnArrive(simkit.Hook[string](fn)) }
 
 // MailboxInfo is a mailbox as a test sees it.
 type MailboxInfo struct {
@@ -147,7 +134,7 @@ func (s *Server) AddMailboxes(domainName string, n int) error {
 
 func (s *Server) controlRoutes() {
 	s.mux.HandleFunc("POST /sim/account", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.NewAccount())
+		simkit.WriteJSON(w, http.StatusOK, s.NewAccount())
 	})
 	s.mux.HandleFunc("POST /sim/fault", control(func(r *http.Request) error {
 		n, err := count(r.FormValue("n"))
@@ -182,7 +169,7 @@ func (s *Server) controlRoutes() {
 		return nil
 	}))
 	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]int{"requests": s.Requests()})
+		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests()})
 	})
 	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
 	s.mux.HandleFunc("GET /{$}", index)
@@ -193,10 +180,10 @@ func control(fn func(r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		if err := fn(r); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			simkit.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+		simkit.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	}
 }
 
@@ -204,10 +191,10 @@ func control(fn func(r *http.Request) error) http.HandlerFunc {
 func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
 	m, ok := s.Mailbox(r.FormValue("address"))
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such mailbox"})
+		simkit.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "no such mailbox"})
 		return
 	}
-	writeJSON(w, http.StatusOK, m)
+	simkit.WriteJSON(w, http.StatusOK, m)
 }
 
 // count parses a number of faults or mailboxes, 1 when raw is empty.

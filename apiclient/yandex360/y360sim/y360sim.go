@@ -106,6 +106,7 @@ package y360sim
 
 import (
 	"fmt"
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"sync"
 	"time"
@@ -128,10 +129,8 @@ type Server struct {
 	orgs              []*org            // in order of creation
 	tokens            map[string][]*org // the organisations each token sees
 	nextUserID        uint64
-	latency           time.Duration
-	faults            []string
-	requests          int
-	onRequest         func()
+	faults            simkit.Faults[string]   // and the latency
+	arrivals          simkit.Arrivals[string] // and the OnRequest hook
 	rejectForceChange bool
 	defaultDomain     string
 }

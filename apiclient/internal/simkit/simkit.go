@@ -1,0 +1,171 @@
+// Package simkit is the fault and latency machinery the provider
+// sandboxes (pddsim, y360sim, mailcowsim) share: a queue of injected
+// faults with the latency of every answer, waiting that ends with the
+// request, leaving a request unanswered, and a proxy's HTML pages.
+package simkit
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// BadGatewayPage is what nginx in front of a service answers with 502.
+const BadGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+
+// Faults is a sandbox's queue of injected faults, of its own type F, and
+// the latency of its answers. The zero value is an empty queue without
+// latency; it is safe for concurrent use.
+type Faults[F any] struct {
+	mu      sync.Mutex
+	latency time.Duration
+	queue   []F
+}
+
+// Push queues f for the next n requests.
+func (q *Faults[F]) Push(n int, f F) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for range n {
+		q.queue = append(q.queue, f)
+	}
+}
+
+// SetLatency delays every answer by d; zero or less removes the delay.
+func (q *Faults[F]) SetLatency(d time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.latency = max(d, 0)
+}
+
+// Take returns the latency and takes the next fault, the zero F when none
+// is queued.
+func (q *Faults[F]) Take() (time.Duration, F) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var f F
+	if len(q.queue) > 0 {
+		f = q.queue[0]
+		q.queue = q.queue[1:]
+	}
+	return q.latency, f
+}
+
+// Wait waits d, and reports false if ctx ended first.
+func Wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// Abort leaves the request unanswered: under a net/http server it closes
+// the connection (the panic is the server's documented way to do so).
+// Called directly, ServeHTTP just returns without writing.
+func Abort(r *http.Request) {
+	if r.Context().Value(http.ServerContextKey) != nil {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// WritePage answers status with an HTML page, as a proxy in front of the
+// service would.
+func WritePage(w http.ResponseWriter, status int, page string) {
+	w.Header().Set("Content-Type", "text/html")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(page))
+}
+
+// SlowDelay is how much later than the latency a "slow" fault answers:
+// long past a client's timeout.
+const SlowDelay = 10 * time.Second
+
+// Deliver reports whether the answer of a performed request is to be
+// written, as its fault says: after a reset it is lost (the connection
+// closes unanswered); a slow one comes [SlowDelay] later, and is lost if
+// the request ends first.
+func Deliver(r *http.Request, reset, slow bool) bool {
+	if reset || slow && !Wait(r.Context(), SlowDelay) {
+		Abort(r)
+		return false
+	}
+	return true
+}
+
+// WriteJSON answers status with v as JSON and a final newline.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// Arrivals counts a sandbox's requests as they arrive, in all and by a
+// key of the sandbox's choosing (its operation; the zero K counts in all
+// only), and calls a hook on each. The zero value counts from 0 without a
+// hook; it is safe for concurrent use.
+type Arrivals[K comparable] struct {
+	mu    sync.Mutex
+	total int
+	byKey map[K]int
+	hook  func(K)
+}
+
+// Arrive counts a request of key, then calls the hook, if any, outside
+// the lock: the request waits for it.
+func (a *Arrivals[K]) Arrive(key K) {
+	a.mu.Lock()
+	a.total++
+	var zero K
+	if key != zero {
+		if a.byKey == nil {
+			a.byKey = map[K]int{}
+		}
+		a.byKey[key]++
+	}
+	hook := a.hook
+	a.mu.Unlock()
+	if hook != nil {
+		hook(key)
+	}
+}
+
+// Count returns how many requests of key arrived; of the zero K, all.
+func (a *Arrivals[K]) Count(key K) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var zero K
+	if key == zero {
+		return a.total
+	}
+	return a.byKey[key]
+}
+
+// OnArrive makes fn be called as each request arrives, after it is
+// counted; nil removes it.
+func (a *Arrivals[K]) OnArrive(fn func(K)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.hook = fn
+}
+
+// Hook is fn as a hook of [Arrivals] that ignores the key; nil for nil.
+func Hook[K comparable](fn func()) func(K) {
+	if fn == nil {
+		return nil
+	}
+	return func(K) { fn() }
+}
