@@ -160,6 +160,21 @@ func (s *Server) listOrgs(w http.ResponseWriter, r *http.Request) {
 	simkit.WriteJSON(w, http.StatusOK, map[string]any{"organizations": list, "nextPageToken": ""})
 }
 
+// listPage answers a paged list: the page of items the query asks for,
+// each rendered, under key beside the paging fields.
+func listPage[T, J any](r *http.Request, key string, items []T, render func(T) J) reply {
+	from, to, fields, ok := pageOf(r, len(items))
+	if !ok {
+		return invalid("page and perPage must be positive numbers")
+	}
+	out := make([]J, 0, to-from)
+	for _, it := range items[from:to] {
+		out = append(out, render(it))
+	}
+	fields[key] = out
+	return reply{http.StatusOK, fields}
+}
+
 // pageOf returns the bounds of the page the query asks for among n items,
 // and the list fields of the answer; ok is false for a bad page or perPage.
 func pageOf(r *http.Request, n int) (from, to int, fields map[string]any, ok bool) {

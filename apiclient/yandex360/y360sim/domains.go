@@ -64,16 +64,7 @@ func (s *Server) addDomain(o *org, _ *http.Request, body []byte) reply {
 
 // listDomains is GET /directory/v1/org/{orgId}/domains; s.mu is held.
 func (s *Server) listDomains(o *org, r *http.Request, _ []byte) reply {
-	from, to, fields, ok := pageOf(r, len(o.domains))
-	if !ok {
-		return invalid("page and perPage must be positive numbers")
-	}
-	domains := make([]domainJSON, 0, to-from)
-	for _, d := range o.domains[from:to] {
-		domains = append(domains, o.domainJSON(d))
-	}
-	fields["domains"] = domains
-	return reply{http.StatusOK, fields}
+	return listPage(r, "domains", o.domains, o.domainJSON)
 }
 
 // domainStatus is GET /directory/v1/org/{orgId}/domains/{domain}/status;

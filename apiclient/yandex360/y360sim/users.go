@@ -148,14 +148,5 @@ func (s *Server) patchUser(o *org, r *http.Request, body []byte) reply {
 
 // listUsers is GET /directory/v1/org/{orgId}/users; s.mu is held.
 func (s *Server) listUsers(o *org, r *http.Request, _ []byte) reply {
-	from, to, fields, ok := pageOf(r, len(o.users))
-	if !ok {
-		return invalid("page and perPage must be positive numbers")
-	}
-	users := make([]userJSON, 0, to-from)
-	for _, u := range o.users[from:to] {
-		users = append(users, o.userJSON(u))
-	}
-	fields["users"] = users
-	return reply{http.StatusOK, fields}
+	return listPage(r, "users", o.users, o.userJSON)
 }
