@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient"
 	"io"
 	"math"
 	"net"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
 
 	"go.uber.org/zap/zapcore"
 

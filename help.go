@@ -4,15 +4,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/internal/textcut"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
 // options is the command line, parsed: the subcommand and its flags.

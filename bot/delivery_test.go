@@ -1,12 +1,12 @@
 package bot_test
 
 import (
-	"github.com/mailbot/mailbot/apiclient"
 	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/commands"
 )

@@ -3,9 +3,10 @@ package commands_test
 import (
 	"context"
 	"errors"
-	"github.com/mailbot/mailbot/apiclient"
 	"testing"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"

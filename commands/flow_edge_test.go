@@ -3,9 +3,10 @@ package commands_test
 import (
 	"context"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient"
 	"strings"
 	"testing"
+
+	"github.com/mailbot/mailbot/apiclient"
 
 	"github.com/google/go-cmp/cmp"
 

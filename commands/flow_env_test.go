@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"

@@ -3,8 +3,9 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient"
 	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // maxPasswordTries bounds the regeneration of passwords that miss a class

@@ -2,6 +2,7 @@ package pdd
 
 import (
 	"encoding/json"
+
 	"github.com/mailbot/mailbot/apiclient"
 
 	"errors"

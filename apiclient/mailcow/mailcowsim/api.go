@@ -2,11 +2,12 @@ package mailcowsim
 
 import (
 	"encoding/json"
-	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // maxBody bounds a request body.

@@ -124,11 +124,12 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // DefaultBanAfter is how many authentication failures in a row ban an

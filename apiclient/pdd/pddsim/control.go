@@ -2,12 +2,12 @@ package pddsim
 
 import (
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 

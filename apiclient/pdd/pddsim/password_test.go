@@ -2,10 +2,10 @@ package pddsim
 
 import (
 	"errors"
-	"github.com/mailbot/mailbot/apiclient"
 	"strings"
 	"testing"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 

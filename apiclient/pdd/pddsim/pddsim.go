@@ -149,12 +149,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 

@@ -3,12 +3,12 @@ package pddsim
 import (
 	"crypto/rand"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 

@@ -2,12 +2,13 @@ package y360sim
 
 import (
 	"bytes"
-	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // maxBody bounds a request body.

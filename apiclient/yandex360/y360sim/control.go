@@ -3,11 +3,12 @@ package y360sim
 import (
 	"errors"
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // The faults [Server.InjectFault] knows.

@@ -106,10 +106,11 @@ package y360sim
 
 import (
 	"fmt"
-	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // The sandbox's numbering and paging.
