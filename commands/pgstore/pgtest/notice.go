@@ -2,7 +2,6 @@ package pgtest
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,13 +14,20 @@ import (
 // package only when it fails (or with -v), so a skip for want of
 // PostgreSQL would pass unseen: the tests that matter most for several
 // replicas would never run on a contributor's machine, and nobody would
-// know. So a package whose tests skipped writes one line to the
-// controlling terminal, /dev/tty, which go test does not capture: what
-// was not tested and how to test it. One line per go command, not one per
-// package: the first package to write it leaves a marker named after the
-// go command's process ID (the parent of every test binary it runs), and
-// the others see it. Without a terminal (CI, a pipe) nothing is written:
-// CI sets MAILBOT_TEST_POSTGRES=required, and -v shows every skip anyway.
+// know. So the first test skipped for want of PostgreSQL arranges for one
+// line, what was not tested and how to test it, to follow the last line
+// that the go command prints (notice_unix.go): a small watcher process
+// holds the go command's standard output and writes the line there once
+// the go command has exited. A pipe's reader (CI, a script, `| tee`) sees
+// it as the last line before the end of the output; a terminal shows it
+// under the last "ok" line, as the shell prints its prompt. One line per
+// go command, however many packages skip: the first to claim it leaves a
+// marker named after the go command's process ID.
+//
+// A test binary started otherwise (by hand, or by a harness) writes the
+// line to its controlling terminal at once, if it has one. With go test
+// -json nothing is written: the JSON stream reports every skip itself.
+// CI sets MAILBOT_TEST_POSTGRES=required, so that nothing is skipped.
 //
 // A package whose tests skipped is never cached as passed, so that the
 // line comes back at every go test ./..., not only the first: go test
@@ -33,50 +39,36 @@ import (
 // PostgreSQL.
 var skipped atomic.Int32
 
-// noticeText is the line on the terminal.
+// noticeText is the line.
 const noticeText = "pgtest: tests that need PostgreSQL were SKIPPED (no initdb and postgres on the PATH, under /usr/lib/postgresql/*/bin or in " +
 	EnvBinDir + "); install PostgreSQL 13 or later (Debian: apt-get install postgresql) and run " +
 	EnvRequired + "=required go test ./...\n"
 
-// noteSkip counts a skipped test. A package without [Run] gets the notice
-// at once; one with it, at the end of its tests.
+// noteSkip counts a skipped test, and the first one of the process
+// arranges for the notice.
 func noteSkip() {
 	if skipped.Add(1) > 1 {
 		return
 	}
 	uncache() // while the tests run: go test records their files until then
-	shared.Lock()
-	main := shared.main
-	shared.Unlock()
-	if !main {
-		tellTerminal()
-	}
+	announce()
 }
 
-// tellTerminal writes the notice to the terminal once per go command.
-func tellTerminal() {
-	dir := filepath.Join(os.TempDir(), "mailbot-pgtest")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return
-	}
-	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
-	if err != nil {
-		return // no terminal
-	}
-	defer func() { _ = tty.Close() }() // a notice; nothing to do if it fails
-	if firstOfRun(dir) {
-		_, _ = fmt.Fprint(tty, noticeText)
-	}
-}
+// noticeDir holds the markers of the go commands that have been told.
+func noticeDir() string { return filepath.Join(os.TempDir(), "mailbot-pgtest") }
 
 // firstOfRun reports whether this is the first test binary of the go
-// command that runs it to claim the notice, and forgets the claims of
-// go commands long gone.
-func firstOfRun(dir string) bool {
+// command (or other parent) with process ID parent to claim the notice,
+// and forgets the claims of go commands long gone.
+func firstOfRun(parent int) bool {
+	dir := noticeDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return true // no marker can be made: tell, maybe twice
+	}
 	forgetOld(dir)
-	f, err := os.OpenFile(filepath.Join(dir, "go-"+strconv.Itoa(os.Getppid())), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, "go-"+strconv.Itoa(parent)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
-		return !errors.Is(err, fs.ErrExist) // no marker can be made: tell, maybe twice
+		return !errors.Is(err, fs.ErrExist)
 	}
 	_ = f.Close() // an empty marker
 	return true

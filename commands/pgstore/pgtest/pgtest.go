@@ -20,7 +20,7 @@
 // PostgreSQL must be installed: initdb and postgres on the PATH, or under
 // /usr/lib/postgresql/*/bin, or in the directory MAILBOT_TEST_POSTGRES_BIN
 // names. When it is not, the tests that need it say so and skip, and one
-// line on the terminal says so at the end of the package ([Run]); with
+// line after the last of the go command's output says so (notice.go); with
 // MAILBOT_TEST_POSTGRES=required in the environment (as CI sets it) they
 // fail instead. PostgreSQL refuses to run as root: as root
 // the server runs as the postgres user (or nobody), which owns the
@@ -70,9 +70,6 @@ func Run(m *testing.M) int {
 	shared.main = true
 	shared.Unlock()
 	code := m.Run()
-	if skipped.Load() > 0 {
-		tellTerminal()
-	}
 	shared.Lock()
 	defer shared.Unlock()
 	if shared.cluster != nil {
