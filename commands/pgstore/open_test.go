@@ -18,6 +18,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // query runs sql on dsn as the superuser and returns the rows' first
@@ -161,13 +162,8 @@ func TestOpenWaitsForTheDatabase(t *testing.T) {
 		}
 		done <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for logs.FilterMessage("database unreachable, retrying").Len() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no retry logged within 10 s")
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the log line, with a deadline
-	}
+	testkit.Eventually(t, 10*time.Second, "a logged retry",
+		func() bool { return logs.FilterMessage("database unreachable, retrying").Len() > 0 })
 	proxy.Restore()
 	if err := <-done; err != nil {
 		t.Fatalf("Open after the database came back: %v", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // pending returns a request created at now, expiring a day later.
@@ -24,13 +25,8 @@ func pending(id string, now time.Time) commands.Pending {
 // waitUp polls s until it answers, for up to 20 s.
 func waitUp(t *testing.T, s *pgstore.Store) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for s.Ping(t.Context()) != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the store did not recover within 20 s of the database's return")
-		}
-		time.Sleep(20 * time.Millisecond) // polling, with a deadline
-	}
+	testkit.Eventually(t, 20*time.Second, "the store to answer again after the database's return",
+		func() bool { return s.Ping(t.Context()) == nil })
 }
 
 func TestOutage(t *testing.T) {

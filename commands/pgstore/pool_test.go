@@ -15,6 +15,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // connections returns how many connections of the application name the
@@ -87,13 +88,8 @@ func TestPoolClosesIdle(t *testing.T) {
 	if most := burst(t, s, dsn, "poolidle", 16); most < 2 {
 		t.Fatalf("the burst used %d connections, want several", most)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for connections(t, dsn, "poolidle") > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d idle connections still open 15 s after the burst", connections(t, dsn, "poolidle"))
-		}
-		time.Sleep(50 * time.Millisecond) // polling the server, with a deadline
-	}
+	testkit.Eventually(t, 15*time.Second, "the burst's idle connections to close",
+		func() bool { return connections(t, dsn, "poolidle") == 0 })
 	if err := s.Ping(t.Context()); err != nil {
 		t.Errorf("Ping after the idle connections closed: %v", err)
 	}
