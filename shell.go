@@ -363,7 +363,11 @@ func (sh *shell) Deliver(_ context.Context, to commands.Route, r commands.Reply)
 func (sh *shell) PostRequest(_ context.Context, v commands.RequestView) (commands.MessageRef, error) {
 	id := v.Pending.ID
 	sh.values[id] = v.Value
-	fmt.Fprintf(sh.out, "[ops] Approval request %s: %s. An admin types: approve %s, or deny %s\n", id, v.Pending.Summary(nil), id, id)
+	text := v.Pending.Summary(nil) + "."
+	if v.Text != "" {
+		text += " " + v.Text // what the message says besides, as a reset's word on where the password goes
+	}
+	fmt.Fprintf(sh.out, "[ops] Approval request %s: %s An admin types: approve %s, or deny %s\n", id, text, id, id)
 	return commands.MessageRef{Channel: "shell", TS: id}, nil
 }
 

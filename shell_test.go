@@ -223,7 +223,14 @@ func TestShellApprovals(t *testing.T) {
 	m, off = out.waitFor(t, rePendingID, off)
 	send("as UADMIN2")
 	send("deny " + m[1])
-	_, _ = out.waitFor(t, regexp.MustCompile(`(?s)\[ops\] Request \w+ \(denied\): Denied by UADMIN2.*\[to UCAROL, only them\]\nRequest denied\nUADMIN2 denied your request.*You denied`), off)
+	_, off = out.waitFor(t, regexp.MustCompile(`(?s)\[ops\] Request \w+ \(denied\): Denied by UADMIN2.*\[to UCAROL, only them\]\nRequest denied\nUADMIN2 denied your request.*You denied`), off)
+	// The ops channel's request for a reset says where the password goes.
+	send("as UBOB")
+	send("/mailbox reset bob@example.com forgot it")
+	m, off = out.waitFor(t, regexp.MustCompile(`\[ops\] Approval request (\w+): UBOB asks to reset the password of mailbox bob@example\.com[^\n]*If approved, the new password goes to UBOB alone\.`), off)
+	send("as UADMIN2")
+	send("deny " + m[1])
+	_, _ = out.waitFor(t, regexp.MustCompile(`\[ops\] Request \w+ \(denied\)`), off)
 	_ = inW.Close() // an io.Pipe writer's Close always returns nil
 	if err := <-done; err != nil {
 		t.Fatalf("run(shell) = %v", err)
