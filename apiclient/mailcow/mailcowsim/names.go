@@ -3,16 +3,21 @@ package mailcowsim
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
+
+// The sandboxes' patterns are compiled when first used, not at start:
+// mailbot serve links the sandboxes (for mailbot sim and the shell) and
+// never uses them, and these patterns' programs weigh about 130 KB.
 
 // domainPattern is mailcow's is_valid_domain_name rule without its
 // look-aheads (checked in validDomain): labels of letters, digits and '-'
 // ending in a letter or digit, at least two labels.
-var domainPattern = regexp.MustCompile(`^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9]{1,63}$`)
+var domainPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9]{1,63}$`) })
 
 // localPartPattern is the sandbox's rule for a local part (see the
 // package doc).
-var localPartPattern = regexp.MustCompile(`^[a-z0-9_+-](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?$`)
+var localPartPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_+-](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?$`) })
 
 // canonicalDomain is name as mailcow keeps it: trimmed, lower case.
 func canonicalDomain(name string) string {
@@ -21,7 +26,7 @@ func canonicalDomain(name string) string {
 
 // validDomain applies mailcow's domain rule to a canonical name.
 func validDomain(name string) bool {
-	if len(name) > 253 || !domainPattern.MatchString(name) {
+	if len(name) > 253 || !domainPattern().MatchString(name) {
 		return false
 	}
 	labels := strings.Split(name, ".")
@@ -33,4 +38,4 @@ func validDomain(name string) bool {
 	return strings.Trim(labels[len(labels)-1], "0123456789") != ""
 }
 
-func validLocalPart(local string) bool { return localPartPattern.MatchString(local) }
+func validLocalPart(local string) bool { return localPartPattern().MatchString(local) }
