@@ -91,6 +91,10 @@ const (
 	ReasonPassword   Reason = "password"    // the provider's password rules refused the password
 )
 
+// UnknownCode is the words for a provider's error code that its adapter
+// does not know: the reply shows the code as received, and this.
+const UnknownCode = "an error code this version of mailbot does not know"
+
 // Error is every failure of a provider call. Its texts never hold a
 // token, a key, a password or a verification secret: Code and Message are
 // cut and redacted by the adapter ([CutCode], [Excerpt]).

@@ -219,7 +219,12 @@ func (c *Core) failure(n Notice, err error) Result {
 	n.Code, n.Detail = e.Code, e.Message
 	switch {
 	case e.Code != "":
-		r.Text = fmt.Sprintf("%s answered %s: %s.", who, e.Code, e.Message)
+		r.Text = fmt.Sprintf("%s answered %s: %s.", who, e.Code, providerWords(e))
+	case e.Class == apiclient.ClassRefused:
+		// The adapter refused from what the provider holds, with no code
+		// of the provider's (Yandex 360: no such user in the organisation).
+		n.Code, n.Detail = refusalCode(e), providerWords(e)
+		r.Text = fmt.Sprintf("%s: %s.", who, providerWords(e))
 	case e.Class == apiclient.ClassCredentials:
 		n.Code, n.Detail = CodeCredentials, codeWords[CodeCredentials]
 		r.Text = who + " refused mailbot's credentials."
@@ -236,6 +241,23 @@ func (c *Core) failure(n Notice, err error) Result {
 	r.Note = c.advice(n.Op, e)
 	n.NothingDone, n.Uncertain = e.Class == apiclient.ClassTemporary, e.Class == apiclient.ClassUncertain
 	return Result{Reply: r, Notice: n}
+}
+
+// providerWords is what e means in words, never empty.
+func providerWords(e *apiclient.Error) string {
+	if e.Message == "" {
+		return apiclient.UnknownCode
+	}
+	return e.Message
+}
+
+// refusalCode is the audit's code of a refusal without a provider's code:
+// its reason ("not_found"), or "refused".
+func refusalCode(e *apiclient.Error) string {
+	if e.Reason == "" {
+		return apiclient.ClassRefused.String()
+	}
+	return string(e.Reason)
 }
 
 // cutOff rewords the failure of an operation that mailbot's own stop cut

@@ -61,6 +61,8 @@ func TestRunReplies(t *testing.T) {
 		{"error-bad-token", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassCredentials, "", "bad_token", "the PDD token is invalid"))}, false, "bad_token", ""},
 		{"error-not-allowed", addOp, &fakeAPI{add: failAdd(pddErr(apiclient.OpAdd, apiclient.ClassRefused, apiclient.ReasonNotAllowed, "not_allowed", "the operation is not allowed for this account (it is not the domain administrator)"))}, false, "not_allowed", ""},
 		{"error-undocumented-code", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassRefused, "", "quota_frozen", "a code mailbot does not know, shown as received"))}, false, "quota_frozen", ""},
+		{"error-refused-without-code", addOp, &fakeAPI{add: failAdd(pddErr(apiclient.OpAdd, apiclient.ClassRefused, apiclient.ReasonNotFound, "", "the domain is not one of the organisation's"))}, false, "not_found", ""},
+		{"error-code-without-words", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassRefused, "", "weird_code", ""))}, false, "weird_code", ""},
 		{"error-response", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassTemporary, "", "", ""))}, false, CodeTransport, "nothing"},
 		{"error-response-add", addOp, &fakeAPI{add: failAdd(pddErr(apiclient.OpAdd, apiclient.ClassUncertain, "", "", ""))}, false, CodeTransport, "uncertain"},
 		{"error-transport-timeout-add", addOp, &fakeAPI{add: failAdd(&apiclient.Error{Provider: "pdd", Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Timeout: true, Attempts: 1, Err: timeoutErr{}})}, false, CodeTransport, "uncertain"},

@@ -120,6 +120,9 @@ func refusal(caller *apiclient.Caller, k call, code string, denied apiclient.Rea
 	if code == codeAccessDenied {
 		known = meaning{denied, deniedWords[denied]}
 	}
+	if known.words == "" {
+		known.words = apiclient.UnknownCode
+	}
 	e := caller.Fail(k.op, apiclient.ClassRefused, http.StatusOK, code, known.words)
 	e.Reason = known.reason
 	e.Sent = true

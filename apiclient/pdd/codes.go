@@ -80,7 +80,7 @@ func (c Code) Meaning() string {
 	if m, ok := meanings[c]; ok {
 		return m
 	}
-	return "an error code this version of mailbot does not know"
+	return apiclient.UnknownCode
 }
 
 // codeClasses sorts the PDD codes: what each means for the person who
