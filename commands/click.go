@@ -143,7 +143,7 @@ func (c *Core) refuseMoved(ctx context.Context, k Click, p Pending) string {
 // approve counts an approval and, on the last one, runs the operation.
 func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 	if ue := c.checkOp(p.Op); ue != nil {
-		c.deliver(ctx, k.Route, Reply{Title: "Request no longer valid", Error: true, Text: ue.Problem + " Nothing was sent to the PDD API."})
+		c.deliver(ctx, k.Route, Reply{Title: "Request no longer valid", Error: true, Text: ue.Problem + " Nothing was sent to " + c.providerName() + "."})
 		return LabelInvalid
 	}
 	rec, res, err := c.store.Approve(ctx, p, k.User, c.cfg.ApprovalsRequired, c.cfg.Now())
@@ -305,7 +305,7 @@ func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
 		c.deliver(ctx, Route{User: p.Requester, Channel: p.Channel}, Reply{Title: "Request denied", Error: true,
 			Text: fmt.Sprintf("%s denied your request to %s. Nothing was done.", c.cfg.Mention(k.User), p.Op)})
 		c.deliver(ctx, k.Route, Reply{Title: "Request denied",
-			Text: fmt.Sprintf("You denied the request to %s by %s. Nothing was sent to the PDD API.", p.Op, c.cfg.Mention(p.Requester))})
+			Text: fmt.Sprintf("You denied the request to %s by %s. Nothing was sent to %s.", p.Op, c.cfg.Mention(p.Requester), c.providerName())})
 		return LabelDenied
 	}
 	c.record(ctx, rec, EventCancelled, []string{k.User})
@@ -338,8 +338,8 @@ func (c *Core) alreadyDecided(rec Record) Reply {
 // expiredReply tells a clicker that p expired.
 func (c *Core) expiredReply(p Pending) Reply {
 	return Reply{Title: "Request expired", Error: true,
-		Text: fmt.Sprintf("The request to %s by %s expired at %s and can no longer be decided. Nothing was sent to the PDD API; %s may ask again.",
-			p.Op, c.cfg.Mention(p.Requester), fmtTime(p.Expires), c.cfg.Mention(p.Requester))}
+		Text: fmt.Sprintf("The request to %s by %s expired at %s and can no longer be decided. Nothing was sent to %s; %s may ask again.",
+			p.Op, c.cfg.Mention(p.Requester), fmtTime(p.Expires), c.providerName(), c.cfg.Mention(p.Requester))}
 }
 
 // record adds a decision to the audit trail; a failure is logged.
