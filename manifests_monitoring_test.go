@@ -36,6 +36,7 @@ const (
 // alertTestsPath.
 var wantAlerts = []string{
 	"MailbotDatabaseUnavailable",
+	"MailbotDown",
 	"MailbotProviderCredentialsRefused",
 	"MailbotProviderErrorsRising",
 	"MailbotResultsUndelivered",
@@ -89,6 +90,10 @@ func TestManifestPodMonitor(t *testing.T) {
 	}
 	if len(pm.Spec.PodMetricsEndpoints) != 1 {
 		t.Fatalf("PodMonitor has %d endpoints, want 1", len(pm.Spec.PodMetricsEndpoints))
+	}
+	if _, ok := podMonitorJob(pm); !ok {
+		t.Errorf("PodMonitor jobLabel %q is not a label of its selector %v: the job of its series would depend on the namespace and the object's name, which MailbotDown cannot know",
+			pm.Spec.JobLabel, pm.Spec.Selector.MatchLabels)
 	}
 	ep := pm.Spec.PodMetricsEndpoints[0]
 	forEachVariant(t, func(t *testing.T, b kubeBuild) {
@@ -173,6 +178,15 @@ func checkAlertAnnotations(t *testing.T, pr monitoringv1.PrometheusRule) []strin
 	}
 	slices.Sort(alerts)
 	return alerts
+}
+
+// podMonitorJob is the job label of the series pm scrapes, when pm sets it
+// from a pod label its selector requires (jobLabel), so that every pod it
+// scrapes carries it. Otherwise the operator names the job
+// "<namespace>/<pm's name>", which the manifests cannot know.
+func podMonitorJob(pm monitoringv1.PodMonitor) (string, bool) {
+	job, ok := pm.Spec.Selector.MatchLabels[pm.Spec.JobLabel]
+	return job, ok && pm.Spec.JobLabel != ""
 }
 
 // checkAlertTestsCover checks that alertTestsPath fires every alert at least
