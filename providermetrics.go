@@ -96,6 +96,20 @@ func metered[T any](p *meteredProvider, op apiclient.Op, call func() (T, error))
 	return v, err
 }
 
+// Check proves the credentials at start where the adapter can, counted
+// as the op "check"; a provider without a check passes (PDD).
+func (p *meteredProvider) Check(ctx context.Context) error {
+	c, ok := p.Provider.(checker)
+	if !ok {
+		return nil
+	}
+	_, err := metered(p, apiclient.OpCheck, func() (struct{}, error) { return struct{}{}, c.Check(ctx) })
+	return err
+}
+
+// Unwrap returns the provider it meters.
+func (p *meteredProvider) Unwrap() commands.Provider { return p.Provider }
+
 func (p *meteredProvider) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
 	return metered(p, apiclient.OpRegister, func() (*apiclient.Domain, error) { return p.Provider.RegisterDomain(ctx, domain) })
 }

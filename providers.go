@@ -76,7 +76,7 @@ func checkProvider(ctx context.Context, cfg *config, p commands.Provider, logger
 	}
 	err := c.Check(ctx)
 	if err == nil {
-		if y, ok := p.(*yandex360.Client); ok && cfg.Y360OrgID == "" {
+		if y, ok := unwrapProvider(p).(*yandex360.Client); ok && cfg.Y360OrgID == "" {
 			logger.Info("Yandex 360 organisation chosen: the one the token sees", zap.Int64("org_id", y.OrgID()))
 		}
 		return nil
@@ -84,7 +84,22 @@ func checkProvider(ctx context.Context, cfg *config, p commands.Provider, logger
 	if ctx.Err() != nil {
 		return nil
 	}
+	switch apiclient.ClassOf(err) {
+	case apiclient.ClassTemporary, apiclient.ClassUncertain:
+		return &configError{Var: checkedVariable(cfg, err), Reason: "the provider could not be reached at start to check it: " + err.Error()}
+	}
 	return &configError{Var: checkedVariable(cfg, err), Reason: "the provider refused it at start: " + err.Error()}
+}
+
+// unwrapProvider returns the adapter inside p's wrappers (the metrics').
+func unwrapProvider(p commands.Provider) commands.Provider {
+	for {
+		w, ok := p.(interface{ Unwrap() commands.Provider })
+		if !ok {
+			return p
+		}
+		p = w.Unwrap()
+	}
 }
 
 // checkedVariable names the variable a failed start-up check is about.

@@ -51,6 +51,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	if err != nil {
 		return err
 	}
+	provider = ms.provider.meter(provider) // the start-up check counts too
 	if err := checkProvider(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	if groups != nil {
 		coreCfg.InGroup, coreCfg.GroupHandle = groups.Contains, groups.Handle
 	}
-	core, err := commands.New(ms.provider.meter(provider), store, msgr, coreCfg, logger)
+	core, err := commands.New(provider, store, msgr, coreCfg, logger)
 	if err != nil {
 		return err
 	}

@@ -114,6 +114,11 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) 
 	name := commands.ProviderTitle(cfg.Provider)
 	if cfg.ProviderCredentialsSet() {
 		api, err := newProvider(cfg, apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot-shell"))
+		if err == nil {
+			// As serve does: proves the credentials, and chooses Yandex
+			// 360's organisation when Y360_ORG_ID is empty.
+			err = checkProvider(context.Background(), cfg, api, zap.NewNop())
+		}
 		if err != nil {
 			return nil, nil, err
 		}

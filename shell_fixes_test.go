@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -117,5 +118,38 @@ func TestShellRoughEdges(t *testing.T) {
 	}
 	if before, _, _ := strings.Cut(shellLines, "Cannot"); strings.Contains(before, "/") {
 		t.Errorf("help mixes a slash command into the shell lines:\n%s", shellLines)
+	}
+}
+
+// TestShellRealYandex360ChoosesTheOrganisation: with Yandex 360's
+// credentials and Y360_ORG_ID empty, the shell checks the token at start
+// as serve does, and so works in the one organisation the token sees
+// (every command was refused as a credentials problem before).
+func TestShellRealYandex360ChoosesTheOrganisation(t *testing.T) {
+	t.Parallel()
+	sb, err := newSandbox(providerYandex360)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sb.handler)
+	t.Cleanup(srv.Close)
+	env := map[string]string{"MAILBOT_PROVIDER": providerYandex360, "Y360_ORG_ID": ""}
+	for _, kv := range sb.vars(srv.URL) {
+		if kv[0] != "Y360_ORG_ID" {
+			env[kv[0]] = kv[1]
+		}
+	}
+	in := strings.NewReader("/maildomain register example.com\n/mailbox list example.com\n")
+	out, log, err := runShellCmd(t, env, in)
+	if err != nil {
+		t.Fatalf("run(shell) = %v; output:\n%s\nlog:\n%s", err, out, log)
+	}
+	for _, want := range []string{"Driving the real Yandex 360 at " + srv.URL, "Domain example.com registered", "Mailboxes of example.com"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "credentials") {
+		t.Errorf("a command was refused for its credentials:\n%s", out)
 	}
 }
