@@ -7,6 +7,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // Two defects found under attack (issue 24): a request message whose
@@ -43,6 +44,9 @@ func testE2EBlipWhilePosting(t *testing.T, bin string, cluster *pgtest.Cluster) 
 		}
 	}
 	proxy.Restore()
+	// The log reaches the test through a pipe, possibly after the reply
+	// that followed it: wait for the lines, then count them.
+	testkit.Until(e2eWait, p.stderr.Written, func() bool { return strings.Count(p.stderr.String(), "request message not recorded") >= 2 })
 	if n := strings.Count(p.stderr.String(), "request message not recorded"); n != 2 {
 		t.Fatalf("the blip did not hit both requests' message references (%d logged failures, want 2): the scenario did not happen", n)
 	}
