@@ -163,6 +163,8 @@ func TestAddDomain(t *testing.T) {
 		{"not a name", "bad_domain", "danger:domain_invalid"},
 		{"numeric last label", "example.123", "danger:domain_invalid"},
 		{"leading hyphen", "-a.example", "danger:domain_invalid"},
+		{"trailing hyphen", "example.com-", "danger:domain_invalid"},
+		{"internationalised, in punycode", "xn--e1afmkfd.xn--p1ai", "success:domain_added"},
 		{"the server's host name", DefaultHostname, "danger:domain_cannot_match_hostname"},
 	}
 	for _, c := range cases {

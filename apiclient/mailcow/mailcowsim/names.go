@@ -12,8 +12,9 @@ import (
 
 // domainPattern is mailcow's is_valid_domain_name rule without its
 // look-aheads (checked in validDomain): labels of letters, digits and '-'
-// ending in a letter or digit, at least two labels.
-var domainPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9]{1,63}$`) })
+// ending in a letter or digit, at least two labels (the last one too:
+// punycode's "xn--p1ai" is a top-level domain).
+var domainPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9-]{0,62}[a-z0-9]$`) })
 
 // localPartPattern is the sandbox's rule for a local part (see the
 // package doc).
