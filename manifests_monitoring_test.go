@@ -1,16 +1,21 @@
 package main
 
 // The monitoring assets beside the manifests: the PodMonitor against the
-// pods it must scrape, and the PrometheusRule's alerts checked and run by
-// Prometheus' own promtool on synthetic series.
+// pods it must scrape, and the PrometheusRule's alerts checked against the
+// metrics table of docs/metrics.md (read by metrics_test.go's
+// documentedMetrics) and run by Prometheus' own promtool on synthetic
+// series.
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,16 +48,15 @@ var wantAlerts = []string{
 	"MailbotSocketDisconnected",
 }
 
-// exportedMetrics are mailbot's own metric names of this release.
-var exportedMetrics = map[string]bool{
-	"mailbot_build_info": true, "mailbot_commands_total": true, "mailbot_approvals_total": true,
-	"mailbot_notifications_total": true, "mailbot_home_views_total": true, "mailbot_usergroup_refresh_total": true,
-	"mailbot_undelivered_total": true, "mailbot_envelopes_redelivered_total": true, "mailbot_reminders_total": true,
-	"mailbot_socket_connected": true, "mailbot_socket_reconnects_total": true, "mailbot_work_in_flight": true,
-	"mailbot_ack_latency_seconds": true, "mailbot_provider_requests_total": true,
-	"mailbot_provider_request_duration_seconds": true, "mailbot_provider_retries_total": true,
-	"mailbot_database_up": true,
-}
+// scrapeLabels are the labels Prometheus gives every series it scrapes
+// through the PodMonitor, besides the series' own (the Prometheus
+// Operator's relabelling of a PodMonitor's targets): they are not in
+// metricsDoc's table, which lists what mailbot writes.
+var scrapeLabels = []string{"job", "instance", "namespace", "pod", "container", "endpoint"}
+
+// scrapeSeries are the series Prometheus writes itself for every target it
+// scrapes, with scrapeLabels alone. The alerts may read them too.
+var scrapeSeries = []string{"up"}
 
 // TestManifestMonitoringBuilds builds the monitoring kustomization and
 // checks that it holds the PodMonitor and the PrometheusRule, with the
@@ -110,14 +114,27 @@ func TestManifestPodMonitor(t *testing.T) {
 	}
 }
 
-// TestManifestAlerts checks every alert's summary and runbook, then has
-// promtool check the rules and run the tests in alertTestsPath, which must
-// fire each alert and keep it quiet at least once.
+// TestManifestAlerts checks every alert's summary and runbook, and that its
+// expression reads only series, labels and label values that metricsDoc's
+// table (or the scrape) provides, then has promtool check the rules and run
+// the tests in alertTestsPath, which must fire each alert and keep it quiet
+// at least once.
 func TestManifestAlerts(t *testing.T) {
 	t.Parallel()
 	var pr monitoringv1.PrometheusRule
 	readYAMLStrict(t, filepath.Join(monitoringDir, "prometheusrule.yaml"), &pr)
 	alerts := checkAlertAnnotations(t, pr)
+	var pm monitoringv1.PodMonitor
+	readYAMLStrict(t, filepath.Join(monitoringDir, "podmonitor.yaml"), &pm)
+	job, _ := podMonitorJob(pm) // TestManifestPodMonitor fails without one
+	vocab := alertVocabulary(documentedMetrics(t, true), job)
+	for _, g := range pr.Spec.Groups {
+		for _, r := range g.Rules {
+			for _, p := range exprProblems(r.Expr.String(), vocab) {
+				t.Errorf("alert %s: %s", r.Alert, p)
+			}
+		}
+	}
 	if diff := cmp.Diff(wantAlerts, alerts); diff != "" {
 		t.Errorf("alerts differ from those an operator needs (-want +got):\n%s", diff)
 	}
@@ -169,11 +186,6 @@ func checkAlertAnnotations(t *testing.T, pr monitoringv1.PrometheusRule) []strin
 			if r.Labels["severity"] == "" {
 				t.Errorf("alert %s has no severity label", r.Alert)
 			}
-			for _, m := range regexp.MustCompile(`\bmailbot_\w+`).FindAllString(r.Expr.String(), -1) {
-				if !exportedMetrics[m] {
-					t.Errorf("alert %s reads %s, which mailbot does not export", r.Alert, m)
-				}
-			}
 		}
 	}
 	slices.Sort(alerts)
@@ -187,6 +199,231 @@ func checkAlertAnnotations(t *testing.T, pr monitoringv1.PrometheusRule) []strin
 func podMonitorJob(pm monitoringv1.PodMonitor) (string, bool) {
 	job, ok := pm.Spec.Selector.MatchLabels[pm.Spec.JobLabel]
 	return job, ok && pm.Spec.JobLabel != ""
+}
+
+// alertVocabulary is what an alert's expression may read, by series name:
+// each series' label names and, by label, the values it takes (nil: any).
+// mailbot's series, and their labels and values, come from metricsDoc's
+// table (a histogram as its _bucket, with le, _sum and _count series), each
+// with scrapeLabels too; scrapeSeries have scrapeLabels alone. job is the
+// PodMonitor's job, the one value the job label takes ("": any).
+func alertVocabulary(doc map[string]docFamily, job string) map[string]map[string][]string {
+	scrape := make(map[string][]string)
+	for _, l := range scrapeLabels {
+		scrape[l] = nil
+	}
+	if job != "" {
+		scrape["job"] = []string{job}
+	}
+	vocab := make(map[string]map[string][]string)
+	add := func(name string, own map[string][]string, extra ...string) {
+		labels := maps.Clone(scrape)
+		maps.Copy(labels, own)
+		for _, l := range extra {
+			labels[l] = nil
+		}
+		vocab[name] = labels
+	}
+	for name, f := range doc {
+		if f.kind == "histogram" {
+			add(name+"_bucket", f.labels, "le")
+			add(name+"_sum", f.labels)
+			add(name+"_count", f.labels)
+			continue
+		}
+		add(name, f.labels)
+	}
+	for _, name := range scrapeSeries {
+		add(name, nil)
+	}
+	return vocab
+}
+
+// promqlToken splits a PromQL expression into tokens: comments, strings,
+// names (metrics, labels, functions, keywords), numbers and durations, and
+// operators. Enough to find the selectors and the label lists in it, not a
+// parser: the promtool run checks the syntax.
+var promqlToken = regexp.MustCompile(`#[^\n]*|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`" +
+	`|[A-Za-z_:][\w:]*|[0-9.][\w.]*|=~|!~|!=|==|<=|>=|\S`)
+
+// promqlLabelLists are the keywords followed by a list of label names.
+var promqlLabelLists = map[string]bool{"by": true, "without": true, "on": true, "ignoring": true, "group_left": true, "group_right": true}
+
+// promqlKeywords are the other names that are neither series nor functions.
+var promqlKeywords = map[string]bool{"and": true, "or": true, "unless": true, "bool": true, "offset": true, "atan2": true, "inf": true, "nan": true}
+
+var promqlName = regexp.MustCompile(`^[A-Za-z_:][\w:]*$`)
+
+// exprProblems reads expr's selectors and label lists and returns what in
+// them vocab does not have: a series, a label name matched on a series or
+// listed after by, without, on, ignoring, group_left or group_right (which
+// must be a label of a series the expression reads), and a label value
+// matched with = or != (for =~ and !~, each alternative of a regular
+// expression that is a list of values, or else at least one value the
+// expression matches) where the label takes only listed values.
+func exprProblems(expr string, vocab map[string]map[string][]string) []string {
+	var toks []string
+	for _, tok := range promqlToken.FindAllString(expr, -1) {
+		if !strings.HasPrefix(tok, "#") {
+			toks = append(toks, tok)
+		}
+	}
+	next := func(i int) string {
+		if i+1 < len(toks) {
+			return toks[i+1]
+		}
+		return ""
+	}
+	var problems, grouped []string
+	read := make(map[string]bool) // the label names of the series read
+	for i := 0; i < len(toks); i++ {
+		tok := toks[i]
+		switch {
+		case tok == "[": // a range or a subquery: durations only
+			for i < len(toks) && toks[i] != "]" {
+				i++
+			}
+		case tok == "{":
+			problems = append(problems, fmt.Sprintf("a selector without a series name: %s", expr))
+			i = skipTo(toks, i, "}")
+		case promqlName.MatchString(tok):
+			lower := strings.ToLower(tok)
+			switch {
+			case promqlLabelLists[lower] && next(i) == "(":
+				end := skipTo(toks, i+1, ")")
+				for _, l := range toks[i+2 : end] {
+					if l != "," {
+						grouped = append(grouped, l)
+					}
+				}
+				i = end
+			case promqlLabelLists[lower] || promqlKeywords[lower] || next(i) == "(" ||
+				strings.EqualFold(next(i), "by") || strings.EqualFold(next(i), "without"): // a function or an aggregation
+			default:
+				labels, ok := vocab[tok]
+				if !ok {
+					problems = append(problems, fmt.Sprintf("reads %s, which neither %s's table lists nor Prometheus writes for a scrape", tok, metricsDoc))
+				}
+				for l := range labels {
+					read[l] = true
+				}
+				if next(i) == "{" {
+					end := skipTo(toks, i+1, "}")
+					if ok {
+						problems = append(problems, matcherProblems(tok, toks[i+2:end], labels)...)
+					}
+					i = end
+				}
+			}
+		}
+	}
+	for _, l := range grouped {
+		if !read[l] {
+			problems = append(problems, fmt.Sprintf("groups or matches on %s, which no series it reads has (%s's table and the scrape's labels)", l, metricsDoc))
+		}
+	}
+	return problems
+}
+
+// skipTo is the index of the first tok from i on, or len(toks).
+func skipTo(toks []string, i int, tok string) int {
+	for i < len(toks) && toks[i] != tok {
+		i++
+	}
+	return i
+}
+
+// matcherProblems checks the label matchers of a selector of series (the
+// tokens between its braces) against its labels.
+func matcherProblems(series string, toks []string, labels map[string][]string) []string {
+	var problems []string
+	for m := range slices.Chunk(slices.DeleteFunc(slices.Clone(toks), func(s string) bool { return s == "," }), 3) {
+		if len(m) != 3 {
+			problems = append(problems, fmt.Sprintf("%s{%s}: cannot read the matchers", series, strings.Join(toks, "")))
+			break
+		}
+		label, op, value := m[0], m[1], m[2]
+		values, ok := labels[label]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("matches %s on %s, a label it does not have (%s's table, the scrape's labels)", series, label, metricsDoc))
+			continue
+		}
+		v, err := strconv.Unquote(value)
+		if err != nil && len(value) >= 2 && value[0] == '\'' {
+			v, err = value[1:len(value)-1], nil
+		}
+		if err != nil || values == nil {
+			continue
+		}
+		var unknown []string
+		switch op {
+		case "=", "!=":
+			if !slices.Contains(values, v) {
+				unknown = []string{v}
+			}
+		case "=~", "!~":
+			if regexp.QuoteMeta(strings.ReplaceAll(v, "|", "")) == strings.ReplaceAll(v, "|", "") {
+				for _, alt := range strings.Split(v, "|") {
+					if !slices.Contains(values, alt) {
+						unknown = append(unknown, alt)
+					}
+				}
+				break
+			}
+			re, err := regexp.Compile("^(?:" + v + ")$")
+			if err == nil && !slices.ContainsFunc(values, re.MatchString) {
+				unknown = []string{v}
+			}
+		}
+		if len(unknown) > 0 {
+			problems = append(problems, fmt.Sprintf("matches %s{%s%s%s}: %q is not among the values of %s (%s)",
+				series, label, op, value, unknown, label, strings.Join(values, ", ")))
+		}
+	}
+	return problems
+}
+
+// TestMonitoringAlertExprCheck checks exprProblems itself, on a table of
+// two families: what it lets through and what it finds.
+func TestMonitoringAlertExprCheck(t *testing.T) {
+	t.Parallel()
+	vocab := alertVocabulary(map[string]docFamily{
+		"mailbot_x_total":   {kind: "counter", labels: map[string][]string{"outcome": {"ok", "failed"}}},
+		"mailbot_y_seconds": {kind: "histogram", labels: map[string][]string{"op": nil}},
+	}, "mailbot")
+	for _, tc := range []struct {
+		expr string
+		want []string // a substring of each problem, in order
+	}{
+		{expr: `sum by (namespace, outcome) (increase(mailbot_x_total{outcome=~"ok|failed"}[15m])) > 0`},
+		{expr: `sum(increase(mailbot_x_total{outcome!='failed'}[15m:1m] offset 5m)) without (pod) >= 1e3`},
+		{expr: `histogram_quantile(0.99, sum by (le, op) (rate(mailbot_y_seconds_bucket[5m]))) > 1`},
+		{expr: "avg_over_time(up{job=\"mailbot\"}[5m]) < 0.5\nor\nabsent(up{job=`mailbot`})"},
+		{expr: `mailbot_x_total / on (namespace, pod) group_left mailbot_y_seconds_count`},
+		{expr: `label_replace(mailbot_x_total, "dst", "$1", "outcome", "(.*)") # by (nothing)`},
+		{expr: `mailbot_x_total{outcome=~"f.*"}`},
+		{expr: `mailbot_z_total > 0`, want: []string{"reads mailbot_z_total"}},
+		{expr: `rate(mailbot_y_seconds[5m])`, want: []string{"reads mailbot_y_seconds,"}},
+		{expr: `sum by (namespace, provider) (mailbot_x_total)`, want: []string{"on provider"}},
+		{expr: `sum by (le) (rate(mailbot_y_seconds_sum[5m]))`, want: []string{"on le"}},
+		{expr: `mailbot_x_total * on (namespace) group_left (provider) up`, want: []string{"on provider"}},
+		{expr: `mailbot_x_total{reason="x"}`, want: []string{"matches mailbot_x_total on reason"}},
+		{expr: `up{outcome="ok"}`, want: []string{"matches up on outcome"}},
+		{expr: `mailbot_x_total{outcome="fail"}`, want: []string{`["fail"] is not among`}},
+		{expr: `mailbot_x_total{namespace="ops",outcome=~"ok|fail|oops"}`, want: []string{`["fail" "oops"] is not among`}},
+		{expr: `mailbot_x_total{outcome=~"x.*"}`, want: []string{`["x.*"] is not among`}},
+		{expr: `up{job="ops/mailbot"} == 0`, want: []string{`["ops/mailbot"] is not among`}},
+		{expr: `{__name__="mailbot_x_total"}`, want: []string{"without a series name"}},
+	} {
+		got := exprProblems(tc.expr, vocab)
+		ok := len(got) == len(tc.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.Contains(got[i], tc.want[i])
+		}
+		if !ok {
+			t.Errorf("exprProblems(%q) = %q, want one problem with each of %q", tc.expr, got, tc.want)
+		}
+	}
 }
 
 // checkAlertTestsCover checks that alertTestsPath fires every alert at least
