@@ -102,7 +102,7 @@ func TestUndeliverableResultToldToOps(t *testing.T) {
 var long = strings.Repeat("quota_", 566) + "oops"
 
 // TestLongErrorCodeFitsSlack is issue 10, case 3: a 3,400-character code
-// that is not in the seed, on a direct add and on the approval path. The
+// that is not in PDD's documentation, on a direct add and on the approval path. The
 // user gets a reply that Slack accepts, with the code cut; the request
 // message loses its buttons. (The harness checks that Slack refused
 // nothing.)

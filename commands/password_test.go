@@ -8,11 +8,11 @@ import (
 )
 
 // seedSymbols are the symbols PDD's password rules allow besides Latin letters and
-// digits, copied from the seed's table: ! @ # $ % ^ & * ( ) _ - + : ; , .
+// digits, copied from PDD's documentation: ! @ # $ % ^ & * ( ) _ - + : ; , .
 const seedSymbols = "!@#$%^&*()_-+:;,."
 
 // breaksSeedRules returns PDD's password rule that pw breaks for the
-// mailbox user@domain, or "". It is written here from the seed, apart from
+// mailbox user@domain, or "". It is written here from PDD's documentation, apart from
 // the code under test and from apiclient.ValidatePassword.
 func breaksSeedRules(user, domain, pw string) string {
 	if n := utf8.RuneCountInString(pw); n < 6 || n > 20 {

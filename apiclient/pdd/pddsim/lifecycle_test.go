@@ -47,7 +47,7 @@ func TestEditMailbox(t *testing.T) {
 		_, got := f.post(t, "/api2/admin/email/edit", f.alice, form)
 		return got
 	}
-	// providers.md: email/edit answers {domain, login, uid, success}.
+	// The record: email/edit answers {domain, login, uid, success}.
 	got := edit(url.Values{"domain": {"example.com"}, "login": {"taken"}, "password": {"Newpass-2"}})
 	want := map[string]any{"domain": "example.com", "login": "taken@example.com", "uid": json.Number(info.UID), "success": "ok"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -97,7 +97,7 @@ func TestListMailboxes(t *testing.T) {
 		}
 		return got
 	}
-	// providers.md: {domain, page, pages, on_page, total, found, accounts:[{login, uid, enabled, ready, aliases…}]}.
+	// The record: {domain, page, pages, on_page, total, found, accounts:[{login, uid, enabled, ready, aliases…}]}.
 	got := list(url.Values{"domain": {"example.com"}, "page": {"2"}, "on_page": {"2"}})
 	u2, _ := f.sim.Inspect("user0002@example.com")
 	u3, _ := f.sim.Inspect("user0003@example.com")
@@ -134,7 +134,7 @@ func TestRegistrationStatus(t *testing.T) {
 		_, got := f.get(t, "/api2/admin/domain/registration_status", f.alice, url.Values{"domain": {domain}})
 		return got
 	}
-	// providers.md: {domain, status, stage, last_check, next_check, secrets:{name, content}}, secrets while domain-activate.
+	// The record: {domain, status, stage, last_check, next_check, secrets:{name, content}}, secrets while domain-activate.
 	got := status("example.com")
 	for _, k := range []string{"last_check", "next_check"} {
 		if _, err := time.Parse(time.RFC3339, fmt.Sprint(got[k])); err != nil {

@@ -31,9 +31,10 @@
 // the rules, below, not the client's check); an existing mailbox gives occupied. Success answers the domain,
 // the full address as login, and a uid above 2^40.
 //
-// The lifecycle calls follow the real service's record (providers.md,
-// "PDD": the Bitrix mail module, the email-list and registration-status
-// reference pages, client fixtures):
+// The lifecycle calls follow the real service's public record (the
+// Bitrix mail module's PDD client, the email-list and registration-status
+// reference pages, client libraries' test fixtures; docs/providers.md
+// lists the calls):
 //
 //   - email/edit (form: domain, login or uid, any of password and enabled
 //     yes/no) answers {domain, login, uid, success}; the login is the full
@@ -45,7 +46,7 @@
 //     stage, last_check, next_check, secrets:{name, content}, success},
 //     secrets only while domain-activate.
 //
-// # Assumptions where the seed is silent
+// # Assumptions where PDD's documentation is silent
 //
 //   - The owner of a domain may add mailboxes while the domain is still
 //     domain-activate, so that a first try works end to end. A domain

@@ -1,4 +1,4 @@
--- mailbot's state (interface §7, §8). No column holds a password, a
+-- mailbot's state (docs/state.md) and its audit trail. No column holds a password, a
 -- verification secret or a token: the Store interface carries none.
 
 -- One row per request that needed approval: the operation, where the
