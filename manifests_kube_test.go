@@ -22,6 +22,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -213,6 +214,11 @@ func checkRecommendedLabels(t *testing.T, b kubeBuild, tag string) {
 				t.Errorf("%s: label %s = %q, want %q", what, k, got[k], v)
 			}
 		}
+		for k, v := range got {
+			if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+				t.Errorf("%s: label %s = %q, which the API server rejects: %s", what, k, v, strings.Join(errs, "; "))
+			}
+		}
 	}
 	for _, o := range b.objects {
 		check(o.GetName(), o.GetLabels())
@@ -222,8 +228,10 @@ func checkRecommendedLabels(t *testing.T, b kubeBuild, tag string) {
 
 // TestKustomizeVersionFollowsImage checks that the version label follows an
 // image set elsewhere than in the base's own images: an overlay of one's own
-// that lists ../version as its transformer, and a registry with a port,
-// whose colon must not be taken for the tag's.
+// that lists ../version as its transformer, a registry with a port, whose
+// colon must not be taken for the tag's, and an image pinned by tag and
+// digest, whose label is the tag alone (checkRecommendedLabels also checks
+// that every label is one the API server accepts).
 func TestKustomizeVersionFollowsImage(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -234,6 +242,9 @@ func TestKustomizeVersionFollowsImage(t *testing.T) {
 		{name: "own overlay on ha, registry with a port", image: "registry.local:5000/mailbot:v1.0.0", overlayOn: "ha"},
 		{name: "own overlay, a local image", image: "mailbot:dev", overlayOn: "base"},
 		{name: "base edited, registry with a port", image: "registry.local:5000/ops/mailbot:v1.0.0"},
+		{name: "own overlay, tag and digest", image: "ghcr.io/mailbot/mailbot:v1.0.0@" + testDigest, overlayOn: "base"},
+		{name: "own overlay on ha, registry with a port, tag and digest", image: "registry.local:5000/mailbot:v1.0.0-rc.1@" + testDigest, overlayOn: "ha"},
+		{name: "base edited, tag and digest", image: "registry.local:5000/ops/mailbot:v1.0.0@" + testDigest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -255,13 +266,56 @@ func TestKustomizeVersionFollowsImage(t *testing.T) {
 	}
 }
 
+// testDigest is an image digest, as kustomize's images: takes it.
+const testDigest = "sha256:8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4"
+
+// imageDigest is the digest of an image reference ("sha256:…"), or "".
+func imageDigest(image string) string {
+	_, digest, _ := strings.Cut(image, "@")
+	return digest
+}
+
+// imageEntry is the fields of an images: entry that give image: newName,
+// and newTag and digest where image has them.
+func imageEntry(image string) string {
+	name, tag := imageTag(image)
+	e := "    newName: " + name + "\n"
+	if tag != "" {
+		e += "    newTag: " + tag + "\n"
+	}
+	if d := imageDigest(image); d != "" {
+		e += "    digest: " + d + "\n"
+	}
+	return e
+}
+
+// TestKustomizeVersionDigestAlone checks that an image pinned by digest
+// alone, with no tag for the version label, fails the build, as the version
+// transformer's comment and docs/operations.md say, rather than labelling
+// the pods wrongly.
+func TestKustomizeVersionDigestAlone(t *testing.T) {
+	t.Parallel()
+	fsys := manifestsFS(t)
+	dir := path.Join(kubernetesDir, "mine")
+	writeOwnOverlay(t, fsys, dir, "base", "registry.local:5000/mailbot@"+testDigest)
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
+	if err == nil {
+		for _, r := range res.Resources() {
+			t.Errorf("%s: labels %v", r.CurId(), r.GetLabels())
+		}
+		t.Fatal("an image pinned by digest alone builds; want the build to fail")
+	}
+	if !strings.Contains(err.Error(), "options.index 1 is out of bounds") {
+		t.Errorf("kustomize build: %v; want the version transformer's failure to find the tag", err)
+	}
+}
+
 // writeOwnOverlay writes, in dir, an overlay of one's own as the version
 // transformer's comment shows it: built on ../on, with image in images:.
 func writeOwnOverlay(t *testing.T, fsys filesys.FileSystem, dir, on, image string) {
 	t.Helper()
-	name, tag := imageTag(image)
-	k := "resources: [../" + on + "]\nimages:\n  - name: ghcr.io/mailbot/mailbot\n    newName: " + name +
-		"\n    newTag: " + tag + "\ntransformers: [../version]\n"
+	k := "resources: [../" + on + "]\nimages:\n  - name: ghcr.io/mailbot/mailbot\n" + imageEntry(image) +
+		"transformers: [../version]\n"
 	if err := fsys.WriteFile(path.Join(dir, "kustomization.yaml"), []byte(k)); err != nil {
 		t.Fatal(err)
 	}
@@ -275,9 +329,8 @@ func setBaseImage(t *testing.T, fsys filesys.FileSystem, p, image string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, tag := imageTag(image)
-	re := regexp.MustCompile(`(?m)^(  - name: ghcr\.io/mailbot/mailbot\n)    newTag: .*$`)
-	out := re.ReplaceAllString(string(b), "${1}    newName: "+name+"\n    newTag: "+tag)
+	re := regexp.MustCompile(`(?m)^(  - name: ghcr\.io/mailbot/mailbot\n)    newTag: .*\n`)
+	out := re.ReplaceAllLiteralString(string(b), "  - name: ghcr.io/mailbot/mailbot\n"+imageEntry(image))
 	if out == string(b) {
 		t.Fatalf("%s: no images: entry for ghcr.io/mailbot/mailbot to change", p)
 	}
