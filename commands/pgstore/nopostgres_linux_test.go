@@ -61,6 +61,28 @@ func TestGoTestWithoutPostgreSQL(t *testing.T) {
 	if n := strings.Count(out, "SKIPPED"); n != 1 {
 		t.Errorf("the notice is printed %d times; want once:\n%s", n, out)
 	}
+	if !strings.Contains(last, pgtest.EnvBinDir+"=") {
+		t.Errorf("the notice %q does not say why: PostgreSQL is not in %s", last, pgtest.EnvBinDir)
+	}
+
+	// Into a file, the line follows go test's output, a moment after go
+	// test returned.
+	file, err := os.Create(filepath.Join(t.TempDir(), "go-test.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = file.Close() }()
+	cmd := exec.Command("go", "test", "-count=1", "-run", dbTests, ".")
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, file, file
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go test > file: %v", err)
+	}
+	read := func() string { b, _ := os.ReadFile(file.Name()); return string(b) }
+	testkit.Until(5*time.Second, nil, func() bool { return strings.Contains(read(), "SKIPPED") })
+	if lines := strings.Split(strings.TrimRight(read(), "\n"), "\n"); len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "ok  \t") || !strings.HasPrefix(lines[1], "pgtest: tests that need PostgreSQL were SKIPPED") {
+		t.Errorf("go test's output file holds:\n%s\nwant the ok line, then the notice", read())
+	}
 
 	out, err = goTest(append(env, pgtest.EnvRequired+"=required"), "-count=1", "-run", dbTests, ".")
 	var exit *exec.ExitError

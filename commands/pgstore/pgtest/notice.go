@@ -14,20 +14,22 @@ import (
 // package only when it fails (or with -v), so a skip for want of
 // PostgreSQL would pass unseen: the tests that matter most for several
 // replicas would never run on a contributor's machine, and nobody would
-// know. So the first test skipped for want of PostgreSQL arranges for one
-// line, what was not tested and how to test it, to follow the last line
-// that the go command prints (notice_unix.go): a small watcher process
-// holds the go command's standard output and writes the line there once
-// the go command has exited. A pipe's reader (CI, a script, `| tee`) sees
-// it as the last line before the end of the output; a terminal shows it
-// under the last "ok" line, as the shell prints its prompt. One line per
-// go command, however many packages skip: the first to claim it leaves a
-// marker named after the go command's process ID.
+// know. So the first test skipped for want of PostgreSQL has one line
+// written where the go command writes, saying what was not tested and
+// why, and how to test it (notice_linux.go). It is the last line: a small
+// watcher process holds the go command's standard output and writes the
+// line once the go command has exited. A pipe's reader (CI, a script,
+// `| tee`) sees it before the end of the output; a file has it a few
+// milliseconds after the go command returns. Onto a terminal the line is
+// written at once instead, among the "ok" lines (after the go command it
+// would come after the shell's prompt). One line per go command, however
+// many packages skip: the first to claim it leaves a marker named after
+// the go command's process ID.
 //
 // A test binary started otherwise (by hand, or by a harness) writes the
-// line to its controlling terminal at once, if it has one. With go test
-// -json nothing is written: the JSON stream reports every skip itself.
-// CI sets MAILBOT_TEST_POSTGRES=required, so that nothing is skipped.
+// line to its controlling terminal, if it has one. With go test -json
+// nothing is written: the JSON stream reports every skip itself. CI sets
+// MAILBOT_TEST_POSTGRES=required, so that nothing is skipped.
 //
 // A package whose tests skipped is never cached as passed, so that the
 // line comes back at every go test ./..., not only the first: go test
@@ -39,19 +41,21 @@ import (
 // PostgreSQL.
 var skipped atomic.Int32
 
-// noticeText is the line.
-const noticeText = "pgtest: tests that need PostgreSQL were SKIPPED (no initdb and postgres on the PATH, under /usr/lib/postgresql/*/bin or in " +
-	EnvBinDir + "); install PostgreSQL 13 or later (Debian: apt-get install postgresql) and run " +
-	EnvRequired + "=required go test ./...\n"
+// noticeText is the line, with why PostgreSQL could not be used.
+func noticeText(why error) string {
+	return "pgtest: tests that need PostgreSQL were SKIPPED: " + why.Error() +
+		"; install PostgreSQL 13 or later (Debian: apt-get install postgresql) and run " +
+		EnvRequired + "=required go test ./...\n"
+}
 
 // noteSkip counts a skipped test, and the first one of the process
-// arranges for the notice.
-func noteSkip() {
+// arranges for the notice, saying why.
+func noteSkip(why error) {
 	if skipped.Add(1) > 1 {
 		return
 	}
 	uncache() // while the tests run: go test records their files until then
-	announce()
+	announce(noticeText(why))
 }
 
 // noticeDir holds the markers of the go commands that have been told.

@@ -12,9 +12,12 @@ import (
 )
 
 // envNoticeAfter, in a watcher's environment, is the process ID of the go
-// command after whose exit the watcher writes the notice to its file
-// descriptor 3.
-const envNoticeAfter = "MAILBOT_PGTEST_NOTICE_AFTER"
+// command after whose exit the watcher writes the notice, envNoticeText,
+// to its file descriptor 3.
+const (
+	envNoticeAfter = "MAILBOT_PGTEST_NOTICE_AFTER"
+	envNoticeText  = "MAILBOT_PGTEST_NOTICE_TEXT"
+)
 
 // watcherLife bounds how long a watcher waits for its go command.
 const watcherLife = 6 * time.Hour
@@ -23,22 +26,28 @@ const watcherLife = 6 * time.Hour
 // never reaches the tests.
 func init() {
 	if pid, err := strconv.Atoi(os.Getenv(envNoticeAfter)); err == nil && pid > 1 {
-		os.Exit(watch(pid, os.NewFile(3, "go command's output")))
+		os.Exit(watch(pid, os.NewFile(3, "go command's output"), os.Getenv(envNoticeText)))
 	}
 }
 
-// announce arranges for the notice: after the go command's last line when
-// go test runs this binary, at once on the terminal otherwise.
-func announce() {
+// announce arranges for the notice text: after the go command's last line
+// when go test runs this binary, at once when go test writes onto a
+// terminal, and on the terminal when go test did not start this binary.
+func announce(text string) {
 	if slices.Contains(os.Args, "-test.v=test2json") {
 		return // go test -json: the stream reports the skips
 	}
 	parent := os.Getppid()
 	if out := goTestOutput(parent); out != nil {
 		defer func() { _ = out.Close() }() // the watcher has its own copy
-		if firstOfRun(parent) {
-			startWatcher(parent, out)
+		if !firstOfRun(parent) {
+			return
 		}
+		if isTerminal(out) {
+			_, _ = out.WriteString(text)
+			return
+		}
+		startWatcher(parent, out, text)
 		return
 	}
 	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
@@ -47,8 +56,14 @@ func announce() {
 	}
 	defer func() { _ = tty.Close() }() // a notice; nothing to do if it fails
 	if firstOfRun(parent) {
-		_, _ = tty.WriteString(noticeText)
+		_, _ = tty.WriteString(text)
 	}
+}
+
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // goTestOutput opens the standard output of process pid when it is a go
@@ -73,13 +88,13 @@ func goTestOutput(pid int) *os.File {
 // startWatcher starts this binary again as the watcher of the go command
 // pid, with out as its file descriptor 3 and nothing else of ours: go test
 // waits for the test binary's own output to close, not for the watcher.
-func startWatcher(pid int, out *os.File) {
+func startWatcher(pid int, out *os.File, text string) {
 	self, err := os.Executable()
 	if err != nil {
 		return
 	}
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), envNoticeAfter+"="+strconv.Itoa(pid))
+	cmd.Env = append(os.Environ(), envNoticeAfter+"="+strconv.Itoa(pid), envNoticeText+"="+text)
 	cmd.ExtraFiles = []*os.File{out}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // not the test's process group
 	if err := cmd.Start(); err != nil {
@@ -88,9 +103,9 @@ func startWatcher(pid int, out *os.File) {
 	_ = cmd.Process.Release() // it outlives this binary
 }
 
-// watch waits until process pid has exited, then writes the notice to
-// out. It returns the watcher's exit status.
-func watch(pid int, out *os.File) int {
+// watch waits until process pid has exited, then writes text to out. It
+// returns the watcher's exit status.
+func watch(pid int, out *os.File, text string) int {
 	deadline := time.Now().Add(watcherLife)
 	// pid is not our child: nothing to wait on but its existence. Polled,
 	// a process that ends a command line: no test waits on it.
@@ -100,7 +115,7 @@ func watch(pid int, out *os.File) int {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := out.WriteString(noticeText); err != nil {
+	if _, err := out.WriteString(text); err != nil {
 		return 1
 	}
 	return 0

@@ -128,7 +128,7 @@ func RequireInstalled(t testing.TB) {
 		if os.Getenv(EnvRequired) == "required" {
 			t.Fatalf("pgtest: %s=required, but %v", EnvRequired, err)
 		}
-		noteSkip()
+		noteSkip(err)
 		t.Skipf("pgtest: skipped, %v (set %s=required to fail instead)", err, EnvRequired)
 	}
 }
