@@ -38,7 +38,9 @@ import (
 //
 // A field of type secret or databaseURL may come from a file instead: its
 // variable's name with _FILE appended names the file (as container
-// platforms mount secrets); one of the two may be set, never both.
+// platforms mount secrets); one of the two may be set, never both. The
+// file's trailing white space is dropped, and an error about its value
+// names the _FILE variable and the file.
 type config struct {
 	SlackAppToken       secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
 	SlackBotToken       secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
@@ -159,11 +161,11 @@ type revealer interface{ reveal() string }
 func loadConfig(lookup func(string) (string, bool), sub string) (*config, error) {
 	vars := envVars()
 	var c config
-	bad, err := decodeEnv(&c, vars, envLookup(lookup, vars))
+	bad, files, err := decodeEnv(&c, vars, envLookup(lookup, vars))
 	if err != nil {
 		return nil, err
 	}
-	for name, e := range c.problems(sub) {
+	for name, e := range c.problems(sub, files) {
 		if _, ok := bad[name]; !ok {
 			bad[name] = e
 		}
@@ -189,6 +191,31 @@ func (c *config) report(sub string, bad map[string]*configError) error {
 	return nil
 }
 
+// fileSources holds, by secret variable, the path of the file its value
+// came from (its _FILE variant named it). The zero value, nil, is no
+// file.
+type fileSources map[string]string
+
+// attributed is e, or, when e is about the value of a secret that came
+// from a file, e naming the _FILE variable and the file: the operator
+// set that variable, not the secret's own.
+func (src fileSources) attributed(e *configError) *configError {
+	path, ok := src[e.Var]
+	if !ok {
+		return e
+	}
+	return &configError{Var: e.Var + "_FILE", Reason: "the file " + path + ": " + e.Reason}
+}
+
+// variable names the variable the operator set for the variable name: its
+// _FILE variant when the value came from a file, name itself otherwise.
+func (src fileSources) variable(name string) string {
+	if _, ok := src[name]; ok {
+		return name + "_FILE"
+	}
+	return name
+}
+
 // envLookup trims the values of lookup and reports a set but empty
 // variable as unset, so that it takes its default, unless it is tagged
 // empty:"keep".
@@ -206,15 +233,22 @@ func envLookup(lookup func(string) (string, bool), vars []configVar) func(string
 
 // decodeEnv decodes each variable of vars that lookup holds, or its
 // default, into its field of c. A value that does not decode is recorded
-// in bad, by variable, and the field takes its default.
-func decodeEnv(c *config, vars []configVar, lookup func(string) (string, bool)) (bad map[string]*configError, _ error) {
+// in bad, by variable, and the field takes its default. files is where
+// the secrets read from files came from.
+func decodeEnv(c *config, vars []configVar, lookup func(string) (string, bool)) (bad map[string]*configError, files fileSources, _ error) {
 	bad = make(map[string]*configError)
 	fields := reflect.ValueOf(c).Elem()
 	for _, v := range vars {
-		raw, set, err := v.value(lookup)
+		raw, set, path, err := v.value(lookup)
 		if err != nil {
 			bad[v.name] = err
 			set = false
+		}
+		if set && path != "" {
+			if files == nil {
+				files = make(fileSources)
+			}
+			files[v.name] = path
 		}
 		if set {
 			if derr := decodeField(fields.Field(v.index), raw); derr != nil {
@@ -224,35 +258,49 @@ func decodeEnv(c *config, vars []configVar, lookup func(string) (string, bool)) 
 		}
 		if !set && v.def != "" {
 			if err := decodeField(fields.Field(v.index), v.def); err != nil {
-				return nil, fmt.Errorf("configuration: %s: the default %q does not decode", v.name, v.def)
+				return nil, nil, fmt.Errorf("configuration: %s: the default %q does not decode", v.name, v.def)
 			}
 		}
 	}
-	return bad, nil
+	return bad, files, nil
 }
 
 // value is the variable's value from lookup, or, for a secret, from the
-// file its _FILE variant names, without the file's trailing newline.
-func (v configVar) value(lookup func(string) (string, bool)) (string, bool, *configError) {
-	raw, set := lookup(v.name)
+// file its _FILE variant names, and then path is that file's. The file's
+// trailing white space (spaces, tabs, CR, LF: what editors and container
+// platforms leave) is dropped, its leading content kept; a file with
+// nothing else is an error, as is a file that cannot be read. Every error
+// names the _FILE variable and never the file's content.
+func (v configVar) value(lookup func(string) (string, bool)) (raw string, set bool, path string, _ *configError) {
+	raw, set = lookup(v.name)
 	if !v.secret {
-		return raw, set, nil
+		return raw, set, "", nil
 	}
 	fileVar := v.fileVar()
 	path, fromFile := lookup(fileVar)
 	switch {
 	case fromFile && set:
-		return "", false, &configError{Var: fileVar, Reason: "set only one of " + v.name + " and " + fileVar}
+		return "", false, "", &configError{Var: fileVar, Reason: "set only one of " + v.name + " and " + fileVar}
 	case !fromFile:
-		return raw, set, nil
+		return raw, set, "", nil
 	}
 	b, err := readSmallFile(path)
 	if err != nil {
-		return "", false, &configError{Var: fileVar, Reason: "cannot read the file: " + fileProblem(err)}
+		return "", false, "", &configError{Var: fileVar, Reason: "cannot read the file: " + fileProblem(err)}
 	}
-	s := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
-	return s, s != "", nil
+	s := strings.TrimRight(string(b), secretFileSpace)
+	switch {
+	case len(b) == 0:
+		return "", false, "", &configError{Var: fileVar, Reason: "the file " + path + " is empty"}
+	case s == "":
+		return "", false, "", &configError{Var: fileVar, Reason: "the file " + path + " holds only white space"}
+	}
+	return s, true, path, nil
 }
+
+// secretFileSpace is the trailing white space dropped from a secret's
+// file.
+const secretFileSpace = " \t\r\n"
 
 // maxSecretFile bounds a secret's file: a token or a URL is far smaller,
 // and a path such as /dev/zero must not hang the start.
@@ -346,8 +394,10 @@ func (c *config) adminGroups() []string {
 
 // requireServe checks what serve needs. loadConfig(lookup, "serve")
 // already did; it remains for callers holding a config loaded for another
-// subcommand.
-func (c *config) requireServe() error { return c.report("serve", c.problems("serve")) }
+// subcommand. The config does not keep which secrets came from files, so
+// an error here names a secret's own variable even when its _FILE variant
+// was set (loadConfig's errors name the _FILE variable).
+func (c *config) requireServe() error { return c.report("serve", c.problems("serve", nil)) }
 
 // coreConfig is the part of config the commands core uses. Admins keeps
 // the user group IDs: the transport resolves them (commands.Config.InGroup).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,7 +97,7 @@ func writeSecretFile(t *testing.T, content string) string {
 }
 
 // TestSecretsFromFiles: every secret variable may come from the file its
-// _FILE variant names, without the file's trailing newline.
+// _FILE variant names, without the file's trailing white space.
 func TestSecretsFromFiles(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{
@@ -158,6 +159,94 @@ func TestSecretFileErrors(t *testing.T) {
 	}
 }
 
+// TestSecretFileContent: a secret's file loses its trailing white space
+// (spaces, tabs, CR, LF), however much, and keeps its leading content. An
+// empty file, or an error about the file's value, names the _FILE variable
+// and the file, never the secret, and is the one error about the variable.
+func TestSecretFileContent(t *testing.T) {
+	t.Parallel()
+	const dbURL = "postgres://u:" + secretDBPass + "@db/x"
+	for _, tc := range []struct {
+		name, sub, variable, content string
+		env                          map[string]string // besides variable_FILE
+		want                         string            // the value read, or with wantErr the error, PATH standing for the file's path
+		wantErr                      bool
+	}{
+		{"one trailing newline", "serve", "SLACK_APP_TOKEN", secretAppToken + "\n", nil, secretAppToken, false},
+		{"two trailing newlines", "serve", "SLACK_APP_TOKEN", secretAppToken + "\n\n", nil, secretAppToken, false},
+		{"trailing CR LF", "serve", "SLACK_BOT_TOKEN", secretBotToken + "\r\n", nil, secretBotToken, false},
+		{"trailing space", "serve", "SLACK_APP_TOKEN", secretAppToken + " ", nil, secretAppToken, false},
+		{"trailing tabs, spaces and blank lines", "shell", "PDD_TOKEN", "pdd-SECRETPDD\t \r\n\n \n", nil, "pdd-SECRETPDD", false},
+		{"database URL with CR LF twice", "audit", "MAILBOT_DATABASE_URL", dbURL + "\r\n\r\n", nil, dbURL, false},
+		{"mailcow key with a trailing space", "shell", "MAILCOW_API_KEY", "SECRETPDD \n", map[string]string{"MAILBOT_PROVIDER": "mailcow",
+			"MAILCOW_URL": "https://mail.example.com"}, "SECRETPDD", false},
+
+		{"empty file", "serve", "SLACK_APP_TOKEN", "", nil,
+			"configuration: SLACK_APP_TOKEN_FILE: the file PATH is empty", true},
+		{"empty file of a variable serve needs", "serve", "PDD_TOKEN", "", nil,
+			"configuration: PDD_TOKEN_FILE: the file PATH is empty", true},
+		{"empty file of an optional variable", "shell", "MAILBOT_DATABASE_URL", "", nil,
+			"configuration: MAILBOT_DATABASE_URL_FILE: the file PATH is empty", true},
+		{"white space only", "shell", "Y360_TOKEN", " \r\n\n", map[string]string{"MAILBOT_PROVIDER": "yandex360"},
+			"configuration: Y360_TOKEN_FILE: the file PATH holds only white space", true},
+		{"leading space kept", "serve", "SLACK_APP_TOKEN", " " + secretAppToken + "\n", nil,
+			"configuration: SLACK_APP_TOKEN_FILE: the file PATH: must be an app-level token (xapp-...); the value given is not (not shown)", true},
+		{"bot token in the app token's file", "serve", "SLACK_APP_TOKEN", secretBotToken + "\n\n", nil,
+			"configuration: SLACK_APP_TOKEN_FILE: the file PATH: must be an app-level token (xapp-...); the value given is not (not shown)", true},
+		{"two lines", "serve", "SLACK_BOT_TOKEN", secretBotToken + "\n" + secretBotToken + "\n", nil,
+			"configuration: SLACK_BOT_TOKEN_FILE: the file PATH: must be a bot token (xoxb-...); the value given is not (not shown)", true},
+		{"mailcow key of two words", "shell", "MAILCOW_API_KEY", "SECRETPDD SECRETPDD\n", map[string]string{"MAILBOT_PROVIDER": "mailcow",
+			"MAILCOW_URL": "https://mail.example.com"},
+			"configuration: MAILCOW_API_KEY_FILE: the file PATH: must be one word; the value given holds white space (not shown)", true},
+		{"mailcow key without the URL", "shell", "MAILCOW_API_KEY", "SECRETPDD\n", map[string]string{"MAILBOT_PROVIDER": "mailcow"},
+			"configuration: MAILCOW_URL: not set, but MAILCOW_API_KEY_FILE is: set both, or neither for the shell's sandbox", true},
+		{"database URL with a bad port", "audit", "MAILBOT_DATABASE_URL", "postgres://u:" + secretDBPass + "@db:port/x\r\n", nil,
+			"configuration: MAILBOT_DATABASE_URL_FILE: the file PATH: does not parse as a URL: invalid port after host (the value is not shown)", true},
+		{"both set", "serve", "SLACK_APP_TOKEN", secretAppToken + "\n", map[string]string{"SLACK_APP_TOKEN": secretAppToken},
+			"configuration: SLACK_APP_TOKEN_FILE: set only one of SLACK_APP_TOKEN and SLACK_APP_TOKEN_FILE", true},
+		{"both set, the variable's own value malformed", "serve", "SLACK_BOT_TOKEN", secretBotToken, map[string]string{"SLACK_BOT_TOKEN": secretAppToken},
+			"configuration: SLACK_BOT_TOKEN_FILE: set only one of SLACK_BOT_TOKEN and SLACK_BOT_TOKEN_FILE", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{}
+			if tc.sub == "serve" {
+				env = serveBase()
+			}
+			delete(env, tc.variable)
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			path := writeSecretFile(t, tc.content)
+			env[tc.variable+"_FILE"] = path
+			cfg, err := loadConfig(envFrom(env), tc.sub)
+			if !tc.wantErr {
+				if err != nil {
+					t.Fatalf("loadConfig = %v", err)
+				}
+				if got := revealed(cfg, tc.variable); got != tc.want {
+					t.Errorf("%s from %q = %q, want %q", tc.variable, tc.content, got, tc.want)
+				}
+				return
+			}
+			if want := strings.ReplaceAll(tc.want, "PATH", path); err == nil || err.Error() != want {
+				t.Fatalf("loadConfig = %v, want the one line\n%s", err, want)
+			}
+			assertNoSecret(t, "the error", err.Error())
+		})
+	}
+}
+
+// revealed is the value of the secret variable name in cfg.
+func revealed(cfg *config, name string) string {
+	for _, v := range envVars() {
+		if v.name == name {
+			return reflect.ValueOf(cfg).Elem().Field(v.index).Interface().(revealer).reveal()
+		}
+	}
+	return "no such variable " + name
+}
+
 // TestSecretFileTooLarge: a secret's file is read only up to a bound, so
 // that a device such as /dev/zero cannot hang the start.
 func TestSecretFileTooLarge(t *testing.T) {
@@ -170,7 +259,8 @@ func TestSecretFileTooLarge(t *testing.T) {
 
 // FuzzLoadConfig: any value of any variable, under any provider, gives a
 // configuration or an error, never both, and an error never shows a
-// secret variable's value.
+// secret variable's value. For a secret's _FILE variant the value is the
+// file's content.
 func FuzzLoadConfig(f *testing.F) {
 	f.Add("MAILBOT_PASSWORD_LENGTH", "30", "pdd")
 	f.Add("Y360_ORG_ID", "-1", "yandex360")
@@ -178,21 +268,29 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add("MAILBOT_DATABASE_URL", "postgres://u:SECRETDBPASS@db:port/x", "pdd")
 	f.Add("SLACK_APP_TOKEN", "xoxb-SECRETBOT", "pdd")
 	f.Add("MAILBOT_FORCE_PASSWORD_CHANGE", "maybe", "MAILCOW")
+	f.Add("SLACK_APP_TOKEN_FILE", "xapp-1-A0-SECRETAPP\r\n\n", "pdd")
+	f.Add("MAILCOW_API_KEY_FILE", " SECRETKEY \t\n", "mailcow")
 	secrets := map[string]bool{}
 	for _, v := range envVars() {
 		secrets[v.name] = v.secret
 	}
 	f.Fuzz(func(t *testing.T, name, value, provider string) {
-		if strings.HasSuffix(name, "_FILE") {
-			return // a path: TestSecretsFromFiles and TestSecretFileErrors read files
+		env := with(serveBase(), "MAILBOT_PROVIDER", provider)
+		path := ""
+		if secret, ok := strings.CutSuffix(name, "_FILE"); ok && secrets[secret] {
+			path = writeSecretFile(t, value)
+			delete(env, secret)
+			env[name] = path
+			name = secret
+		} else {
+			env[name] = value
 		}
-		env := with(serveBase(), "MAILBOT_PROVIDER", provider, name, value)
 		for _, sub := range []string{"serve", "shell", "sim", "audit"} {
 			cfg, err := loadConfig(envFrom(env), sub)
 			if (cfg == nil) == (err == nil) {
 				t.Fatalf("%s=%q for %s: loadConfig = %v, %v: want exactly one", name, value, sub, cfg, err)
 			}
-			if v := strings.TrimSpace(value); err != nil && secrets[name] && len(v) >= 8 && strings.Contains(err.Error(), v) {
+			if v := strings.TrimSpace(value); err != nil && secrets[name] && len(v) >= 8 && !strings.Contains(path, v) && strings.Contains(err.Error(), v) {
 				t.Fatalf("%s for %s: the error shows the value: %v", name, sub, err)
 			}
 		}

@@ -81,11 +81,13 @@ const (
 // sub, unset variables it needs and values that contradict each other. It
 // normalises some values (the Slack URL's slash, the default domain, the
 // letter case of the log settings and of the provider, the mailcow MX).
-func (c *config) problems(sub string) map[string]*configError {
+// An error about a secret that came from a file (files) names its _FILE
+// variable and the file.
+func (c *config) problems(sub string, files fileSources) map[string]*configError {
 	p := make(map[string]*configError)
 	add := func(name string, err error) {
 		if _, seen := p[name]; err != nil && !seen {
-			p[name] = &configError{Var: name, Reason: err.Error()}
+			p[name] = files.attributed(&configError{Var: name, Reason: err.Error()})
 		}
 	}
 	for _, ch := range c.valueChecks() {
@@ -100,7 +102,7 @@ func (c *config) problems(sub string) map[string]*configError {
 			add(cv.name, fmt.Errorf("required by %s, not set (see mailbot help)", sub))
 		}
 	}
-	for _, ch := range c.crossChecks(sub) {
+	for _, ch := range c.crossChecks(sub, files) {
 		add(ch.name, ch.err)
 	}
 	return p
@@ -172,7 +174,7 @@ func (c *config) coreChecks() []check {
 }
 
 // crossChecks checks the values that must agree with each other for sub.
-func (c *config) crossChecks(sub string) []check {
+func (c *config) crossChecks(sub string, files fileSources) []check {
 	var checks []check
 	off := c.Approvals == "" || strings.EqualFold(c.Approvals, string(commands.ApprovalsOff))
 	if sub == "serve" && !off && c.OpsChannel == "" {
@@ -183,9 +185,9 @@ func (c *config) crossChecks(sub string) []check {
 			"is %d, but MAILBOT_APPROVALS is off, so nothing is ever approved: set MAILBOT_APPROVALS to requests or all, or this to 1", c.ApprovalsRequired)})
 	}
 	if c.Provider == providerMailcow && (c.MailcowURL == "") != (c.MailcowAPIKey == "") {
-		missing, other := "MAILCOW_URL", "MAILCOW_API_KEY"
+		missing, other := "MAILCOW_URL", files.variable("MAILCOW_API_KEY")
 		if c.MailcowAPIKey == "" {
-			missing, other = other, missing
+			missing, other = "MAILCOW_API_KEY", "MAILCOW_URL"
 		}
 		checks = append(checks, check{missing, fmt.Errorf("not set, but %s is: set both, or neither for the shell's sandbox", other)})
 	}
