@@ -6,6 +6,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +15,8 @@ import (
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 )
 
 const composeFile = "compose.yaml"
@@ -142,6 +146,71 @@ func TestComposeCommands(t *testing.T) {
 		serve := shellScript(t, bot)
 		if !strings.Contains(serve, ". /run/sandbox/provider.env") || !strings.HasSuffix(serve, "exec /mailbot serve") {
 			t.Errorf("mailbot runs %q, want it to read /run/sandbox/provider.env, then exec /mailbot serve", serve)
+		}
+	}
+}
+
+// TestComposeMailcowMX runs the bot's script with a POSIX shell, the
+// sandbox's real variables in place of /run/sandbox/provider.env and env
+// in place of mailbot, and loads serve's configuration from what it
+// exports: a MAILCOW_MX of the user's applies when set, the sandbox's
+// when not, and the sandbox's other variables reach the bot.
+func TestComposeMailcowMX(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no POSIX shell:", err)
+	}
+	for _, tc := range []struct {
+		provider, userMX, want string
+	}{
+		{"mailcow", "", mailcowsim.DefaultHostname},
+		{"mailcow", "MX.Example.com", "mx.example.com"},
+		{"pdd", "", ""},
+		{"pdd", "mx.example.com", "mx.example.com"},
+	} {
+		bot := mustLoadCompose(t, composeEnv("MAILBOT_PROVIDER", tc.provider, "MAILCOW_MX", tc.userMX)).Services["mailbot"]
+		sb, err := newSandbox(tc.provider)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines strings.Builder
+		for _, kv := range sb.vars("http://127.0.0.1:8081") {
+			lines.WriteString(kv[0] + "=" + kv[1] + "\n")
+		}
+		providerEnv := filepath.Join(t.TempDir(), "provider.env")
+		if err := os.WriteFile(providerEnv, []byte(lines.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		script, ok := strings.CutSuffix(shellScript(t, bot), "exec /mailbot serve")
+		if !ok {
+			t.Fatalf("the bot's script does not end with exec /mailbot serve: %q", shellScript(t, bot))
+		}
+		cmd := exec.CommandContext(t.Context(), sh, "-c", strings.ReplaceAll(script, "/run/sandbox/provider.env", providerEnv)+"exec env")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		for k, v := range bot.Environment {
+			if v != nil {
+				cmd.Env = append(cmd.Env, k+"="+*v)
+			}
+		}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: the bot's script: %v", tc.provider, err)
+		}
+		env := map[string]string{}
+		for line := range strings.SplitSeq(string(out), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				env[k] = v
+			}
+		}
+		cfg, err := loadConfig(envFrom(env), "serve")
+		if err != nil {
+			t.Fatalf("provider %s, MAILCOW_MX %q: the bot's configuration: %v", tc.provider, tc.userMX, err)
+		}
+		name := map[string]string{"mailcow": "MAILCOW_URL", "pdd": "PDD_BASE_URL"}[tc.provider]
+		if cfg.MailcowMX != tc.want || env[name] != "http://127.0.0.1:8081" || !cfg.ProviderCredentialsSet() {
+			t.Errorf("provider %s, MAILCOW_MX %q: the bot gets MAILCOW_MX %q (want %q), %s %q, credentials %v",
+				tc.provider, tc.userMX, cfg.MailcowMX, tc.want, name, env[name], cfg.ProviderCredentialsSet())
 		}
 	}
 }
