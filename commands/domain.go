@@ -14,6 +14,9 @@ const (
 	maxDomainLen = 253
 	maxLabelLen  = 63
 	maxLoginLen  = 30
+	// maxExistingLoginLen bounds the user name of a mailbox that exists:
+	// the local part of an address (RFC 5321 §4.5.3.1.1).
+	maxExistingLoginLen = 64
 )
 
 // NormalizeDomain validates a domain name and returns it lower case, in
@@ -143,11 +146,22 @@ func allowed(patterns []string, domain string) bool {
 	return false
 }
 
-// normalizeLogin validates a mailbox's user name by the real service's
-// rules and returns it lower case: Latin letters, digits, '-' and '.';
-// starting with a letter, ending with a letter or digit; at most 30.
-func normalizeLogin(s string) (string, error) {
+// normalizeLogin validates the user name of a mailbox that action acts
+// on and returns it lower case. A new mailbox (add) gets mailbot's own
+// rule, the strictest of the providers' (PDD's and Yandex 360's): Latin
+// letters, digits, '-' and '.'; starting with a letter, ending with a
+// letter or digit; at most 30. A mailbox that exists already (reset,
+// block, unblock) may have been made elsewhere, under a provider's looser
+// rule (mailcow's "john_doe", "2024.intern"), so any user name of Latin
+// letters, digits, '.', '_', '+' and '-' is taken, up to 64 characters,
+// not starting or ending with '.' and without "..": the provider says
+// whether it knows the mailbox. Neither rule lets through a character
+// that could change an API request's path or query.
+func normalizeLogin(action Action, s string) (string, error) {
 	s = strings.ToLower(s)
+	if action != ActionAddMailbox {
+		return existingLogin(s)
+	}
 	switch {
 	case s == "":
 		return "", errors.New("it is empty")
@@ -163,6 +177,24 @@ func normalizeLogin(s string) (string, error) {
 	}
 	if c := s[len(s)-1]; c == '-' || c == '.' {
 		return "", errors.New("it must end with a letter or a digit")
+	}
+	return s, nil
+}
+
+// existingLogin is normalizeLogin's rule for a mailbox that exists.
+func existingLogin(s string) (string, error) {
+	switch {
+	case s == "":
+		return "", errors.New("it is empty")
+	case len(s) > maxExistingLoginLen:
+		return "", fmt.Errorf("it is longer than %d characters", maxExistingLoginLen)
+	case s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, ".."):
+		return "", errors.New("it may not start or end with '.', nor hold '..'")
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("._+-", c) >= 0) {
+			return "", errors.New("it may hold only Latin letters, digits, '.', '_', '+' and '-'")
+		}
 	}
 	return s, nil
 }

@@ -120,7 +120,7 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 		op.Domain = d
 	}
 	if action.OnMailbox() {
-		login, err := normalizeLogin(strings.TrimSpace(v.User))
+		login, err := normalizeLogin(action, strings.TrimSpace(v.User))
 		if err != nil {
 			errs = addErr(errs, FieldUser, fmt.Sprintf("%q is not a valid user name: %v.", trunc(v.User, 40), err))
 		}

@@ -7,8 +7,9 @@ import (
 )
 
 // FuzzParse checks that Parse never panics, never returns both a result and
-// an error, and that whatever it accepts is valid: a normalised domain, a
-// valid user name, a plain reason.
+// an error, and that whatever it accepts is valid: an action of its
+// command, a normalised domain, a valid user name for the action, a plain
+// reason.
 func FuzzParse(f *testing.F) {
 	for _, s := range []struct{ cmd, text string }{
 		{"/maildomain", "register example.com"},
@@ -16,7 +17,13 @@ func FuzzParse(f *testing.F) {
 		{"/mailbox", "add <mailto:a@b.com|a@b.com>"},
 		{"/maildomain", "register <http://пример.рф|пример.рф> <@U1|x>"},
 		{"/maildomain", "check example.com"},
+		{"/maildomain", "status example.com"},
+		{"/mailbox", "list example.com"},
+		{"/mailbox", "reset john_doe@example.com forgot it"},
+		{"/mailbox", "block alice example.com left"},
+		{"/mailbox", "unblock alice"},
 		{"/mailbox", " add "},
+		{"/mailbox", "reset"},
 		{"/maildomain", ""},
 	} {
 		f.Add(s.cmd, s.text)
@@ -32,53 +39,57 @@ func FuzzParse(f *testing.F) {
 		if inv.Command != CmdDomain && inv.Command != CmdMailbox {
 			t.Fatalf("Parse(%q, %q) command = %q", command, text, inv.Command)
 		}
-		action := ActionRegisterDomain
-		if inv.Command == CmdMailbox {
-			action = ActionAddMailbox
-		}
+		op := inv.Op
+		domainOK := func() bool { d, err := NormalizeDomain(op.Domain); return err == nil && d == op.Domain }
 		switch {
 		case inv.Help:
-			if inv.Op != (Operation{}) || inv.Bare || inv.Check {
+			if op != (Operation{}) || inv.Bare || inv.Check || inv.Read {
 				t.Fatalf("Parse(%q, %q) = help with more: %+v", command, text, inv)
 			}
-			return
 		case inv.Bare:
-			if inv.Op != (Operation{Action: action}) || inv.Check {
-				t.Fatalf("Parse(%q, %q) = bare with more than the action %s: %+v", command, text, action, inv)
+			if !op.Action.IsOperation() || op.Action.Command() != inv.Command || op != (Operation{Action: op.Action}) || inv.Check || inv.Read {
+				t.Fatalf("Parse(%q, %q) = bare, want an operation of %s and nothing more: %+v", command, text, inv.Command, inv)
 			}
-			return
 		case inv.Check:
-			if d, err := NormalizeDomain(inv.Op.Domain); inv.Command != CmdDomain || err != nil || d != inv.Op.Domain ||
-				inv.Op != (Operation{Domain: d}) {
+			if inv.Command != CmdDomain || !domainOK() || op != (Operation{Domain: op.Domain}) {
 				t.Fatalf("Parse(%q, %q) = check %+v, want a /maildomain check of one normalised domain", command, text, inv)
 			}
-			return
-		}
-		op := inv.Op
-		if op.Action != action {
-			t.Fatalf("Parse(%q, %q) = %s for %s", command, text, op.Action, inv.Command)
-		}
-		if op.Domain != "" || op.Action == ActionRegisterDomain {
-			if d, err := NormalizeDomain(op.Domain); err != nil || d != op.Domain {
-				t.Fatalf("Parse(%q, %q) domain %q is not normalised: %q, %v", command, text, op.Domain, d, err)
-			}
-		}
-		switch op.Action {
-		case ActionRegisterDomain:
-			if op.Login != "" {
-				t.Fatalf("Parse(%q, %q) register with login %q", command, text, op.Login)
-			}
-		case ActionAddMailbox:
-			if l, err := normalizeLogin(op.Login); err != nil || l != op.Login {
-				t.Fatalf("Parse(%q, %q) login %q is not valid: %v", command, text, op.Login, err)
+		case inv.Read:
+			if op.Action != ActionListMailboxes && op.Action != ActionDomainStatus || op.Action.Command() != inv.Command ||
+				!domainOK() || op != (Operation{Action: op.Action, Domain: op.Domain}) {
+				t.Fatalf("Parse(%q, %q) = read %+v, want list or status of one normalised domain", command, text, inv)
 			}
 		default:
-			t.Fatalf("Parse(%q, %q) action %q", command, text, op.Action)
-		}
-		if strings.ContainsAny(op.Reason, "\n\r\t\x00") || utf8.RuneCountInString(op.Reason) > maxReason || !utf8.ValidString(op.Reason) {
-			t.Fatalf("Parse(%q, %q) reason %q is not plain text within %d characters", command, text, op.Reason, maxReason)
+			checkParsedOp(t, command, text, inv)
 		}
 	})
+}
+
+// checkParsedOp checks an operation that Parse accepted.
+func checkParsedOp(t *testing.T, command, text string, inv Invocation) {
+	t.Helper()
+	op := inv.Op
+	if !op.Action.IsOperation() || op.Action.Command() != inv.Command {
+		t.Fatalf("Parse(%q, %q) = %s for %s", command, text, op.Action, inv.Command)
+	}
+	// A mailbox given by its user name alone gets the default domain
+	// later; every other domain is normalised here.
+	if op.Domain != "" || op.Action == ActionRegisterDomain {
+		if d, err := NormalizeDomain(op.Domain); err != nil || d != op.Domain {
+			t.Fatalf("Parse(%q, %q) domain %q is not normalised: %q, %v", command, text, op.Domain, d, err)
+		}
+	}
+	switch {
+	case op.Action == ActionRegisterDomain && op.Login != "":
+		t.Fatalf("Parse(%q, %q) register with login %q", command, text, op.Login)
+	case op.Action.OnMailbox():
+		if l, err := normalizeLogin(op.Action, op.Login); err != nil || l != op.Login || strings.ContainsAny(l, "/?#%@ ") {
+			t.Fatalf("Parse(%q, %q) login %q is not valid for %s: %v", command, text, op.Login, op.Action, err)
+		}
+	}
+	if strings.ContainsAny(op.Reason, "\n\r\t\x00") || utf8.RuneCountInString(op.Reason) > maxReason || !utf8.ValidString(op.Reason) {
+		t.Fatalf("Parse(%q, %q) reason %q is not plain text within %d characters", command, text, op.Reason, maxReason)
+	}
 }
 
 // FuzzSubmitForm checks that any submitted form is either refused with

@@ -173,7 +173,7 @@ func parseMailboxOp(action Action, text string, toks []token) (Invocation, error
 		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%s is a web address, not a mailbox.", trunc(first.text, 80)), Fix: fix}
 	}
 	user, domain, isAddr := cutAddress(first.text)
-	login, err := normalizeLogin(user)
+	login, err := normalizeLogin(action, user)
 	if err != nil {
 		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%q is not a valid user name: %v.", trunc(user, 40), err), Fix: fix}
 	}

@@ -24,6 +24,12 @@ func TestParse(t *testing.T) {
 		want    Invocation
 	}{
 		{"register", "/maildomain", "register example.com", reg("example.com", "")},
+		// A mailbox that exists may have a user name a provider allowed
+		// and mailbot would not give a new one (mailcow's john_doe).
+		{"reset an existing user name", "/mailbox", "reset John_Doe+x@example.com forgot it",
+			Invocation{Command: CmdMailbox, Op: Operation{Action: ActionResetPassword, Login: "john_doe+x", Domain: "example.com", Reason: "forgot it"}}},
+		{"block a user name of digits", "/mailbox", "block 2024.intern example.com",
+			Invocation{Command: CmdMailbox, Op: Operation{Action: ActionBlock, Login: "2024.intern", Domain: "example.com"}}},
 		{"register with reason", "/maildomain", "register example.com  new brand,  ticket 42 ", reg("example.com", "new brand, ticket 42")},
 		{"sub-command case", "/maildomain", "REGISTER Example.COM", reg("example.com", "")},
 		{"command case and spaces", " /MailDomain ", "register example.com", reg("example.com", "")},
@@ -128,6 +134,10 @@ func TestParseRefusals(t *testing.T) {
 		{"user ends with dot", "/mailbox", "add alice.@example.com", "must end with a letter or a digit", "/mailbox add"},
 		{"user ends with hyphen", "/mailbox", "add alice- example.com", "must end with a letter or a digit", "/mailbox add"},
 		{"user with plus", "/mailbox", "add al+ce@example.com", "only Latin letters", "/mailbox add"},
+		{"new user with underscore", "/mailbox", "add john_doe@example.com", "only Latin letters, digits, '-' and '.'", "/mailbox add"},
+		{"existing user with a slash", "/mailbox", "reset jo/hn@example.com", "only Latin letters, digits, '.', '_', '+' and '-'", "/mailbox reset"},
+		{"existing user with ..", "/mailbox", "unblock jo..hn@example.com", "nor hold '..'", "/mailbox unblock"},
+		{"existing user of 65", "/mailbox", "block " + strings.Repeat("a", 65) + "@example.com", "longer than 64", "/mailbox block"},
 		{"user not latin", "/mailbox", "add алиса@example.com", "must start with a Latin letter", "/mailbox add"},
 		{"user of 31", "/mailbox", "add " + strings.Repeat("a", 31) + "@example.com", "longer than 30", "/mailbox add"},
 		{"empty user", "/mailbox", "add @example.com", "it is empty", "/mailbox add"},

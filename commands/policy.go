@@ -166,7 +166,7 @@ func (c *Core) checkOp(op Operation) *UsageError {
 		return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid domain name.", trunc(op.Domain, 80)), Fix: fix}
 	}
 	if op.Action.OnMailbox() {
-		if l, err := normalizeLogin(op.Login); err != nil || l != op.Login {
+		if l, err := normalizeLogin(op.Action, op.Login); err != nil || l != op.Login {
 			return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid user name.", trunc(op.Login, 40)), Fix: fix}
 		}
 	} else if op.Login != "" {
