@@ -215,7 +215,7 @@ func printHelp(w io.Writer, topic string) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.name, def, meaning)
 		if v.secret {
-			fmt.Fprintf(tw, "  %s\t-\ta file holding %s instead (its trailing newline dropped); set one of the two\n", v.fileVar(), v.name)
+			fmt.Fprintf(tw, "  %s\t-\ta file holding %s instead (trailing white space dropped); set one of the two\n", v.fileVar(), v.name)
 		}
 	}
 	_ = tw.Flush() // a strings.Builder does not fail
