@@ -25,6 +25,7 @@
 package yandex360
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -150,7 +151,7 @@ func read(caller *apiclient.Caller, r request, res *apiclient.Response) error {
 		return nil
 	}
 	e := caller.Fail(r.op, apiclient.StatusClass(res.Status, r.create), res.Status,
-		"HTTP "+strconv.Itoa(res.Status), errorMessage(res.Body, caller.Secrets()))
+		"HTTP "+strconv.Itoa(res.Status), errorMessage(res.Status, res.Body, caller.Secrets()))
 	e.Reason = reasonOf(res.Status)
 	e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
 	return e
@@ -164,13 +165,17 @@ func complete(out any) bool {
 }
 
 // errorMessage returns the message of an error body ({code, message,
-// details}), or an excerpt of a body of another shape.
-func errorMessage(body []byte, secrets []string) string {
+// details}); of an HTML page (a proxy's or gateway's 502), the status in
+// words; of a body of another shape, an excerpt.
+func errorMessage(status int, body []byte, secrets []string) string {
 	var e struct {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(body, &e) == nil && e.Message != "" {
 		return apiclient.Excerpt([]byte(e.Message), apiclient.MaxCodeLen, secrets...)
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")) {
+		return strings.ToLower(http.StatusText(status)) + " (an error page, not the API's answer)"
 	}
 	return apiclient.Excerpt(body, apiclient.ExcerptLen, secrets...)
 }

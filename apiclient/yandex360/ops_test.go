@@ -279,6 +279,10 @@ func TestFaults(t *testing.T) {
 					if got.Timeout != (fault == y360sim.FaultSlow) {
 						t.Errorf("Timeout = %v", got.Timeout)
 					}
+					// A gateway's HTML page is told in words, not quoted.
+					if fault == y360sim.Fault502 && (got.Code != "HTTP 502" || got.Message != "bad gateway (an error page, not the API's answer)") {
+						t.Errorf("502 page: code %q, message %q", got.Code, got.Message)
+					}
 					if e.mu.Lock(); len(e.arrivals) != op.target {
 						t.Errorf("%d requests, want %d: an uncertain create was sent again", len(e.arrivals), op.target)
 					}
