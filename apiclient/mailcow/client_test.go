@@ -450,6 +450,10 @@ func TestListMailboxesPagesInMemory(t *testing.T) {
 	if err != nil || len(p.Mailboxes) != 0 || p.Total != 0 || p.Next != "" {
 		t.Errorf("empty domain ({} from mailcow): %+v, %v", p, err)
 	}
+	_, err = e.c.ListMailboxes(t.Context(), "unknown.example", "", 10)
+	if got := asError(t, err); got.Class != apiclient.ClassRefused || got.Reason != apiclient.ReasonNotFound {
+		t.Errorf("a domain the server does not have: %v; want not found, not an empty list", err)
+	}
 	_, err = e.c.ListMailboxes(t.Context(), "list.example", "bogus", 10)
 	if asError(t, err).Reason != apiclient.ReasonInvalid {
 		t.Errorf("bad cursor: %v", err)

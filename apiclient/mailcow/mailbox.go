@@ -156,10 +156,12 @@ func (c *Client) LookupMailbox(ctx context.Context, domain, login string) (*apic
 }
 
 // ListMailboxes calls GET /api/v1/get/mailbox/all/{domain}. mailcow has no
-// paging: each call loads the domain's whole list (a domain that does not
-// exist reads as one without mailboxes), sorts it by address and returns
-// limit of them from the offset the cursor holds ("" is 0; limit 0 or less
-// is all). Next is the next offset, "" on the last page.
+// paging: each call loads the domain's whole list, sorts it by address and
+// returns limit of them from the offset the cursor holds ("" is 0; limit
+// 0 or less is all). Next is the next offset, "" on the last page. A
+// domain that does not exist reads as one without mailboxes, so an empty
+// first page asks for the domain too: a misspelt domain is not found, not
+// empty.
 func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error) {
 	offset, err := c.offset(cursor)
 	if err != nil {
@@ -172,6 +174,11 @@ func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit
 	var list []mailboxJSON
 	if _, err := c.read(ctx, apiclient.OpList, "get/mailbox/all/"+seg, &list); err != nil {
 		return nil, err
+	}
+	if len(list) == 0 && offset == 0 {
+		if _, err := c.DomainStatus(ctx, domain); err != nil {
+			return nil, err
+		}
 	}
 	all := make([]apiclient.Mailbox, len(list))
 	for i, m := range list {
