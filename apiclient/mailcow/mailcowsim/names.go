@@ -14,7 +14,9 @@ import (
 // look-aheads (checked in validDomain): labels of letters, digits and '-'
 // ending in a letter or digit, at least two labels (the last one too:
 // punycode's "xn--p1ai" is a top-level domain).
-var domainPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9-]{0,62}[a-z0-9]$`) })
+var domainPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9-]{0,62}[a-z0-9]$`)
+})
 
 // localPartPattern is the sandbox's rule for a local part (see the
 // package doc).
