@@ -100,6 +100,9 @@ func shellStore(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.
 	if !cfg.ProviderCredentialsSet() || cfg.DatabaseURL == "" {
 		return memstore.New(memstore.Options{}), func() {}, nil
 	}
+	// openStore waits up to 30 s for a database that does not answer, and
+	// the shell logs only warnings: say what it waits for.
+	fmt.Fprintln(stdout, "Connecting to the database of MAILBOT_DATABASE_URL…")
 	st, closeStore, err := openStore(ctx, cfg, logger)
 	if err == nil && ctx.Err() == nil {
 		fmt.Fprintln(stdout, "The audit trail goes to the database of MAILBOT_DATABASE_URL (mailbot audit prints it).")

@@ -28,6 +28,7 @@ func TestShellRealProviderIsRecorded(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Driving the real PDD API at " + url + " with PDD_TOKEN",
+		"Connecting to the database of MAILBOT_DATABASE_URL…",
 		"The audit trail goes to the database of MAILBOT_DATABASE_URL",
 		"Acting as USHELL (the shell's own user, an admin).",
 		"Audit trail of this session: 2 entries",
