@@ -7,13 +7,29 @@ package simkit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
 
 // BadGatewayPage is what nginx in front of a service answers with 502.
 const BadGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+
+// Count reads a number from a control's form value raw, named name: ""
+// is def when def is 0 or more (a negative def makes it required), and
+// anything else must be a number from 0 to most.
+func Count(name, raw string, def, most int) (int, error) {
+	if raw == "" && def >= 0 {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 || n > most {
+		return 0, fmt.Errorf("%s=%q is not a number from 0 to %d", name, raw, most)
+	}
+	return n, nil
+}
 
 // Faults is a sandbox's queue of injected faults, of its own type F, and
 // the latency of its answers. The zero value is an empty queue without

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,5 +131,31 @@ func TestArrivals(t *testing.T) {
 	a.Arrive("x")
 	if calls != 1 || simkit.Hook[string](nil) != nil {
 		t.Errorf("Hook: %d calls, want 1; Hook(nil) must be nil", calls)
+	}
+}
+
+func TestCount(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw       string
+		def, most int
+		want      int
+		ok        bool
+	}{
+		{"", 1, 10, 1, true},
+		{"", -1, 10, 0, false}, // required
+		{"0", 1, 10, 0, true},
+		{"10", 1, 10, 10, true},
+		{"11", 1, 10, 0, false},
+		{"-1", 1, 10, 0, false},
+		{"two", 1, 10, 0, false},
+	} {
+		n, err := simkit.Count("n", tc.raw, tc.def, tc.most)
+		if n != tc.want || (err == nil) != tc.ok {
+			t.Errorf("Count(n, %q, %d, %d) = %d, %v; want %d, ok %v", tc.raw, tc.def, tc.most, n, err, tc.want, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), `n="`+tc.raw+`" is not a number from 0 to 10`) {
+			t.Errorf("Count(n, %q) error %q does not say what is wrong", tc.raw, err)
+		}
 	}
 }

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // controlAnswer is the JSON answer of a control endpoint.
@@ -67,7 +68,7 @@ func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
 // controlFault is POST /sim/fault kind=429|502|reset|slow [n=1].
 func (s *Server) controlFault(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
-		n, err := count(r, "n", 1)
+		n, err := simkit.Count("n", r.FormValue("n"), 1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
@@ -87,7 +88,7 @@ func (s *Server) controlWarn(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) controlCode(w http.ResponseWriter, r *http.Request, push func(int, string)) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
-		n, err := count(r, "n", 1)
+		n, err := simkit.Count("n", r.FormValue("n"), 1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
@@ -131,7 +132,7 @@ func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
 		if !validDomain(name) {
 			return controlAnswer{}, fmt.Errorf("domain=%q is not a domain name", r.FormValue("domain"))
 		}
-		n, err := count(r, "n", -1)
+		n, err := simkit.Count("n", r.FormValue("n"), -1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
@@ -168,16 +169,5 @@ func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// count reads the parameter name, 0 to 100000; def when it is missing and
-// def is not negative.
-func count(r *http.Request, name string, def int) (int, error) {
-	raw := r.FormValue(name)
-	if raw == "" && def >= 0 {
-		return def, nil
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 || n > 100000 {
-		return 0, fmt.Errorf("%s=%q is not a number from 0 to 100000", name, raw)
-	}
-	return n, nil
-}
+// maxCount bounds a control's count.
+const maxCount = 100000

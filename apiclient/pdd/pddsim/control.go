@@ -3,7 +3,6 @@ package pddsim
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -61,10 +60,10 @@ func (s *Server) controlLatency(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// controlFail is POST /sim/fail n=3[&code=unknown].
+// controlFail is POST /sim/fail [n=1][&code=unknown].
 func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
 	control(w, r, func() (controlAnswer, error) {
-		n, err := count(r.FormValue("n"))
+		n, err := simkit.Count("n", r.FormValue("n"), 1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
@@ -80,12 +79,9 @@ func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
 // controlFault is POST /sim/fault kind=502|truncated|reset[&n=1].
 func (s *Server) controlFault(w http.ResponseWriter, r *http.Request) {
 	control(w, r, func() (controlAnswer, error) {
-		n := 1
-		if raw := r.FormValue("n"); raw != "" {
-			var err error
-			if n, err = count(raw); err != nil {
-				return controlAnswer{}, err
-			}
+		n, err := simkit.Count("n", r.FormValue("n"), 1, maxCount)
+		if err != nil {
+			return controlAnswer{}, err
 		}
 		return controlAnswer{}, s.InjectFault(Fault(r.FormValue("kind")), n)
 	})
@@ -107,14 +103,8 @@ func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
 	simkit.WriteJSON(w, http.StatusOK, counts)
 }
 
-// count parses a number of requests, 0 to 1000.
-func count(raw string) (int, error) {
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 || n > 1000 {
-		return 0, fmt.Errorf("n=%q is not a number from 0 to 1000", raw)
-	}
-	return n, nil
-}
+// maxCount bounds a control's n.
+const maxCount = 1000
 
 // index is GET /: what this server is.
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +124,7 @@ API (header PddToken, form body):
 Controls:
   POST /sim/status    domain= status=domain-activate|mx-activate|added
   POST /sim/latency   d=250ms
-  POST /sim/fail      n= [code=unknown]
+  POST /sim/fail      [n=1] [code=unknown]
   POST /sim/fault     kind=429|502|truncated|reset|slow [n=1]
   POST /sim/account   (a new account's token)
   POST /sim/domain    name=  (verified, in the first account)
@@ -174,7 +164,7 @@ func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return controlAnswer{}, fmt.Errorf("domain=%q is not a domain name", r.FormValue("domain"))
 		}
-		n, err := count(r.FormValue("n"))
+		n, err := simkit.Count("n", r.FormValue("n"), -1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}

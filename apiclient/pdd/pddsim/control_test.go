@@ -171,7 +171,8 @@ func TestControlEndpoints(t *testing.T) {
 		{"/sim/latency", url.Values{"d": {"soon"}}, 400, `{"success":"error","error":"d=\"soon\" is not a duration such as 250ms"}`},
 		{"/sim/latency", url.Values{"d": {"1ms"}}, 200, `{"success":"ok"}`},
 		{"/sim/fail", url.Values{"n": {"-1"}}, 400, `{"success":"error","error":"n=\"-1\" is not a number from 0 to 1000"}`},
-		{"/sim/fail", url.Values{"n": {"1"}, "code": {"blocked"}}, 200, `{"success":"ok"}`},
+		{"/sim/fail", url.Values{"code": {"blocked"}}, 200, `{"success":"ok"}`}, // n defaults to 1, as in the other sandboxes
+		{"/sim/mailboxes", url.Values{"domain": {"example.com"}}, 400, `{"success":"error","error":"n=\"\" is not a number from 0 to 1000"}`},
 		{"/sim/fault", url.Values{"kind": {"teapot"}}, 400, `{"success":"error","error":"pddsim: unknown fault \"teapot\" (want 429, 502, truncated, reset or slow)"}`},
 		{"/sim/fault", url.Values{"kind": {"502"}}, 200, `{"success":"ok"}`},
 	}

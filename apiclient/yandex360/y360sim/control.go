@@ -138,7 +138,7 @@ func (s *Server) controlRoutes() {
 		simkit.WriteJSON(w, http.StatusOK, s.NewAccount())
 	})
 	s.mux.HandleFunc("POST /sim/fault", control(func(r *http.Request) error {
-		n, err := count(r.FormValue("n"))
+		n, err := simkit.Count("n", r.FormValue("n"), 1, MaxFaults)
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (s *Server) controlRoutes() {
 	s.mux.HandleFunc("POST /sim/domain", control(func(r *http.Request) error { return s.AddDomain(r.FormValue("name")) }))
 	s.mux.HandleFunc("POST /sim/verify", control(func(r *http.Request) error { return s.Verify(r.FormValue("name")) }))
 	s.mux.HandleFunc("POST /sim/mailboxes", control(func(r *http.Request) error {
-		n, err := count(r.FormValue("n"))
+		n, err := simkit.Count("n", r.FormValue("n"), 1, MaxFaults)
 		if err != nil {
 			return err
 		}
@@ -196,18 +196,6 @@ func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	simkit.WriteJSON(w, http.StatusOK, m)
-}
-
-// count parses a number of faults or mailboxes, 1 when raw is empty.
-func count(raw string) (int, error) {
-	if raw == "" {
-		return 1, nil
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 || n > MaxFaults {
-		return 0, fmt.Errorf("n=%q is not a number from 0 to %d", raw, MaxFaults)
-	}
-	return n, nil
 }
 
 func index(w http.ResponseWriter, _ *http.Request) {
