@@ -101,7 +101,14 @@ func FuzzSubmitForm(f *testing.F) {
 		DefaultDomain: "example.com", SigningKey: []byte("fuzz")})
 	add := c.Decide(Request{UserID: "UUSER1", ChannelID: "C1", Command: CmdMailbox}).Form.Metadata
 	reg := c.Decide(Request{UserID: "UUSER1", ChannelID: "C1", Command: CmdDomain}).Form.Metadata
+	reset := c.Decide(Request{UserID: "UUSER1", ChannelID: "C1", Command: CmdMailbox, Text: "reset"}).Form.Metadata
+	block := c.Decide(Request{UserID: "UADMIN1", ChannelID: "C1", Command: CmdMailbox, Text: "block"}).Form.Metadata
+	if reset == "" || block == "" {
+		f.Fatal("a bare reset or block opens no form")
+	}
 	for _, s := range [][5]string{
+		{"UUSER1", reset, "example.com", "john_doe", "forgot it"},
+		{"UADMIN1", block, "a.example.org", "2024.intern", ""},
 		{"UUSER1", add, "example.com", "alice", "new hire"},
 		{"UADMIN1", add, "", "Bob", ""},
 		{"UUSER1", reg, "a.example.org.", "", "<!here> launch"},
