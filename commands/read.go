@@ -188,14 +188,8 @@ func (c *Core) readFailure(what string, err error) Reply {
 		r.Text = capitalise(c.providerName()) + " did not answer usefully: try again later."
 	case apiclient.ClassCredentials:
 		r.Text = capitalise(c.providerName()) + " refused mailbot's credentials: ask an operator to check " + credentialsVariable(c.api.Name()) + "."
-	case apiclient.ClassRefused:
-		if e.Code == "" {
-			r.Text = fmt.Sprintf("%s: %s.", capitalise(c.providerName()), providerWords(e))
-			break
-		}
-		fallthrough
 	default:
-		r.Text = fmt.Sprintf("%s answered %s: %s.", capitalise(c.providerName()), e.Code, providerWords(e))
+		r.Text = answerText(capitalise(c.providerName()), e)
 	}
 	return r
 }

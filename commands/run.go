@@ -219,12 +219,12 @@ func (c *Core) failure(n Notice, err error) Result {
 	n.Code, n.Detail = e.Code, e.Message
 	switch {
 	case e.Code != "":
-		r.Text = fmt.Sprintf("%s answered %s: %s.", who, e.Code, providerWords(e))
+		r.Text = answerText(who, e)
 	case e.Class == apiclient.ClassRefused:
 		// The adapter refused from what the provider holds, with no code
 		// of the provider's (Yandex 360: no such user in the organisation).
 		n.Code, n.Detail = refusalCode(e), providerWords(e)
-		r.Text = fmt.Sprintf("%s: %s.", who, providerWords(e))
+		r.Text = answerText(who, e)
 	case e.Class == apiclient.ClassCredentials:
 		n.Code, n.Detail = CodeCredentials, codeWords[CodeCredentials]
 		r.Text = who + " refused mailbot's credentials."
@@ -241,6 +241,16 @@ func (c *Core) failure(n Notice, err error) Result {
 	r.Note = c.advice(n.Op, e)
 	n.NothingDone, n.Uncertain = e.Class == apiclient.ClassTemporary, e.Class == apiclient.ClassUncertain
 	return Result{Reply: r, Notice: n}
+}
+
+// answerText says in words what the provider (who) answered: its code
+// and what it means, or, for a refusal without a code of the
+// provider's, what it means.
+func answerText(who string, e *apiclient.Error) string {
+	if e.Code == "" {
+		return fmt.Sprintf("%s: %s.", who, providerWords(e))
+	}
+	return fmt.Sprintf("%s answered %s: %s.", who, e.Code, providerWords(e))
 }
 
 // providerWords is what e means in words, never empty.
