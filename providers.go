@@ -84,11 +84,11 @@ func checkProvider(ctx context.Context, cfg *config, p commands.Provider, logger
 	if ctx.Err() != nil {
 		return nil
 	}
-	switch apiclient.ClassOf(err) {
-	case apiclient.ClassTemporary, apiclient.ClassUncertain:
-		return &configError{Var: checkedVariable(cfg, err), Reason: "the provider could not be reached at start to check it: " + err.Error()}
+	what := "the provider refused it at start: "
+	if class := apiclient.ClassOf(err); class == apiclient.ClassTemporary || class == apiclient.ClassUncertain {
+		what = "the provider could not be reached at start to check it: "
 	}
-	return &configError{Var: checkedVariable(cfg, err), Reason: "the provider refused it at start: " + err.Error()}
+	return &configError{Var: checkedVariable(cfg, err), Reason: what + err.Error()}
 }
 
 // unwrapProvider returns the adapter inside p's wrappers (the metrics').
