@@ -58,6 +58,19 @@ func noteSkip(why error) {
 	announce(noticeText(why))
 }
 
+// tellTerminal writes text to this process's controlling terminal, if it
+// has one, once per parent process.
+func tellTerminal(text string) {
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return // no terminal: the binary's own output says --- SKIP with -v
+	}
+	defer func() { _ = tty.Close() }() // a notice; nothing to do if it fails
+	if firstOfRun(os.Getppid()) {
+		_, _ = tty.WriteString(text)
+	}
+}
+
 // noticeDir holds the markers of the go commands that have been told.
 func noticeDir() string { return filepath.Join(os.TempDir(), "mailbot-pgtest") }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // envNoticeAfter, in a watcher's environment, is the process ID of the go
@@ -43,27 +45,14 @@ func announce(text string) {
 		if !firstOfRun(parent) {
 			return
 		}
-		if isTerminal(out) {
+		if term.IsTerminal(int(out.Fd())) {
 			_, _ = out.WriteString(text)
 			return
 		}
 		startWatcher(parent, out, text)
 		return
 	}
-	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
-	if err != nil {
-		return // no terminal: the binary's own output says --- SKIP with -v
-	}
-	defer func() { _ = tty.Close() }() // a notice; nothing to do if it fails
-	if firstOfRun(parent) {
-		_, _ = tty.WriteString(text)
-	}
-}
-
-// isTerminal reports whether f is a terminal (a character device).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	tellTerminal(text)
 }
 
 // goTestOutput opens the standard output of process pid when it is a go
