@@ -17,10 +17,11 @@ import (
 // BadGatewayPage is what nginx in front of a service answers with 502.
 const BadGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
 
-// Count reads a number from a control's form value raw, named name: ""
-// is def when def is 0 or more (a negative def makes it required), and
-// anything else must be a number from 0 to most.
-func Count(name, raw string, def, most int) (int, error) {
+// Count reads the number in r's form value name: none is def when def is
+// 0 or more (a negative def makes it required), and anything else must be
+// a number from 0 to most.
+func Count(r *http.Request, name string, def, most int) (int, error) {
+	raw := r.FormValue(name)
 	if raw == "" && def >= 0 {
 		return def, nil
 	}

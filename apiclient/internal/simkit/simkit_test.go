@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -150,7 +151,8 @@ func TestCount(t *testing.T) {
 		{"-1", 1, 10, 0, false},
 		{"two", 1, 10, 0, false},
 	} {
-		n, err := simkit.Count("n", tc.raw, tc.def, tc.most)
+		r := httptest.NewRequest(http.MethodPost, "/sim/fault?n="+url.QueryEscape(tc.raw), nil)
+		n, err := simkit.Count(r, "n", tc.def, tc.most)
 		if n != tc.want || (err == nil) != tc.ok {
 			t.Errorf("Count(n, %q, %d, %d) = %d, %v; want %d, ok %v", tc.raw, tc.def, tc.most, n, err, tc.want, tc.ok)
 		}

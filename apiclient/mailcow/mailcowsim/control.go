@@ -68,7 +68,7 @@ func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
 // controlFault is POST /sim/fault kind=429|502|reset|slow [n=1].
 func (s *Server) controlFault(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
-		n, err := simkit.Count("n", r.FormValue("n"), 1, maxCount)
+		n, err := simkit.Count(r, "n", 1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
@@ -88,7 +88,7 @@ func (s *Server) controlWarn(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) controlCode(w http.ResponseWriter, r *http.Request, push func(int, string)) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
-		n, err := simkit.Count("n", r.FormValue("n"), 1, maxCount)
+		n, err := simkit.Count(r, "n", 1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
@@ -132,7 +132,7 @@ func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
 		if !validDomain(name) {
 			return controlAnswer{}, fmt.Errorf("domain=%q is not a domain name", r.FormValue("domain"))
 		}
-		n, err := simkit.Count("n", r.FormValue("n"), -1, maxCount)
+		n, err := simkit.Count(r, "n", -1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}

@@ -63,7 +63,7 @@ func (s *Server) controlLatency(w http.ResponseWriter, r *http.Request) {
 // controlFail is POST /sim/fail [n=1][&code=unknown].
 func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
 	control(w, r, func() (controlAnswer, error) {
-		n, err := simkit.Count("n", r.FormValue("n"), 1, maxCount)
+		n, err := simkit.Count(r, "n", 1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
@@ -79,7 +79,7 @@ func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
 // controlFault is POST /sim/fault kind=502|truncated|reset[&n=1].
 func (s *Server) controlFault(w http.ResponseWriter, r *http.Request) {
 	control(w, r, func() (controlAnswer, error) {
-		n, err := simkit.Count("n", r.FormValue("n"), 1, maxCount)
+		n, err := simkit.Count(r, "n", 1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
@@ -164,7 +164,7 @@ func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return controlAnswer{}, fmt.Errorf("domain=%q is not a domain name", r.FormValue("domain"))
 		}
-		n, err := simkit.Count("n", r.FormValue("n"), -1, maxCount)
+		n, err := simkit.Count(r, "n", -1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}

@@ -138,7 +138,7 @@ func (s *Server) controlRoutes() {
 		simkit.WriteJSON(w, http.StatusOK, s.NewAccount())
 	})
 	s.mux.HandleFunc("POST /sim/fault", control(func(r *http.Request) error {
-		n, err := simkit.Count("n", r.FormValue("n"), 1, MaxFaults)
+		n, err := simkit.Count(r, "n", 1, MaxFaults)
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (s *Server) controlRoutes() {
 	s.mux.HandleFunc("POST /sim/domain", control(func(r *http.Request) error { return s.AddDomain(r.FormValue("name")) }))
 	s.mux.HandleFunc("POST /sim/verify", control(func(r *http.Request) error { return s.Verify(r.FormValue("name")) }))
 	s.mux.HandleFunc("POST /sim/mailboxes", control(func(r *http.Request) error {
-		n, err := simkit.Count("n", r.FormValue("n"), 1, MaxFaults)
+		n, err := simkit.Count(r, "n", 1, MaxFaults)
 		if err != nil {
 			return err
 		}
