@@ -54,9 +54,11 @@ func testE2EBlipWhilePosting(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	if len(reqs) != 2 {
 		t.Fatalf("%d request messages in the ops channel, want 2", len(reqs))
 	}
-	first, second := reqs[0], reqs[1]
+	// The two requests are posted concurrently: tell them apart by what
+	// they ask, not by the order Slack took them in.
+	first, second := requestFor(t, reqs, "first@example.com"), requestFor(t, reqs, "second@example.com")
 
-	approveFromHome(t, w, e2eAdmin1)
+	approveFromHome(t, w, e2eAdmin1, "first@example.com")
 	if upd := w.waitUpdate(first.ts, "Approved by"); upd.HasButtons() {
 		t.Errorf("the request approved from the Home tab still offers buttons:\n%s", upd.shown())
 	}
@@ -83,9 +85,9 @@ func testE2EBlipWhilePosting(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	}
 }
 
-// approveFromHome opens admin's Home tab and clicks Approve on the first
-// request it offers.
-func approveFromHome(t *testing.T, w *world, admin string) {
+// approveFromHome opens admin's Home tab and clicks Approve on the
+// request it describes as concerning target.
+func approveFromHome(t *testing.T, w *world, admin, target string) {
 	t.Helper()
 	ev, err := w.fake.AppHomeOpened(admin)
 	if err != nil {
@@ -98,9 +100,9 @@ func approveFromHome(t *testing.T, w *world, admin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := homeButtonBlock(home, e2eApprove)
+	block := homeButtonBlockFor(home, e2eApprove, target)
 	if block == "" {
-		t.Fatalf("the admin's Home tab offers no request:\n%s", viewText(home))
+		t.Fatalf("the admin's Home tab offers no request for %s:\n%s", target, viewText(home))
 	}
 	if _, err := w.fake.ClickInView(admin, home.ID, block, e2eApprove, ""); err != nil {
 		t.Fatal(err)
@@ -133,6 +135,21 @@ func postedRequests(w *world) []e2eRequest {
 		}
 	}
 	return out
+}
+
+// requestFor is the one request message of reqs that concerns target.
+func requestFor(t *testing.T, reqs []e2eRequest, target string) e2eRequest {
+	t.Helper()
+	var found []e2eRequest
+	for _, r := range reqs {
+		if strings.Contains(r.msg.shown(), target) {
+			found = append(found, r)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d request messages concern %s, want 1", len(found), target)
+	}
+	return found[0]
 }
 
 // messageOf is a message's blocks as the fake keeps them.

@@ -302,9 +302,23 @@ func formRequest(t *testing.T, w *world) {
 // homeButtonBlock returns the block_id of the first Home tab block that
 // offers the button action, or "".
 func homeButtonBlock(v slackfake.View, action string) string {
+	return homeButtonBlockFor(v, action, "")
+}
+
+// homeButtonBlockFor is the block_id of the first Home tab button block
+// offering action whose request (the section just above it) mentions
+// target.
+func homeButtonBlockFor(v slackfake.View, action, target string) string {
 	raw, _ := json.Marshal(v.JSON)
+	above := ""
 	for _, b := range decodeMsg(string(raw)).Blocks {
 		if !strings.HasPrefix(b.BlockID, e2eHomePrefix) {
+			if b.Text != nil {
+				above = b.Text.Text
+			}
+			continue
+		}
+		if !strings.Contains(above, target) {
 			continue
 		}
 		for _, e := range b.Elements {
