@@ -172,11 +172,18 @@ func TestOpenWaitsForTheDatabase(t *testing.T) {
 
 func TestOpenRefusedFailsAtOnce(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	if err := pgtest.Shared(t).Exec(t.Context(), "CREATE ROLE mailbot_app LOGIN PASSWORD 'the-right-one'"); err != nil {
+	// Roles belong to the whole cluster, which outlives one run of the
+	// test (go test -count): the role is named after this test's database.
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := "mailbot_app_" + strings.TrimPrefix(u.Path, "/")
+	if err := pgtest.Shared(t).Exec(t.Context(), "CREATE ROLE "+role+" LOGIN PASSWORD 'the-right-one'"); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err := pgstore.Open(t.Context(), withPassword(t, dsn, "mailbot_app", secretPassword), zap.NewNop(),
+	_, err = pgstore.Open(t.Context(), withPassword(t, dsn, role, secretPassword), zap.NewNop(),
 		pgstore.WithRetry(20*time.Second))
 	if err == nil {
 		t.Fatal("Open with a wrong password succeeded")
@@ -188,10 +195,10 @@ func TestOpenRefusedFailsAtOnce(t *testing.T) {
 
 	// With the right password and the rights on the schema, a role that
 	// is not a superuser migrates and works.
-	query(t, dsn, "GRANT CREATE ON SCHEMA public TO mailbot_app")
-	s := open(t, withPassword(t, dsn, "mailbot_app", "the-right-one"))
+	query(t, dsn, "GRANT CREATE ON SCHEMA public TO "+role)
+	s := open(t, withPassword(t, dsn, role, "the-right-one"))
 	if err := s.Submit(t.Context(), commands.Pending{ID: "r1", Created: time.Now(), Expires: time.Now()}); err != nil {
-		t.Errorf("Submit as mailbot_app: %v", err)
+		t.Errorf("Submit as %s: %v", role, err)
 	}
 }
 
