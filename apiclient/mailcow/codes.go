@@ -29,8 +29,9 @@ var codes = map[string]meaning{
 	"domain_added_sogo_failed":     {"", "the domain was added, but the webmail (SOGo) was not updated"},
 }
 
-// deniedWords are access_denied's meanings.
+// deniedWords are access_denied's meanings (the reply shows the code
+// beside them).
 var deniedWords = map[apiclient.Reason]string{
 	apiclient.ReasonNotAllowed: "the API key may not do this",
-	apiclient.ReasonNotFound:   "no such mailbox (mailcow answers access_denied)",
+	apiclient.ReasonNotFound:   "the mailbox is not on the mailcow server",
 }
