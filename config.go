@@ -74,6 +74,8 @@ type config struct {
 	Concurrency         int           `envconfig:"MAILBOT_CONCURRENCY" scope:"serve" default:"8" desc:"operations run at once; more wait their turn"`
 	LogLevel            string        `envconfig:"MAILBOT_LOG_LEVEL" default:"info" desc:"debug, info, warn or error (any letter case)"`
 	LogFormat           string        `envconfig:"MAILBOT_LOG_FORMAT" default:"json" desc:"json or console"`
+
+	files fileSources // the secrets read from a file, by variable: errors name their _FILE variant
 }
 
 // configError names the variable that is wrong. Reason never holds a
@@ -173,6 +175,7 @@ func loadConfig(lookup func(string) (string, bool), sub string) (*config, error)
 	if err := c.report(sub, bad); err != nil {
 		return nil, err
 	}
+	c.files = files
 	return &c, nil
 }
 
@@ -394,10 +397,19 @@ func (c *config) adminGroups() []string {
 
 // requireServe checks what serve needs. loadConfig(lookup, "serve")
 // already did; it remains for callers holding a config loaded for another
-// subcommand. The config does not keep which secrets came from files, so
-// an error here names a secret's own variable even when its _FILE variant
-// was set (loadConfig's errors name the _FILE variable).
-func (c *config) requireServe() error { return c.report("serve", c.problems("serve", nil)) }
+// subcommand.
+func (c *config) requireServe() error { return c.report("serve", c.problems("serve", c.files)) }
+
+// credentialsVar is the variable that holds the credentials of c's
+// provider: its one secret.
+func (c *config) credentialsVar() string {
+	for _, v := range envVars() {
+		if v.secret && v.provider == c.Provider {
+			return v.name
+		}
+	}
+	return ""
+}
 
 // coreConfig is the part of config the commands core uses. Admins keeps
 // the user group IDs: the transport resolves them (commands.Config.InGroup).
@@ -413,6 +425,7 @@ func (c *config) coreConfig() commands.Config {
 		PasswordLength:    c.PasswordLength,
 
 		ForcePasswordChange: c.ForcePasswordChange,
+		CredentialsVariable: c.files.variable(c.credentialsVar()),
 	}
 	// MAILBOT_DNS_RESOLVER was checked by loadConfig: "" or host:port.
 	if dns, err := dnscheck.New(c.DNSResolver); err == nil {

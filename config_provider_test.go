@@ -310,3 +310,32 @@ func BenchmarkLoadConfig(b *testing.B) {
 		}
 	}
 }
+
+// TestCredentialsVariable: the core's replies to refused credentials name
+// the variable the operator set for the selected provider: its secret, or
+// the secret's _FILE variant when it came from a file.
+func TestCredentialsVariable(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "credential")
+	if err := os.WriteFile(path, []byte("SECRETPDD\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{serveBase(), "PDD_TOKEN"},
+		{with(serveBase(), "PDD_TOKEN", "", "PDD_TOKEN_FILE", path), "PDD_TOKEN_FILE"},
+		{with(serveBase(), "MAILBOT_PROVIDER", "yandex360", "Y360_TOKEN", "y0-SECRETPDD"), "Y360_TOKEN"},
+		{with(serveBase(), "MAILBOT_PROVIDER", "mailcow", "MAILCOW_URL", "https://mail.example.com", "MAILCOW_API_KEY_FILE", path), "MAILCOW_API_KEY_FILE"},
+	} {
+		cfg, err := loadConfig(envFrom(tc.env), "serve")
+		if err != nil {
+			t.Errorf("loadConfig(%v): %v", tc.env, err)
+			continue
+		}
+		if got := cfg.coreConfig().CredentialsVariable; got != tc.want {
+			t.Errorf("MAILBOT_PROVIDER=%q: CredentialsVariable = %q, want %q", tc.env["MAILBOT_PROVIDER"], got, tc.want)
+		}
+	}
+}

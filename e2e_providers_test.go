@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -205,7 +206,8 @@ func lostAddFound(p *proc, address string) bool {
 // PDD's token can only be refused by an operation (an error reply naming
 // PDD_TOKEN, and the bot keeps running); Yandex 360's token and mailcow's
 // key are checked at start, which stops with one line naming the
-// variable, after one request (mailcow's server bans an address that
+// variable the operator set (mailcow's key comes from a file here:
+// MAILCOW_API_KEY_FILE), after one request (mailcow's server bans an address that
 // keeps sending a wrong key). And Y360_ORG_ID empty: the one organisation
 // the token sees is used; several stop start-up, listing their IDs.
 func testE2EProviderCredentials(t *testing.T, bin string) {
@@ -215,10 +217,10 @@ func testE2EProviderCredentials(t *testing.T, bin string) {
 	}{
 		{"pdd", badPDDToken},
 		{"yandex360", func(t *testing.T, bin string) {
-			refusedAtStart(t, bin, e2eY360, "Y360_TOKEN", "y0_NotIssuedByTheSandbox0123456789abcdef")
+			refusedAtStart(t, bin, e2eY360, "Y360_TOKEN", "y0_NotIssuedByTheSandbox0123456789abcdef", false)
 		}},
 		{"mailcow", func(t *testing.T, bin string) {
-			refusedAtStart(t, bin, e2eMailcow, "MAILCOW_API_KEY", "0BAD00-0BAD00-0BAD00-0BAD00-0BAD00")
+			refusedAtStart(t, bin, e2eMailcow, "MAILCOW_API_KEY", "0BAD00-0BAD00-0BAD00-0BAD00-0BAD00", true)
 		}},
 		{"yandex360-org", y360OrgChoice},
 	} {
@@ -256,16 +258,33 @@ func badPDDToken(t *testing.T, bin string) {
 }
 
 // refusedAtStart starts serve on provider with variable set to a wrong
-// credential: exit 1, one line naming variable, one request sent.
-func refusedAtStart(t *testing.T, bin, provider, variable, wrong string) {
+// credential, or, fromFile, variable_FILE naming a file that holds it:
+// exit 1, one line naming the variable set (and the file), one request
+// sent.
+func refusedAtStart(t *testing.T, bin, provider, variable, wrong string, fromFile bool) {
 	pw := newProviderWorld(t, bin, provider)
 	pw.extra = append(pw.extra, wrong)
-	p := pw.start("mailbot", pw.env(map[string]string{variable: wrong}), "serve")
+	vars, named := map[string]string{variable: wrong}, []string{variable}
+	if fromFile {
+		path := filepath.Join(t.TempDir(), "credential")
+		if err := os.WriteFile(path, []byte(wrong+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		vars = map[string]string{variable: "", variable + "_FILE": path}
+		named = []string{variable + "_FILE", path}
+	}
+	p := pw.start("mailbot", pw.env(vars), "serve")
 	if code := p.wait(e2eWait); code != 1 {
 		t.Errorf("%s refused at start: exit status %d, want 1", variable, code)
 	}
-	if lines := p.reasonLines(); len(lines) != 1 || !strings.Contains(lines[0], variable) {
-		t.Errorf("%s refused at start: reason %q, want one line naming it", variable, lines)
+	lines := p.reasonLines()
+	if len(lines) != 1 {
+		t.Errorf("%s refused at start: reason %q, want one line", variable, lines)
+	}
+	for _, name := range named {
+		if len(lines) > 0 && !strings.Contains(lines[0], name) {
+			t.Errorf("%s refused at start: reason %q does not name %s", variable, lines, name)
+		}
 	}
 	if n := pw.sim.Requests(); n != 1 {
 		t.Errorf("%s refused at start: %d requests reached the sandbox, want 1", variable, n)

@@ -78,11 +78,13 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 	defer func() { _ = logger.Sync() }()
 	switch o.sub {
 	case "shell":
-		return runShell(ctx, cfg, o.as, logger, stdin, stdout)
+		err = runShell(ctx, cfg, o.as, logger, stdin, stdout)
 	case "sim":
-		return runSim(ctx, o.prov, o.addr, o.tls, logger, stdout)
+		err = runSim(ctx, o.prov, o.addr, o.tls, logger, stdout)
 	case "audit":
-		return runAudit(ctx, cfg, o.since, o.json, logger, stdout)
+		err = runAudit(ctx, cfg, o.since, o.json, logger, stdout)
+	default:
+		err = runServe(ctx, cfg, logger, stdout)
 	}
-	return runServe(ctx, cfg, logger, stdout)
+	return cfg.attribute(err)
 }

@@ -219,13 +219,18 @@ func checkKubeFile(t *testing.T, path string) {
 	}
 }
 
-// configVars maps every variable of the config struct to its field.
+// configVars maps every variable of the config struct to its field:
+// every exported field is one (the unexported ones are what loadConfig
+// learnt, such as which secrets came from files).
 func configVars(t *testing.T) map[string]reflect.StructField {
 	t.Helper()
 	vars := make(map[string]reflect.StructField)
 	typ := reflect.TypeFor[config]()
 	for i := range typ.NumField() {
 		f := typ.Field(i)
+		if !f.IsExported() {
+			continue
+		}
 		name := f.Tag.Get("envconfig")
 		if name == "" {
 			t.Fatalf("config.%s has no envconfig tag", f.Name)

@@ -105,12 +105,10 @@ func unwrapProvider(p commands.Provider) commands.Provider {
 // checkedVariable names the variable a failed start-up check is about.
 func checkedVariable(cfg *config, err error) string {
 	switch {
-	case cfg.Provider == providerMailcow && apiclient.ClassOf(err) == apiclient.ClassCredentials:
-		return "MAILCOW_API_KEY"
+	case apiclient.ClassOf(err) == apiclient.ClassCredentials:
+		return cfg.credentialsVar()
 	case cfg.Provider == providerMailcow:
 		return "MAILCOW_URL"
-	case apiclient.ClassOf(err) == apiclient.ClassCredentials:
-		return "Y360_TOKEN"
 	case apiclient.ClassOf(err) == 0 || apiclient.ReasonOf(err) == apiclient.ReasonNotFound ||
 		apiclient.ReasonOf(err) == apiclient.ReasonNotAllowed: // an unknown organisation, none, or several to choose from
 		return "Y360_ORG_ID"

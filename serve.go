@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -109,6 +110,21 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	return nil
 }
 
+// attribute returns err naming, where it is about a secret that Slack or
+// the provider refused, the variable the operator set: the secret's _FILE
+// variant when its value came from a file (loadConfig kept which did).
+func (c *config) attribute(err error) error {
+	var auth *bot.AuthError
+	if errors.As(err, &auth) {
+		auth.Var = c.files.variable(auth.Var)
+	}
+	var ce *configError
+	if errors.As(err, &ce) {
+		*ce = *c.files.attributed(ce)
+	}
+	return err
+}
+
 // newSlackClient is the Slack Web API client of the configuration.
 func newSlackClient(cfg *config, logger *zap.Logger) *slack.Client {
 	return slack.New(cfg.SlackBotToken.reveal(),
@@ -157,7 +173,7 @@ func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.S
 		if ctx.Err() != nil {
 			return nil, nil, nil
 		}
-		return nil, nil, fmt.Errorf("MAILBOT_DATABASE_URL: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", cfg.files.variable("MAILBOT_DATABASE_URL"), err)
 	}
 	return st, st.Close, nil
 }

@@ -162,13 +162,33 @@ func jsonStrings(v any) string {
 	return ""
 }
 
+// TestServeRejectedTokens: a token Slack rejects ends serve with an
+// error naming the variable the operator set: the token's own, or its
+// _FILE variant when the token came from a file.
 func TestServeRejectedTokens(t *testing.T) {
-	for _, tc := range []struct{ kind, wantVar string }{
-		{"bot", "SLACK_BOT_TOKEN"},
-		{"app", "SLACK_APP_TOKEN"},
+	for _, tc := range []struct {
+		kind, variable string
+		fromFile       bool
+	}{
+		{"bot", "SLACK_BOT_TOKEN", false},
+		{"app", "SLACK_APP_TOKEN", false},
+		{"bot", "SLACK_BOT_TOKEN", true},
+		{"app", "SLACK_APP_TOKEN", true},
 	} {
-		t.Run(tc.kind, func(t *testing.T) {
+		wantVar := tc.variable
+		if tc.fromFile {
+			wantVar += "_FILE"
+		}
+		t.Run(wantVar, func(t *testing.T) {
 			env, fake, _ := serveEnv(t)
+			if tc.fromFile {
+				path := filepath.Join(t.TempDir(), "token")
+				if err := os.WriteFile(path, []byte(env[tc.variable]+"\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				delete(env, tc.variable)
+				env[wantVar] = path
+			}
 			fake.RejectToken(tc.kind, "invalid_auth")
 			var out testkit.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -181,8 +201,8 @@ func TestServeRejectedTokens(t *testing.T) {
 				t.Fatalf("run took until the deadline: a rejected token must end it at once")
 			}
 			msg := err.Error()
-			if !strings.Contains(msg, tc.wantVar) || !strings.Contains(msg, "invalid_auth") {
-				t.Errorf("error %q does not name %s and invalid_auth", msg, tc.wantVar)
+			if !strings.HasPrefix(msg, wantVar+": ") || !strings.Contains(msg, "invalid_auth") {
+				t.Errorf("error %q does not begin with %s and name invalid_auth", msg, wantVar)
 			}
 			for _, tok := range []string{slackfake.AppToken, slackfake.BotToken} {
 				if strings.Contains(msg, tok) || strings.Contains(out.String(), tok) {
@@ -260,4 +280,34 @@ func TestBinarySignals(t *testing.T) {
 		t.Errorf("the command in flight at SIGTERM got no result: %v", posts)
 	}
 	_ = os.Remove(bin)
+}
+
+// TestUnreachableDatabaseNamesFileVariable: a database that cannot be
+// reached, its URL read from a file, is reported under
+// MAILBOT_DATABASE_URL_FILE, the variable the operator set, without the
+// URL's password; set directly, under MAILBOT_DATABASE_URL.
+func TestUnreachableDatabaseNamesFileVariable(t *testing.T) {
+	url := "postgres://mailbot:" + secretDBPass + "@" + freeAddr(t) + "/mailbot?connect_timeout=5"
+	path := filepath.Join(t.TempDir(), "database-url")
+	if err := os.WriteFile(path, []byte(url+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range []map[string]string{
+		{"MAILBOT_DATABASE_URL_FILE": path},
+		{"MAILBOT_DATABASE_URL": url},
+	} {
+		var want string
+		for name := range env {
+			want = name + ": "
+		}
+		var out testkit.Buffer
+		err := run(t.Context(), []string{"mailbot", "audit"}, envFrom(env), strings.NewReader(""), &out, &out)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("audit with an unreachable database = %v, want an error beginning %q", err, want)
+			continue
+		}
+		if strings.Contains(err.Error(), secretDBPass) || strings.Contains(out.String(), secretDBPass) {
+			t.Errorf("the database password is in the error or the output: %v", err)
+		}
+	}
 }

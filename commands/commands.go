@@ -59,6 +59,11 @@ type Config struct {
 	// reset passwords change at the next login, where it can
 	// (MAILBOT_FORCE_PASSWORD_CHANGE).
 	ForcePasswordChange bool
+	// CredentialsVariable names the setting that holds mailbot's
+	// credentials for the provider (PDD_TOKEN, or PDD_TOKEN_FILE when the
+	// token comes from a file): a reply to a refusal of the credentials
+	// asks an operator to check it. Empty names no setting.
+	CredentialsVariable string
 }
 
 // MaxApprovalsRequired bounds Config.ApprovalsRequired.

@@ -187,7 +187,7 @@ func (c *Core) readFailure(what string, err error) Reply {
 	case apiclient.ClassTemporary, apiclient.ClassUncertain:
 		r.Text = capitalise(c.providerName()) + " did not answer usefully: try again later."
 	case apiclient.ClassCredentials:
-		r.Text = capitalise(c.providerName()) + " refused mailbot's credentials: ask an operator to check " + credentialsVariable(c.api.Name()) + "."
+		r.Text = capitalise(c.providerName()) + " refused mailbot's credentials: ask an operator to check " + c.credentialsSetting() + "."
 	default:
 		r.Text = answerText(capitalise(c.providerName()), e)
 	}

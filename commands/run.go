@@ -305,7 +305,7 @@ func (c *Core) advice(op Operation, e *apiclient.Error) string {
 	case apiclient.ClassUncertain:
 		return uncertainAdvice(op)
 	case apiclient.ClassCredentials:
-		return "The credentials mailbot uses are not accepted: ask an operator to check " + credentialsVariable(c.api.Name()) + "."
+		return "The credentials mailbot uses are not accepted: ask an operator to check " + c.credentialsSetting() + "."
 	}
 	switch e.Reason {
 	case apiclient.ReasonNotAllowed:
@@ -323,16 +323,14 @@ func (c *Core) advice(op Operation, e *apiclient.Error) string {
 	return "Nothing was done."
 }
 
-// credentialsVariable names the variable that holds provider's
-// credentials.
-func credentialsVariable(provider string) string {
-	switch provider {
-	case apiclient.ProviderYandex360:
-		return "Y360_TOKEN"
-	case apiclient.ProviderMailcow:
-		return "MAILCOW_API_KEY"
+// credentialsSetting names what an operator checks when the provider
+// refuses mailbot's credentials: Config.CredentialsVariable, or, without
+// it, the credentials in words.
+func (c *Core) credentialsSetting() string {
+	if c.cfg.CredentialsVariable == "" {
+		return "mailbot's credentials for " + c.providerName()
 	}
-	return "PDD_TOKEN"
+	return c.cfg.CredentialsVariable
 }
 
 // capitalise makes the first letter of s upper case ("the PDD API" →

@@ -81,7 +81,7 @@ func TestRunReplies(t *testing.T) {
 			}
 			obs, logs := observer.New(zapcore.DebugLevel)
 			store := &auditStore{}
-			c, err := New(tc.api, store, noMessenger{}, Config{Admins: []string{"UADMIN1"}}, zap.New(obs))
+			c, err := New(tc.api, store, noMessenger{}, Config{Admins: []string{"UADMIN1"}, CredentialsVariable: "PDD_TOKEN"}, zap.New(obs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,6 +151,27 @@ func assertNoSecret(t *testing.T, where, s string, secrets []string) {
 
 // TestRunRefusesInvalid checks that an operation that does not validate
 // never reaches the API, whatever the caller hands run.
+// TestRunCredentialsSetting: a refusal of mailbot's credentials asks an
+// operator to check the setting the core was told of, or, told of none,
+// the credentials in words.
+func TestRunCredentialsSetting(t *testing.T) {
+	for _, tc := range []struct{ variable, want string }{
+		{"PDD_TOKEN_FILE", "ask an operator to check PDD_TOKEN_FILE."},
+		{"", "ask an operator to check mailbot's credentials for the PDD API."},
+	} {
+		refused := pddErr(apiclient.OpRegister, apiclient.ClassCredentials, "", "bad_token", "the PDD token is invalid")
+		api := &fakeAPI{register: func(context.Context, string) (*apiclient.Domain, error) { return nil, refused }}
+		c, err := New(api, &auditStore{}, noMessenger{}, Config{Admins: []string{"UADMIN1"}, CredentialsVariable: tc.variable}, zap.NewNop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := c.run(t.Context(), "UADMIN1", nil, "", Operation{Action: ActionRegisterDomain, Domain: "example.com"})
+		if text := res.Reply.PlainText(); !strings.Contains(text, tc.want) {
+			t.Errorf("CredentialsVariable %q: reply %q, want it to say %q", tc.variable, text, tc.want)
+		}
+	}
+}
+
 func TestRunRefusesInvalid(t *testing.T) {
 	t.Parallel()
 	api := &fakeAPI{}
