@@ -50,7 +50,7 @@ func testE2EBlipWhilePosting(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	if n := strings.Count(p.stderr.String(), "request message not recorded"); n != 2 {
 		t.Fatalf("the blip did not hit both requests' message references (%d logged failures, want 2): the scenario did not happen", n)
 	}
-	reqs := postedRequests(w)
+	reqs := w.requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d request messages in the ops channel, want 2", len(reqs))
 	}
@@ -116,22 +116,6 @@ func opsPostAttempts(w *world) []string {
 	for _, c := range w.fake.Calls("chat.postMessage") {
 		if c.Form.Get("channel") == e2eOps && c.Form.Get("thread_ts") == "" {
 			out = append(out, c.TS)
-		}
-	}
-	return out
-}
-
-// postedRequests returns the request messages that Slack took in the ops
-// channel, oldest first, as they were first posted.
-func postedRequests(w *world) []e2eRequest {
-	posted := map[string]bool{}
-	for _, m := range w.fake.Messages(e2eOps) {
-		posted[m.TS] = true
-	}
-	var out []e2eRequest
-	for _, r := range w.requests() {
-		if posted[r.ts] {
-			out = append(out, r)
 		}
 	}
 	return out

@@ -116,11 +116,14 @@ type e2eRequest struct {
 }
 
 // requests returns the request messages posted in the ops channel, in
-// order.
+// the order they were sent, as they were first posted. Only messages that
+// Slack took count: the fake records a call before it stores the message,
+// and a person cannot click a message that is not in the channel yet
+// (mailbot reads it back first); a post refused with 429 is no message.
 func (w *world) requests() []e2eRequest {
 	var out []e2eRequest
 	for _, c := range w.fake.Calls("chat.postMessage") {
-		if c.Form.Get("channel") != e2eOps || c.Form.Get("thread_ts") != "" {
+		if c.Form.Get("channel") != e2eOps || c.Form.Get("thread_ts") != "" || !w.fake.HasMessage(e2eOps, c.TS) {
 			continue
 		}
 		m := callMsg(c)

@@ -42,10 +42,15 @@ type approvalRequest struct {
 	value string // the value both buttons carry
 }
 
-// approvalRequests returns the request messages posted so far, in order.
+// approvalRequests returns the request messages posted so far, in order:
+// those Slack took (the fake records a call before it stores the message,
+// and a message not yet in its channel cannot be clicked).
 func (e *env) approvalRequests() []approvalRequest {
 	var out []approvalRequest
 	for _, c := range e.slack.Calls("chat.postMessage") {
+		if !e.slack.HasMessage(c.Form.Get("channel"), c.TS) {
+			continue
+		}
 		m := callMessage(e.t, c)
 		if v, ok := m.Button(approvalBlock, approve); ok {
 			out = append(out, approvalRequest{call: c, msg: m, value: v})

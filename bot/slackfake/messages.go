@@ -318,6 +318,15 @@ func nonNilAny(s []any) []any {
 	return s
 }
 
+// HasMessage reports whether the message ts is in channel: a chat.post*
+// call is recorded (Calls) before the message is stored, so a test that
+// acts on a message waits for this.
+func (s *Server) HasMessage(channel, ts string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.find(channel, ts) != nil
+}
+
 // Messages returns the top-level messages of channel as they now read,
 // oldest first.
 func (s *Server) Messages(channel string) []Message {
