@@ -27,7 +27,7 @@ import (
 func runAudit(ctx context.Context, cfg *config, since time.Duration, asJSON bool, logger *zap.Logger, stdout io.Writer) error {
 	st, err := pgstore.Open(ctx, cfg.DatabaseURL.reveal(), logger.Named("store"), pgstore.ReadOnly(), pgstore.WithRetry(0))
 	if err != nil {
-		return fmt.Errorf("%s: %w", cfg.files.variable("MAILBOT_DATABASE_URL"), err)
+		return cfg.databaseError(err)
 	}
 	defer st.Close()
 	out := bufio.NewWriterSize(stdout, 64<<10)

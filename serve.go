@@ -173,9 +173,16 @@ func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.S
 		if ctx.Err() != nil {
 			return nil, nil, nil
 		}
-		return nil, nil, fmt.Errorf("%s: %w", cfg.files.variable("MAILBOT_DATABASE_URL"), err)
+		return nil, nil, cfg.databaseError(err)
 	}
 	return st, st.Close, nil
+}
+
+// databaseError is err about the database of MAILBOT_DATABASE_URL, under
+// the variable the operator set (its _FILE variant when the URL came from
+// a file).
+func (c *config) databaseError(err error) error {
+	return fmt.Errorf("%s: %w", c.files.variable("MAILBOT_DATABASE_URL"), err)
 }
 
 // signingKey derives the key that signs pending approval requests from the
