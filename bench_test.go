@@ -19,10 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/bot/slackfake"
-	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
 
@@ -171,9 +172,9 @@ type benchProvider struct {
 // (domain_exists), so theirs registers 500 new domains. The first is the
 // floor's provider.
 var benchProviders = []benchProvider{
-	{providerPDD, pddsim.DomainLimit, commands.StatusDomainActivate},
-	{providerYandex360, burstSize, y360sim.StatusNeedValidation},
-	{providerMailcow, burstSize, "does not verify who owns a domain"},
+	{apiclient.ProviderPDD, pddsim.DomainLimit, pdd.StatusDomainActivate},
+	{apiclient.ProviderYandex360, burstSize, y360sim.StatusNeedValidation},
+	{apiclient.ProviderMailcow, burstSize, "does not verify who owns a domain"},
 }
 
 // BenchmarkFloor runs the same burst, measured the same way, against the

@@ -48,7 +48,8 @@ type config struct {
 	Provider            string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" default:"pdd" desc:"the mail-hosting API mailbot drives: pdd, yandex360 or mailcow"`
 	PDDToken            secret        `envconfig:"PDD_TOKEN" scope:"serve,shell" provider:"pdd" need:"serve" desc:"value of the PddToken header (the shell uses its embedded sandbox without it)"`
 	PDDBaseURL          string        `envconfig:"PDD_BASE_URL" scope:"serve,shell" provider:"pdd" default:"https://pddimp.yandex.ru" desc:"PDD API base URL"`
-	PDDTimeout          time.Duration `envconfig:"PDD_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
+	ProviderTimeout     time.Duration `envconfig:"MAILBOT_PROVIDER_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
+	PDDTimeout          time.Duration `envconfig:"PDD_TIMEOUT" scope:"serve,shell" desc:"deprecated: the old name of MAILBOT_PROVIDER_TIMEOUT, read when that is not set"`
 	Y360Token           secret        `envconfig:"Y360_TOKEN" scope:"serve,shell" provider:"yandex360" need:"serve" desc:"Yandex 360 OAuth token (the shell uses its embedded sandbox without it)"`
 	Y360OrgID           string        `envconfig:"Y360_ORG_ID" scope:"serve,shell" provider:"yandex360" desc:"Yandex 360 organisation ID; empty: the one organisation the token sees"`
 	Y360BaseURL         string        `envconfig:"Y360_BASE_URL" scope:"serve,shell" provider:"yandex360" default:"https://api360.yandex.net" desc:"Yandex 360 API base URL"`
@@ -76,6 +77,29 @@ type config struct {
 	LogFormat           string        `envconfig:"MAILBOT_LOG_FORMAT" default:"json" desc:"json or console"`
 
 	files fileSources // the secrets read from a file, by variable: errors name their _FILE variant
+	// deprecated says, a line each, which deprecated variables were read:
+	// the subcommand logs them as warnings.
+	deprecated []string
+}
+
+// renamed are the variables that took a new name: the old one is read
+// while the new one is not set, with a warning.
+var renamed = []struct{ old, new string }{
+	{"PDD_TIMEOUT", "MAILBOT_PROVIDER_TIMEOUT"},
+}
+
+// useOldNames takes the value of each renamed variable from its old name
+// when only that one is set, and notes it in c.deprecated.
+func (c *config) useOldNames(lookup func(string) (string, bool)) {
+	for _, r := range renamed {
+		old, oldSet := lookup(r.old)
+		if _, newSet := lookup(r.new); !oldSet || newSet {
+			continue
+		}
+		if err := c.setVar(r.new, old); err == nil {
+			c.deprecated = append(c.deprecated, r.old+" is deprecated: it still works, but set "+r.new+" instead")
+		}
+	}
 }
 
 // configError names the variable that is wrong. Reason never holds a
@@ -167,6 +191,7 @@ func loadConfig(lookup func(string) (string, bool), sub string) (*config, error)
 	if err != nil {
 		return nil, err
 	}
+	c.useOldNames(envLookup(lookup, vars))
 	for name, e := range c.problems(sub, files) {
 		if _, ok := bad[name]; !ok {
 			bad[name] = e
@@ -432,4 +457,35 @@ func (c *config) coreConfig() commands.Config {
 		cc.DNS = dns
 	}
 	return cc
+}
+
+// lookupVar is the value of the variable name as c holds it, in the
+// environment's form (a secret revealed); ok is false for a name that is
+// not one of config's variables.
+func (c *config) lookupVar(name string) (value string, ok bool) {
+	i := slices.IndexFunc(envVars(), func(v configVar) bool { return v.name == name })
+	if i < 0 {
+		return "", false
+	}
+	f := reflect.ValueOf(c).Elem().Field(envVars()[i].index)
+	if r, isSecret := f.Interface().(revealer); isSecret {
+		return r.reveal(), true
+	}
+	return fmt.Sprint(f.Interface()), true
+}
+
+// setVar sets the variable name of c to value, decoded as the
+// environment's would be.
+func (c *config) setVar(name, value string) error {
+	i := slices.IndexFunc(envVars(), func(v configVar) bool { return v.name == name })
+	if i < 0 {
+		return errors.New("not a configuration variable: " + name)
+	}
+	field := reflect.ValueOf(c).Elem().Field(envVars()[i].index)
+	v := reflect.New(field.Type()).Elem()
+	if err := decodeField(v, value); err != nil {
+		return err // c keeps its value
+	}
+	field.Set(v)
+	return nil
 }

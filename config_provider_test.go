@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // TestOtherProvidersAreIgnored: the variables of a provider other than the
@@ -50,11 +52,11 @@ func TestProviderValues(t *testing.T) {
 		creds     bool
 		check     func(*config) bool
 	}{
-		{"pdd shell sandbox", "shell", nil, false, func(c *config) bool { return c.Provider == providerPDD }},
+		{"pdd shell sandbox", "shell", nil, false, func(c *config) bool { return c.Provider == apiclient.ProviderPDD }},
 		{"pdd serve", "serve", serveBase(), true, func(c *config) bool { return c.PDDToken.reveal() == "pdd-SECRETPDD" }},
 		{"yandex360 shell sandbox", "shell", map[string]string{"MAILBOT_PROVIDER": "YANDEX360", "PDD_TOKEN": "pdd-SECRETPDD"}, false,
 			func(c *config) bool {
-				return c.Provider == providerYandex360 && c.Y360DepartmentID == 1 && c.Y360OrgID == ""
+				return c.Provider == apiclient.ProviderYandex360 && c.Y360DepartmentID == 1 && c.Y360OrgID == ""
 			}},
 		{"yandex360 serve", "serve", with(noPDD(serveBase()), "MAILBOT_PROVIDER", "yandex360", "Y360_TOKEN", "y0-SECRETPDD",
 			"Y360_ORG_ID", "123456", "Y360_DEPARTMENT_ID", "7", "Y360_BASE_URL", "http://127.0.0.1:9/"), true,

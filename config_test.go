@@ -57,7 +57,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		SlackAPIURL: "https://slack.com/api/", Provider: "pdd", PDDBaseURL: "https://pddimp.yandex.ru", PDDTimeout: 15 * time.Second,
+		SlackAPIURL: "https://slack.com/api/", Provider: "pdd", PDDBaseURL: "https://pddimp.yandex.ru", ProviderTimeout: 15 * time.Second,
 		Y360BaseURL: "https://api360.yandex.net", Y360DepartmentID: 1, ForcePasswordChange: true,
 		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
 		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
@@ -121,7 +121,7 @@ func TestLoadConfigValues(t *testing.T) {
 		Required                                                         int
 		Remind, PDDTimeout                                               time.Duration
 	}{cfg.SlackAPIURL, cfg.DefaultDomain, cfg.DNSResolver, cfg.LogLevel, cfg.LogFormat, cfg.DatabaseURL.reveal(),
-		cfg.Admins, cfg.adminUsers(), cfg.adminGroups(), cfg.Domains, cfg.ApprovalsRequired, cfg.ApprovalRemind, cfg.PDDTimeout}
+		cfg.Admins, cfg.adminUsers(), cfg.adminGroups(), cfg.Domains, cfg.ApprovalsRequired, cfg.ApprovalRemind, cfg.ProviderTimeout}
 	want := got
 	want.SlackAPIURL, want.DefaultDomain, want.DNSResolver = "http://127.0.0.1:9/api/", "example.com", "[::1]:5353"
 	want.LogLevel, want.LogFormat, want.DB = "debug", "console", env["MAILBOT_DATABASE_URL"]
@@ -303,7 +303,7 @@ func TestSetAndEmpty(t *testing.T) {
 		{"HTTP addr empty disables", map[string]string{"MAILBOT_HTTP_ADDR": ""}, func(c *config) any { return c.HTTPAddr }, ""},
 		{"HTTP addr blank disables", map[string]string{"MAILBOT_HTTP_ADDR": "  "}, func(c *config) any { return c.HTTPAddr }, ""},
 		{"HTTP addr set", map[string]string{"MAILBOT_HTTP_ADDR": " 127.0.0.1:9090 "}, func(c *config) any { return c.HTTPAddr }, "127.0.0.1:9090"},
-		{"timeout empty takes the default", map[string]string{"PDD_TIMEOUT": ""}, func(c *config) any { return c.PDDTimeout }, 15 * time.Second},
+		{"timeout empty takes the default", map[string]string{"PDD_TIMEOUT": ""}, func(c *config) any { return c.ProviderTimeout }, 15 * time.Second},
 		{"length blank takes the default", map[string]string{"MAILBOT_PASSWORD_LENGTH": " "}, func(c *config) any { return c.PasswordLength }, 16},
 		{"remind empty: none", map[string]string{"MAILBOT_APPROVAL_REMIND": ""}, func(c *config) any { return c.ApprovalRemind }, time.Duration(0)},
 		{"log level empty", map[string]string{"MAILBOT_LOG_LEVEL": ""}, func(c *config) any { return c.LogLevel }, "info"},
@@ -389,7 +389,7 @@ func TestHelpListsEveryVariable(t *testing.T) {
 		}
 	}
 	// docs/configuration.md's table, as the operators read it.
-	interfaceVars := []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "SLACK_API_URL", "MAILBOT_PROVIDER", "PDD_TOKEN", "PDD_BASE_URL", "PDD_TIMEOUT",
+	interfaceVars := []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "SLACK_API_URL", "MAILBOT_PROVIDER", "PDD_TOKEN", "PDD_BASE_URL", "MAILBOT_PROVIDER_TIMEOUT", "PDD_TIMEOUT",
 		"Y360_TOKEN", "Y360_ORG_ID", "Y360_BASE_URL", "Y360_DEPARTMENT_ID", "MAILCOW_URL", "MAILCOW_API_KEY", "MAILCOW_MX",
 		"MAILBOT_FORCE_PASSWORD_CHANGE",
 		"MAILBOT_ADMINS", "MAILBOT_OPS_CHANNEL", "MAILBOT_APPROVALS", "MAILBOT_APPROVAL_TTL", "MAILBOT_APPROVALS_REQUIRED",
@@ -470,4 +470,44 @@ func FuzzDatabaseURL(f *testing.F) {
 			t.Errorf("String() = %q shows the password", d.String())
 		}
 	})
+}
+
+// TestProviderTimeoutRenamed: MAILBOT_PROVIDER_TIMEOUT bounds a provider
+// request; the old PDD_TIMEOUT is still read when the new name is not
+// set, with a deprecation line for the log, and the new name wins when
+// both are.
+func TestProviderTimeoutRenamed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		env        map[string]string
+		want       time.Duration
+		deprecated bool
+	}{
+		{"default", nil, 15 * time.Second, false},
+		{"new name", map[string]string{"MAILBOT_PROVIDER_TIMEOUT": "3s"}, 3 * time.Second, false},
+		{"old name", map[string]string{"PDD_TIMEOUT": "4s"}, 4 * time.Second, true},
+		{"both: the new wins", map[string]string{"PDD_TIMEOUT": "4s", "MAILBOT_PROVIDER_TIMEOUT": "5s"}, 5 * time.Second, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := loadConfig(envFrom(tc.env), "shell")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.ProviderTimeout != tc.want {
+				t.Errorf("ProviderTimeout = %s, want %s", cfg.ProviderTimeout, tc.want)
+			}
+			warned := len(cfg.deprecated) == 1 && strings.Contains(cfg.deprecated[0], "PDD_TIMEOUT is deprecated") &&
+				strings.Contains(cfg.deprecated[0], "MAILBOT_PROVIDER_TIMEOUT")
+			if warned != tc.deprecated {
+				t.Errorf("deprecated = %q, want a PDD_TIMEOUT line: %v", cfg.deprecated, tc.deprecated)
+			}
+		})
+	}
+	if _, err := loadConfig(envFrom(map[string]string{"MAILBOT_PROVIDER_TIMEOUT": "-1s"}), "shell"); err == nil ||
+		!strings.Contains(err.Error(), "MAILBOT_PROVIDER_TIMEOUT: must be a positive duration") {
+		t.Errorf("a negative MAILBOT_PROVIDER_TIMEOUT: %v", err)
+	}
 }

@@ -70,13 +70,6 @@ var (
 	quoted         = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
 )
 
-// The providers of MAILBOT_PROVIDER.
-const (
-	providerPDD       = "pdd"
-	providerYandex360 = "yandex360"
-	providerMailcow   = "mailcow"
-)
-
 // problems returns the bad variables: bad values, then, for subcommand
 // sub, unset variables it needs and values that contradict each other. It
 // normalises some values (the Slack URL's slash, the default domain, the
@@ -122,9 +115,10 @@ func (c *config) valueChecks() []check {
 		{"SLACK_APP_TOKEN", checkToken(c.SlackAppToken, "xapp-", "an app-level token (xapp-...)")},
 		{"SLACK_BOT_TOKEN", checkToken(c.SlackBotToken, "xoxb-", "a bot token (xoxb-...)")},
 		{"SLACK_API_URL", c.normaliseSlackURL()},
-		{"MAILBOT_PROVIDER", oneOf(c.Provider, providerPDD, providerYandex360, providerMailcow)},
+		{"MAILBOT_PROVIDER", oneOf(c.Provider, providerNames()...)},
 		{"PDD_BASE_URL", checkURL(c.PDDBaseURL)},
-		{"PDD_TIMEOUT", positive(c.PDDTimeout)},
+		{"MAILBOT_PROVIDER_TIMEOUT", positive(c.ProviderTimeout)},
+		{"PDD_TIMEOUT", positiveOrUnset(c.PDDTimeout)},
 		{"Y360_TOKEN", checkBareToken(c.Y360Token)},
 		{"Y360_ORG_ID", checkOrgID(c.Y360OrgID)},
 		{"Y360_BASE_URL", checkURL(c.Y360BaseURL)},
@@ -184,13 +178,7 @@ func (c *config) crossChecks(sub string, files fileSources) []check {
 		checks = append(checks, check{"MAILBOT_APPROVALS_REQUIRED", fmt.Errorf(
 			"is %d, but MAILBOT_APPROVALS is off, so nothing is ever approved: set MAILBOT_APPROVALS to requests or all, or this to 1", c.ApprovalsRequired)})
 	}
-	if c.Provider == providerMailcow && (c.MailcowURL == "") != (c.MailcowAPIKey == "") {
-		missing, other := "MAILCOW_URL", files.variable("MAILCOW_API_KEY")
-		if c.MailcowAPIKey == "" {
-			missing, other = "MAILCOW_API_KEY", "MAILCOW_URL"
-		}
-		checks = append(checks, check{missing, fmt.Errorf("not set, but %s is: set both, or neither for the shell's sandbox", other)})
-	}
+	checks = append(checks, c.credentialsChecks(files)...)
 	// With user groups the number of admins is known only at start; the
 	// shell adds its own user, an admin.
 	users := slices.Compact(slices.Sorted(slices.Values(c.adminUsers())))
@@ -206,17 +194,25 @@ func (c *config) crossChecks(sub string, files fileSources) []check {
 	return checks
 }
 
-// ProviderCredentialsSet reports whether the credentials of the selected
-// provider are set: without them the shell drives that provider's
-// embedded sandbox (serve requires them).
-func (c *config) ProviderCredentialsSet() bool {
-	switch c.Provider {
-	case providerYandex360:
-		return c.Y360Token != ""
-	case providerMailcow:
-		return c.MailcowURL != "" && c.MailcowAPIKey != ""
+// credentialsChecks refuses credentials set in part: the shell drives
+// the sandbox only when none is set, and the real provider with all.
+func (c *config) credentialsChecks(files fileSources) []check {
+	var set, unset []string
+	for _, name := range c.credentialVars() {
+		if v, _ := c.lookupVar(name); v != "" {
+			set = append(set, files.variable(name))
+		} else {
+			unset = append(unset, name)
+		}
 	}
-	return c.PDDToken != ""
+	if len(set) == 0 {
+		return nil
+	}
+	checks := make([]check, len(unset))
+	for i, name := range unset {
+		checks[i] = check{name, fmt.Errorf("not set, but %s is: set both, or neither for the shell's sandbox", strings.Join(set, " and "))}
+	}
+	return checks
 }
 
 func checkToken(t secret, prefix, what string) error {
@@ -294,6 +290,13 @@ func (c *config) normaliseMailcowMX() error {
 func positive(d time.Duration) error {
 	if d <= 0 {
 		return fmt.Errorf("must be a positive duration, got %s", d)
+	}
+	return nil
+}
+
+func positiveOrUnset(d time.Duration) error {
+	if d < 0 {
+		return positive(d)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
@@ -51,7 +52,7 @@ func testE2ELifecycle(t *testing.T, bin string) {
 
 // forcesChange reports whether the provider can require a new password
 // to be changed at the next login (PDD cannot).
-func (lw *lifeWorld) forcesChange() bool { return lw.sb.provider != providerPDD }
+func (lw *lifeWorld) forcesChange() bool { return lw.sb.provider != apiclient.ProviderPDD }
 
 // checkForced checks, for MAILBOT_FORCE_PASSWORD_CHANGE's default, that
 // the sandbox stored the requirement where the provider has one and that
@@ -156,7 +157,7 @@ func lifeBlockUnblock(t *testing.T, lw *lifeWorld, address string) {
 		t.Errorf("block %s: the sandbox's state %q (want blocked), password kept %v; the reply:\n%s", address, m.State, m.Password == pw, res.shown())
 	}
 	keeps := strings.Contains(res.shown(), "keeps accepting mail for it")
-	if keeps != (lw.sb.provider == providerMailcow) {
+	if keeps != (lw.sb.provider == apiclient.ProviderMailcow) {
 		t.Errorf("block %s at %s: the reply says mail is still accepted: %v, want %v:\n%s", address, lw.sb.provider, keeps, !keeps, res.shown())
 	}
 	res = lw.ask(e2eAdmin1, "/mailbox", "unblock "+address+" came back")
@@ -239,18 +240,18 @@ func lifeStatus(t *testing.T, lw *lifeWorld) {
 	lw.ask(e2eAdmin1, "/maildomain", "register "+domain)
 	var states []domainState
 	switch lw.sb.provider {
-	case providerPDD:
+	case apiclient.ProviderPDD:
 		states = []domainState{
 			{func() {}, []string{"domain-activate (", "owner-check"}, true},
 			{func() { must(t, lw.sb.pdd.SetStatus(domain, pdd.StatusMXActivate)) }, []string{"mx-activate ("}, false},
 			{func() { must(t, lw.sb.pdd.SetStatus(domain, pdd.StatusAdded)) }, []string{"added ("}, false},
 		}
-	case providerYandex360:
+	case apiclient.ProviderYandex360:
 		states = []domainState{
 			{func() {}, []string{"Verified", "not yet", "need-validation", "webmaster.dns"}, true},
 			{func() { must(t, lw.sb.y360.Verify(domain)) }, []string{"Verified", "yes"}, false},
 		}
-	case providerMailcow:
+	case apiclient.ProviderMailcow:
 		off := "off.example"
 		states = []domainState{
 			{func() {}, []string{"State", "active", "0 of "}, false},
@@ -264,7 +265,7 @@ func lifeStatus(t *testing.T, lw *lifeWorld) {
 	for i, st := range states {
 		st.set()
 		target := domain
-		if lw.sb.provider == providerMailcow && i == 1 {
+		if lw.sb.provider == apiclient.ProviderMailcow && i == 1 {
 			target = "off.example"
 		}
 		res := lw.ask(e2eAdmin1, "/maildomain", "status "+target)
@@ -375,7 +376,7 @@ func lifeListStates(t *testing.T, lw *lifeWorld) map[string]string {
 	blocked := "user0100@" + lw.sb.domain
 	lw.ask(e2eAdmin1, "/mailbox", "block "+blocked)
 	want[blocked] = "blocked"
-	if lw.sb.provider == providerMailcow {
+	if lw.sb.provider == apiclient.ProviderMailcow {
 		off := "user0200@" + lw.sb.domain
 		lw.sb.api(t, "POST", "/api/v1/edit/mailbox", map[string]any{"items": []string{off}, "attr": map[string]any{"active": 0}})
 		want[off] = "inactive"

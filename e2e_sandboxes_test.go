@@ -29,6 +29,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/providertest"
@@ -63,7 +64,7 @@ func newLifeSandbox(w *world, provider string) *lifeSandbox {
 	var h http.Handler
 	vars := map[string]string{}
 	switch provider {
-	case providerPDD:
+	case apiclient.ProviderPDD:
 		sim := pddsim.New()
 		sb.pdd, h, sb.cred, sb.domain = sim, sim, sim.NewAccount(), "life.example"
 		sim.AddDomain(sb.domain)
@@ -75,7 +76,7 @@ func newLifeSandbox(w *world, provider string) *lifeSandbox {
 		}
 		sb.seed = func(d string, n int) error { sim.AddMailboxes(d, n); return nil }
 		vars["PDD_TOKEN"] = sb.cred
-	case providerYandex360:
+	case apiclient.ProviderYandex360:
 		sim := y360sim.New()
 		creds := sim.NewAccount()
 		sb.y360, h, sb.cred, sb.domain = sim, sim, creds.Token, "example.org"
@@ -85,7 +86,7 @@ func newLifeSandbox(w *world, provider string) *lifeSandbox {
 			return providertest.MailboxInfo(m), ok
 		}
 		vars["Y360_TOKEN"], vars["Y360_ORG_ID"] = sb.cred, strconv.FormatInt(creds.OrgID, 10)
-	case providerMailcow:
+	case apiclient.ProviderMailcow:
 		sim := mailcowsim.New()
 		sb.mailcow, h, sb.cred, sb.domain = sim, sim, sim.NewAccount(), "life.example"
 		sim.AddDomain(sb.domain)
@@ -101,7 +102,7 @@ func newLifeSandbox(w *world, provider string) *lifeSandbox {
 	}
 	sb.wire = &wireRecorder{rec: w.rec, fault: sb.fault}
 	sb.url, vars["SSL_CERT_FILE"] = serveTLS(w.t, sb.wire.wrap(h))
-	vars[map[string]string{providerPDD: "PDD_BASE_URL", providerYandex360: "Y360_BASE_URL", providerMailcow: "MAILCOW_URL"}[provider]] = sb.url
+	vars[map[string]string{apiclient.ProviderPDD: "PDD_BASE_URL", apiclient.ProviderYandex360: "Y360_BASE_URL", apiclient.ProviderMailcow: "MAILCOW_URL"}[provider]] = sb.url
 	vars["MAILBOT_PROVIDER"] = provider
 	sb.env = vars
 	w.extra = append(w.extra, sb.cred)

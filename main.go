@@ -76,6 +76,9 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 		return err
 	}
 	defer func() { _ = logger.Sync() }()
+	for _, line := range cfg.deprecated {
+		logger.Warn(line)
+	}
 	switch o.sub {
 	case "shell":
 		err = runShell(ctx, cfg, o.as, logger, stdin, stdout)

@@ -157,13 +157,13 @@ func forProvider(t *testing.T, doc map[string]docFamily, provider string) map[st
 func TestMetricsDocumented(t *testing.T) {
 	t.Parallel()
 	for _, withDatabase := range []bool{false, true} {
-		for _, provider := range []string{providerPDD, providerYandex360, providerMailcow} {
+		for _, provider := range []string{apiclient.ProviderPDD, apiclient.ProviderYandex360, apiclient.ProviderMailcow} {
 			var buf bytes.Buffer
 			writeMetrics(&buf, newServeMetrics(provider, withDatabase).reg)
 			checkDocumented(t, metricstest.Parse(t, buf.String()), forProvider(t, documentedMetrics(t, withDatabase), provider))
 		}
 		var buf bytes.Buffer
-		writeMetrics(&buf, newServeMetrics(providerPDD, withDatabase).reg)
+		writeMetrics(&buf, newServeMetrics(apiclient.ProviderPDD, withDatabase).reg)
 		fams := metricstest.Parse(t, buf.String())
 		for _, name := range []string{"go_goroutines", "go_info", "go_memstats_heap_alloc_bytes", "go_gc_duration_seconds",
 			"process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds", "process_start_time_seconds"} {
@@ -220,7 +220,7 @@ func TestProviderOutcomes(t *testing.T) {
 	sim := pddsim.New()
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
-	ms := newServeMetrics(providerPDD, false)
+	ms := newServeMetrics(apiclient.ProviderPDD, false)
 	adapter, err := pdd.NewAdapter(srv.URL, sim.NewAccount(), apiclient.WithRetryHook(ms.provider.countRetry),
 		apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}))
 	if err != nil {
@@ -274,7 +274,7 @@ func TestProviderOutcomes(t *testing.T) {
 	for family, prefix := range map[string]string{"mailbot_provider_requests_total": "", "mailbot_provider_retries_total": "retries "} {
 		for _, m := range fams[family].GetMetric() {
 			l := metricstest.Labels(m)
-			if v := m.GetCounter().GetValue(); v != 0 && l["provider"] == providerPDD {
+			if v := m.GetCounter().GetValue(); v != 0 && l["provider"] == apiclient.ProviderPDD {
 				got[prefix+l["op"]+"/"+l["outcome"]+l["reason"]] = v
 			}
 		}
@@ -287,7 +287,7 @@ func TestProviderOutcomes(t *testing.T) {
 // BenchmarkScrape writes serve's whole registry, with a database, and the
 // runtime and process metrics: one scrape of /metrics.
 func BenchmarkScrape(b *testing.B) {
-	reg := newServeMetrics(providerPDD, true).reg
+	reg := newServeMetrics(apiclient.ProviderPDD, true).reg
 	var buf bytes.Buffer
 	b.ReportAllocs()
 	for b.Loop() {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,47 +20,134 @@ import (
 	"github.com/mailbot/mailbot/commands"
 )
 
+// providerKind is everything main knows of one provider: one row of
+// providerTable. Its variables are config's fields tagged
+// provider:"<name>" (the one of type secret holds the credentials); its
+// capabilities and the words replies use for it are the adapter's own
+// (commands.Provider's Capabilities).
+type providerKind struct {
+	name  string // MAILBOT_PROVIDER's value, apiclient.Provider…
+	title string // the sandbox's name in the shell's banner
+	// urlVar is the variable of the provider's base URL: what an error
+	// of the constructor, or an unreachable provider at start, is about.
+	urlVar string
+	// newAdapter builds the adapter from cfg's variables, which
+	// loadConfig has checked.
+	newAdapter func(cfg *config, opts ...apiclient.Option) (commands.Provider, error)
+	// checkVar names the variable a failed start-up check is about when
+	// it is not the credentials (nil: urlVar).
+	checkVar func(err error) string
+	// checked logs what the start-up check chose (nil: nothing).
+	checked func(cfg *config, p commands.Provider, logger *zap.Logger)
+	// newSandbox builds the provider's sandbox, with an account.
+	newSandbox func() *sandbox
+}
+
+// providerTable is every provider mailbot can drive, the default first.
+var providerTable = []providerKind{
+	{
+		name: apiclient.ProviderPDD, title: "PDD", urlVar: "PDD_BASE_URL",
+		newAdapter: func(cfg *config, opts ...apiclient.Option) (commands.Provider, error) {
+			return pdd.NewAdapter(cfg.PDDBaseURL, cfg.PDDToken.reveal(), opts...)
+		},
+		newSandbox: func() *sandbox {
+			sim := pddsim.New()
+			token := sim.NewAccount()
+			return &sandbox{handler: sim, vars: func(base string) [][2]string {
+				return [][2]string{{"PDD_BASE_URL", base}, {"PDD_TOKEN", token}}
+			}}
+		},
+	},
+	{
+		name: apiclient.ProviderYandex360, title: "Yandex 360", urlVar: "Y360_BASE_URL",
+		newAdapter: func(cfg *config, opts ...apiclient.Option) (commands.Provider, error) {
+			org, _ := strconv.ParseInt(cfg.Y360OrgID, 10, 64) // checked by loadConfig; "" is 0, any organisation
+			return yandex360.New(cfg.Y360BaseURL, cfg.Y360Token.reveal(),
+				yandex360.Settings{OrgID: org, DepartmentID: int64(cfg.Y360DepartmentID)}, opts...)
+		},
+		checkVar: func(err error) string {
+			switch apiclient.ClassOf(err) {
+			case 0: // none, or several organisations to choose from
+				return "Y360_ORG_ID"
+			case apiclient.ClassRefused:
+				if r := apiclient.ReasonOf(err); r == apiclient.ReasonNotFound || r == apiclient.ReasonNotAllowed {
+					return "Y360_ORG_ID" // an unknown organisation
+				}
+			}
+			return "Y360_BASE_URL"
+		},
+		checked: func(cfg *config, p commands.Provider, logger *zap.Logger) {
+			if y, ok := unwrapProvider(p).(*yandex360.Client); ok && cfg.Y360OrgID == "" {
+				logger.Info("Yandex 360 organisation chosen: the one the token sees", zap.Int64("org_id", y.OrgID()))
+			}
+		},
+		newSandbox: func() *sandbox {
+			sim := y360sim.New()
+			creds := sim.NewAccount()
+			return &sandbox{handler: sim, vars: func(base string) [][2]string {
+				return [][2]string{{"Y360_BASE_URL", base}, {"Y360_TOKEN", creds.Token}, {"Y360_ORG_ID", strconv.FormatInt(creds.OrgID, 10)}}
+			}}
+		},
+	},
+	{
+		name: apiclient.ProviderMailcow, title: "mailcow", urlVar: "MAILCOW_URL",
+		newAdapter: func(cfg *config, opts ...apiclient.Option) (commands.Provider, error) {
+			return mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.reveal(), cfg.MailcowMX, opts...)
+		},
+		newSandbox: func() *sandbox {
+			sim := mailcowsim.New()
+			key := sim.NewAccount()
+			return &sandbox{handler: sim, vars: func(base string) [][2]string {
+				return [][2]string{{"MAILCOW_URL", base}, {"MAILCOW_API_KEY", key}, {"MAILCOW_MX", sim.Hostname()}}
+			}}
+		},
+	},
+}
+
+// providerNames lists MAILBOT_PROVIDER's values, the default first.
+func providerNames() []string {
+	names := make([]string, len(providerTable))
+	for i, k := range providerTable {
+		names[i] = k.name
+	}
+	return names
+}
+
+// kindOf is the row of provider; ok is false for a name not in the table.
+func kindOf(provider string) (k providerKind, ok bool) {
+	i := slices.IndexFunc(providerTable, func(k providerKind) bool { return k.name == provider })
+	if i < 0 {
+		return providerTable[0], false
+	}
+	return providerTable[i], true
+}
+
+// kind is the row of cfg's provider (loadConfig refused any other name).
+func (c *config) kind() providerKind {
+	k, _ := kindOf(c.Provider)
+	return k
+}
+
 // newProvider returns the adapter of cfg's provider (MAILBOT_PROVIDER),
 // with its variables, which loadConfig has checked. An error names the
 // variable to fix.
 func newProvider(cfg *config, opts ...apiclient.Option) (commands.Provider, error) {
-	var (
-		p   commands.Provider
-		err error
-		bad string // the variable an error is about
-	)
-	switch cfg.Provider {
-	case providerYandex360:
-		bad = "Y360_BASE_URL"
-		org, _ := strconv.ParseInt(cfg.Y360OrgID, 10, 64) // checked by loadConfig; "" is 0, any organisation
-		p, err = yandex360.New(cfg.Y360BaseURL, cfg.Y360Token.reveal(),
-			yandex360.Settings{OrgID: org, DepartmentID: int64(cfg.Y360DepartmentID)}, opts...)
-	case providerMailcow:
-		bad = "MAILCOW_URL"
-		p, err = mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.reveal(), cfg.MailcowMX, opts...)
-	default:
-		bad = "PDD_BASE_URL"
-		p, err = pdd.NewAdapter(cfg.PDDBaseURL, cfg.PDDToken.reveal(), opts...)
-	}
+	k := cfg.kind()
+	p, err := k.newAdapter(cfg, opts...)
 	if err != nil {
-		return nil, &configError{Var: bad, Reason: err.Error()}
+		return nil, &configError{Var: k.urlVar, Reason: err.Error()}
 	}
 	return p, nil
 }
 
 // providerURL is the base URL of cfg's provider.
 func (c *config) providerURL() string {
-	switch c.Provider {
-	case providerYandex360:
-		return c.Y360BaseURL
-	case providerMailcow:
-		return c.MailcowURL
-	}
-	return c.PDDBaseURL
+	v, _ := c.lookupVar(c.kind().urlVar)
+	return v
 }
 
 // checker is a provider with a read call that proves its credentials at
-// start (Yandex 360, mailcow; PDD has none: every PDD read needs a domain).
+// start (PDD has none: every PDD read needs a domain).
 type checker interface {
 	Check(ctx context.Context) error
 }
@@ -74,10 +161,11 @@ func checkProvider(ctx context.Context, cfg *config, p commands.Provider, logger
 	if !ok {
 		return nil
 	}
+	k := cfg.kind()
 	err := c.Check(ctx)
 	if err == nil {
-		if y, ok := unwrapProvider(p).(*yandex360.Client); ok && cfg.Y360OrgID == "" {
-			logger.Info("Yandex 360 organisation chosen: the one the token sees", zap.Int64("org_id", y.OrgID()))
+		if k.checked != nil {
+			k.checked(cfg, p, logger)
 		}
 		return nil
 	}
@@ -104,16 +192,44 @@ func unwrapProvider(p commands.Provider) commands.Provider {
 
 // checkedVariable names the variable a failed start-up check is about.
 func checkedVariable(cfg *config, err error) string {
+	k := cfg.kind()
 	switch {
 	case apiclient.ClassOf(err) == apiclient.ClassCredentials:
 		return cfg.credentialsVar()
-	case cfg.Provider == providerMailcow:
-		return "MAILCOW_URL"
-	case apiclient.ClassOf(err) == 0 || apiclient.ReasonOf(err) == apiclient.ReasonNotFound ||
-		apiclient.ReasonOf(err) == apiclient.ReasonNotAllowed: // an unknown organisation, none, or several to choose from
-		return "Y360_ORG_ID"
+	case k.checkVar != nil:
+		return k.checkVar(err)
 	}
-	return "Y360_BASE_URL"
+	return k.urlVar
+}
+
+// credentialsOf names the variables that hold the selected provider's
+// credentials: those serve requires ("MAILCOW_URL and MAILCOW_API_KEY").
+func (c *config) credentialsOf() string {
+	return strings.Join(c.credentialVars(), " and ")
+}
+
+// credentialVars are the selected provider's variables that serve
+// requires.
+func (c *config) credentialVars() []string {
+	var names []string
+	for _, v := range envVars() {
+		if v.provider == c.Provider && slices.Contains(v.need, "serve") {
+			names = append(names, v.name)
+		}
+	}
+	return names
+}
+
+// ProviderCredentialsSet reports whether the credentials of the selected
+// provider are set: without them the shell drives that provider's
+// embedded sandbox (serve requires them).
+func (c *config) ProviderCredentialsSet() bool {
+	for _, name := range c.credentialVars() {
+		if v, _ := c.lookupVar(name); v == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // sandbox is a provider's embedded sandbox (mailbot sim, and the shell
@@ -127,62 +243,28 @@ type sandbox struct {
 // newSandbox returns provider's sandbox, with an account (and, but for
 // mailcow, whose domains need no verification, nothing else in it).
 func newSandbox(provider string) (*sandbox, error) {
-	switch provider {
-	case providerYandex360:
-		sim := y360sim.New()
-		creds := sim.NewAccount()
-		return &sandbox{handler: sim, vars: func(base string) [][2]string {
-			return [][2]string{{"Y360_BASE_URL", base}, {"Y360_TOKEN", creds.Token}, {"Y360_ORG_ID", strconv.FormatInt(creds.OrgID, 10)}}
-		}}, nil
-	case providerMailcow:
-		sim := mailcowsim.New()
-		key := sim.NewAccount()
-		return &sandbox{handler: sim, vars: func(base string) [][2]string {
-			return [][2]string{{"MAILCOW_URL", base}, {"MAILCOW_API_KEY", key}, {"MAILCOW_MX", sim.Hostname()}}
-		}}, nil
-	case providerPDD:
-		sim := pddsim.New()
-		token := sim.NewAccount()
-		return &sandbox{handler: sim, vars: func(base string) [][2]string {
-			return [][2]string{{"PDD_BASE_URL", base}, {"PDD_TOKEN", token}}
-		}}, nil
+	k, ok := kindOf(provider)
+	if !ok {
+		return nil, fmt.Errorf("no sandbox of provider %q (want %s)", provider, orList(providerNames()))
 	}
-	return nil, fmt.Errorf("no sandbox of provider %q (want pdd, yandex360 or mailcow)", provider)
+	return k.newSandbox(), nil
+}
+
+// orList writes names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // useSandbox points cfg's provider variables at the sandbox served at
 // baseURL.
 func (s *sandbox) useSandbox(cfg *config, baseURL string) error {
 	for _, kv := range s.vars(baseURL) {
-		if err := cfg.setProviderVar(kv[0], kv[1]); err != nil {
+		if err := cfg.setVar(kv[0], kv[1]); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// setProviderVar sets one provider variable of cfg, as the environment
-// would.
-func (c *config) setProviderVar(name, value string) error {
-	switch name {
-	case "PDD_BASE_URL":
-		c.PDDBaseURL = value
-	case "PDD_TOKEN":
-		c.PDDToken = secret(value)
-	case "Y360_BASE_URL":
-		c.Y360BaseURL = value
-	case "Y360_TOKEN":
-		c.Y360Token = secret(value)
-	case "Y360_ORG_ID":
-		c.Y360OrgID = value
-	case "MAILCOW_URL":
-		c.MailcowURL = value
-	case "MAILCOW_API_KEY":
-		c.MailcowAPIKey = secret(value)
-	case "MAILCOW_MX":
-		c.MailcowMX = strings.ToLower(value)
-	default:
-		return errors.New("not a provider variable: " + name)
 	}
 	return nil
 }

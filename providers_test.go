@@ -24,12 +24,12 @@ func TestCheckProviderUnreachable(t *testing.T) {
 	}
 	url := "http://" + ln.Addr().String()
 	_ = ln.Close() // a loopback port nobody listens on: connection refused
-	cfg := &config{Provider: providerMailcow, MailcowURL: url, MailcowAPIKey: "key-not-shown", MailcowMX: "mail.example.com"}
+	cfg := &config{Provider: apiclient.ProviderMailcow, MailcowURL: url, MailcowAPIKey: "key-not-shown", MailcowMX: "mail.example.com"}
 	p, err := mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.reveal(), cfg.MailcowMX, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = checkProvider(t.Context(), cfg, newProviderMetrics(metrics.NewRegistry(), providerMailcow).meter(p), zap.NewNop())
+	err = checkProvider(t.Context(), cfg, newProviderMetrics(metrics.NewRegistry(), apiclient.ProviderMailcow).meter(p), zap.NewNop())
 	var ce *configError
 	if !errors.As(err, &ce) || ce.Var != "MAILCOW_URL" || !strings.Contains(ce.Reason, "could not be reached at start") ||
 		strings.Contains(ce.Reason, "refused it") || strings.Contains(err.Error(), "key-not-shown") {

@@ -47,7 +47,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	// handshake costs CPU (BenchmarkRelease's tls-conns).
 	upstream := apiclient.NewTransport(cfg.Concurrency)
 	upstream.MaxConnsPerHost = cfg.Concurrency
-	provider, err := newProvider(cfg, apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
+	provider, err := newProvider(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
 		apiclient.WithTransport(upstream), apiclient.WithRetryHook(ms.provider.countRetry))
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	b := bot.New(api, sm, core, msgr, groups, bot.Config{
 		Concurrency:      cfg.Concurrency,
 		ShutdownTimeout:  cfg.ShutdownTimeout,
-		WorkTimeout:      workTimeout(cfg.PDDTimeout),
+		WorkTimeout:      workTimeout(cfg.ProviderTimeout),
 		CloseSocketFirst: store.Durable(),
 		SweepEvery:       sweepEvery(cfg.ApprovalTTL, cfg.ApprovalRemind),
 	}, logger, ms.bot)

@@ -114,9 +114,8 @@ func shellStore(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.
 // that provider's embedded sandbox without them; stop shuts the sandbox
 // down.
 func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) {
-	name := commands.ProviderTitle(cfg.Provider)
 	if cfg.ProviderCredentialsSet() {
-		api, err := newProvider(cfg, apiclient.WithTimeout(cfg.PDDTimeout), apiclient.WithUserAgent("mailbot-shell"))
+		api, err := newProvider(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot-shell"))
 		if err == nil {
 			// As serve does: proves the credentials, and chooses Yandex
 			// 360's organisation when Y360_ORG_ID is empty.
@@ -126,7 +125,7 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) 
 			return nil, nil, err
 		}
 		fmt.Fprintf(stdout, "Driving the real %s at %s with %s: operations change real domains and mailboxes. "+
-			"Type help for help.\n", strings.TrimPrefix(name, "the "), cfg.providerURL(), credentialsOf(cfg.Provider))
+			"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), cfg.providerURL(), cfg.credentialsOf())
 		return api, func() {}, nil
 	}
 	sb, err := newSandbox(cfg.Provider)
@@ -162,30 +161,8 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) 
 		return nil, nil, err
 	}
 	fmt.Fprintf(stdout, "No %s: using an embedded %s sandbox at %s (in memory, gone at exit). Type help for help.\n",
-		credentialsOf(cfg.Provider), sandboxName(cfg.Provider), base)
+		cfg.credentialsOf(), cfg.kind().title, base)
 	return api, stop, nil
-}
-
-// credentialsOf names the variables that hold provider's credentials.
-func credentialsOf(provider string) string {
-	switch provider {
-	case providerYandex360:
-		return "Y360_TOKEN"
-	case providerMailcow:
-		return "MAILCOW_URL and MAILCOW_API_KEY"
-	}
-	return "PDD_TOKEN"
-}
-
-// sandboxName names provider's sandbox.
-func sandboxName(provider string) string {
-	switch provider {
-	case providerYandex360:
-		return "Yandex 360"
-	case providerMailcow:
-		return "mailcow"
-	}
-	return "PDD"
 }
 
 func validUser(id string) bool { return slackUserID.MatchString(id) }

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 	"github.com/mailbot/mailbot/internal/testkit"
@@ -128,13 +129,13 @@ func TestShellRoughEdges(t *testing.T) {
 // (every command was refused as a credentials problem before).
 func TestShellRealYandex360ChoosesTheOrganisation(t *testing.T) {
 	t.Parallel()
-	sb, err := newSandbox(providerYandex360)
+	sb, err := newSandbox(apiclient.ProviderYandex360)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(sb.handler)
 	t.Cleanup(srv.Close)
-	env := map[string]string{"MAILBOT_PROVIDER": providerYandex360, "Y360_ORG_ID": ""}
+	env := map[string]string{"MAILBOT_PROVIDER": apiclient.ProviderYandex360, "Y360_ORG_ID": ""}
 	for _, kv := range sb.vars(srv.URL) {
 		if kv[0] != "Y360_ORG_ID" {
 			env[kv[0]] = kv[1]

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// DefaultTimeout bounds one request to a provider (PDD_TIMEOUT).
+// DefaultTimeout bounds one request to a provider (MAILBOT_PROVIDER_TIMEOUT).
 const DefaultTimeout = 15 * time.Second
 
 // MaxBody bounds what is read of an answer. Provider answers are small;

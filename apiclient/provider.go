@@ -170,6 +170,9 @@ func MayHaveHappened(err error) bool { return ClassOf(err) == ClassUncertain }
 // Capabilities say what a provider can and cannot do, so that the core
 // promises only what happens.
 type Capabilities struct {
+	// Title names the provider in replies and notices: "the PDD API",
+	// "Yandex 360", "mailcow".
+	Title string
 	// ForcePasswordChange: a mailbox can be required to change its
 	// password at its next login.
 	ForcePasswordChange bool
@@ -184,6 +187,10 @@ type Capabilities struct {
 	// VerifiesOwnership: a new domain must prove its owner before it
 	// works (PDD, Yandex 360); mailcow works once DNS points at it.
 	VerifiesOwnership bool
+	// OrgUsers: mailboxes belong to an organisation, not to one domain
+	// (Yandex 360), so a domain's list is the organisation's users, with
+	// the addresses the provider gives them.
+	OrgUsers bool
 }
 
 // Domain is a provider's view of a domain.
@@ -193,10 +200,16 @@ type Domain struct {
 	// received: PDD's "domain-activate", "mx-activate", "added"; Yandex
 	// 360's status; mailcow's "active" or "inactive".
 	Status string
-	Stage  string // PDD's stage; "" elsewhere
+	// Meaning is what Status means in words, where the provider's status
+	// is a code with a documented meaning (PDD); "" elsewhere.
+	Meaning string
+	Stage   string // PDD's stage; "" elsewhere
 	// Verified: ownership is proven (always true where the provider does
 	// not verify ownership).
 	Verified bool
+	// MailFlows: the provider says the domain's mail reaches it (PDD's
+	// "added"); false where it does not say.
+	MailFlows bool
 	// Secrets are PDD's verification secrets while domain-activate.
 	Secrets *Secrets
 	// Methods are Yandex 360's verification methods and codes, as

@@ -42,11 +42,11 @@ func (p *dnsProvider) MailDNS(context.Context, string) (*apiclient.MailDNS, erro
 
 // The providers of these tests, as their adapters describe a domain.
 func mailcowProvider(dns *apiclient.MailDNS, err error) *dnsProvider {
-	return &dnsProvider{name: apiclient.ProviderMailcow, caps: apiclient.Capabilities{KeepsMailWhenBlocked: true}, dns: dns, err: err}
+	return &dnsProvider{name: apiclient.ProviderMailcow, caps: apiclient.Capabilities{Title: "mailcow", KeepsMailWhenBlocked: true}, dns: dns, err: err}
 }
 
 func yandex360Provider(dns *apiclient.MailDNS, err error) *dnsProvider {
-	return &dnsProvider{name: apiclient.ProviderYandex360, caps: apiclient.Capabilities{Paged: true, VerifiesOwnership: true}, dns: dns, err: err}
+	return &dnsProvider{name: apiclient.ProviderYandex360, caps: apiclient.Capabilities{Title: "Yandex 360", Paged: true, VerifiesOwnership: true, OrgUsers: true}, dns: dns, err: err}
 }
 
 // A mailcow server's DKIM key, as get/dkim gives it.
@@ -154,7 +154,7 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 		wantError: true,
 	}, {
 		name:   "PDD's button: the verification CNAME",
-		api:    &dnsProvider{name: apiclient.ProviderPDD, caps: apiclient.Capabilities{VerifiesOwnership: true}, dns: &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}},
+		api:    &dnsProvider{name: apiclient.ProviderPDD, caps: apiclient.Capabilities{Title: "the PDD API", VerifiesOwnership: true}, dns: &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}},
 		zone:   "example.com. MX 10 mx.yandex.net.\nexample.com. TXT \"v=spf1 redirect=_spf.yandex.net\"\n",
 		secret: "abc123",
 		verify: true,

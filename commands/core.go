@@ -73,9 +73,11 @@ type Notice struct {
 	Op        Operation
 	OK        bool
 	Provider  string // the provider's name: apiclient.ProviderPDD, …
-	Status    string // register: the domain's status, as the provider gives it
-	Stage     string // register: the domain's stage (PDD)
-	UID       string // add: the new mailbox's uid, where the provider has one
+	// ProviderTitle names the provider in the notice's words.
+	ProviderTitle string
+	Status        string // register: the domain's status, as the provider gives it
+	Stage         string // register: the domain's stage (PDD)
+	UID           string // add: the new mailbox's uid, where the provider has one
 	// Code is, on failure, the provider's error code as received, or one
 	// of the core's: "transport", "response", "internal", "invalid",
 	// "store", "credentials".

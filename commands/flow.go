@@ -179,11 +179,11 @@ func (c *Core) deliverResult(ctx context.Context, to Route, res Result) {
 func undeliveredAdvice(n Notice) string {
 	switch {
 	case n.Uncertain && n.Op.Action == ActionAddMailbox:
-		return "whether it happened is unknown: " + ProviderTitle(n.Provider) + " gave no usable answer, so the mailbox may exist; check before trying again."
+		return "whether it happened is unknown: " + n.ProviderTitle + " gave no usable answer, so the mailbox may exist; check before trying again."
 	case n.Uncertain && n.Op.Action == ActionRegisterDomain:
-		return "whether it happened is unknown: " + ProviderTitle(n.Provider) + " gave no usable answer, so the domain may be registered; /maildomain register again is harmless and shows its status."
+		return "whether it happened is unknown: " + n.ProviderTitle + " gave no usable answer, so the domain may be registered; /maildomain register again is harmless and shows its status."
 	case n.Uncertain:
-		return "whether it happened is unknown: " + ProviderTitle(n.Provider) + " gave no usable answer; running it again is harmless."
+		return "whether it happened is unknown: " + n.ProviderTitle + " gave no usable answer; running it again is harmless."
 	case n.OK && n.Op.Action.GivesPassword():
 		return "the mailbox has a password nobody was given: an admin should run /mailbox reset " + n.Op.Target() + " and pass the new one on."
 	case n.OK && n.Op.Action == ActionRegisterDomain:

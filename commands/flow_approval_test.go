@@ -21,7 +21,7 @@ import (
 // the result with the password goes to the requester alone.
 func TestApprovalRequestedThenApproved(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	p, ref := e.request(user1, "/mailbox add bob@example.com new hire")
 	post, _ := e.msgr.last("post")
@@ -125,7 +125,7 @@ func TestApproveConcurrent(t *testing.T) {
 // once. A Deny after one approval ends another request.
 func TestTwoApprovals(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsAll, ApprovalsRequired: 2}, nil)
 	p, ref := e.request(admin1, "/maildomain register example.com launch")
 	steps := []struct {
@@ -186,7 +186,7 @@ func TestTwoApprovals(t *testing.T) {
 // Approve after the cancel runs nothing.
 func TestCancel(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	p, ref := e.request(user1, "/mailbox add dave@example.com")
 	mark := e.msgr.mark()
@@ -224,7 +224,7 @@ func TestCancel(t *testing.T) {
 // denier are told, nothing runs, and a non-admin cannot deny.
 func TestDeny(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	p, ref := e.request(user1, "/maildomain register example.com")
 	if label := e.click(commands.ButtonDeny, p, user2, ref); label != commands.LabelRefused {
@@ -248,9 +248,9 @@ func TestDeny(t *testing.T) {
 // without calling the API.
 func TestApproveRevalidates(t *testing.T) {
 	t.Parallel()
-	before := newEnv(t, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
+	before := newEnv(t, &fakeProvider{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	p, ref := before.request(user1, "/maildomain register example.net")
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	after := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, Domains: []string{"example.com"}}, nil)
 	after.msgr.shows = func(commands.MessageRef) (string, error) { return before.core.EncodePending(p), nil }
 	if label := after.click(commands.ButtonApprove, p, admin1, ref); label != commands.LabelInvalid {

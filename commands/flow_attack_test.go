@@ -28,7 +28,7 @@ func (m *recMessenger) updatesOf(ref commands.MessageRef) []call {
 // happened, once, and the sweep records the reference it kept.
 func TestUnrecordedMessageStillUpdated(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: time.Hour}, true)
 	ds.set(true, "Attach")
 	p1, ref1 := e.request(user1, "/mailbox add first@example.com")
@@ -69,7 +69,7 @@ func TestUnrecordedMessageStillUpdated(t *testing.T) {
 // reference, it finds the request done and shows that in the message.
 func TestUnrecordedMessageOtherReplica(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	cfg := commands.Config{Approvals: commands.ApprovalsRequests}
 	a, ds := newDownEnv(t, api, cfg, true)
 	b := newEnv(t, api, cfg, func(commands.Store) commands.Store { return ds })
@@ -103,15 +103,15 @@ func TestMovedValueRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// setup returns the env the clicks go to, with A, B and B's message.
-		setup func(t *testing.T, api *fakePDD) (e *env, a, b commands.Pending, refB commands.MessageRef)
+		setup func(t *testing.T, api *fakeProvider) (e *env, a, b commands.Pending, refB commands.MessageRef)
 	}{
-		{"store knows the messages", func(t *testing.T, api *fakePDD) (*env, commands.Pending, commands.Pending, commands.MessageRef) {
+		{"store knows the messages", func(t *testing.T, api *fakeProvider) (*env, commands.Pending, commands.Pending, commands.MessageRef) {
 			e, _ := newDownEnv(t, api, cfg, true)
 			a, _ := e.request(user1, "/mailbox add a@example.com")
 			b, refB := e.request(user2, "/mailbox add b@example.com")
 			return e, a, b, refB
 		}},
-		{"store lost the messages", func(t *testing.T, api *fakePDD) (*env, commands.Pending, commands.Pending, commands.MessageRef) {
+		{"store lost the messages", func(t *testing.T, api *fakeProvider) (*env, commands.Pending, commands.Pending, commands.MessageRef) {
 			e, ds := newDownEnv(t, api, cfg, true)
 			ds.set(true, "Attach")
 			a, _ := e.request(user1, "/mailbox add a@example.com")
@@ -120,8 +120,8 @@ func TestMovedValueRefused(t *testing.T) {
 			e.msgr.shows = showsOnly(refB, e.core.EncodePending(b))
 			return e, a, b, refB
 		}},
-		{"restart without a database", func(t *testing.T, api *fakePDD) (*env, commands.Pending, commands.Pending, commands.MessageRef) {
-			before := newEnv(t, &fakePDD{}, cfg, nil)
+		{"restart without a database", func(t *testing.T, api *fakeProvider) (*env, commands.Pending, commands.Pending, commands.MessageRef) {
+			before := newEnv(t, &fakeProvider{}, cfg, nil)
 			a, _ := before.request(user1, "/mailbox add a@example.com")
 			b, refB := before.request(user2, "/mailbox add b@example.com")
 			e := newEnv(t, api, cfg, nil)
@@ -131,7 +131,7 @@ func TestMovedValueRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			api := &fakePDD{}
+			api := &fakeProvider{}
 			e, a, b, refB := tc.setup(t, api)
 			mark := len(e.msgr.of("update"))
 			for _, kind := range []commands.ButtonKind{commands.ButtonApprove, commands.ButtonDeny} {

@@ -26,7 +26,7 @@ func (timeout) Timeout() bool { return true }
 // runs, denials, cancellations and expiries; and no secret anywhere.
 func TestAuditTrail(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{add: func(_ context.Context, domain, login, _ string) (*apiclient.Mailbox, error) {
+	api := &fakeProvider{add: func(_ context.Context, domain, login, _ string) (*apiclient.Mailbox, error) {
 		switch login {
 		case "taken":
 			return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassRefused, Reason: apiclient.ReasonExists, Code: "occupied", Message: "the mailbox already exists", Attempts: 1}
@@ -94,7 +94,7 @@ func TestAuditTrail(t *testing.T) {
 // an entry failing after the run does not hide the result.
 func TestAuditNotRecordedNotRun(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e, ds := newDownEnv(t, api, commands.Config{}, true)
 	ds.set(true, "Complete")
 	if _, label := e.typed(admin1, "/mailbox add olga@example.com"); label != commands.LabelOK || api.calls.Load() != 1 {

@@ -10,7 +10,7 @@ import (
 // store with a fake API: decide, record and post it, then approve it and
 // run it (the recording messenger's bookkeeping included).
 func BenchmarkRequestApprove(b *testing.B) {
-	e := newEnv(b, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
+	e := newEnv(b, &fakeProvider{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	e.msgr.discard = true
 	b.ReportAllocs()
 	for b.Loop() {
@@ -24,7 +24,7 @@ func BenchmarkRequestApprove(b *testing.B) {
 // BenchmarkClickDecided measures a stale click on a request decided
 // before: the path 50 concurrent clicks take but one.
 func BenchmarkClickDecided(b *testing.B) {
-	e := newEnv(b, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
+	e := newEnv(b, &fakeProvider{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	p, ref := e.request(user1, "/maildomain register example.com")
 	e.click(commands.ButtonApprove, p, admin1, ref)
 	e.msgr.discard = true

@@ -19,7 +19,7 @@ import (
 // does not stay pending where nobody can see it.
 func TestRequestNotPosted(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	e.msgr.failPost = true
 	d, label := e.typed(user1, "/mailbox add rita@example.com")
@@ -48,7 +48,7 @@ func TestConcurrentLastApprovals(t *testing.T) {
 	for i := range admins {
 		admins[i] = fmt.Sprintf("UADMIN%02d", i)
 	}
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2, Admins: admins}, nil)
 	p, ref := e.request(user1, "/maildomain register example.com")
 	if label := e.click(commands.ButtonApprove, p, admins[0], ref); label != commands.LabelCounted {
@@ -78,7 +78,7 @@ func TestConcurrentLastApprovals(t *testing.T) {
 // must not say that the operation did not succeed.
 func TestUndeliveredUncertain(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
+	api := &fakeProvider{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
 		return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Attempts: 1, Err: timeout{}}
 	}}
 	e := newEnv(t, api, commands.Config{}, nil)
@@ -100,11 +100,11 @@ func TestUndeliveredUncertain(t *testing.T) {
 // button or a click without a user is refused.
 func TestForgedClick(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	p, ref := e.request(user1, "/mailbox add tom@example.com")
 	value := e.core.EncodePending(p)
-	stranger := newEnv(t, &fakePDD{}, commands.Config{SigningKey: []byte("another key")}, nil)
+	stranger := newEnv(t, &fakeProvider{}, commands.Config{SigningKey: []byte("another key")}, nil)
 	e.typed(admin1, "/maildomain register example.org")
 	check := e.msgr.lastTo(admin1).Buttons[0].Value
 	for name, v := range map[string]string{
@@ -180,7 +180,7 @@ func TestUncertainRegister(t *testing.T) {
 func TestStopCutsOff(t *testing.T) {
 	t.Parallel()
 	ctx, stop := context.WithCancel(t.Context())
-	api := &fakePDD{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
+	api := &fakeProvider{add: func(context.Context, string, string, string) (*apiclient.Mailbox, error) {
 		stop()
 		return nil, &apiclient.Error{Provider: apiclient.ProviderPDD, Op: apiclient.OpAdd, Class: apiclient.ClassUncertain, Sent: true, Attempts: 1, Err: context.Canceled}
 	}}
@@ -216,7 +216,7 @@ func TestStopCutsOff(t *testing.T) {
 // state again if it is no longer pending.
 func TestLateCountedUpdate(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2}, nil)
 	p, ref := e.request(user1, "/maildomain register example.com")
 	held, release := make(chan struct{}), make(chan struct{})

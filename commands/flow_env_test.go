@@ -38,11 +38,11 @@ const (
 // the flow's only time source.
 var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// fakePDD is a hand-written fake of a Provider in PDD's shape: func
+// fakeProvider is a hand-written fake of a Provider in PDD's shape: func
 // fields and a count of calls. Without a func, register answers
 // domain-activate with secrets and add creates the mailbox, keeping the
 // password it was sent; a mailbox it created can be looked up.
-type fakePDD struct {
+type fakeProvider struct {
 	register func(ctx context.Context, domain string) (*apiclient.Domain, error)
 	add      func(ctx context.Context, domain, login, password string) (*apiclient.Mailbox, error)
 	lookup   func(ctx context.Context, domain, login string) (*apiclient.Mailbox, error)
@@ -51,30 +51,30 @@ type fakePDD struct {
 	sent     []string // passwords sent to AddMailbox
 }
 
-var _ commands.Provider = (*fakePDD)(nil)
+var _ commands.Provider = (*fakeProvider)(nil)
 
-// The verification secrets fakePDD answers.
+// The verification secrets fakeProvider answers.
 const (
 	secretName    = "3c8a1f2e9b7d"
 	secretContent = "5f0e9d8c7b6a5f4e3d2c1b0a"
 )
 
-func (f *fakePDD) Name() string { return apiclient.ProviderPDD }
+func (f *fakeProvider) Name() string { return apiclient.ProviderPDD }
 
-func (f *fakePDD) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{UIDs: true, Paged: true, VerifiesOwnership: true}
+func (f *fakeProvider) Capabilities() apiclient.Capabilities {
+	return apiclient.Capabilities{Title: "the PDD API", UIDs: true, Paged: true, VerifiesOwnership: true}
 }
 
-func (f *fakePDD) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+func (f *fakeProvider) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
 	f.calls.Add(1)
 	if f.register != nil {
 		return f.register(ctx, domain)
 	}
-	return &apiclient.Domain{Name: domain, Status: commands.StatusDomainActivate, Stage: "owner-check",
+	return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Meaning: pdd.Status(pdd.StatusDomainActivate).Meaning(), Stage: "owner-check",
 		Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
 }
 
-func (f *fakePDD) AddMailbox(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
+func (f *fakeProvider) AddMailbox(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	f.sent = append(f.sent, password)
@@ -85,7 +85,7 @@ func (f *fakePDD) AddMailbox(ctx context.Context, domain, login, password string
 	return &apiclient.Mailbox{Address: login + "@" + domain, UID: "1130000000000042", State: apiclient.StateActive}, nil
 }
 
-func (f *fakePDD) LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error) {
+func (f *fakeProvider) LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error) {
 	f.calls.Add(1)
 	if f.lookup != nil {
 		return f.lookup(ctx, domain, login)
@@ -93,27 +93,27 @@ func (f *fakePDD) LookupMailbox(ctx context.Context, domain, login string) (*api
 	return nil, notFound(apiclient.OpLookup)
 }
 
-func (f *fakePDD) DomainStatus(context.Context, string) (*apiclient.Domain, error) {
+func (f *fakeProvider) DomainStatus(context.Context, string) (*apiclient.Domain, error) {
 	return nil, notFound(apiclient.OpDomainStatus)
 }
 
-func (f *fakePDD) MailHosts() apiclient.MailDNS {
+func (f *fakeProvider) MailHosts() apiclient.MailDNS {
 	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
 }
 
-func (f *fakePDD) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
+func (f *fakeProvider) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
 	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
 }
 
-func (f *fakePDD) SetPassword(context.Context, string, string, string, bool) (*apiclient.Mailbox, error) {
+func (f *fakeProvider) SetPassword(context.Context, string, string, string, bool) (*apiclient.Mailbox, error) {
 	return nil, notFound(apiclient.OpReset)
 }
 
-func (f *fakePDD) SetLoginEnabled(context.Context, string, string, bool) (*apiclient.Mailbox, error) {
+func (f *fakeProvider) SetLoginEnabled(context.Context, string, string, bool) (*apiclient.Mailbox, error) {
 	return nil, notFound(apiclient.OpBlock)
 }
 
-func (f *fakePDD) ListMailboxes(context.Context, string, string, int) (*apiclient.Page, error) {
+func (f *fakeProvider) ListMailboxes(context.Context, string, string, int) (*apiclient.Page, error) {
 	return &apiclient.Page{}, nil
 }
 
@@ -123,7 +123,7 @@ func notFound(op apiclient.Op) error {
 }
 
 // passwords returns the passwords sent to AddMailbox.
-func (f *fakePDD) passwords() []string {
+func (f *fakeProvider) passwords() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.sent...)

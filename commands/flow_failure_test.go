@@ -137,7 +137,7 @@ func TestStoreUnavailable(t *testing.T) {
 	t.Parallel()
 	t.Run("direct run", func(t *testing.T) {
 		t.Parallel()
-		api := &fakePDD{}
+		api := &fakeProvider{}
 		e := newEnv(t, api, commands.Config{}, newDownStore(true, "*"))
 		if _, label := e.typed(admin1, "/mailbox add alice@example.com"); label != commands.LabelStoreDown {
 			t.Errorf("label = %q, want %q", label, commands.LabelStoreDown)
@@ -156,7 +156,7 @@ func TestStoreUnavailable(t *testing.T) {
 	})
 	t.Run("request", func(t *testing.T) {
 		t.Parallel()
-		api := &fakePDD{}
+		api := &fakeProvider{}
 		e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, newDownStore(true, "Submit"))
 		if _, label := e.typed(user1, "/mailbox add alice@example.com"); label != commands.LabelStoreDown {
 			t.Errorf("label = %q, want %q", label, commands.LabelStoreDown)
@@ -169,7 +169,7 @@ func TestStoreUnavailable(t *testing.T) {
 		name := map[bool]string{true: "clicks, durable store", false: "clicks, memory store"}[durable]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			api := &fakePDD{}
+			api := &fakeProvider{}
 			e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, durable)
 			p, ref := e.request(user1, "/mailbox add alice@example.com")
 			ds.set(true, "*")
@@ -201,7 +201,7 @@ func TestStoreUnavailable(t *testing.T) {
 // database could not be reached.
 func TestStoreDownBeforeRun(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, true)
 	p, ref := e.request(user1, "/mailbox add alice@example.com")
 	ds.set(true, "Begin")
@@ -231,10 +231,10 @@ func TestStoreDownBeforeRun(t *testing.T) {
 // know, and reads the request message back before it runs anything.
 func TestRestartWithoutDatabase(t *testing.T) {
 	t.Parallel()
-	before := newEnv(t, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
+	before := newEnv(t, &fakeProvider{}, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	p, ref := before.request(user1, "/mailbox add alice@example.com")
-	after := func(shows func(commands.MessageRef) (string, error)) (*env, *fakePDD) {
-		api := &fakePDD{}
+	after := func(shows func(commands.MessageRef) (string, error)) (*env, *fakeProvider) {
+		api := &fakeProvider{}
 		e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 		e.msgr.shows = shows
 		return e, api

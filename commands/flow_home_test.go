@@ -16,7 +16,7 @@ import (
 // requests and no audit trail. No view holds a secret.
 func TestHome(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	var all, mine []commands.Pending
 	for i := range 25 {
@@ -80,7 +80,7 @@ func TestHome(t *testing.T) {
 // updated as if the button there had been clicked.
 func TestHomeDecide(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	_, ref := e.request(user1, "/mailbox add pia@example.com")
 	h := e.core.Home(t.Context(), admin1)
@@ -105,7 +105,7 @@ func TestHomeDecide(t *testing.T) {
 // cannot be read, instead of showing an empty list as the truth.
 func TestHomeStoreDown(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests}, newDownStore(true, "Pending", "Audit"))
+	e := newEnv(t, &fakeProvider{}, commands.Config{Approvals: commands.ApprovalsRequests}, newDownStore(true, "Pending", "Audit"))
 	for _, user := range []string{admin1, user1} {
 		if h := e.core.Home(t.Context(), user); !strings.Contains(h.Problem, "cannot reach its database") {
 			t.Errorf("Home of %s with the store down: problem %q, want that the database cannot be reached", user, h.Problem)
@@ -119,7 +119,7 @@ func TestHomeStoreDown(t *testing.T) {
 // form's signed metadata.
 func TestFormFlow(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, Domains: []string{"example.com"}}, nil)
 	for _, who := range []string{admin1, user1} {
 		d := e.core.Decide(commands.Request{UserID: who, ChannelID: "CFORM", Command: commands.CmdMailbox})

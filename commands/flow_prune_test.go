@@ -31,7 +31,7 @@ func (p *pruningStore) Prune(ctx context.Context, now time.Time) (int64, int64, 
 func TestSweepPrunes(t *testing.T) {
 	t.Parallel()
 	var ps *pruningStore
-	e := newEnv(t, &fakePDD{}, commands.Config{}, func(s commands.Store) commands.Store {
+	e := newEnv(t, &fakeProvider{}, commands.Config{}, func(s commands.Store) commands.Store {
 		ps = &pruningStore{Store: s}
 		return ps
 	})

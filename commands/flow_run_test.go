@@ -66,7 +66,7 @@ func TestDirectRun(t *testing.T) {
 // direct run and for an approved request.
 func TestUndeliverableResult(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
 	e.msgr.failDeliver = map[string]bool{admin1: true, user1: true}
 	e.typed(admin1, "/mailbox add alice@example.com")
@@ -113,7 +113,7 @@ func (f *fakeDNS) Check(_ context.Context, domain string, want dnscheck.Expect) 
 // forged value is refused without a lookup.
 func TestCheckDNSButton(t *testing.T) {
 	t.Parallel()
-	api, dns := &fakePDD{}, &fakeDNS{}
+	api, dns := &fakeProvider{}, &fakeDNS{}
 	e := newEnv(t, api, commands.Config{DNS: dns}, nil)
 	e.typed(admin1, "/maildomain register example.com")
 	reply := e.msgr.lastTo(admin1)
@@ -159,7 +159,7 @@ func TestCheckDNSButton(t *testing.T) {
 	}
 	e.noSecrets(admin1, secretContent)
 	// Without a resolver the checklist is not available, and says so.
-	bare := newEnv(t, &fakePDD{}, commands.Config{}, nil)
+	bare := newEnv(t, &fakeProvider{}, commands.Config{}, nil)
 	if _, label := bare.typed(user2, "/maildomain check example.com"); label != commands.LabelAnswered {
 		t.Errorf("check without a resolver = %q, want answered", label)
 	}

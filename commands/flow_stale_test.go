@@ -16,7 +16,7 @@ import (
 // again, changes nothing.
 func TestStaleRun(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: 24 * time.Hour}, true)
 	p, ref := e.request(user1, "/mailbox add alice@example.com")
 	ds.set(true, "Finish")
@@ -58,7 +58,7 @@ func TestStaleRun(t *testing.T) {
 // itself).
 func TestReopenAfterOutage(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e, ds := newDownEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: 24 * time.Hour}, true)
 	p, ref := e.request(user1, "/mailbox add alice@example.com")
 	ds.set(true, "Begin", "Finish", "Get")

@@ -24,7 +24,7 @@ func (e *env) sweep(wantExpired, wantReminded int) {
 // nothing.
 func TestExpiry(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: time.Hour}, nil)
 	p, ref := e.request(user1, "/mailbox add erin@example.com")
 	e.clk.Advance(time.Hour - time.Millisecond)
@@ -63,7 +63,7 @@ func TestExpiry(t *testing.T) {
 // requester once; the sweep then has nothing to do.
 func TestExpiryByClick(t *testing.T) {
 	t.Parallel()
-	api := &fakePDD{}
+	api := &fakeProvider{}
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: time.Hour}, nil)
 	p, ref := e.request(user1, "/maildomain register example.com")
 	q, qref := e.request(user2, "/maildomain register example.org")
@@ -93,7 +93,7 @@ func TestExpiryByClick(t *testing.T) {
 // decided or cancelled before then gets none.
 func TestReminders(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2,
+	e := newEnv(t, &fakeProvider{}, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2,
 		Admins: []string{admin1, admin2, "SADMINS"}, ApprovalTTL: 2 * time.Hour, RemindAfter: 30 * time.Minute}, nil)
 	_, wref := e.request(user1, "/mailbox add fay@example.com")
 	e.clk.Advance(5 * time.Minute)
@@ -132,7 +132,7 @@ func TestReminders(t *testing.T) {
 // does nothing, and catches up once it is back: each expiry once.
 func TestSweepStoreDown(t *testing.T) {
 	t.Parallel()
-	e, ds := newDownEnv(t, &fakePDD{}, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: time.Hour, RemindAfter: time.Minute}, true)
+	e, ds := newDownEnv(t, &fakeProvider{}, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalTTL: time.Hour, RemindAfter: time.Minute}, true)
 	e.request(user1, "/maildomain register example.com")
 	e.clk.Advance(2 * time.Hour)
 	ds.set(true, "ClaimExpired", "ClaimReminders")

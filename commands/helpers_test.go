@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -33,13 +34,13 @@ var _ Provider = (*fakeAPI)(nil)
 func (f *fakeAPI) Name() string { return apiclient.ProviderPDD }
 
 func (f *fakeAPI) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{UIDs: true, Paged: true, VerifiesOwnership: true}
+	return apiclient.Capabilities{Title: "the PDD API", UIDs: true, Paged: true, VerifiesOwnership: true}
 }
 
 func (f *fakeAPI) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
 	f.calls.Add(1)
 	if f.register == nil {
-		return &apiclient.Domain{Name: domain, Status: StatusDomainActivate, Stage: "owner-check",
+		return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Meaning: pdd.Status(pdd.StatusDomainActivate).Meaning(), Stage: "owner-check",
 			Secrets: &apiclient.Secrets{Name: "3c8a1f2e9b7d", Content: "5f0e9d8c7b6a5f4e3d2c1b0a"}}, nil
 	}
 	return f.register(ctx, domain)
@@ -183,4 +184,10 @@ func golden(t *testing.T, name, got string) {
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
 	}
+}
+
+// pddDomain is domain in PDD's status s, as PDD's adapter gives it.
+func pddDomain(domain, s string) *apiclient.Domain {
+	return &apiclient.Domain{Name: domain, Status: s, Meaning: pdd.Status(s).Meaning(),
+		Verified: s != pdd.StatusDomainActivate, MailFlows: s == pdd.StatusAdded}
 }

@@ -110,8 +110,8 @@ func (c *Core) listSummary(page *apiclient.Page, first bool, shown int) string {
 		s = fmt.Sprintf("Continued (%d in all); ", page.Total)
 	}
 	s += fmt.Sprintf("%d shown here.", shown)
-	if c.api.Name() == apiclient.ProviderYandex360 {
-		s += " Yandex 360 users belong to the organisation, not to one domain: these are its users, with the addresses it gives."
+	if c.api.Capabilities().OrgUsers {
+		s += " " + capitalise(c.providerName()) + " users belong to the organisation, not to one domain: these are its users, with the addresses it gives."
 	}
 	return s
 }
@@ -135,20 +135,20 @@ func (c *Core) domainStatus(ctx context.Context, domain string) Reply {
 	}
 	r := Reply{Title: "Domain " + displayDomain(domain) + " at " + c.providerName()}
 	secretName := ""
-	switch c.api.Name() {
-	case apiclient.ProviderPDD:
-		r.Fields = append(r.Fields, Field{Label: "Status", Value: fmt.Sprintf("%s (%s)", d.Status, StatusMeaning(d.Status))})
+	switch {
+	case d.Meaning != "":
+		r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, c.api.Capabilities())})
 		if d.Stage != "" {
 			r.Fields = append(r.Fields, Field{Label: "Stage", Value: d.Stage})
 		}
-		if d.Secrets != nil && d.Status == StatusDomainActivate {
+		if d.Secrets != nil {
 			secretName = d.Secrets.Name
 			r.Fields = append(r.Fields,
 				Field{Label: "Secret name", Value: d.Secrets.Name, Secret: true},
 				Field{Label: "Secret content", Value: d.Secrets.Content, Secret: true})
 			r.Note = "Only you can see the secrets."
 		}
-	case apiclient.ProviderMailcow:
+	case !c.api.Capabilities().VerifiesOwnership:
 		r.Fields = append(r.Fields, Field{Label: "State", Value: map[bool]string{true: "active", false: "inactive"}[d.Status == "active"]},
 			Field{Label: "Mailboxes", Value: countOf(d.Mailboxes, d.MaxMailboxes)})
 	default:

@@ -8,35 +8,12 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 )
 
-// PDD's domain statuses, as its API spells them.
-const (
-	StatusDomainActivate = "domain-activate" // added, ownership not verified
-	StatusMXActivate     = "mx-activate"     // verified, MX record not set up
-	StatusAdded          = "added"           // verified, MX set up: mail flows
-)
-
 // How a PDD domain is verified, from the service's public documentation.
-// They live here alone.
 const (
 	verifyFileURL = "http://%s/%s.html" // domain, secret name
 	verifyCNAME   = "yamail-%s.%s"      // secret name, domain
 	mxPriority    = 10
 )
-
-// statusMeanings says what each PDD domain status means.
-var statusMeanings = map[string]string{
-	StatusDomainActivate: "the domain has been added, but its ownership is not verified yet",
-	StatusMXActivate:     "the domain is verified, but its MX record is not set up, so mail does not flow yet",
-	StatusAdded:          "the domain is verified and its MX record is set up: mail flows",
-}
-
-// StatusMeaning describes a PDD domain status in words.
-func StatusMeaning(s string) string {
-	if m, ok := statusMeanings[s]; ok {
-		return m
-	}
-	return "a status this version of mailbot does not know"
-}
 
 // registerReply describes a registered domain to the person who asked,
 // with what to publish next. Verification secrets and codes go to that
@@ -46,20 +23,21 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 	hosts := c.api.MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
 	mx := mxStep(domain, dns.MX)
+	caps := c.api.Capabilities()
+	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, caps)})
 	switch {
-	case c.api.Name() == apiclient.ProviderPDD:
-		c.pddRegisterReply(&r, domain, d, dns, mx)
-	case !c.api.Capabilities().VerifiesOwnership:
-		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status})
+	case d.Secrets != nil:
+		c.secretsReply(&r, domain, d.Secrets, dns, mx)
+	case !caps.VerifiesOwnership:
 		r.Text = c.providerName() + " does not verify who owns a domain: it works as soon as its DNS points at the server."
 		r.Steps = append(r.Steps, mx, "Add an SPF record that authorises "+dns.SPFHost+", for example: v=spf1 mx a -all")
 		r.Buttons = []Button{c.checkButton(domain, "")}
+	case d.MailFlows:
+		r.Text = fmt.Sprintf("Mail for %s flows. Create mailboxes with /mailbox add <user>@%s.", domain, domain)
 	case d.Verified:
-		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status + " (verified)"})
 		r.Text = "The domain is verified."
 		r.Steps = []string{mx}
 	default:
-		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status + " (not verified yet)"})
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
 		r.Fields = append(r.Fields, methodFields(d.Methods)...)
 		r.Steps = []string{mx}
@@ -70,34 +48,36 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 	return r
 }
 
-// pddRegisterReply describes a PDD domain by its status; for
-// domain-activate it holds the verification secrets, verbatim, and both
-// ways to publish them.
-func (c *Core) pddRegisterReply(r *Reply, domain string, d *apiclient.Domain, dns *apiclient.MailDNS, mx string) {
-	r.Fields = append(r.Fields, Field{Label: "Status", Value: fmt.Sprintf("%s (%s)", d.Status, StatusMeaning(d.Status))})
-	switch d.Status {
-	case StatusDomainActivate:
-		if d.Secrets == nil {
-			break
-		}
-		s := d.Secrets
-		r.Text = "The domain is connected but not verified. Prove that you own it with the secrets below, then point its mail at the service."
-		r.Fields = append(r.Fields,
-			Field{Label: "Secret name", Value: s.Name, Secret: true},
-			Field{Label: "Secret content", Value: s.Content, Secret: true})
-		r.Steps = []string{
-			fmt.Sprintf("Publish a file at "+verifyFileURL+" whose whole content is %s", domain, s.Name, s.Content),
-			fmt.Sprintf("Or, instead of the file, add a DNS record: CNAME "+verifyCNAME+" pointing to %s.", s.Name, domain, dns.VerifyCNAME),
-			"Then " + lowerFirst(mx),
-		}
-		r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
-		r.Buttons = []Button{c.checkButton(domain, s.Name)}
-	case StatusMXActivate:
-		r.Text = "The domain is verified."
-		r.Steps = []string{mx}
-	case StatusAdded:
-		r.Text = fmt.Sprintf("Mail for %s flows. Create mailboxes with /mailbox add <user>@%s.", domain, domain)
+// statusWords is a domain's status as a reply shows it: with its
+// meaning where the provider's status is a documented code, else with
+// whether ownership is proven.
+func statusWords(d *apiclient.Domain, caps apiclient.Capabilities) string {
+	switch {
+	case d.Meaning != "":
+		return fmt.Sprintf("%s (%s)", d.Status, d.Meaning)
+	case !caps.VerifiesOwnership:
+		return d.Status
+	case d.Verified:
+		return d.Status + " (verified)"
 	}
+	return d.Status + " (not verified yet)"
+}
+
+// secretsReply gives the verification secrets of a domain still to be
+// verified (PDD's domain-activate), verbatim, and both ways to publish
+// them.
+func (c *Core) secretsReply(r *Reply, domain string, s *apiclient.Secrets, dns *apiclient.MailDNS, mx string) {
+	r.Text = "The domain is connected but not verified. Prove that you own it with the secrets below, then point its mail at the service."
+	r.Fields = append(r.Fields,
+		Field{Label: "Secret name", Value: s.Name, Secret: true},
+		Field{Label: "Secret content", Value: s.Content, Secret: true})
+	r.Steps = []string{
+		fmt.Sprintf("Publish a file at "+verifyFileURL+" whose whole content is %s", domain, s.Name, s.Content),
+		fmt.Sprintf("Or, instead of the file, add a DNS record: CNAME "+verifyCNAME+" pointing to %s.", s.Name, domain, dns.VerifyCNAME),
+		"Then " + lowerFirst(mx),
+	}
+	r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
+	r.Buttons = []Button{c.checkButton(domain, s.Name)}
 }
 
 // mxStep tells how to point domain's mail at host.

@@ -113,11 +113,11 @@ func (n Notice) Summary(mention func(userID string) string) string {
 			s += ": uid " + n.UID
 		}
 	case n.Uncertain && n.Op.Action == ActionAddMailbox:
-		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): the mailbox may exist now", who, n.Op, ProviderTitle(n.Provider), n.Code)
+		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): the mailbox may exist now", who, n.Op, n.ProviderTitle, n.Code)
 	case n.Uncertain && n.Op.Action == ActionRegisterDomain:
-		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): the domain may be registered now", who, n.Op, ProviderTitle(n.Provider), n.Code)
+		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): the domain may be registered now", who, n.Op, n.ProviderTitle, n.Code)
 	case n.Uncertain:
-		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): it may or may not be done", who, n.Op, ProviderTitle(n.Provider), n.Code)
+		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): it may or may not be done", who, n.Op, n.ProviderTitle, n.Code)
 	default:
 		s = fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, n.Why())
 	}
@@ -144,12 +144,12 @@ func (n Notice) Why() string {
 	}
 	switch n.Code {
 	case CodeTransport:
-		return ProviderTitle(n.Provider) + " did not answer"
+		return n.ProviderTitle + " did not answer"
 	case CodeResponse:
-		return ProviderTitle(n.Provider) + " gave an answer mailbot cannot read"
+		return n.ProviderTitle + " gave an answer mailbot cannot read"
 	}
 	if w, ok := codeWords[n.Code]; ok {
 		return w
 	}
-	return "as " + ProviderTitle(n.Provider) + " answered"
+	return "as " + n.ProviderTitle + " answered"
 }

@@ -36,7 +36,7 @@ var codeWords = map[string]string{
 // or that cannot be recorded, is refused without calling the API. It logs
 // the one line of the operation.
 func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
-	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name()}
+	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName()}
 	if ue := c.checkOp(op); ue != nil {
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
@@ -185,22 +185,8 @@ func warningSteps(ws []string) []string {
 	return out
 }
 
-// providerName names the provider in replies.
-func (c *Core) providerName() string { return ProviderTitle(c.api.Name()) }
-
-// ProviderTitle names a provider in words: "the PDD API", "Yandex 360",
-// "mailcow".
-func ProviderTitle(name string) string {
-	switch name {
-	case apiclient.ProviderPDD:
-		return "the PDD API"
-	case apiclient.ProviderYandex360:
-		return "Yandex 360"
-	case apiclient.ProviderMailcow:
-		return "mailcow"
-	}
-	return name
-}
+// providerName names the provider in replies: its title.
+func (c *Core) providerName() string { return c.api.Capabilities().Title }
 
 // failure describes err in words, for the requester and for the notice.
 func (c *Core) failure(n Notice, err error) Result {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // timeoutErr is a network error that timed out.
@@ -36,7 +37,7 @@ func TestRunReplies(t *testing.T) {
 	}
 	status := func(s string) func(context.Context, string) (*apiclient.Domain, error) {
 		return func(_ context.Context, d string) (*apiclient.Domain, error) {
-			return &apiclient.Domain{Name: d, Status: s}, nil
+			return pddDomain(d, s), nil
 		}
 	}
 	// fate is what the notice says of a failure: "nothing" (NothingDone:
@@ -51,9 +52,9 @@ func TestRunReplies(t *testing.T) {
 		fate string
 	}{
 		{"register-domain-activate", regOp, &fakeAPI{}, true, "", ""},
-		{"register-mx-activate", regOp, &fakeAPI{register: status(StatusMXActivate)}, true, "", ""},
-		{"register-added", regOp, &fakeAPI{register: status(StatusAdded)}, true, "", ""},
-		{"register-idn", Operation{Action: ActionRegisterDomain, Domain: "xn--e1afmkfd.xn--p1ai"}, &fakeAPI{register: status(StatusAdded)}, true, "", ""},
+		{"register-mx-activate", regOp, &fakeAPI{register: status(pdd.StatusMXActivate)}, true, "", ""},
+		{"register-added", regOp, &fakeAPI{register: status(pdd.StatusAdded)}, true, "", ""},
+		{"register-idn", Operation{Action: ActionRegisterDomain, Domain: "xn--e1afmkfd.xn--p1ai"}, &fakeAPI{register: status(pdd.StatusAdded)}, true, "", ""},
 		{"add", addOp, &fakeAPI{}, true, "", ""},
 		{"error-occupied-register", regOp, &fakeAPI{register: fail(pddErr(apiclient.OpRegister, apiclient.ClassRefused, apiclient.ReasonExists, "occupied", "the domain is in use by another account"))}, false, "occupied", ""},
 		{"error-occupied-add", addOp, &fakeAPI{add: failAdd(pddErr(apiclient.OpAdd, apiclient.ClassRefused, apiclient.ReasonExists, "occupied", "the mailbox already exists"))}, false, "occupied", ""},

@@ -74,7 +74,7 @@ func (c *Client) Name() string { return apiclient.ProviderMailcow }
 // mail for a blocked mailbox (active 2), has no mailbox IDs, no paging and
 // no ownership check.
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{ForcePasswordChange: true, KeepsMailWhenBlocked: true}
+	return apiclient.Capabilities{Title: "mailcow", ForcePasswordChange: true, KeepsMailWhenBlocked: true}
 }
 
 // Check proves the key with one read, GET /api/v1/get/status/version (the

@@ -65,7 +65,7 @@ func (a *Adapter) Name() string { return apiclient.ProviderPDD }
 // mailbox keeps receiving mail is not on record, so it is not promised;
 // mailboxes have uids; email/list pages; a new domain proves its owner.
 func (a *Adapter) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{UIDs: true, Paged: true, VerifiesOwnership: true}
+	return apiclient.Capabilities{Title: "the PDD API", UIDs: true, Paged: true, VerifiesOwnership: true}
 }
 
 // call is one PDD operation: it sends params to the endpoint of pddOp

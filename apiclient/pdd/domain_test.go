@@ -27,7 +27,8 @@ func TestRegisterDomain(t *testing.T) {
 			if err != nil {
 				t.Fatalf("RegisterDomain(new.example) = %v", err)
 			}
-			want := &apiclient.Domain{Name: "new.example", Status: pdd.StatusDomainActivate, Stage: string(pdd.StageOwnerCheck)}
+			want := &apiclient.Domain{Name: "new.example", Status: pdd.StatusDomainActivate, Stage: string(pdd.StageOwnerCheck),
+				Meaning: "the domain has been added, but its ownership is not verified yet"}
 			if diff := cmp.Diff(want, first, cmpopts.IgnoreFields(apiclient.Domain{}, "Secrets")); diff != "" {
 				t.Errorf("first registration (-want +got):\n%s", diff)
 			}
@@ -44,17 +45,20 @@ func TestRegisterDomain(t *testing.T) {
 			}
 
 			for _, tc := range []struct {
-				status pdd.Status
-				stage  pdd.Stage
+				status  pdd.Status
+				stage   pdd.Stage
+				meaning string
+				flows   bool
 			}{
-				{pdd.StatusMXActivate, pdd.StageMXCheck},
-				{pdd.StatusAdded, pdd.StageAdded},
+				{pdd.StatusMXActivate, pdd.StageMXCheck, "the domain is verified, but its MX record is not set up, so mail does not flow yet", false},
+				{pdd.StatusAdded, pdd.StageAdded, "the domain is verified and its MX record is set up: mail flows", true},
 			} {
 				if err := e.sim.SetStatus("new.example", tc.status); err != nil {
 					t.Fatal(err)
 				}
 				got, err := e.c.RegisterDomain(ctx, "new.example")
-				want := &apiclient.Domain{Name: "new.example", Status: string(tc.status), Stage: string(tc.stage), Verified: true}
+				want := &apiclient.Domain{Name: "new.example", Status: string(tc.status), Stage: string(tc.stage), Verified: true,
+					Meaning: tc.meaning, MailFlows: tc.flows}
 				if err != nil || !cmp.Equal(want, got) {
 					t.Errorf("RegisterDomain at %s = %+v, %v; want %+v", tc.status, got, err, want)
 				}

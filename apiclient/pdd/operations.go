@@ -77,7 +77,7 @@ func (a *Adapter) domain(ctx context.Context, op apiclient.Op, pddOp Op, method,
 // for.
 func (a *Adapter) domainOf(op apiclient.Op, r *domainAnswer, domain string) (*apiclient.Domain, error) {
 	d := &apiclient.Domain{Name: r.Domain, Status: r.Status, Stage: r.Stage, Secrets: (*apiclient.Secrets)(r.Secrets),
-		Verified: r.Status != StatusDomainActivate}
+		Verified: r.Status != StatusDomainActivate, MailFlows: r.Status == StatusAdded, Meaning: Status(r.Status).Meaning()}
 	if d.Name == "" {
 		d.Name = domain
 	}
