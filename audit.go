@@ -15,6 +15,7 @@ import (
 
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore"
+	"github.com/mailbot/mailbot/internal/config"
 )
 
 // runAudit prints the audit trail of MAILBOT_DATABASE_URL since the given
@@ -24,10 +25,10 @@ import (
 // connect (connect_timeout, 5 s unless the URL says otherwise); and the
 // trail a page at a time, each page written out before the next is read,
 // so that any window prints in constant memory.
-func runAudit(ctx context.Context, cfg *config, since time.Duration, asJSON bool, logger *zap.Logger, stdout io.Writer) error {
-	st, err := pgstore.Open(ctx, cfg.DatabaseURL.reveal(), logger.Named("store"), pgstore.ReadOnly(), pgstore.WithRetry(0))
+func runAudit(ctx context.Context, cfg *config.Config, since time.Duration, asJSON bool, logger *zap.Logger, stdout io.Writer) error {
+	st, err := pgstore.Open(ctx, cfg.DatabaseURL.Reveal(), logger.Named("store"), pgstore.ReadOnly(), pgstore.WithRetry(0))
 	if err != nil {
-		return cfg.databaseError(err)
+		return databaseError(cfg, err)
 	}
 	defer st.Close()
 	out := bufio.NewWriterSize(stdout, 64<<10)

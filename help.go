@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/textcut"
 )
 
@@ -50,7 +49,7 @@ var subcommands = []subcommand{
 			fs.StringVar(&o.as, "as", shellUser, "act as this Slack `USER_ID` (an admin only if MAILBOT_ADMINS names it)")
 		},
 		check: func(o *options) error {
-			if !slackUserID.MatchString(o.as) {
+			if !commands.IsUserID(o.as) {
 				return fmt.Errorf("--as %q is not a Slack user ID such as U012AB3CD", textcut.Runes(o.as, 40))
 			}
 			return nil
@@ -180,14 +179,6 @@ func mainUsage() string {
 	return b.String()
 }
 
-// descLimits fills the limits that the variables' descriptions name in
-// from the constants that enforce them.
-var descLimits = strings.NewReplacer(
-	"{approvals.max}", strconv.Itoa(commands.MaxApprovalsRequired),
-	"{password.min}", strconv.Itoa(apiclient.MinPasswordLen),
-	"{password.max}", strconv.Itoa(apiclient.MaxPasswordLen),
-)
-
 // printHelp is mailbot help: the subcommands and every environment
 // variable with its default and meaning, generated from config's tags; or
 // the usage of the subcommand topic.
@@ -200,25 +191,7 @@ func printHelp(w io.Writer, topic string) error {
 	b.WriteString("mailbot: administer mail domains and mailboxes (PDD, Yandex 360 or mailcow) from Slack.\n\n")
 	b.WriteString(mainUsage())
 	b.WriteString("\nEnvironment (a set but empty variable takes its default, except where said):\n")
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  VARIABLE\tDEFAULT\tMEANING")
-	for _, v := range envVars() {
-		def, meaning := v.def, descLimits.Replace(v.desc)
-		if def == "" {
-			def = "-"
-		}
-		if v.provider != "" {
-			meaning += " (MAILBOT_PROVIDER=" + v.provider + " only)"
-		}
-		if len(v.need) > 0 {
-			meaning += " (required by " + strings.Join(v.need, ", ") + ")"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.name, def, meaning)
-		if v.secret {
-			fmt.Fprintf(tw, "  %s\t-\ta file holding %s instead (trailing white space dropped); set one of the two\n", v.fileVar(), v.name)
-		}
-	}
-	_ = tw.Flush() // a strings.Builder does not fail
+	config.WriteVars(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

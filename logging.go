@@ -6,6 +6,8 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/mailbot/mailbot/internal/config"
 )
 
 // subcommandLogger is the logger of subcommand sub, writing to stderr as
@@ -13,7 +15,7 @@ import (
 // the exception (see shellLogSettings), and when stderr is that terminal
 // its lines end in CRLF, since the console holds it in raw mode while it
 // reads a line.
-func subcommandLogger(cfg *config, sub string, lookup func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) (*zap.Logger, error) {
+func subcommandLogger(cfg *config.Config, sub string, lookup func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) (*zap.Logger, error) {
 	interactive := sub == "shell" && consoleIsTerminal(stdin, stdout)
 	level, format := shellLogSettings(cfg, sub == "shell", func(name string) bool {
 		v, ok := lookup(name)
@@ -34,7 +36,7 @@ func subcommandLogger(cfg *config, sub string, lookup func(string) (string, bool
 // answer; a warning line over it would say it twice), unless
 // MAILBOT_LOG_LEVEL or MAILBOT_LOG_FORMAT were set (isSet); for the other
 // subcommands they apply as set.
-func shellLogSettings(cfg *config, interactive bool, isSet func(string) bool) (level, format string) {
+func shellLogSettings(cfg *config.Config, interactive bool, isSet func(string) bool) (level, format string) {
 	level, format = cfg.LogLevel, cfg.LogFormat
 	if interactive && !isSet("MAILBOT_LOG_LEVEL") {
 		level = "error"
@@ -50,7 +52,7 @@ func shellLogSettings(cfg *config, interactive bool, isSet func(string) bool) (l
 func newLogger(level, format string, w io.Writer) (*zap.Logger, error) {
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
-		return nil, &configError{Var: "MAILBOT_LOG_LEVEL", Reason: err.Error()}
+		return nil, &config.Error{Var: "MAILBOT_LOG_LEVEL", Reason: err.Error()}
 	}
 	encCfg := zap.NewProductionEncoderConfig()
 	encCfg.EncodeTime = zapcore.ISO8601TimeEncoder

@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 		return err
 	}
 	defer func() { _ = logger.Sync() }()
-	for _, line := range cfg.deprecated {
+	for _, line := range cfg.Deprecations() {
 		logger.Warn(line)
 	}
 	switch o.sub {
@@ -89,5 +89,5 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 	default:
 		err = runServe(ctx, cfg, logger, stdout)
 	}
-	return cfg.attribute(err)
+	return attribute(cfg, err)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -18,6 +19,22 @@ func envFrom(env map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) {
 		v, ok := env[k]
 		return v, ok
+	}
+}
+
+// Values that must never appear in an error: tokens and passwords.
+const (
+	secretBotToken = "xoxb-1-SECRETBOT"
+	secretDBPass   = "SECRETDBPASS"
+)
+
+// assertNoSecret fails when s holds a token or a password of the tests.
+func assertNoSecret(t *testing.T, where, s string) {
+	t.Helper()
+	for _, sec := range []string{"SECRETAPP", "SECRETBOT", "SECRETPDD", secretDBPass} {
+		if strings.Contains(s, sec) {
+			t.Errorf("%s shows a secret (%s): %q", where, sec, s)
+		}
 	}
 }
 
@@ -115,7 +132,7 @@ func TestReport(t *testing.T) {
 	}{
 		{nil, 0, ""},
 		{errors.New("slack: invalid_auth"), 1, "mailbot: slack: invalid_auth\n"},
-		{configErrors{{Var: "A", Reason: "bad"}, {Var: "B", Reason: "worse"}}, 1,
+		{config.Errors{{Var: "A", Reason: "bad"}, {Var: "B", Reason: "worse"}}, 1,
 			"mailbot: configuration: A: bad\nmailbot: configuration: B: worse\n"},
 		{&usageError{msg: "unknown subcommand", usage: "usage: mailbot\n"}, 2, "mailbot: unknown subcommand\n\nusage: mailbot\n"},
 	} {
@@ -262,4 +279,33 @@ func FuzzParseArgs(f *testing.F) {
 			t.Errorf("parseArgs(%q) printed %q", line, stdout.String())
 		}
 	})
+}
+
+func TestHelpListsSubcommandsAndVariables(t *testing.T) {
+	t.Parallel()
+	var out, errOut testkit.Buffer
+	if err := run(t.Context(), []string{"mailbot", "help"}, envFrom(nil), strings.NewReader(""), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range subcommands {
+		if !strings.Contains(out.String(), "mailbot "+sc.synopsis) {
+			t.Errorf("help does not list %q", "mailbot "+sc.synopsis)
+		}
+	}
+	var vars strings.Builder
+	config.WriteVars(&vars)
+	if !strings.Contains(out.String(), vars.String()) {
+		t.Errorf("help does not list the variables:\n%s", out.String())
+	}
+}
+
+func TestVersionLine(t *testing.T) {
+	t.Parallel()
+	var out testkit.Buffer
+	if err := run(t.Context(), []string{"mailbot", "version"}, envFrom(nil), strings.NewReader(""), &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "mailbot ") || !strings.Contains(got, "go1.") || strings.Count(got, "\n") != 1 {
+		t.Errorf("version = %q, want one line \"mailbot <version> (<commit>, <go version>)\"", got)
+	}
 }

@@ -34,6 +34,8 @@ import (
 	kjson "sigs.k8s.io/json"
 	kusttypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
+
+	"github.com/mailbot/mailbot/internal/config"
 )
 
 const (
@@ -225,7 +227,7 @@ func checkKubeFile(t *testing.T, path string) {
 func configVars(t *testing.T) map[string]reflect.StructField {
 	t.Helper()
 	vars := make(map[string]reflect.StructField)
-	typ := reflect.TypeFor[config]()
+	typ := reflect.TypeFor[config.Config]()
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		if !f.IsExported() {
@@ -250,11 +252,14 @@ func configDefault(t *testing.T, name string) string {
 	return f.Tag.Get("default")
 }
 
-func isSecretVar(f reflect.StructField) bool { return f.Type == reflect.TypeFor[secret]() }
+func isSecretVar(f reflect.StructField) bool { return f.Type == reflect.TypeFor[config.Secret]() }
 
 // readByServe reports whether serve reads the variable: the field's scope
 // tag lists the subcommands that read it, all of them when it has none.
 func readByServe(f reflect.StructField) bool {
+	if _, deprecated := f.Tag.Lookup("deprecated"); deprecated {
+		return false // read for old deployments, never set in new ones
+	}
 	scope, ok := f.Tag.Lookup("scope")
 	return !ok || slices.Contains(strings.Split(scope, ","), "serve")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/yandex360"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/internal/config"
 )
 
 // providerKind is everything main knows of one provider: one row of
@@ -33,12 +34,12 @@ type providerKind struct {
 	urlVar string
 	// newAdapter builds the adapter from cfg's variables, which
 	// loadConfig has checked.
-	newAdapter func(cfg *config, opts ...apiclient.Option) (commands.Provider, error)
+	newAdapter func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error)
 	// checkVar names the variable a failed start-up check is about when
 	// it is not the credentials (nil: urlVar).
 	checkVar func(err error) string
 	// checked logs what the start-up check chose (nil: nothing).
-	checked func(cfg *config, p commands.Provider, logger *zap.Logger)
+	checked func(cfg *config.Config, p commands.Provider, logger *zap.Logger)
 	// newSandbox builds the provider's sandbox, with an account.
 	newSandbox func() *sandbox
 }
@@ -47,8 +48,8 @@ type providerKind struct {
 var providerTable = []providerKind{
 	{
 		name: apiclient.ProviderPDD, title: "PDD", urlVar: "PDD_BASE_URL",
-		newAdapter: func(cfg *config, opts ...apiclient.Option) (commands.Provider, error) {
-			return pdd.NewAdapter(cfg.PDDBaseURL, cfg.PDDToken.reveal(), opts...)
+		newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
+			return pdd.NewAdapter(cfg.PDDBaseURL, cfg.PDDToken.Reveal(), opts...)
 		},
 		newSandbox: func() *sandbox {
 			sim := pddsim.New()
@@ -60,9 +61,9 @@ var providerTable = []providerKind{
 	},
 	{
 		name: apiclient.ProviderYandex360, title: "Yandex 360", urlVar: "Y360_BASE_URL",
-		newAdapter: func(cfg *config, opts ...apiclient.Option) (commands.Provider, error) {
+		newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
 			org, _ := strconv.ParseInt(cfg.Y360OrgID, 10, 64) // checked by loadConfig; "" is 0, any organisation
-			return yandex360.New(cfg.Y360BaseURL, cfg.Y360Token.reveal(),
+			return yandex360.New(cfg.Y360BaseURL, cfg.Y360Token.Reveal(),
 				yandex360.Settings{OrgID: org, DepartmentID: int64(cfg.Y360DepartmentID)}, opts...)
 		},
 		checkVar: func(err error) string {
@@ -76,7 +77,7 @@ var providerTable = []providerKind{
 			}
 			return "Y360_BASE_URL"
 		},
-		checked: func(cfg *config, p commands.Provider, logger *zap.Logger) {
+		checked: func(cfg *config.Config, p commands.Provider, logger *zap.Logger) {
 			if y, ok := unwrapProvider(p).(*yandex360.Client); ok && cfg.Y360OrgID == "" {
 				logger.Info("Yandex 360 organisation chosen: the one the token sees", zap.Int64("org_id", y.OrgID()))
 			}
@@ -91,8 +92,8 @@ var providerTable = []providerKind{
 	},
 	{
 		name: apiclient.ProviderMailcow, title: "mailcow", urlVar: "MAILCOW_URL",
-		newAdapter: func(cfg *config, opts ...apiclient.Option) (commands.Provider, error) {
-			return mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.reveal(), cfg.MailcowMX, opts...)
+		newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
+			return mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.Reveal(), cfg.MailcowMX, opts...)
 		},
 		newSandbox: func() *sandbox {
 			sim := mailcowsim.New()
@@ -122,27 +123,35 @@ func kindOf(provider string) (k providerKind, ok bool) {
 	return providerTable[i], true
 }
 
-// kind is the row of cfg's provider (loadConfig refused any other name).
-func (c *config) kind() providerKind {
-	k, _ := kindOf(c.Provider)
+// kindOfConfig is the row of cfg's provider (loadConfig refused any
+// other name).
+func kindOfConfig(cfg *config.Config) providerKind {
+	k, _ := kindOf(cfg.Provider)
 	return k
+}
+
+// loadConfig reads mailbot's configuration for subcommand sub through
+// lookup (os.LookupEnv, or a map in tests); MAILBOT_PROVIDER takes the
+// table's names.
+func loadConfig(lookup func(string) (string, bool), sub string) (*config.Config, error) {
+	return config.Load(lookup, sub, providerNames())
 }
 
 // newProvider returns the adapter of cfg's provider (MAILBOT_PROVIDER),
 // with its variables, which loadConfig has checked. An error names the
 // variable to fix.
-func newProvider(cfg *config, opts ...apiclient.Option) (commands.Provider, error) {
-	k := cfg.kind()
+func newProvider(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
+	k := kindOfConfig(cfg)
 	p, err := k.newAdapter(cfg, opts...)
 	if err != nil {
-		return nil, &configError{Var: k.urlVar, Reason: err.Error()}
+		return nil, &config.Error{Var: k.urlVar, Reason: err.Error()}
 	}
 	return p, nil
 }
 
 // providerURL is the base URL of cfg's provider.
-func (c *config) providerURL() string {
-	v, _ := c.lookupVar(c.kind().urlVar)
+func providerURL(cfg *config.Config) string {
+	v, _ := cfg.LookupVar(kindOfConfig(cfg).urlVar)
 	return v
 }
 
@@ -156,12 +165,12 @@ type checker interface {
 // a read call: a refused token or key, or an unknown organisation, is one
 // line naming the variable. mailcow's adapter sends a refused key never
 // again, so that the server does not ban mailbot's address.
-func checkProvider(ctx context.Context, cfg *config, p commands.Provider, logger *zap.Logger) error {
+func checkProvider(ctx context.Context, cfg *config.Config, p commands.Provider, logger *zap.Logger) error {
 	c, ok := p.(checker)
 	if !ok {
 		return nil
 	}
-	k := cfg.kind()
+	k := kindOfConfig(cfg)
 	err := c.Check(ctx)
 	if err == nil {
 		if k.checked != nil {
@@ -176,7 +185,7 @@ func checkProvider(ctx context.Context, cfg *config, p commands.Provider, logger
 	if class := apiclient.ClassOf(err); class == apiclient.ClassTemporary || class == apiclient.ClassUncertain {
 		what = "the provider could not be reached at start to check it: "
 	}
-	return &configError{Var: checkedVariable(cfg, err), Reason: what + err.Error()}
+	return &config.Error{Var: checkedVariable(cfg, err), Reason: what + err.Error()}
 }
 
 // unwrapProvider returns the adapter inside p's wrappers (the metrics').
@@ -191,45 +200,15 @@ func unwrapProvider(p commands.Provider) commands.Provider {
 }
 
 // checkedVariable names the variable a failed start-up check is about.
-func checkedVariable(cfg *config, err error) string {
-	k := cfg.kind()
+func checkedVariable(cfg *config.Config, err error) string {
+	k := kindOfConfig(cfg)
 	switch {
 	case apiclient.ClassOf(err) == apiclient.ClassCredentials:
-		return cfg.credentialsVar()
+		return cfg.CredentialsVar()
 	case k.checkVar != nil:
 		return k.checkVar(err)
 	}
 	return k.urlVar
-}
-
-// credentialsOf names the variables that hold the selected provider's
-// credentials: those serve requires ("MAILCOW_URL and MAILCOW_API_KEY").
-func (c *config) credentialsOf() string {
-	return strings.Join(c.credentialVars(), " and ")
-}
-
-// credentialVars are the selected provider's variables that serve
-// requires.
-func (c *config) credentialVars() []string {
-	var names []string
-	for _, v := range envVars() {
-		if v.provider == c.Provider && slices.Contains(v.need, "serve") {
-			names = append(names, v.name)
-		}
-	}
-	return names
-}
-
-// ProviderCredentialsSet reports whether the credentials of the selected
-// provider are set: without them the shell drives that provider's
-// embedded sandbox (serve requires them).
-func (c *config) ProviderCredentialsSet() bool {
-	for _, name := range c.credentialVars() {
-		if v, _ := c.lookupVar(name); v == "" {
-			return false
-		}
-	}
-	return true
 }
 
 // sandbox is a provider's embedded sandbox (mailbot sim, and the shell
@@ -260,9 +239,9 @@ func orList(names []string) string {
 
 // useSandbox points cfg's provider variables at the sandbox served at
 // baseURL.
-func (s *sandbox) useSandbox(cfg *config, baseURL string) error {
+func (s *sandbox) useSandbox(cfg *config.Config, baseURL string) error {
 	for _, kv := range s.vars(baseURL) {
-		if err := cfg.setVar(kv[0], kv[1]); err != nil {
+		if err := cfg.SetVar(kv[0], kv[1]); err != nil {
 			return err
 		}
 	}

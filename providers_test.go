@@ -10,6 +10,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/mailcow"
+	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/metrics"
 )
 
@@ -24,13 +25,13 @@ func TestCheckProviderUnreachable(t *testing.T) {
 	}
 	url := "http://" + ln.Addr().String()
 	_ = ln.Close() // a loopback port nobody listens on: connection refused
-	cfg := &config{Provider: apiclient.ProviderMailcow, MailcowURL: url, MailcowAPIKey: "key-not-shown", MailcowMX: "mail.example.com"}
-	p, err := mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.reveal(), cfg.MailcowMX, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
+	cfg := &config.Config{Provider: apiclient.ProviderMailcow, MailcowURL: url, MailcowAPIKey: "key-not-shown", MailcowMX: "mail.example.com"}
+	p, err := mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.Reveal(), cfg.MailcowMX, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = checkProvider(t.Context(), cfg, newProviderMetrics(metrics.NewRegistry(), apiclient.ProviderMailcow).meter(p), zap.NewNop())
-	var ce *configError
+	var ce *config.Error
 	if !errors.As(err, &ce) || ce.Var != "MAILCOW_URL" || !strings.Contains(ce.Reason, "could not be reached at start") ||
 		strings.Contains(ce.Reason, "refused it") || strings.Contains(err.Error(), "key-not-shown") {
 		t.Errorf("checkProvider = %v; want MAILCOW_URL could not be reached, without the key", err)

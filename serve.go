@@ -22,17 +22,18 @@ import (
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/commands/pgstore"
+	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/metrics"
 )
 
 // runServe runs the Slack bot until ctx ends.
-func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Writer) error {
-	if err := cfg.requireServe(); err != nil {
+func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdout io.Writer) error {
+	if err := cfg.RequireServe(); err != nil {
 		return err
 	}
 	// Every series exists before the listener is up: while serve waits for
 	// Slack or its database, /metrics shows the socket and the database down.
-	ms := newServeMetrics(cfg.Provider, cfg.DatabaseURL.reveal() != "")
+	ms := newServeMetrics(cfg.Provider, cfg.DatabaseURL.Reveal() != "")
 	var ready atomic.Pointer[bot.Bot]
 	if cfg.HTTPAddr != "" {
 		stop, err := listenHTTP(ctx, cfg.HTTPAddr, func() bool { b := ready.Load(); return b != nil && b.Ready() }, ms.reg, logger)
@@ -73,7 +74,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 		store = meterStore(store, ms.databaseUp)
 	}
 	var groups *bot.Groups
-	if ids := cfg.adminGroups(); len(ids) > 0 {
+	if ids := cfg.AdminGroups(); len(ids) > 0 {
 		groups = bot.NewGroups(api, ids, bot.GroupRefreshEvery, logger.Named("groups"), ms.bot)
 		if err := groups.Load(ctx); err != nil {
 			return err
@@ -82,7 +83,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	// response_url posts go to hooks.slack.com: a pool of their own.
 	hooks := &http.Client{Timeout: 10 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
 	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, ms.bot)
-	coreCfg := cfg.coreConfig()
+	coreCfg := cfg.CoreConfig()
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
 	if groups != nil {
@@ -113,22 +114,22 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 // attribute returns err naming, where it is about a secret that Slack or
 // the provider refused, the variable the operator set: the secret's _FILE
 // variant when its value came from a file (loadConfig kept which did).
-func (c *config) attribute(err error) error {
+func attribute(c *config.Config, err error) error {
 	var auth *bot.AuthError
 	if errors.As(err, &auth) {
-		auth.Var = c.files.variable(auth.Var)
+		auth.Var = c.Variable(auth.Var)
 	}
-	var ce *configError
+	var ce *config.Error
 	if errors.As(err, &ce) {
-		*ce = *c.files.attributed(ce)
+		*ce = *c.Attributed(ce)
 	}
 	return err
 }
 
 // newSlackClient is the Slack Web API client of the configuration.
-func newSlackClient(cfg *config, logger *zap.Logger) *slack.Client {
-	return slack.New(cfg.SlackBotToken.reveal(),
-		slack.OptionAppLevelToken(cfg.SlackAppToken.reveal()),
+func newSlackClient(cfg *config.Config, logger *zap.Logger) *slack.Client {
+	return slack.New(cfg.SlackBotToken.Reveal(),
+		slack.OptionAppLevelToken(cfg.SlackAppToken.Reveal()),
 		slack.OptionAPIURL(cfg.SlackAPIURL),
 		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}),
 		slack.OptionLog(slackStdLog(logger)))
@@ -145,7 +146,7 @@ func slackStdLog(logger *zap.Logger) *log.Logger {
 func listenHTTP(ctx context.Context, addr string, ready func() bool, reg *metrics.Registry, logger *zap.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, &configError{Var: "MAILBOT_HTTP_ADDR", Reason: err.Error()}
+		return nil, &config.Error{Var: "MAILBOT_HTTP_ADDR", Reason: err.Error()}
 	}
 	srv := newHTTPServer(addr, ready, reg, logger)
 	httpCtx, stopHTTP := context.WithCancel(context.WithoutCancel(ctx))
@@ -163,8 +164,8 @@ func listenHTTP(ctx context.Context, addr string, ready func() bool, reg *metric
 // openStore opens the PostgreSQL store of MAILBOT_DATABASE_URL, retrying
 // for up to 30 s while it cannot be reached, or keeps state in memory
 // without one.
-func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.Store, func(), error) {
-	dsn := cfg.DatabaseURL.reveal()
+func openStore(ctx context.Context, cfg *config.Config, logger *zap.Logger) (commands.Store, func(), error) {
+	dsn := cfg.DatabaseURL.Reveal()
 	if dsn == "" {
 		return memstore.New(memstore.Options{}), func() {}, nil
 	}
@@ -173,7 +174,7 @@ func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.S
 		if ctx.Err() != nil {
 			return nil, nil, nil
 		}
-		return nil, nil, cfg.databaseError(err)
+		return nil, nil, databaseError(cfg, err)
 	}
 	return st, st.Close, nil
 }
@@ -181,15 +182,15 @@ func openStore(ctx context.Context, cfg *config, logger *zap.Logger) (commands.S
 // databaseError is err about the database of MAILBOT_DATABASE_URL, under
 // the variable the operator set (its _FILE variant when the URL came from
 // a file).
-func (c *config) databaseError(err error) error {
-	return fmt.Errorf("%s: %w", c.files.variable("MAILBOT_DATABASE_URL"), err)
+func databaseError(c *config.Config, err error) error {
+	return fmt.Errorf("%s: %w", c.Variable("MAILBOT_DATABASE_URL"), err)
 }
 
 // signingKey derives the key that signs pending approval requests from the
 // bot token, so that requests survive a restart and work on any replica
 // holding the same token. Rotating the token voids pending requests.
-func signingKey(botToken secret) []byte {
-	sum := sha256.Sum256([]byte("mailbot approvals v1\x00" + botToken.reveal()))
+func signingKey(botToken config.Secret) []byte {
+	sum := sha256.Sum256([]byte("mailbot approvals v1\x00" + botToken.Reveal()))
 	return sum[:]
 }
 

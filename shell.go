@@ -16,6 +16,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/textcut"
 )
 
@@ -62,7 +63,7 @@ func withoutForms(fields []commands.Field) []commands.Field {
 // checked). The shell is a thin transport over the core's one application
 // flow: its messenger prints what Slack would show, marked by who would
 // see it.
-func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, stdin io.Reader, stdout io.Writer) error {
+func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Logger, stdin io.Reader, stdout io.Writer) error {
 	api, stop, err := shellAPI(cfg, stdout)
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
@@ -73,7 +74,7 @@ func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, s
 		return err
 	}
 	defer closeStore()
-	ccfg := cfg.coreConfig()
+	ccfg := cfg.CoreConfig()
 	ccfg.Admins = append(slices.Clone(ccfg.Admins), shellUser)
 	con, err := newConsole(stdin, stdout)
 	if err != nil {
@@ -96,7 +97,7 @@ func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, s
 // database of MAILBOT_DATABASE_URL when the shell drives a real provider
 // and one is set, so that what it does appears in mailbot audit;
 // otherwise the process's memory.
-func shellStore(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Writer) (commands.Store, func(), error) {
+func shellStore(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdout io.Writer) (commands.Store, func(), error) {
 	if !cfg.ProviderCredentialsSet() || cfg.DatabaseURL == "" {
 		return memstore.New(memstore.Options{}), func() {}, nil
 	}
@@ -113,7 +114,7 @@ func shellStore(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.
 // shellAPI is the provider of the selected provider's credentials, or
 // that provider's embedded sandbox without them; stop shuts the sandbox
 // down.
-func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) {
+func shellAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, func(), error) {
 	if cfg.ProviderCredentialsSet() {
 		api, err := newProvider(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot-shell"))
 		if err == nil {
@@ -125,7 +126,7 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) 
 			return nil, nil, err
 		}
 		fmt.Fprintf(stdout, "Driving the real %s at %s with %s: operations change real domains and mailboxes. "+
-			"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), cfg.providerURL(), cfg.credentialsOf())
+			"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), providerURL(cfg), cfg.CredentialsOf())
 		return api, func() {}, nil
 	}
 	sb, err := newSandbox(cfg.Provider)
@@ -161,11 +162,11 @@ func shellAPI(cfg *config, stdout io.Writer) (commands.Provider, func(), error) 
 		return nil, nil, err
 	}
 	fmt.Fprintf(stdout, "No %s: using an embedded %s sandbox at %s (in memory, gone at exit). Type help for help.\n",
-		cfg.credentialsOf(), cfg.kind().title, base)
+		cfg.CredentialsOf(), kindOfConfig(cfg).title, base)
 	return api, stop, nil
 }
 
-func validUser(id string) bool { return slackUserID.MatchString(id) }
+func validUser(id string) bool { return commands.IsUserID(id) }
 
 // shell is one console session.
 type shell struct {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mailbot/mailbot/internal/config"
 )
 
 // readAll reads lines until an error, and returns them with that error.
@@ -112,7 +114,7 @@ func TestCRLFWriter(t *testing.T) {
 // console format, unless the variables were set.
 func TestShellLogSettings(t *testing.T) {
 	t.Parallel()
-	cfg := &config{LogLevel: "debug", LogFormat: "json"}
+	cfg := &config.Config{LogLevel: "debug", LogFormat: "json"}
 	for _, tc := range []struct {
 		interactive         bool
 		set                 []string

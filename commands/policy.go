@@ -46,7 +46,19 @@ func (c *Core) IsAdmin(userID string) bool {
 // ID (S012AB3CD) rather than a user ID.
 func IsGroupID(id string) bool { return slackGroupID.MatchString(id) }
 
-var slackGroupID = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
+// IsUserID reports whether id has the shape of a Slack user ID
+// (U012AB3CD, or W012AB3CD in an Enterprise Grid).
+func IsUserID(id string) bool { return slackUserID.MatchString(id) }
+
+// IsChannelID reports whether id has the shape of a Slack channel ID
+// (C…, G… or D…).
+func IsChannelID(id string) bool { return slackChannelID.MatchString(id) }
+
+var (
+	slackGroupID   = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
+	slackUserID    = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
+	slackChannelID = regexp.MustCompile(`^[CGD][A-Z0-9]{2,}$`)
+)
 
 // Setting names a field of [Config] that [Config.Check] can refuse.
 type Setting string

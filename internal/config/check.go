@@ -1,9 +1,8 @@
-package main
+package config
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/url"
@@ -16,71 +15,25 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 
-	"go.uber.org/zap/zapcore"
-
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/textcut"
 )
 
-// secret is a token: it prints as <secret> wherever it might be logged.
-type secret string
-
-func (s secret) String() string                               { return "<secret>" }
-func (s secret) GoString() string                             { return "<secret>" }
-func (s secret) MarshalText() ([]byte, error)                 { return []byte("<secret>"), nil }
-func (s secret) Format(f fmt.State, verb rune)                { _, _ = io.WriteString(f, "<secret>") }
-func (s secret) reveal() string                               { return string(s) }
-func (s *secret) Decode(value string) error                   { *s = secret(value); return nil }
-func (s secret) MarshalLogObject(zapcore.ObjectEncoder) error { return nil }
-
-// databaseURL is MAILBOT_DATABASE_URL: it prints with its password
-// replaced by xxxxx, and reveal gives the URL itself, for the driver only.
-type databaseURL string
-
-func (d databaseURL) String() string                { return d.redacted() }
-func (d databaseURL) GoString() string              { return strconv.Quote(d.redacted()) }
-func (d databaseURL) MarshalText() ([]byte, error)  { return []byte(d.redacted()), nil }
-func (d databaseURL) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, d.redacted()) }
-func (d databaseURL) reveal() string                { return string(d) }
-
-// redacted is the URL with the password of its user information and any
-// password parameter replaced by xxxxx.
-func (d databaseURL) redacted() string {
-	if d == "" {
-		return ""
-	}
-	u, err := url.Parse(string(d))
-	if err != nil {
-		return "<not a URL, not shown>"
-	}
-	if q := u.Query(); len(q) > 0 {
-		for k := range q {
-			if strings.Contains(strings.ToLower(k), "password") {
-				q.Set(k, "xxxxx")
-			}
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
-}
-
 var (
-	slackUserID    = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
-	slackChannelID = regexp.MustCompile(`^[CGD][A-Z0-9]{2,}$`)
-	quoted         = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
+	quoted = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
 )
 
 // problems returns the bad variables: bad values, then, for subcommand
 // sub, unset variables it needs and values that contradict each other. It
 // normalises some values (the Slack URL's slash, the default domain, the
 // letter case of the log settings and of the provider, the mailcow MX).
-// An error about a secret that came from a file (files) names its _FILE
+// An error about a Secret that came from a file (files) names its _FILE
 // variable and the file.
-func (c *config) problems(sub string, files fileSources) map[string]*configError {
-	p := make(map[string]*configError)
+func (c *Config) problems(sub string, files fileSources) map[string]*Error {
+	p := make(map[string]*Error)
 	add := func(name string, err error) {
 		if _, seen := p[name]; err != nil && !seen {
-			p[name] = files.attributed(&configError{Var: name, Reason: err.Error()})
+			p[name] = files.attributed(&Error{Var: name, Reason: err.Error()})
 		}
 	}
 	for _, ch := range c.valueChecks() {
@@ -107,7 +60,7 @@ type check struct {
 }
 
 // valueChecks checks each value on its own.
-func (c *config) valueChecks() []check {
+func (c *Config) valueChecks() []check {
 	c.LogLevel, c.LogFormat = strings.ToLower(c.LogLevel), strings.ToLower(c.LogFormat)
 	c.Provider = strings.ToLower(c.Provider)
 	c.Admins, c.Domains = cleanList(c.Admins), cleanList(c.Domains)
@@ -115,7 +68,7 @@ func (c *config) valueChecks() []check {
 		{"SLACK_APP_TOKEN", checkToken(c.SlackAppToken, "xapp-", "an app-level token (xapp-...)")},
 		{"SLACK_BOT_TOKEN", checkToken(c.SlackBotToken, "xoxb-", "a bot token (xoxb-...)")},
 		{"SLACK_API_URL", c.normaliseSlackURL()},
-		{"MAILBOT_PROVIDER", oneOf(c.Provider, providerNames()...)},
+		{"MAILBOT_PROVIDER", oneOf(c.Provider, c.providers...)},
 		{"PDD_BASE_URL", checkURL(c.PDDBaseURL)},
 		{"MAILBOT_PROVIDER_TIMEOUT", positive(c.ProviderTimeout)},
 		{"PDD_TIMEOUT", positiveOrUnset(c.PDDTimeout)},
@@ -127,7 +80,7 @@ func (c *config) valueChecks() []check {
 		{"MAILCOW_API_KEY", checkBareToken(c.MailcowAPIKey)},
 		{"MAILCOW_MX", c.normaliseMailcowMX()},
 		{"MAILBOT_ADMINS", checkAdmins(c.Admins)},
-		{"MAILBOT_OPS_CHANNEL", matchAll(nonEmpty(c.OpsChannel), slackChannelID, "a Slack channel ID such as C012AB3CD")},
+		{"MAILBOT_OPS_CHANNEL", matchAll(nonEmpty(c.OpsChannel), commands.IsChannelID, "a Slack channel ID such as C012AB3CD")},
 		{"MAILBOT_APPROVAL_REMIND", c.checkRemind()},
 		{"MAILBOT_DATABASE_URL", checkDatabaseURL(c.DatabaseURL)},
 		{"MAILBOT_DNS_RESOLVER", checkResolver(c.DNSResolver)},
@@ -152,8 +105,8 @@ var coreSettings = map[commands.Setting]string{
 
 // coreChecks checks the policy settings by the core's own rules
 // (commands.Config.Check), and keeps the default domain normalised.
-func (c *config) coreChecks() []check {
-	cc, errs := c.coreConfig().Check()
+func (c *Config) coreChecks() []check {
+	cc, errs := c.CoreConfig().Check()
 	if cc.DefaultDomain != "" {
 		c.DefaultDomain = cc.DefaultDomain
 	}
@@ -168,7 +121,7 @@ func (c *config) coreChecks() []check {
 }
 
 // crossChecks checks the values that must agree with each other for sub.
-func (c *config) crossChecks(sub string, files fileSources) []check {
+func (c *Config) crossChecks(sub string, files fileSources) []check {
 	var checks []check
 	off := c.Approvals == "" || strings.EqualFold(c.Approvals, string(commands.ApprovalsOff))
 	if sub == "serve" && !off && c.OpsChannel == "" {
@@ -182,7 +135,7 @@ func (c *config) crossChecks(sub string, files fileSources) []check {
 	// With user groups the number of admins is known only at start; the
 	// shell adds its own user, an admin.
 	users := slices.Compact(slices.Sorted(slices.Values(c.adminUsers())))
-	if n := len(users); n > 0 && len(c.adminGroups()) == 0 && !off {
+	if n := len(users); n > 0 && len(c.AdminGroups()) == 0 && !off {
 		if sub == "shell" {
 			n++
 		}
@@ -196,10 +149,10 @@ func (c *config) crossChecks(sub string, files fileSources) []check {
 
 // credentialsChecks refuses credentials set in part: the shell drives
 // the sandbox only when none is set, and the real provider with all.
-func (c *config) credentialsChecks(files fileSources) []check {
+func (c *Config) credentialsChecks(files fileSources) []check {
 	var set, unset []string
 	for _, name := range c.credentialVars() {
-		if v, _ := c.lookupVar(name); v != "" {
+		if v, _ := c.LookupVar(name); v != "" {
 			set = append(set, files.variable(name))
 		} else {
 			unset = append(unset, name)
@@ -215,14 +168,14 @@ func (c *config) credentialsChecks(files fileSources) []check {
 	return checks
 }
 
-func checkToken(t secret, prefix, what string) error {
-	if t == "" || strings.HasPrefix(t.reveal(), prefix) && len(t) > len(prefix) && !strings.ContainsAny(t.reveal(), " \t\r\n") {
+func checkToken(t Secret, prefix, what string) error {
+	if t == "" || strings.HasPrefix(t.Reveal(), prefix) && len(t) > len(prefix) && !strings.ContainsAny(t.Reveal(), " \t\r\n") {
 		return nil
 	}
 	return fmt.Errorf("must be %s; the value given is not (not shown)", what)
 }
 
-func (c *config) normaliseSlackURL() error {
+func (c *Config) normaliseSlackURL() error {
 	if err := checkURL(c.SlackAPIURL); err != nil {
 		return err
 	}
@@ -247,8 +200,8 @@ func checkOptionalURL(raw string) error {
 }
 
 // checkBareToken checks a token that has no known prefix: one word.
-func checkBareToken(t secret) error {
-	if strings.ContainsAny(t.reveal(), " \t\r\n") {
+func checkBareToken(t Secret) error {
+	if strings.ContainsAny(t.Reveal(), " \t\r\n") {
 		return errors.New("must be one word; the value given holds white space (not shown)")
 	}
 	return nil
@@ -267,7 +220,7 @@ func checkOrgID(id string) error {
 
 // normaliseMailcowMX checks MAILCOW_MX and, when it is empty, sets it to
 // the host of MAILCOW_URL, which must then be a name, not an IP address.
-func (c *config) normaliseMailcowMX() error {
+func (c *Config) normaliseMailcowMX() error {
 	if c.MailcowMX != "" {
 		mx, err := commands.NormalizeDomain(c.MailcowMX)
 		if err != nil {
@@ -334,9 +287,9 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
-func matchAll(values []string, re *regexp.Regexp, what string) error {
+func matchAll(values []string, valid func(string) bool, what string) error {
 	for _, v := range values {
-		if !re.MatchString(v) {
+		if !valid(v) {
 			return fmt.Errorf("%q is not %s", textcut.Runes(v, 40), what)
 		}
 	}
@@ -345,7 +298,7 @@ func matchAll(values []string, re *regexp.Regexp, what string) error {
 
 func checkAdmins(ids []string) error {
 	for _, id := range ids {
-		if !slackUserID.MatchString(id) && !commands.IsGroupID(id) {
+		if !commands.IsUserID(id) && !commands.IsGroupID(id) {
 			return fmt.Errorf("%q is not a Slack user ID (U012AB3CD, W012AB3CD) or user group ID (S012AB3CD)", textcut.Runes(id, 40))
 		}
 	}
@@ -377,7 +330,7 @@ func checkResolver(addr string) error {
 	return nil
 }
 
-func (c *config) checkRemind() error {
+func (c *Config) checkRemind() error {
 	switch {
 	case c.ApprovalRemind == 0:
 		return nil
@@ -394,8 +347,8 @@ var sslModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "v
 
 // checkDatabaseURL checks MAILBOT_DATABASE_URL without ever showing it:
 // empty, or a postgres:// or postgresql:// URL that parses.
-func checkDatabaseURL(d databaseURL) error {
-	raw := d.reveal()
+func checkDatabaseURL(d DatabaseURL) error {
+	raw := d.Reveal()
 	if raw == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -25,9 +25,9 @@ func TestOtherProvidersAreIgnored(t *testing.T) {
 			env[k] = v
 		}
 		_, err := loadConfig(envFrom(env), "serve")
-		var ces configErrors
+		var ces Errors
 		if !errors.As(err, &ces) {
-			t.Fatalf("%s: loadConfig = %v, want configErrors", provider, err)
+			t.Fatalf("%s: loadConfig = %v, want Errors", provider, err)
 		}
 		for _, ce := range ces {
 			if v := ce.Var; !strings.HasPrefix(v, strings.SplitN(own, "_", 2)[0]) {
@@ -50,27 +50,27 @@ func TestProviderValues(t *testing.T) {
 		name, sub string
 		env       map[string]string
 		creds     bool
-		check     func(*config) bool
+		check     func(*Config) bool
 	}{
-		{"pdd shell sandbox", "shell", nil, false, func(c *config) bool { return c.Provider == apiclient.ProviderPDD }},
-		{"pdd serve", "serve", serveBase(), true, func(c *config) bool { return c.PDDToken.reveal() == "pdd-SECRETPDD" }},
+		{"pdd shell sandbox", "shell", nil, false, func(c *Config) bool { return c.Provider == apiclient.ProviderPDD }},
+		{"pdd serve", "serve", serveBase(), true, func(c *Config) bool { return c.PDDToken.Reveal() == "pdd-SECRETPDD" }},
 		{"yandex360 shell sandbox", "shell", map[string]string{"MAILBOT_PROVIDER": "YANDEX360", "PDD_TOKEN": "pdd-SECRETPDD"}, false,
-			func(c *config) bool {
+			func(c *Config) bool {
 				return c.Provider == apiclient.ProviderYandex360 && c.Y360DepartmentID == 1 && c.Y360OrgID == ""
 			}},
 		{"yandex360 serve", "serve", with(noPDD(serveBase()), "MAILBOT_PROVIDER", "yandex360", "Y360_TOKEN", "y0-SECRETPDD",
 			"Y360_ORG_ID", "123456", "Y360_DEPARTMENT_ID", "7", "Y360_BASE_URL", "http://127.0.0.1:9/"), true,
-			func(c *config) bool {
+			func(c *Config) bool {
 				return c.Y360OrgID == "123456" && c.Y360DepartmentID == 7 && c.Y360BaseURL == "http://127.0.0.1:9/"
 			}},
 		{"mailcow shell sandbox", "shell", map[string]string{"MAILBOT_PROVIDER": "mailcow"}, false,
-			func(c *config) bool { return c.MailcowMX == "" }},
+			func(c *Config) bool { return c.MailcowMX == "" }},
 		{"mailcow serve, MX from the URL", "serve", with(noPDD(serveBase()), "MAILBOT_PROVIDER", "mailcow", "MAILCOW_URL", "https://Mail.Example.com:8443",
-			"MAILCOW_API_KEY", "SECRETPDD"), true, func(c *config) bool { return c.MailcowMX == "mail.example.com" }},
+			"MAILCOW_API_KEY", "SECRETPDD"), true, func(c *Config) bool { return c.MailcowMX == "mail.example.com" }},
 		{"mailcow at an IP address with MX", "serve", with(noPDD(serveBase()), "MAILBOT_PROVIDER", "mailcow", "MAILCOW_URL", "http://127.0.0.1:8443",
-			"MAILCOW_API_KEY", "SECRETPDD", "MAILCOW_MX", "MX.example.com."), true, func(c *config) bool { return c.MailcowMX == "mx.example.com" }},
+			"MAILCOW_API_KEY", "SECRETPDD", "MAILCOW_MX", "MX.example.com."), true, func(c *Config) bool { return c.MailcowMX == "mx.example.com" }},
 		{"force password change off", "shell", map[string]string{"MAILBOT_FORCE_PASSWORD_CHANGE": "false"}, false,
-			func(c *config) bool { return !c.ForcePasswordChange }},
+			func(c *Config) bool { return !c.ForcePasswordChange }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -114,8 +114,8 @@ func TestSecretsFromFiles(t *testing.T) {
 		t.Fatalf("loadConfig = %v", err)
 	}
 	for name, got := range map[string]string{
-		"SLACK_APP_TOKEN": cfg.SlackAppToken.reveal(), "SLACK_BOT_TOKEN": cfg.SlackBotToken.reveal(),
-		"PDD_TOKEN": cfg.PDDToken.reveal(), "MAILBOT_DATABASE_URL": cfg.DatabaseURL.reveal(),
+		"SLACK_APP_TOKEN": cfg.SlackAppToken.Reveal(), "SLACK_BOT_TOKEN": cfg.SlackBotToken.Reveal(),
+		"PDD_TOKEN": cfg.PDDToken.Reveal(), "MAILBOT_DATABASE_URL": cfg.DatabaseURL.Reveal(),
 	} {
 		want := map[string]string{"SLACK_APP_TOKEN": secretAppToken, "SLACK_BOT_TOKEN": secretBotToken,
 			"PDD_TOKEN": "pdd-SECRETPDD", "MAILBOT_DATABASE_URL": "postgres://u:" + secretDBPass + "@db/x"}[name]
@@ -124,12 +124,12 @@ func TestSecretsFromFiles(t *testing.T) {
 		}
 	}
 	y360 := map[string]string{"MAILBOT_PROVIDER": "yandex360", "Y360_TOKEN_FILE": writeSecretFile(t, "y0-SECRETPDD\n")}
-	if cfg, err := loadConfig(envFrom(y360), "shell"); err != nil || cfg.Y360Token.reveal() != "y0-SECRETPDD" || !cfg.ProviderCredentialsSet() {
-		t.Errorf("Y360_TOKEN_FILE: loadConfig = %v; token from the file: %v", err, err == nil && cfg.Y360Token.reveal() == "y0-SECRETPDD")
+	if cfg, err := loadConfig(envFrom(y360), "shell"); err != nil || cfg.Y360Token.Reveal() != "y0-SECRETPDD" || !cfg.ProviderCredentialsSet() {
+		t.Errorf("Y360_TOKEN_FILE: loadConfig = %v; token from the file: %v", err, err == nil && cfg.Y360Token.Reveal() == "y0-SECRETPDD")
 	}
 	mailcow := map[string]string{"MAILBOT_PROVIDER": "mailcow", "MAILCOW_URL": "https://mail.example.com",
 		"MAILCOW_API_KEY_FILE": writeSecretFile(t, "SECRETPDD\n")}
-	if cfg, err := loadConfig(envFrom(mailcow), "shell"); err != nil || cfg.MailcowAPIKey.reveal() != "SECRETPDD" {
+	if cfg, err := loadConfig(envFrom(mailcow), "shell"); err != nil || cfg.MailcowAPIKey.Reveal() != "SECRETPDD" {
 		t.Errorf("MAILCOW_API_KEY_FILE: loadConfig = %v", err)
 	}
 }
@@ -240,10 +240,10 @@ func TestSecretFileContent(t *testing.T) {
 }
 
 // revealed is the value of the secret variable name in cfg.
-func revealed(cfg *config, name string) string {
+func revealed(cfg *Config, name string) string {
 	for _, v := range envVars() {
 		if v.name == name {
-			return reflect.ValueOf(cfg).Elem().Field(v.index).Interface().(revealer).reveal()
+			return reflect.ValueOf(cfg).Elem().Field(v.index).Interface().(revealer).Reveal()
 		}
 	}
 	return "no such variable " + name
@@ -336,7 +336,7 @@ func TestCredentialsVariable(t *testing.T) {
 			t.Errorf("loadConfig(%v): %v", tc.env, err)
 			continue
 		}
-		if got := cfg.coreConfig().CredentialsVariable; got != tc.want {
+		if got := cfg.CoreConfig().CredentialsVariable; got != tc.want {
 			t.Errorf("MAILBOT_PROVIDER=%q: CredentialsVariable = %q, want %q", tc.env["MAILBOT_PROVIDER"], got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"encoding/json"
@@ -15,7 +15,6 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // Values that must never appear in an error: tokens and passwords.
@@ -56,14 +55,14 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{
+	want := Config{
 		SlackAPIURL: "https://slack.com/api/", Provider: "pdd", PDDBaseURL: "https://pddimp.yandex.ru", ProviderTimeout: 15 * time.Second,
 		Y360BaseURL: "https://api360.yandex.net", Y360DepartmentID: 1, ForcePasswordChange: true,
 		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
 		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
-		AuditRetention: 8760 * time.Hour,
+		AuditRetention: 8760 * time.Hour, providers: testProviders,
 	}
-	if diff := cmp.Diff(want, *cfg, cmp.AllowUnexported(config{})); diff != "" {
+	if diff := cmp.Diff(want, *cfg, cmp.AllowUnexported(Config{})); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
 }
@@ -88,7 +87,7 @@ func TestServeReportsEveryMissingVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cfg.requireServe(); err == nil || strings.Count(err.Error(), "\n") != 3 {
+	if err := cfg.RequireServe(); err == nil || strings.Count(err.Error(), "\n") != 3 {
 		t.Errorf("requireServe on the shell's configuration = %v, want the same four lines", err)
 	}
 }
@@ -120,8 +119,8 @@ func TestLoadConfigValues(t *testing.T) {
 		Admins, Users, Groups, Domains                                   []string
 		Required                                                         int
 		Remind, PDDTimeout                                               time.Duration
-	}{cfg.SlackAPIURL, cfg.DefaultDomain, cfg.DNSResolver, cfg.LogLevel, cfg.LogFormat, cfg.DatabaseURL.reveal(),
-		cfg.Admins, cfg.adminUsers(), cfg.adminGroups(), cfg.Domains, cfg.ApprovalsRequired, cfg.ApprovalRemind, cfg.ProviderTimeout}
+	}{cfg.SlackAPIURL, cfg.DefaultDomain, cfg.DNSResolver, cfg.LogLevel, cfg.LogFormat, cfg.DatabaseURL.Reveal(),
+		cfg.Admins, cfg.adminUsers(), cfg.AdminGroups(), cfg.Domains, cfg.ApprovalsRequired, cfg.ApprovalRemind, cfg.ProviderTimeout}
 	want := got
 	want.SlackAPIURL, want.DefaultDomain, want.DNSResolver = "http://127.0.0.1:9/api/", "example.com", "[::1]:5353"
 	want.LogLevel, want.LogFormat, want.DB = "debug", "console", env["MAILBOT_DATABASE_URL"]
@@ -130,7 +129,7 @@ func TestLoadConfigValues(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	core := cfg.coreConfig()
+	core := cfg.CoreConfig()
 	if !slices.Equal(core.Admins, want.Admins) || core.ApprovalsRequired != 2 || core.RemindAfter != time.Hour {
 		t.Errorf("coreConfig() = %+v, want the admins, 2 approvals and a reminder after 1h", core)
 	}
@@ -215,9 +214,9 @@ func TestLoadConfigErrors(t *testing.T) {
 				env[k] = v
 			}
 			_, err := loadConfig(envFrom(env), tc.sub)
-			var ce *configError
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("loadConfig = %v, want a *configError", err)
+				t.Fatalf("loadConfig = %v, want a *Error", err)
 			}
 			msg := err.Error()
 			if prefix := "configuration: " + tc.wantVar + ": "; !strings.HasPrefix(msg, prefix) || strings.Contains(msg, "\n") {
@@ -257,9 +256,9 @@ func TestLoadConfigReportsEveryBadVariable(t *testing.T) {
 		t.Errorf("variables named (-want +got):\n%s\nerror:\n%s", diff, err)
 	}
 	assertNoSecret(t, "the error", err.Error())
-	var ces configErrors
+	var ces Errors
 	if !errors.As(err, &ces) || len(ces) != len(want) {
-		t.Errorf("errors.As(configErrors) = %v", ces)
+		t.Errorf("errors.As(Errors) = %v", ces)
 	}
 }
 
@@ -296,18 +295,18 @@ func TestSetAndEmpty(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
-		get  func(*config) any
+		get  func(*Config) any
 		want any
 	}{
-		{"HTTP addr unset", nil, func(c *config) any { return c.HTTPAddr }, ":8080"},
-		{"HTTP addr empty disables", map[string]string{"MAILBOT_HTTP_ADDR": ""}, func(c *config) any { return c.HTTPAddr }, ""},
-		{"HTTP addr blank disables", map[string]string{"MAILBOT_HTTP_ADDR": "  "}, func(c *config) any { return c.HTTPAddr }, ""},
-		{"HTTP addr set", map[string]string{"MAILBOT_HTTP_ADDR": " 127.0.0.1:9090 "}, func(c *config) any { return c.HTTPAddr }, "127.0.0.1:9090"},
-		{"timeout empty takes the default", map[string]string{"PDD_TIMEOUT": ""}, func(c *config) any { return c.ProviderTimeout }, 15 * time.Second},
-		{"length blank takes the default", map[string]string{"MAILBOT_PASSWORD_LENGTH": " "}, func(c *config) any { return c.PasswordLength }, 16},
-		{"remind empty: none", map[string]string{"MAILBOT_APPROVAL_REMIND": ""}, func(c *config) any { return c.ApprovalRemind }, time.Duration(0)},
-		{"log level empty", map[string]string{"MAILBOT_LOG_LEVEL": ""}, func(c *config) any { return c.LogLevel }, "info"},
-		{"database empty", map[string]string{"MAILBOT_DATABASE_URL": ""}, func(c *config) any { return c.DatabaseURL.reveal() }, ""},
+		{"HTTP addr unset", nil, func(c *Config) any { return c.HTTPAddr }, ":8080"},
+		{"HTTP addr empty disables", map[string]string{"MAILBOT_HTTP_ADDR": ""}, func(c *Config) any { return c.HTTPAddr }, ""},
+		{"HTTP addr blank disables", map[string]string{"MAILBOT_HTTP_ADDR": "  "}, func(c *Config) any { return c.HTTPAddr }, ""},
+		{"HTTP addr set", map[string]string{"MAILBOT_HTTP_ADDR": " 127.0.0.1:9090 "}, func(c *Config) any { return c.HTTPAddr }, "127.0.0.1:9090"},
+		{"timeout empty takes the default", map[string]string{"PDD_TIMEOUT": ""}, func(c *Config) any { return c.ProviderTimeout }, 15 * time.Second},
+		{"length blank takes the default", map[string]string{"MAILBOT_PASSWORD_LENGTH": " "}, func(c *Config) any { return c.PasswordLength }, 16},
+		{"remind empty: none", map[string]string{"MAILBOT_APPROVAL_REMIND": ""}, func(c *Config) any { return c.ApprovalRemind }, time.Duration(0)},
+		{"log level empty", map[string]string{"MAILBOT_LOG_LEVEL": ""}, func(c *Config) any { return c.LogLevel }, "info"},
+		{"database empty", map[string]string{"MAILBOT_DATABASE_URL": ""}, func(c *Config) any { return c.DatabaseURL.Reveal() }, ""},
 	} {
 		cfg, err := loadConfig(envFrom(with(serveBase(), flat(tc.env)...)), "serve")
 		if err != nil {
@@ -354,9 +353,9 @@ func TestLoadConfigReadsTheLookupOnly(t *testing.T) {
 
 func TestSecretsNeverPrint(t *testing.T) {
 	t.Parallel()
-	s := secret("xoxb-" + secretBotToken)
-	d := databaseURL("postgres://mailbot:" + secretDBPass + "@db:5432/mailbot?sslmode=require&password=" + secretDBPass)
-	cfg := config{SlackBotToken: s, DatabaseURL: d}
+	s := Secret("xoxb-" + secretBotToken)
+	d := DatabaseURL("postgres://mailbot:" + secretDBPass + "@db:5432/mailbot?sslmode=require&password=" + secretDBPass)
+	cfg := Config{SlackBotToken: s, DatabaseURL: d}
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -371,17 +370,18 @@ func TestSecretsNeverPrint(t *testing.T) {
 	if got, want := d.String(), "postgres://mailbot:xxxxx@db:5432/mailbot?password=xxxxx&sslmode=require"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	if !strings.Contains(d.reveal(), secretDBPass) {
+	if !strings.Contains(d.Reveal(), secretDBPass) {
 		t.Error("reveal() lost the password")
 	}
 }
 
-func TestHelpListsEveryVariable(t *testing.T) {
+// TestWriteVarsListsEveryVariable: the help lists every variable of
+// Config with its default (or -) and meaning, what serve requires, the
+// _FILE variant of each secret, and the limits the checks enforce.
+func TestWriteVarsListsEveryVariable(t *testing.T) {
 	t.Parallel()
-	var out, errOut testkit.Buffer
-	if err := run(t.Context(), []string{"mailbot", "help"}, envFrom(nil), strings.NewReader(""), &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
+	var out strings.Builder
+	WriteVars(&out)
 	lines := map[string]string{}
 	for l := range strings.SplitSeq(out.String(), "\n") {
 		if f := strings.Fields(l); len(f) > 1 {
@@ -414,11 +414,6 @@ func TestHelpListsEveryVariable(t *testing.T) {
 	if diff := cmp.Diff(interfaceVars, tagged, cmp.Transformer("sort", func(s []string) []string { return slices.Sorted(slices.Values(s)) })); diff != "" {
 		t.Errorf("config's variables against the documented list (-want +got):\n%s", diff)
 	}
-	for _, sc := range subcommands {
-		if !strings.Contains(out.String(), "mailbot "+sc.synopsis) {
-			t.Errorf("help does not list %q", "mailbot "+sc.synopsis)
-		}
-	}
 	for _, name := range []string{"SLACK_APP_TOKEN", "SLACK_BOT_TOKEN", "PDD_TOKEN", "Y360_TOKEN", "MAILCOW_API_KEY", "MAILBOT_DATABASE_URL"} {
 		if !strings.Contains(lines[name+"_FILE"], "a file holding "+name) {
 			t.Errorf("help does not list %s_FILE:\n%s", name, out.String())
@@ -429,17 +424,6 @@ func TestHelpListsEveryVariable(t *testing.T) {
 	}
 	if s := out.String(); !strings.Contains(lines["SLACK_BOT_TOKEN"], "(required by serve)") || !strings.Contains(s, "set and empty disables it") {
 		t.Errorf("help does not say what serve requires, or how to disable the listener:\n%s", s)
-	}
-}
-
-func TestVersionLine(t *testing.T) {
-	t.Parallel()
-	var out testkit.Buffer
-	if err := run(t.Context(), []string{"mailbot", "version"}, envFrom(nil), strings.NewReader(""), &out, &out); err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); !strings.HasPrefix(got, "mailbot ") || !strings.Contains(got, "go1.") || strings.Count(got, "\n") != 1 {
-		t.Errorf("version = %q, want one line \"mailbot <version> (<commit>, <go version>)\"", got)
 	}
 }
 
@@ -455,11 +439,11 @@ func FuzzDatabaseURL(f *testing.F) {
 		if strings.Contains(user+rest, pass) {
 			return // the password is also elsewhere in the URL
 		}
-		d := databaseURL("postgres://" + user + ":" + pass + "@" + rest)
+		d := DatabaseURL("postgres://" + user + ":" + pass + "@" + rest)
 		if err := checkDatabaseURL(d); err != nil && strings.Contains(err.Error(), pass) {
 			t.Errorf("the error shows the password: %v", err)
 		}
-		u, err := url.Parse(d.reveal())
+		u, err := url.Parse(d.Reveal())
 		if err != nil {
 			if d.String() != "<not a URL, not shown>" {
 				t.Errorf("String() of a URL that does not parse = %q", d.String())
@@ -499,10 +483,10 @@ func TestProviderTimeoutRenamed(t *testing.T) {
 			if cfg.ProviderTimeout != tc.want {
 				t.Errorf("ProviderTimeout = %s, want %s", cfg.ProviderTimeout, tc.want)
 			}
-			warned := len(cfg.deprecated) == 1 && strings.Contains(cfg.deprecated[0], "PDD_TIMEOUT is deprecated") &&
-				strings.Contains(cfg.deprecated[0], "MAILBOT_PROVIDER_TIMEOUT")
+			warned := len(cfg.Deprecations()) == 1 && strings.Contains(cfg.deprecated[0], "PDD_TIMEOUT is deprecated") &&
+				strings.Contains(cfg.Deprecations()[0], "MAILBOT_PROVIDER_TIMEOUT")
 			if warned != tc.deprecated {
-				t.Errorf("deprecated = %q, want a PDD_TIMEOUT line: %v", cfg.deprecated, tc.deprecated)
+				t.Errorf("deprecated = %q, want a PDD_TIMEOUT line: %v", cfg.Deprecations(), tc.deprecated)
 			}
 		})
 	}
