@@ -64,43 +64,33 @@ func (c *Config) valueChecks() []check {
 	c.LogLevel, c.LogFormat = strings.ToLower(c.LogLevel), strings.ToLower(c.LogFormat)
 	c.Provider = strings.ToLower(c.Provider)
 	c.Admins, c.Domains = cleanList(c.Admins), cleanList(c.Domains)
+	v := c.nameOf
 	return []check{
-		{"SLACK_APP_TOKEN", checkToken(c.SlackAppToken, "xapp-", "an app-level token (xapp-...)")},
-		{"SLACK_BOT_TOKEN", checkToken(c.SlackBotToken, "xoxb-", "a bot token (xoxb-...)")},
-		{"SLACK_API_URL", c.normaliseSlackURL()},
-		{"MAILBOT_PROVIDER", oneOf(c.Provider, c.providers...)},
-		{"PDD_BASE_URL", checkURL(c.PDDBaseURL)},
-		{"MAILBOT_PROVIDER_TIMEOUT", positive(c.ProviderTimeout)},
-		{"PDD_TIMEOUT", positiveOrUnset(c.PDDTimeout)},
-		{"Y360_TOKEN", checkBareToken(c.Y360Token)},
-		{"Y360_ORG_ID", checkOrgID(c.Y360OrgID)},
-		{"Y360_BASE_URL", checkURL(c.Y360BaseURL)},
-		{"Y360_DEPARTMENT_ID", inRange(c.Y360DepartmentID, 1, math.MaxInt32)},
-		{"MAILCOW_URL", checkOptionalURL(c.MailcowURL)},
-		{"MAILCOW_API_KEY", checkBareToken(c.MailcowAPIKey)},
-		{"MAILCOW_MX", c.normaliseMailcowMX()},
-		{"MAILBOT_ADMINS", checkAdmins(c.Admins)},
-		{"MAILBOT_OPS_CHANNEL", matchAll(nonEmpty(c.OpsChannel), commands.IsChannelID, "a Slack channel ID such as C012AB3CD")},
-		{"MAILBOT_APPROVAL_REMIND", c.checkRemind()},
-		{"MAILBOT_DATABASE_URL", checkDatabaseURL(c.DatabaseURL)},
-		{"MAILBOT_DNS_RESOLVER", checkResolver(c.DNSResolver)},
-		{"MAILBOT_HTTP_ADDR", checkAddr(c.HTTPAddr)},
-		{"MAILBOT_LOG_LEVEL", oneOf(c.LogLevel, "debug", "info", "warn", "error")},
-		{"MAILBOT_LOG_FORMAT", oneOf(c.LogFormat, "json", "console")},
-		{"MAILBOT_SHUTDOWN_TIMEOUT", positive(c.ShutdownTimeout)},
-		{"MAILBOT_CONCURRENCY", inRange(c.Concurrency, 1, 1024)},
+		{v(&c.SlackAppToken), checkToken(c.SlackAppToken, "xapp-", "an app-level token (xapp-...)")},
+		{v(&c.SlackBotToken), checkToken(c.SlackBotToken, "xoxb-", "a bot token (xoxb-...)")},
+		{v(&c.SlackAPIURL), c.normaliseSlackURL()},
+		{v(&c.Provider), oneOf(c.Provider, c.providers...)},
+		{v(&c.PDDBaseURL), checkURL(c.PDDBaseURL)},
+		{v(&c.ProviderTimeout), positive(c.ProviderTimeout)},
+		{v(&c.PDDTimeout), positiveOrUnset(c.PDDTimeout)},
+		{v(&c.Y360Token), checkBareToken(c.Y360Token)},
+		{v(&c.Y360OrgID), checkOrgID(c.Y360OrgID)},
+		{v(&c.Y360BaseURL), checkURL(c.Y360BaseURL)},
+		{v(&c.Y360DepartmentID), inRange(c.Y360DepartmentID, 1, math.MaxInt32)},
+		{v(&c.MailcowURL), checkOptionalURL(c.MailcowURL)},
+		{v(&c.MailcowAPIKey), checkBareToken(c.MailcowAPIKey)},
+		{v(&c.MailcowMX), c.normaliseMailcowMX()},
+		{v(&c.Admins), checkAdmins(c.Admins)},
+		{v(&c.OpsChannel), matchAll(nonEmpty(c.OpsChannel), commands.IsChannelID, "a Slack channel ID such as C012AB3CD")},
+		{v(&c.ApprovalRemind), c.checkRemind()},
+		{v(&c.DatabaseURL), checkDatabaseURL(c.DatabaseURL)},
+		{v(&c.DNSResolver), checkResolver(c.DNSResolver)},
+		{v(&c.HTTPAddr), checkAddr(c.HTTPAddr)},
+		{v(&c.LogLevel), oneOf(c.LogLevel, "debug", "info", "warn", "error")},
+		{v(&c.LogFormat), oneOf(c.LogFormat, "json", "console")},
+		{v(&c.ShutdownTimeout), positive(c.ShutdownTimeout)},
+		{v(&c.Concurrency), inRange(c.Concurrency, 1, 1024)},
 	}
-}
-
-// coreSettings names the variable of each setting of commands.Config
-// that commands.Config.Check refuses.
-var coreSettings = map[commands.Setting]string{
-	commands.SettingApprovals:         "MAILBOT_APPROVALS",
-	commands.SettingApprovalTTL:       "MAILBOT_APPROVAL_TTL",
-	commands.SettingApprovalsRequired: "MAILBOT_APPROVALS_REQUIRED",
-	commands.SettingDomains:           "MAILBOT_DOMAINS",
-	commands.SettingDefaultDomain:     "MAILBOT_DEFAULT_DOMAIN",
-	commands.SettingPasswordLength:    "MAILBOT_PASSWORD_LENGTH",
 }
 
 // coreChecks checks the policy settings by the core's own rules
@@ -115,7 +105,7 @@ func (c *Config) coreChecks() []check {
 	}
 	checks := make([]check, len(errs))
 	for i, e := range errs {
-		checks[i] = check{coreSettings[e.Setting], e.Err}
+		checks[i] = check{settingVar(e.Setting), e.Err}
 	}
 	return checks
 }
@@ -125,10 +115,10 @@ func (c *Config) crossChecks(sub string, files fileSources) []check {
 	var checks []check
 	off := c.Approvals == "" || strings.EqualFold(c.Approvals, string(commands.ApprovalsOff))
 	if sub == "serve" && !off && c.OpsChannel == "" {
-		checks = append(checks, check{"MAILBOT_APPROVALS", fmt.Errorf("mode %s needs MAILBOT_OPS_CHANNEL for the approval requests", c.Approvals)})
+		checks = append(checks, check{c.nameOf(&c.Approvals), fmt.Errorf("mode %s needs MAILBOT_OPS_CHANNEL for the approval requests", c.Approvals)})
 	}
 	if c.ApprovalsRequired > 1 && off {
-		checks = append(checks, check{"MAILBOT_APPROVALS_REQUIRED", fmt.Errorf(
+		checks = append(checks, check{c.nameOf(&c.ApprovalsRequired), fmt.Errorf(
 			"is %d, but MAILBOT_APPROVALS is off, so nothing is ever approved: set MAILBOT_APPROVALS to requests or all, or this to 1", c.ApprovalsRequired)})
 	}
 	checks = append(checks, c.credentialsChecks(files)...)
@@ -140,7 +130,7 @@ func (c *Config) crossChecks(sub string, files fileSources) []check {
 			n++
 		}
 		if c.ApprovalsRequired > n {
-			checks = append(checks, check{"MAILBOT_APPROVALS_REQUIRED", fmt.Errorf(
+			checks = append(checks, check{c.nameOf(&c.ApprovalsRequired), fmt.Errorf(
 				"is %d, but there are only %d admins (MAILBOT_ADMINS) to approve", c.ApprovalsRequired, n)})
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -39,6 +40,8 @@ import (
 //   - provider: the provider (MAILBOT_PROVIDER) whose variable it is; the
 //     variables of the other providers are neither checked nor required.
 //   - need: the subcommands that require it to be set.
+//   - core: the commands.Setting the variable sets, whose errors
+//     commands.Config.Check reports.
 //   - deprecated: the variable's new name; the old one is read while the
 //     new one is not set, with a warning.
 //   - empty:"keep": set and empty is a value of its own (MAILBOT_HTTP_ADDR=
@@ -69,13 +72,13 @@ type Config struct {
 	ForcePasswordChange bool          `envconfig:"MAILBOT_FORCE_PASSWORD_CHANGE" scope:"serve,shell" default:"true" desc:"new mailboxes and reset passwords must be changed at the next login, where the provider can require it"`
 	Admins              []string      `envconfig:"MAILBOT_ADMINS" scope:"serve,shell" need:"serve" desc:"comma-separated Slack user IDs (U..., W...) and user group IDs (S..., members are admins) allowed to run operations and decide requests"`
 	OpsChannel          string        `envconfig:"MAILBOT_OPS_CHANNEL" scope:"serve" desc:"channel ID for notifications and approval requests"`
-	Approvals           string        `envconfig:"MAILBOT_APPROVALS" scope:"serve,shell" default:"off" desc:"off, requests or all (for serve, requests and all need MAILBOT_OPS_CHANNEL)"`
-	ApprovalTTL         time.Duration `envconfig:"MAILBOT_APPROVAL_TTL" scope:"serve,shell" default:"24h" desc:"a pending request older than this expires"`
-	ApprovalsRequired   int           `envconfig:"MAILBOT_APPROVALS_REQUIRED" scope:"serve,shell" default:"1" desc:"how many different admins must approve a request, 1 to {approvals.max}"`
+	Approvals           string        `envconfig:"MAILBOT_APPROVALS" core:"Approvals" scope:"serve,shell" default:"off" desc:"off, requests or all (for serve, requests and all need MAILBOT_OPS_CHANNEL)"`
+	ApprovalTTL         time.Duration `envconfig:"MAILBOT_APPROVAL_TTL" core:"ApprovalTTL" scope:"serve,shell" default:"24h" desc:"a pending request older than this expires"`
+	ApprovalsRequired   int           `envconfig:"MAILBOT_APPROVALS_REQUIRED" core:"ApprovalsRequired" scope:"serve,shell" default:"1" desc:"how many different admins must approve a request, 1 to {approvals.max}"`
 	ApprovalRemind      time.Duration `envconfig:"MAILBOT_APPROVAL_REMIND" scope:"serve,shell" desc:"empty: no reminders; a duration shorter than MAILBOT_APPROVAL_TTL: a request still pending after it gets one reminder"`
-	Domains             []string      `envconfig:"MAILBOT_DOMAINS" scope:"serve,shell" desc:"allow-list of domains: example.com, *.example.org (subdomains only)"`
-	DefaultDomain       string        `envconfig:"MAILBOT_DEFAULT_DOMAIN" scope:"serve,shell" desc:"domain for /mailbox add with a bare user name"`
-	PasswordLength      int           `envconfig:"MAILBOT_PASSWORD_LENGTH" scope:"serve,shell" default:"16" desc:"length of generated passwords, {password.min} to {password.max}"`
+	Domains             []string      `envconfig:"MAILBOT_DOMAINS" core:"Domains" scope:"serve,shell" desc:"allow-list of domains: example.com, *.example.org (subdomains only)"`
+	DefaultDomain       string        `envconfig:"MAILBOT_DEFAULT_DOMAIN" core:"DefaultDomain" scope:"serve,shell" desc:"domain for /mailbox add with a bare user name"`
+	PasswordLength      int           `envconfig:"MAILBOT_PASSWORD_LENGTH" core:"PasswordLength" scope:"serve,shell" default:"16" desc:"length of generated passwords, {password.min} to {password.max}"`
 	DatabaseURL         DatabaseURL   `envconfig:"MAILBOT_DATABASE_URL" scope:"serve,shell,audit" need:"audit" desc:"postgres://... or postgresql://...: requests, decisions and the audit trail live in this PostgreSQL database; empty: in the process (one replica)"`
 	AuditRetention      time.Duration `envconfig:"MAILBOT_AUDIT_RETENTION" scope:"serve" default:"8760h" desc:"with MAILBOT_DATABASE_URL: audit entries older than this are deleted (hourly, by one replica); 0 keeps them for ever"`
 	DNSResolver         string        `envconfig:"MAILBOT_DNS_RESOLVER" scope:"serve,shell" desc:"host:port of the DNS server /maildomain check asks; empty: the system's resolver"`
@@ -155,10 +158,13 @@ func (v configVar) usedBy(sub, provider string) bool {
 	return (v.scope == nil || slices.Contains(v.scope, sub)) && (v.provider == "" || v.provider == provider)
 }
 
-// envVars lists the variables of config in the order of its fields.
+// envVars lists the variables of Config, read once from its tags.
+var envVars = sync.OnceValue(readVars)
+
+// readVars lists the variables of config in the order of its fields.
 // Reading tags is plain reflect.Type work, which leaves the linker's
 // dead-code elimination on (unlike reflect.Value.MethodByName).
-func envVars() []configVar {
+func readVars() []configVar {
 	typ := reflect.TypeFor[Config]()
 	vars := make([]configVar, 0, typ.NumField())
 	for i := range typ.NumField() {
@@ -382,3 +388,27 @@ func WriteVars(w io.Writer) {
 // Deprecations says, a line each, which deprecated variables were read:
 // the subcommand logs them as warnings.
 func (c *Config) Deprecations() []string { return c.deprecated }
+
+// nameOf is the variable of the field of c that ptr points to.
+func (c *Config) nameOf(ptr any) string {
+	p := reflect.ValueOf(ptr).Pointer()
+	fields := reflect.ValueOf(c).Elem()
+	for _, v := range envVars() {
+		if fields.Field(v.index).Addr().Pointer() == p {
+			return v.name
+		}
+	}
+	panic("config: not a variable's field")
+}
+
+// settingVar is the variable that sets the core's setting s (its core
+// tag).
+func settingVar(s commands.Setting) string {
+	typ := reflect.TypeFor[Config]()
+	for _, v := range envVars() {
+		if typ.Field(v.index).Tag.Get("core") == string(s) {
+			return v.name
+		}
+	}
+	return string(s)
+}
