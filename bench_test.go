@@ -25,6 +25,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/providers"
 )
 
 // The release benchmark's workload (issue 15, per provider since issue
@@ -359,12 +360,12 @@ type benchSandbox struct {
 // loopback with a certificate of its own authority.
 func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 	b.Helper()
-	sb, err := newSandbox(provider)
+	sb, err := providers.NewSandbox(provider)
 	if err != nil {
 		b.Fatal(err)
 	}
 	set := httptest.NewRecorder()
-	sb.handler.ServeHTTP(set, httptest.NewRequest(http.MethodPost, "/sim/latency?d="+sandboxLatency.String(), nil))
+	sb.Handler.ServeHTTP(set, httptest.NewRequest(http.MethodPost, "/sim/latency?d="+sandboxLatency.String(), nil))
 	if set.Code != http.StatusOK {
 		b.Fatalf("%s sandbox: POST /sim/latency: %d %s", provider, set.Code, set.Body)
 	}
@@ -378,7 +379,7 @@ func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 		if !strings.HasPrefix(r.URL.Path, "/sim/") {
 			bs.requests.Add(1)
 		}
-		sb.handler.ServeHTTP(w, r)
+		sb.Handler.ServeHTTP(w, r)
 	}))
 	srv.TLS = tlsCfg
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
@@ -387,7 +388,7 @@ func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 		}
 	}
 	srv.StartTLS()
-	bs.vars = sb.vars(srv.URL)
+	bs.vars = sb.Vars(srv.URL)
 	bs.close = func() {
 		srv.Close()
 		_ = os.Remove(bs.caFile)

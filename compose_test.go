@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
+	"github.com/mailbot/mailbot/internal/providers"
 )
 
 const composeFile = "compose.yaml"
@@ -173,12 +174,12 @@ func TestComposeMailcowMX(t *testing.T) {
 		{"pdd", "mx.example.com", "mx.example.com"},
 	} {
 		bot := mustLoadCompose(t, composeEnv("MAILBOT_PROVIDER", tc.provider, "MAILCOW_MX", tc.userMX)).Services["mailbot"]
-		sb, err := newSandbox(tc.provider)
+		sb, err := providers.NewSandbox(tc.provider)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var lines strings.Builder
-		for _, kv := range sb.vars("http://127.0.0.1:8081") {
+		for _, kv := range sb.Vars("http://127.0.0.1:8081") {
 			lines.WriteString(kv[0] + "=" + kv[1] + "\n")
 		}
 		providerEnv := filepath.Join(t.TempDir(), "provider.env")

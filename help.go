@@ -12,6 +12,7 @@ import (
 
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/textcut"
 )
 
@@ -57,12 +58,12 @@ var subcommands = []subcommand{
 	{name: "sim", synopsis: "sim [--provider pdd|yandex360|mailcow] [--addr HOST:PORT] [--tls]", summary: "run a provider's sandbox as an HTTP(S) server",
 		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it (pdd: PDD_BASE_URL= and PDD_TOKEN=; yandex360:\nY360_BASE_URL=, Y360_TOKEN= and Y360_ORG_ID=; mailcow: MAILCOW_URL=, MAILCOW_API_KEY=\nand MAILCOW_MX=), and SSL_CERT_FILE=<path> with --tls.",
 		flags: func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.prov, "provider", providerNames()[0], "serve the sandbox of `PROVIDER`: "+orList(providerNames()))
+			fs.StringVar(&o.prov, "provider", providers.Names()[0], "serve the sandbox of `PROVIDER`: "+providers.OrList(providers.Names()))
 			fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "`HOST:PORT` to listen on")
 			fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a certificate made up at start")
 		},
 		check: func(o *options) error {
-			if _, err := newSandbox(o.prov); err != nil {
+			if _, err := providers.NewSandbox(o.prov); err != nil {
 				return fmt.Errorf("--provider: %w", err)
 			}
 			return nil

@@ -12,7 +12,17 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/internal/providers"
 )
+
+// loadConfig reads mailbot's configuration for subcommand sub through
+// lookup (os.LookupEnv, or a map in tests); MAILBOT_PROVIDER takes the
+// provider table's names.
+func loadConfig(lookup func(string) (string, bool), sub string) (*config.Config, error) {
+	return config.Load(lookup, sub, providers.Names())
+}
 
 // gcPercent is the garbage collector's target when GOGC is not set.
 // mailbot's live heap is small (about 2 MiB), so Go's default of 100

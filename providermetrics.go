@@ -7,6 +7,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/metrics"
+	"github.com/mailbot/mailbot/internal/providers"
 )
 
 // The outcome labels of mailbot_provider_requests_total: ok, or the class
@@ -99,7 +100,7 @@ func metered[T any](p *meteredProvider, op apiclient.Op, call func() (T, error))
 // Check proves the credentials at start where the adapter can, counted
 // as the op "check"; a provider without a check passes (PDD).
 func (p *meteredProvider) Check(ctx context.Context) error {
-	c, ok := p.Provider.(checker)
+	c, ok := p.Provider.(providers.Checker)
 	if !ok {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/mailcow"
 	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/metrics"
+	"github.com/mailbot/mailbot/internal/providers"
 )
 
 // TestCheckProviderUnreachable: a mailcow server that cannot be reached
@@ -30,7 +31,7 @@ func TestCheckProviderUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = checkProvider(t.Context(), cfg, newProviderMetrics(metrics.NewRegistry(), apiclient.ProviderMailcow).meter(p), zap.NewNop())
+	err = providers.Check(t.Context(), cfg, newProviderMetrics(metrics.NewRegistry(), apiclient.ProviderMailcow).meter(p), zap.NewNop())
 	var ce *config.Error
 	if !errors.As(err, &ce) || ce.Var != "MAILCOW_URL" || !strings.Contains(ce.Reason, "could not be reached at start") ||
 		strings.Contains(ce.Reason, "refused it") || strings.Contains(err.Error(), "key-not-shown") {

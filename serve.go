@@ -24,6 +24,7 @@ import (
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/metrics"
+	"github.com/mailbot/mailbot/internal/providers"
 )
 
 // runServe runs the Slack bot until ctx ends.
@@ -48,13 +49,13 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	// handshake costs CPU (BenchmarkRelease's tls-conns).
 	upstream := apiclient.NewTransport(cfg.Concurrency)
 	upstream.MaxConnsPerHost = cfg.Concurrency
-	provider, err := newProvider(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
+	provider, err := providers.New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
 		apiclient.WithTransport(upstream), apiclient.WithRetryHook(ms.provider.countRetry))
 	if err != nil {
 		return err
 	}
 	provider = ms.provider.meter(provider) // the start-up check counts too
-	if err := checkProvider(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
+	if err := providers.Check(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
 		return err
 	}
 	api := newSlackClient(cfg, logger)

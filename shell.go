@@ -17,6 +17,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/textcut"
 )
 
@@ -116,20 +117,20 @@ func shellStore(ctx context.Context, cfg *config.Config, logger *zap.Logger, std
 // down.
 func shellAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, func(), error) {
 	if cfg.ProviderCredentialsSet() {
-		api, err := newProvider(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot-shell"))
+		api, err := providers.New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot-shell"))
 		if err == nil {
 			// As serve does: proves the credentials, and chooses Yandex
 			// 360's organisation when Y360_ORG_ID is empty.
-			err = checkProvider(context.Background(), cfg, api, zap.NewNop())
+			err = providers.Check(context.Background(), cfg, api, zap.NewNop())
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 		fmt.Fprintf(stdout, "Driving the real %s at %s with %s: operations change real domains and mailboxes. "+
-			"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), providerURL(cfg), cfg.CredentialsOf())
+			"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), providers.URL(cfg), cfg.CredentialsOf())
 		return api, func() {}, nil
 	}
-	sb, err := newSandbox(cfg.Provider)
+	sb, err := providers.NewSandbox(cfg.Provider)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -137,7 +138,7 @@ func shellAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, func(), 
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
-	srv := &http.Server{Handler: sb.handler, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: sb.Handler, ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -149,20 +150,20 @@ func shellAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, func(), 
 	}
 	base := "http://" + ln.Addr().String()
 	sbCfg := *cfg
-	if err := sb.useSandbox(&sbCfg, base); err != nil {
+	if err := sb.Use(&sbCfg, base); err != nil {
 		stop()
 		return nil, nil, err
 	}
-	api, err := newProvider(&sbCfg, apiclient.WithUserAgent("mailbot-shell"))
+	api, err := providers.New(&sbCfg, apiclient.WithUserAgent("mailbot-shell"))
 	if err == nil {
-		err = checkProvider(context.Background(), &sbCfg, api, zap.NewNop())
+		err = providers.Check(context.Background(), &sbCfg, api, zap.NewNop())
 	}
 	if err != nil {
 		stop()
 		return nil, nil, err
 	}
 	fmt.Fprintf(stdout, "No %s: using an embedded %s sandbox at %s (in memory, gone at exit). Type help for help.\n",
-		cfg.CredentialsOf(), kindOfConfig(cfg).title, base)
+		cfg.CredentialsOf(), providers.Title(cfg.Provider), base)
 	return api, stop, nil
 }
 

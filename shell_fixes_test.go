@@ -11,6 +11,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -129,14 +130,14 @@ func TestShellRoughEdges(t *testing.T) {
 // (every command was refused as a credentials problem before).
 func TestShellRealYandex360ChoosesTheOrganisation(t *testing.T) {
 	t.Parallel()
-	sb, err := newSandbox(apiclient.ProviderYandex360)
+	sb, err := providers.NewSandbox(apiclient.ProviderYandex360)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sb.handler)
+	srv := httptest.NewServer(sb.Handler)
 	t.Cleanup(srv.Close)
 	env := map[string]string{"MAILBOT_PROVIDER": apiclient.ProviderYandex360, "Y360_ORG_ID": ""}
-	for _, kv := range sb.vars(srv.URL) {
+	for _, kv := range sb.Vars(srv.URL) {
 		if kv[0] != "Y360_ORG_ID" {
 			env[kv[0]] = kv[1]
 		}

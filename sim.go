@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/internal/providers"
 
 	"go.uber.org/zap"
 )
@@ -41,7 +42,7 @@ func runSim(ctx context.Context, provider, addr string, useTLS bool, logger *zap
 	// Once served, the server has closed ln (Shutdown); this covers the
 	// returns before that, so the second close's error means nothing.
 	defer func(ln net.Listener) { _ = ln.Close() }(ln)
-	sb, err := newSandbox(provider)
+	sb, err := providers.NewSandbox(provider)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
@@ -68,14 +69,14 @@ func runSim(ctx context.Context, provider, addr string, useTLS bool, logger *zap
 		logger.Warn("the sandbox listens beyond loopback, and its /sim/ controls need no token", zap.String("addr", ln.Addr().String()))
 	}
 	var lines strings.Builder
-	for _, kv := range sb.vars(baseURL) {
+	for _, kv := range sb.Vars(baseURL) {
 		lines.WriteString(kv[0] + "=" + kv[1] + "\n")
 	}
 	if _, err := fmt.Fprint(stdout, lines.String()+extra); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
 	logger.Info("sandbox listening", zap.String("provider", provider), zap.String("url", baseURL))
-	return serveSim(ctx, ln, logRequests(sb.handler, logger), logger)
+	return serveSim(ctx, ln, logRequests(sb.Handler, logger), logger)
 }
 
 // serveSim serves h on ln until ctx ends, then shuts down gracefully.

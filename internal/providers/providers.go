@@ -1,4 +1,10 @@
-package main
+// Package providers is the table of the providers mailbot can drive: what
+// each one is to the rest of the program (its name, the variable of its
+// base URL, its adapter's constructor and start-up check, its sandbox). A
+// provider is one package under apiclient and one row here; its variables
+// are internal/config's fields tagged with its name, and its capabilities
+// and the words replies use for it are its adapter's own.
+package providers
 
 import (
 	"context"
@@ -41,7 +47,7 @@ type providerKind struct {
 	// checked logs what the start-up check chose (nil: nothing).
 	checked func(cfg *config.Config, p commands.Provider, logger *zap.Logger)
 	// newSandbox builds the provider's sandbox, with an account.
-	newSandbox func() *sandbox
+	newSandbox func() *Sandbox
 }
 
 // providerTable is every provider mailbot can drive, the default first.
@@ -51,10 +57,10 @@ var providerTable = []providerKind{
 		newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
 			return pdd.NewAdapter(cfg.PDDBaseURL, cfg.PDDToken.Reveal(), opts...)
 		},
-		newSandbox: func() *sandbox {
+		newSandbox: func() *Sandbox {
 			sim := pddsim.New()
 			token := sim.NewAccount()
-			return &sandbox{handler: sim, vars: func(base string) [][2]string {
+			return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
 				return [][2]string{{"PDD_BASE_URL", base}, {"PDD_TOKEN", token}}
 			}}
 		},
@@ -82,10 +88,10 @@ var providerTable = []providerKind{
 				logger.Info("Yandex 360 organisation chosen: the one the token sees", zap.Int64("org_id", y.OrgID()))
 			}
 		},
-		newSandbox: func() *sandbox {
+		newSandbox: func() *Sandbox {
 			sim := y360sim.New()
 			creds := sim.NewAccount()
-			return &sandbox{handler: sim, vars: func(base string) [][2]string {
+			return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
 				return [][2]string{{"Y360_BASE_URL", base}, {"Y360_TOKEN", creds.Token}, {"Y360_ORG_ID", strconv.FormatInt(creds.OrgID, 10)}}
 			}}
 		},
@@ -95,18 +101,18 @@ var providerTable = []providerKind{
 		newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
 			return mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.Reveal(), cfg.MailcowMX, opts...)
 		},
-		newSandbox: func() *sandbox {
+		newSandbox: func() *Sandbox {
 			sim := mailcowsim.New()
 			key := sim.NewAccount()
-			return &sandbox{handler: sim, vars: func(base string) [][2]string {
+			return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
 				return [][2]string{{"MAILCOW_URL", base}, {"MAILCOW_API_KEY", key}, {"MAILCOW_MX", sim.Hostname()}}
 			}}
 		},
 	},
 }
 
-// providerNames lists MAILBOT_PROVIDER's values, the default first.
-func providerNames() []string {
+// Names lists MAILBOT_PROVIDER's values, the default first.
+func Names() []string {
 	names := make([]string, len(providerTable))
 	for i, k := range providerTable {
 		names[i] = k.name
@@ -130,17 +136,10 @@ func kindOfConfig(cfg *config.Config) providerKind {
 	return k
 }
 
-// loadConfig reads mailbot's configuration for subcommand sub through
-// lookup (os.LookupEnv, or a map in tests); MAILBOT_PROVIDER takes the
-// table's names.
-func loadConfig(lookup func(string) (string, bool), sub string) (*config.Config, error) {
-	return config.Load(lookup, sub, providerNames())
-}
-
-// newProvider returns the adapter of cfg's provider (MAILBOT_PROVIDER),
+// New returns the adapter of cfg's provider (MAILBOT_PROVIDER),
 // with its variables, which loadConfig has checked. An error names the
 // variable to fix.
-func newProvider(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
+func New(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
 	k := kindOfConfig(cfg)
 	p, err := k.newAdapter(cfg, opts...)
 	if err != nil {
@@ -149,24 +148,24 @@ func newProvider(cfg *config.Config, opts ...apiclient.Option) (commands.Provide
 	return p, nil
 }
 
-// providerURL is the base URL of cfg's provider.
-func providerURL(cfg *config.Config) string {
+// URL is the base URL of cfg's provider.
+func URL(cfg *config.Config) string {
 	v, _ := cfg.LookupVar(kindOfConfig(cfg).urlVar)
 	return v
 }
 
-// checker is a provider with a read call that proves its credentials at
+// Checker is a provider with a read call that proves its credentials at
 // start (PDD has none: every PDD read needs a domain).
-type checker interface {
+type Checker interface {
 	Check(ctx context.Context) error
 }
 
-// checkProvider proves the provider's credentials at start, where it has
+// Check proves the provider's credentials at start, where it has
 // a read call: a refused token or key, or an unknown organisation, is one
 // line naming the variable. mailcow's adapter sends a refused key never
 // again, so that the server does not ban mailbot's address.
-func checkProvider(ctx context.Context, cfg *config.Config, p commands.Provider, logger *zap.Logger) error {
-	c, ok := p.(checker)
+func Check(ctx context.Context, cfg *config.Config, p commands.Provider, logger *zap.Logger) error {
+	c, ok := p.(Checker)
 	if !ok {
 		return nil
 	}
@@ -211,39 +210,45 @@ func checkedVariable(cfg *config.Config, err error) string {
 	return k.urlVar
 }
 
-// sandbox is a provider's embedded sandbox (mailbot sim, and the shell
+// Sandbox is a provider's embedded sandbox (mailbot sim, and the shell
 // without credentials): an HTTP handler, and the variables that make
 // mailbot drive it once it is served at a base URL.
-type sandbox struct {
-	handler http.Handler
-	vars    func(baseURL string) [][2]string // name, value: the lines mailbot sim prints
+type Sandbox struct {
+	Handler http.Handler
+	Vars    func(baseURL string) [][2]string // name, value: the lines mailbot sim prints
 }
 
-// newSandbox returns provider's sandbox, with an account (and, but for
+// NewSandbox returns provider's sandbox, with an account (and, but for
 // mailcow, whose domains need no verification, nothing else in it).
-func newSandbox(provider string) (*sandbox, error) {
+func NewSandbox(provider string) (*Sandbox, error) {
 	k, ok := kindOf(provider)
 	if !ok {
-		return nil, fmt.Errorf("no sandbox of provider %q (want %s)", provider, orList(providerNames()))
+		return nil, fmt.Errorf("no sandbox of provider %q (want %s)", provider, OrList(Names()))
 	}
 	return k.newSandbox(), nil
 }
 
-// orList writes names as "a, b or c".
-func orList(names []string) string {
+// OrList writes names as "a, b or c".
+func OrList(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// useSandbox points cfg's provider variables at the sandbox served at
+// Use points cfg's provider variables at the sandbox served at
 // baseURL.
-func (s *sandbox) useSandbox(cfg *config.Config, baseURL string) error {
-	for _, kv := range s.vars(baseURL) {
+func (s *Sandbox) Use(cfg *config.Config, baseURL string) error {
+	for _, kv := range s.Vars(baseURL) {
 		if err := cfg.SetVar(kv[0], kv[1]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Title is the sandbox title of provider: "PDD", "Yandex 360", "mailcow".
+func Title(provider string) string {
+	k, _ := kindOf(provider)
+	return k.title
 }
