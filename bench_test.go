@@ -28,7 +28,7 @@ import (
 	"github.com/mailbot/mailbot/internal/providers"
 )
 
-// The release benchmark's workload (issue 15, per provider since issue
+// The release benchmark's workload (docs/performance.md, per provider since release
 // 19): a burst of burstSize `/maildomain register` at burstRate per
 // second, the provider's sandbox answering each request in sandboxLatency
 // over HTTPS.
@@ -179,7 +179,7 @@ var benchProviders = []benchProvider{
 }
 
 // BenchmarkFloor runs the same burst, measured the same way, against the
-// yardstick of issue 15: testdata/floor, the leanest Socket Mode bot for
+// yardstick of docs/performance.md: testdata/floor, the leanest Socket Mode bot for
 // the job (ack, register at the PDD sandbox over HTTPS, post the answer to response_url and a
 // line to the ops channel), built as mailbot is. "slack-go" links only
 // slack-go and the standard library; "slack-go+libs" also links and uses

@@ -10,7 +10,7 @@ import (
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
-// Two defects found under attack (issue 24): a request message whose
+// Two defects found under attack: a request message whose
 // reference the database did not take while it was posted, and a signed
 // value clicked on another request's message.
 

@@ -38,7 +38,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 	}
 }
 
-// testE2EReplicas is issue 9 from the binary: two serve processes on one
+// testE2EReplicas is replicas on one database (docs/state.md) from the binary: two serve processes on one
 // database and one Slack app. A form opened by one is submitted to the
 // other; the Home tab of the other replica shows a request one replica
 // took. Approve clicked at once on both sockets by
@@ -202,7 +202,7 @@ func stopWithWorkInFlight(t *testing.T, w *world, p *proc) {
 // request expired (and in no other).
 const e2eExpiredText = "no admin decided it in time"
 
-// testE2EQuorumRemindExpire is issue 12 and issue 9's sweep on two
+// testE2EQuorumRemindExpire is N-of-M, reminders and expiry, swept on two
 // replicas: with MAILBOT_APPROVALS_REQUIRED=2 one admin approving twice
 // counts once and a second admin runs the add once; requests nobody
 // decides get one reminder each (mentioning the admins) and expire

@@ -18,7 +18,7 @@ const (
 	e2eFormValue  = "value"
 )
 
-// testE2EFormsHome is issue 11 from the binary: a bare /mailbox leads
+// testE2EFormsHome is the forms and the Home tab from the binary: a bare /mailbox leads
 // through the form to a mailbox whose password only the submitter sees;
 // an admin's Home tab shows the pending request and approves it exactly
 // once; the requester cancels a request from the pending notice; a

@@ -22,7 +22,7 @@ const (
 	e2eLifeOwner = "alice" // the mailbox whose life each scenario follows
 )
 
-// testE2ELifecycle is issue 20 from the binary, for each provider over
+// testE2ELifecycle is a mailbox's whole life (docs/commands.md) from the binary, for each provider over
 // HTTPS: a mailbox's whole life typed by an admin (add, reset, a reset
 // whose answer is lost, one never confirmed, block, unblock, a reset
 // through the form), the same commands refused for a non-admin without a
@@ -408,7 +408,7 @@ type lifeAuditLine struct {
 	Provider string `json:"provider"`
 }
 
-// testE2ELifecycleAudit is issue 20's approvals and trail, for each
+// testE2ELifecycleAudit is the lifecycle commands' approvals and trail, for each
 // provider with PostgreSQL: a non-admin's reset approved by two admins
 // (one of them clicking twice, the last clicks at once) runs once and
 // only the requester sees the password, the one the sandbox stored; a

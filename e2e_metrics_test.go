@@ -10,7 +10,7 @@ import (
 	"github.com/mailbot/mailbot/internal/metrics/metricstest"
 )
 
-// testE2EMetricsWhileSlackDown is issue 21's third defect through the
+// testE2EMetricsWhileSlackDown is a defect of the metrics while Slack is down, through the
 // binary: while serve retries Slack's auth.test (the Web API answers 503),
 // /metrics already holds every documented series, with
 // mailbot_socket_connected and mailbot_database_up at 0, and SIGTERM

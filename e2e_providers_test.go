@@ -21,7 +21,7 @@ import (
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
 
-// Issue 19 through the binary: the same commands against each provider's
+// The providers through the binary: the same commands against each provider's
 // sandbox over HTTPS (e2e_provider_world_test.go), with the faults the
 // providers' contract names.
 

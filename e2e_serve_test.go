@@ -147,7 +147,7 @@ func testE2EExpiryWithoutDatabase(t *testing.T, bin string) {
 	}
 }
 
-// testE2EAdminGroups is issue 12's user groups: a member of the S… group
+// testE2EAdminGroups is the admin user groups: a member of the S… group
 // of MAILBOT_ADMINS runs an add; after subteam_members_changed removes
 // them (and mailbot re-read the group) they no longer can; a group that
 // cannot be read stops start-up with one line naming MAILBOT_ADMINS.
@@ -197,7 +197,7 @@ func testE2EAdminGroups(t *testing.T, bin string) {
 	}
 }
 
-// testE2EDNSCheck is issue 13: /maildomain check against a fake DNS server
+// testE2EDNSCheck is the DNS checklist: /maildomain check against a fake DNS server
 // answers the checklist to a non-admin without a PDD call (records in
 // place, wrong, a domain that does not exist, a server that does not
 // answer: reported as such, never as missing records); the register

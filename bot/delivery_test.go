@@ -11,7 +11,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 )
 
-// TestPasswordSurvivesAFailedPost is issue 10, case 2: a direct add typed
+// TestPasswordSurvivesAFailedPost is a delivery guarantee under failure: a direct add typed
 // in a channel the bot is not in (chat.postEphemeral answers
 // channel_not_found), whose response_url fails once: the password still
 // arrives, by the response_url tried again.
@@ -101,7 +101,7 @@ func TestUndeliverableResultToldToOps(t *testing.T) {
 // long is an unknown PDD error code of 3,400 characters.
 var long = strings.Repeat("quota_", 566) + "oops"
 
-// TestLongErrorCodeFitsSlack is issue 10, case 3: a 3,400-character code
+// TestLongErrorCodeFitsSlack is a delivery guarantee under failure: a 3,400-character code
 // that is not in PDD's documentation, on a direct add and on the approval path. The
 // user gets a reply that Slack accepts, with the code cut; the request
 // message loses its buttons. (The harness checks that Slack refused

@@ -18,7 +18,7 @@ elsewhere.com. MX  10 mx.other.net.
 elsewhere.com. TXT "v=spf1 mx -all"
 `
 
-// TestDNSCheckCommand is issue 13's /maildomain check: the checklist,
+// TestDNSCheckCommand is /maildomain check: the checklist,
 // answered ephemerally, for anyone (approvals off: a non-admin may not
 // run operations but may check), whatever the allow-list, without a PDD
 // call.
@@ -57,7 +57,7 @@ func TestDNSCheckCommand(t *testing.T) {
 	}
 }
 
-// TestCheckDNSButton is issue 13's button: the register reply of a
+// TestCheckDNSButton is the Check DNS button: the register reply of a
 // domain-activate domain offers "Check DNS"; clicked after the
 // verification CNAME is published, it answers the checklist with the
 // verification line to the clicker alone. The button carries the secret's

@@ -9,7 +9,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 )
 
-// TestEventLoopOnlyAcknowledges is issue 10, case 5: a refused click
+// TestEventLoopOnlyAcknowledges is a delivery guarantee under failure: a refused click
 // whose answer meets a slow Slack Web API (the response_url expired, and
 // chat.postEphemeral answers late, with channel_not_found, so that the
 // messenger goes on to conversations.open), followed by /maildomain help.
@@ -50,7 +50,7 @@ func TestEventLoopOnlyAcknowledges(t *testing.T) {
 	}
 }
 
-// TestRedeliveredEnvelopeRunsOnce is issue 10, case 7: Slack re-sends the
+// TestRedeliveredEnvelopeRunsOnce is a delivery guarantee under failure: Slack re-sends the
 // envelope of a /mailbox add (it did not see the ack in time). The bot
 // acknowledges it again and does not run it again. One worker serves the
 // commands in order: a third command, sent after the re-delivery, finishes

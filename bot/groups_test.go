@@ -1,6 +1,6 @@
 package bot_test
 
-// Tests of the approval policy of issue 12 (docs/approvals.md): admins kept in
+// Tests of the approval policy (docs/approvals.md): admins kept in
 // a Slack user group, N-of-M approvals on two replicas sharing a
 // PostgreSQL database, and reminders.
 

@@ -34,7 +34,7 @@ func malformed(mangle func(name, content string) string) func(http.Handler) http
 	}
 }
 
-// TestNoSecretFromAMalformedAnswer is issue 10, case 4: the PDD API
+// TestNoSecretFromAMalformedAnswer is a delivery guarantee under failure: the PDD API
 // answers HTTP 200 with a body that is not a PDD answer but holds the
 // verification secrets. The operation's failure is logged and answered;
 // no log line and no message shows the secrets.
@@ -87,7 +87,7 @@ func TestNoSecretFromAMalformedAnswer(t *testing.T) {
 // override and zero-width characters.
 const hostileReason = "please <!channel> <!here|here> <@U123> <!subteam^S99|@admins> see <http://evil.example/x|example.com> \u202etxet.exe\u202c a\u200bb\u200dc\ufeff @everyone"
 
-// TestReasonReachesOpsAsPlainText is issue 10, case 6: a reason full of
+// TestReasonReachesOpsAsPlainText is a delivery guarantee under failure: a reason full of
 // mentions, a disguised link and invisible or direction-changing
 // characters reaches the ops channel as plain text: on the request
 // message, its update, and the notice of a direct operation.

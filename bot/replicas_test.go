@@ -1,6 +1,6 @@
 package bot_test
 
-// Tests of mailbot as several replicas (docs/state.md, issue 9): two bots,
+// Tests of mailbot as several replicas (docs/state.md): two bots,
 // each with its own core, bot and pgstore.Store opened on one test database
 // (two Opens stand for two processes), connected to one fake Slack; a click
 // goes to one replica or the other with Via. And the restart without a

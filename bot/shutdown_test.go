@@ -10,7 +10,7 @@ import (
 	"github.com/mailbot/mailbot/bot"
 )
 
-// TestShutdownWithBacklogAnswersEveryone is issue 10, case 1: a backlog of
+// TestShutdownWithBacklogAnswersEveryone is a delivery guarantee under failure: a backlog of
 // /mailbox add, two workers, a sandbox that holds requests and a short
 // shutdown budget. Two commands finish before the stop, two are cut by the
 // budget while the PDD API holds them, and the rest never start: every

@@ -7,7 +7,7 @@ import (
 	"github.com/mailbot/mailbot/commands"
 )
 
-// Issue 24: a request message whose reference the store did not take, and
+// Found under attack: a request message whose reference the store did not take, and
 // a signed value clicked on another request's message.
 
 // updatesOf returns the updates of the request message at ref.

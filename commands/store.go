@@ -100,7 +100,7 @@ type Pruner interface {
 // that the flow can say "mailbot cannot reach its database".
 var ErrStoreUnavailable = errors.New("store unavailable")
 
-// State is where a request is in its life (issue 9):
+// State is where a request is in its life (docs/state.md):
 // pending → running → done / failed / uncertain, or pending → denied,
 // cancelled or expired. A failed run that certainly did nothing goes
 // back to pending.

@@ -1,5 +1,5 @@
 // Command floor is the leanest Socket Mode bot for mailbot's job, the
-// yardstick of BenchmarkRelease (issue 15): it acknowledges
+// yardstick of BenchmarkRelease (docs/performance.md): it acknowledges
 // `/maildomain register <domain>`, registers the domain with the PDD API
 // over HTTPS, posts the API's answer to the command's response_url and a
 // line to the ops channel, with the same environment as `mailbot serve`
