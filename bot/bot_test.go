@@ -53,8 +53,14 @@ func TestRegisterAndAddAsAdmin(t *testing.T) {
 			t.Errorf("notice in %q, want %q", c.Form.Get("channel"), ops)
 		}
 	}
-	wantContains(t, "register notice", calls[0].Form.Get("text"), "<@"+admin+">", "example.com", "domain-activate")
-	wantContains(t, "add notice", calls[1].Form.Get("text"), "<@"+admin+">", "alice@example.com")
+	// The two notices are posted by two workers after their replies: in
+	// either order.
+	regNotice, addNotice := calls[0].Form.Get("text"), calls[1].Form.Get("text")
+	if strings.Contains(regNotice, "alice@example.com") {
+		regNotice, addNotice = addNotice, regNotice
+	}
+	wantContains(t, "register notice", regNotice, "<@"+admin+">", "example.com", "domain-activate")
+	wantContains(t, "add notice", addNotice, "<@"+admin+">", "alice@example.com")
 	if n := h.sim.Requests(""); n != 3 {
 		t.Errorf("sandbox saw %d requests, want 3 (2 by the bot, 1 by the test)", n)
 	}

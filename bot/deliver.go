@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/slack-go/slack"
 	"go.uber.org/zap"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -156,7 +156,7 @@ func retryAfter(err error, backoff time.Duration) (time.Duration, bool) {
 	case errors.As(err, &rl):
 		return max(rl.RetryAfter, 100*time.Millisecond), true
 	case errors.As(err, &sce):
-		return backoff, sce.Code >= 500 || sce.Code == http.StatusTooManyRequests
+		return backoff, apiclient.StatusClass(sce.Code, false) == apiclient.ClassTemporary
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return 0, false
 	case errors.As(err, &oe), errors.As(err, &ne):

@@ -6,89 +6,22 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"github.com/mailbot/mailbot/internal/dnsname"
 )
 
 // Limits of domain names (RFC 1035 §2.3.4) and of mailbox names (the real
 // service's rules).
 const (
-	maxDomainLen = 253
-	maxLabelLen  = 63
-	maxLoginLen  = 30
+	maxLoginLen = 30
 	// maxExistingLoginLen bounds the user name of a mailbox that exists:
 	// the local part of an address (RFC 5321 §4.5.3.1.1).
 	maxExistingLoginLen = 64
 )
 
 // NormalizeDomain validates a domain name and returns it lower case, in
-// ASCII (punycode), without a trailing dot.
-//
-// Its errors are short and lower case, for a configuration message that puts
-// the variable's name in front; they name the offending label, never more.
-func NormalizeDomain(s string) (string, error) {
-	s = strings.TrimSuffix(s, ".")
-	if s == "" {
-		return "", errors.New("empty domain name")
-	}
-	if isASCII(s) {
-		s = strings.ToLower(s)
-	} else {
-		a, err := idna.Lookup.ToASCII(s)
-		if err != nil {
-			return "", errors.New("not a valid internationalised domain name")
-		}
-		s = strings.TrimSuffix(a, ".")
-	}
-	if err := checkDomain(s); err != nil {
-		return "", err
-	}
-	return s, nil
-}
-
-// checkDomain applies RFC 1035 to a lower-case ASCII name.
-func checkDomain(s string) error {
-	if len(s) > maxDomainLen {
-		return fmt.Errorf("longer than %d characters", maxDomainLen)
-	}
-	labels := strings.Split(s, ".")
-	if len(labels) < 2 {
-		return errors.New("needs at least two labels, such as example.com")
-	}
-	for _, l := range labels {
-		if err := checkLabel(l); err != nil {
-			return err
-		}
-	}
-	if tld := labels[len(labels)-1]; strings.Trim(tld, "0123456789") == "" {
-		return fmt.Errorf("top-level domain %q is all digits", tld)
-	}
-	return nil
-}
-
-func checkLabel(l string) error {
-	switch {
-	case l == "":
-		return errors.New("has an empty label (two dots in a row, or a leading dot)")
-	case len(l) > maxLabelLen:
-		return fmt.Errorf("label %q is longer than %d characters", l[:12]+"…", maxLabelLen)
-	case l[0] == '-' || l[len(l)-1] == '-':
-		return fmt.Errorf("label %q starts or ends with a hyphen", l)
-	}
-	for i := 0; i < len(l); i++ {
-		if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return fmt.Errorf("label %q has a character other than letters, digits and hyphens", l)
-		}
-	}
-	return nil
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
+// ASCII (punycode), without a trailing dot (the rule of internal/dnsname).
+func NormalizeDomain(s string) (string, error) { return dnsname.Normalize(s) }
 
 // displayDomain is the ASCII name, followed by its Unicode form when the
 // name is internationalised: "xn--e1afmkfd.xn--p1ai (пример.рф)".

@@ -102,8 +102,8 @@ func (cfg Config) Check() (Config, []*SettingError) {
 	if cfg.ApprovalTTL <= 0 {
 		refuse(SettingApprovalTTL, fmt.Errorf("must be a positive duration, got %s", cfg.ApprovalTTL))
 	}
-	refuse(SettingApprovalsRequired, inRange(cfg.ApprovalsRequired, 1, MaxApprovalsRequired))
-	refuse(SettingPasswordLength, inRange(cfg.PasswordLength, apiclient.MinPasswordLen, apiclient.MaxPasswordLen))
+	refuse(SettingApprovalsRequired, CheckRange(cfg.ApprovalsRequired, 1, MaxApprovalsRequired))
+	refuse(SettingPasswordLength, CheckRange(cfg.PasswordLength, apiclient.MinPasswordLen, apiclient.MaxPasswordLen))
 	refuse(SettingDomains, CheckDomainPatterns(cfg.Domains))
 	if cfg.DefaultDomain != "" {
 		var d string
@@ -130,7 +130,9 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-func inRange(n, lo, hi int) error {
+// CheckRange is the rule for a whole-number setting: lo to hi, both
+// included. The core's settings and main's variables both follow it.
+func CheckRange(n, lo, hi int) error {
 	if n < lo || n > hi {
 		return fmt.Errorf("must be %d to %d, got %d", lo, hi, n)
 	}

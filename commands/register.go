@@ -6,14 +6,12 @@ import (
 	"strings"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands/dnscheck"
 )
 
-// How a PDD domain is verified, from the service's public documentation.
-const (
-	verifyFileURL = "http://%s/%s.html" // domain, secret name
-	verifyCNAME   = "yamail-%s.%s"      // secret name, domain
-	mxPriority    = 10
-)
+// How a PDD domain is verified by a file, from the service's public
+// documentation (dnscheck.VerifyRecordName names the CNAME instead).
+const verifyFileURL = "http://%s/%s.html" // domain, secret name
 
 // registerReply describes a registered domain to the person who asked,
 // with what to publish next. Verification secrets and codes go to that
@@ -73,7 +71,7 @@ func (c *Core) secretsReply(r *Reply, domain string, s *apiclient.Secrets, dns *
 		Field{Label: "Secret content", Value: s.Content, Secret: true})
 	r.Steps = []string{
 		fmt.Sprintf("Publish a file at "+verifyFileURL+" whose whole content is %s", domain, s.Name, s.Content),
-		fmt.Sprintf("Or, instead of the file, add a DNS record: CNAME "+verifyCNAME+" pointing to %s.", s.Name, domain, dns.VerifyCNAME),
+		fmt.Sprintf("Or, instead of the file, add a DNS record: CNAME %s pointing to %s.", dnscheck.VerifyRecordName(s.Name, domain), dns.VerifyCNAME),
 		"Then " + lowerFirst(mx),
 	}
 	r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
@@ -85,7 +83,7 @@ func mxStep(domain, host string) string {
 	if host == "" {
 		return "Add an MX record for " + domain + " as the provider documents it, so that mail flows."
 	}
-	return fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, host, mxPriority)
+	return fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, host, dnscheck.MXPriority)
 }
 
 // methodFields shows verification methods and their codes, as received

@@ -1,6 +1,10 @@
 package dnscheck
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mailbot/mailbot/internal/dnsname"
+)
 
 // dkimDomainKey is the label between a DKIM selector and the domain.
 const dkimDomainKey = "._domainkey."
@@ -11,12 +15,12 @@ const dkimDomainKey = "._domainkey."
 func dkimName(domain string, key *DKIM) (string, bool) {
 	sel := strings.ToLower(strings.TrimSuffix(key.Selector, "."))
 	for _, l := range strings.Split(sel, ".") {
-		if !validLabel(l) {
+		if dnsname.CheckLabel(l) != nil {
 			return "", false
 		}
 	}
 	name := sel + dkimDomainKey + domain
-	if len(name) > maxNameLen {
+	if len(name) > dnsname.MaxNameLen {
 		return "", false
 	}
 	return name + ".", true

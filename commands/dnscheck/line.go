@@ -34,7 +34,7 @@ func (it Item) Line() string {
 	}
 	if len(it.Remove) > 0 {
 		b.WriteString("; remove ")
-		b.WriteString(plural(len(it.Remove), "this", "these"))
+		b.WriteString(thisOrThese(len(it.Remove)))
 		b.WriteString(": ")
 		b.WriteString(it.list(it.Remove))
 	}
@@ -89,10 +89,10 @@ func (it Item) show(v string) string {
 	return v
 }
 
-// plural is one or many, for n things.
-func plural(n int, one, many string) string {
+// thisOrThese points at n things: "this" or "these".
+func thisOrThese(n int) string {
 	if n == 1 {
-		return one
+		return "this"
 	}
-	return many
+	return "these"
 }

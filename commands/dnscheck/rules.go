@@ -8,12 +8,19 @@ import (
 	"strings"
 )
 
-// The record formats the checklist asks for (the same values as the
-// register reply's steps).
+// The record formats the checklist asks for; the register reply's steps
+// name the same.
 const (
-	mxPriority   = 10
+	// MXPriority is the priority of the MX record a provider's host takes.
+	MXPriority   = 10
 	verifyPrefix = "yamail-"
 )
+
+// VerifyRecordName is the name of domain's ownership CNAME for PDD's
+// secret name: "yamail-<secret name>.<domain>".
+func VerifyRecordName(secretName, domain string) string {
+	return verifyPrefix + strings.ToLower(secretName) + "." + domain
+}
 
 // notFoundReason says that the domain itself does not exist.
 func notFoundReason(domain string) string {
@@ -56,7 +63,7 @@ func unknownBelow(it *Item, domain, invalid string, domainNX bool, o outcome, re
 // mxItem checks the MX records: exactly host, at any priority.
 func mxItem(domain, host string, l lookup[[]*net.MX]) Item {
 	it := Item{Kind: KindMX, Name: domain + "."}
-	publish := domain + ". MX " + strconv.Itoa(mxPriority) + " " + host + "."
+	publish := domain + ". MX " + strconv.Itoa(MXPriority) + " " + host + "."
 	if unknown(&it, domain, l.outcome, l.reason) {
 		return it
 	}
@@ -195,7 +202,7 @@ func verificationName(domain, secretName string) (string, bool) {
 	if secretName == "" || !validSecretName(secretName) {
 		return "", false
 	}
-	return verifyPrefix + strings.ToLower(secretName) + "." + domain + ".", true
+	return VerifyRecordName(secretName, domain) + ".", true
 }
 
 // verificationItem checks the ownership CNAME name -> target, looked up

@@ -6,6 +6,8 @@ import (
 
 	"github.com/miekg/dns"
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/mailbot/mailbot/internal/dnsname"
 )
 
 func TestIsSPF(t *testing.T) {
@@ -235,7 +237,7 @@ func FuzzNormaliseDomain(f *testing.F) {
 		if strings.Trim(d, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" || strings.HasSuffix(d, ".") {
 			t.Errorf("normaliseDomain(%q) = %q, which holds more than letters, digits, dots and hyphens", domain, d)
 		}
-		if _, ok := dns.IsDomainName(d); !ok || len(d) > maxNameLen {
+		if _, ok := dns.IsDomainName(d); !ok || len(d) > dnsname.MaxNameLen {
 			t.Errorf("normaliseDomain(%q) = %q, which is no DNS name", domain, d)
 		}
 		if again, ok := normaliseDomain(d); !ok || again != d {

@@ -76,7 +76,7 @@ func (c *Config) valueChecks() []check {
 		{v(&c.Y360Token), checkBareToken(c.Y360Token)},
 		{v(&c.Y360OrgID), checkOrgID(c.Y360OrgID)},
 		{v(&c.Y360BaseURL), checkURL(c.Y360BaseURL)},
-		{v(&c.Y360DepartmentID), inRange(c.Y360DepartmentID, 1, math.MaxInt32)},
+		{v(&c.Y360DepartmentID), commands.CheckRange(c.Y360DepartmentID, 1, math.MaxInt32)},
 		{v(&c.MailcowURL), checkOptionalURL(c.MailcowURL)},
 		{v(&c.MailcowAPIKey), checkBareToken(c.MailcowAPIKey)},
 		{v(&c.MailcowMX), c.normaliseMailcowMX()},
@@ -89,7 +89,7 @@ func (c *Config) valueChecks() []check {
 		{v(&c.LogLevel), oneOf(c.LogLevel, "debug", "info", "warn", "error")},
 		{v(&c.LogFormat), oneOf(c.LogFormat, "json", "console")},
 		{v(&c.ShutdownTimeout), positive(c.ShutdownTimeout)},
-		{v(&c.Concurrency), inRange(c.Concurrency, 1, 1024)},
+		{v(&c.Concurrency), commands.CheckRange(c.Concurrency, 1, 1024)},
 	}
 }
 
@@ -240,13 +240,6 @@ func positive(d time.Duration) error {
 func positiveOrUnset(d time.Duration) error {
 	if d < 0 {
 		return positive(d)
-	}
-	return nil
-}
-
-func inRange(n, lo, hi int) error {
-	if n < lo || n > hi {
-		return fmt.Errorf("must be %d to %d, got %d", lo, hi, n)
 	}
 	return nil
 }
