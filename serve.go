@@ -6,16 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
 
-	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/socketmode"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/bot"
@@ -58,7 +54,8 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	if err := providers.Check(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
 		return err
 	}
-	api := newSlackClient(cfg, logger)
+	api := bot.NewClient(cfg.SlackBotToken.Reveal(), cfg.SlackAppToken.Reveal(), cfg.SlackAPIURL,
+		&http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}, logger)
 	auth, err := bot.CheckAuth(ctx, api, logger)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -94,7 +91,7 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	if err != nil {
 		return err
 	}
-	sm := socketmode.New(api, socketmode.OptionLog(slackStdLog(logger)))
+	sm := bot.NewSocket(api, logger)
 	b := bot.New(api, sm, core, msgr, groups, bot.Config{
 		Concurrency:      cfg.Concurrency,
 		ShutdownTimeout:  cfg.ShutdownTimeout,
@@ -125,20 +122,6 @@ func attribute(c *config.Config, err error) error {
 		*ce = *c.Attributed(ce)
 	}
 	return err
-}
-
-// newSlackClient is the Slack Web API client of the configuration.
-func newSlackClient(cfg *config.Config, logger *zap.Logger) *slack.Client {
-	return slack.New(cfg.SlackBotToken.Reveal(),
-		slack.OptionAppLevelToken(cfg.SlackAppToken.Reveal()),
-		slack.OptionAPIURL(cfg.SlackAPIURL),
-		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}),
-		slack.OptionLog(slackStdLog(logger)))
-}
-
-// slackStdLog is slack-go's logger: warnings and worse only.
-func slackStdLog(logger *zap.Logger) *log.Logger {
-	return zap.NewStdLog(logger.Named("slack").WithOptions(zap.IncreaseLevel(zapcore.WarnLevel)))
 }
 
 // listenHTTP serves /healthz, /readyz and /metrics on addr. The listener

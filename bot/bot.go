@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/mailbot/mailbot/commands"
 )
@@ -89,6 +91,23 @@ type Bot struct {
 type job struct {
 	run    func(ctx context.Context)
 	notRun func(ctx context.Context)
+}
+
+// NewClient is the Slack Web API client of a bot token and an app-level
+// token, at apiURL (which ends in /), over hc.
+func NewClient(botToken, appToken, apiURL string, hc *http.Client, logger *zap.Logger) *slack.Client {
+	return slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL),
+		slack.OptionHTTPClient(hc), slack.OptionLog(slackStdLog(logger)))
+}
+
+// NewSocket is the Socket Mode connection of api.
+func NewSocket(api *slack.Client, logger *zap.Logger) *socketmode.Client {
+	return socketmode.New(api, socketmode.OptionLog(slackStdLog(logger)))
+}
+
+// slackStdLog is slack-go's logger: warnings and worse only.
+func slackStdLog(logger *zap.Logger) *log.Logger {
+	return zap.NewStdLog(logger.Named("slack").WithOptions(zap.IncreaseLevel(zapcore.WarnLevel)))
 }
 
 // New returns a bot that receives events through sm, calls the Web API
