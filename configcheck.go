@@ -154,6 +154,8 @@ var coreSettings = map[commands.Setting]string{
 	commands.SettingDomains:           "MAILBOT_DOMAINS",
 	commands.SettingDefaultDomain:     "MAILBOT_DEFAULT_DOMAIN",
 	commands.SettingPasswordLength:    "MAILBOT_PASSWORD_LENGTH",
+	commands.SettingHandoverTTL:       "MAILBOT_HANDOVER_TTL",
+	commands.SettingSelfService:       "MAILBOT_SELF_SERVICE",
 }
 
 // coreChecks checks the policy settings by the core's own rules

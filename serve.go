@@ -85,6 +85,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	coreCfg := cfg.coreConfig()
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
+	coreCfg.People, coreCfg.OnHandover = bot.NewPeople(api, auth.TeamID), ms.bot.Handover
 	if groups != nil {
 		coreCfg.InGroup, coreCfg.GroupHandle = groups.Contains, groups.Handle
 	}

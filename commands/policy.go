@@ -93,6 +93,7 @@ func (cfg Config) Check() (Config, []*SettingError) {
 	refuse(SettingApprovalsRequired, inRange(cfg.ApprovalsRequired, 1, MaxApprovalsRequired))
 	refuse(SettingPasswordLength, inRange(cfg.PasswordLength, apiclient.MinPasswordLen, apiclient.MaxPasswordLen))
 	refuse(SettingDomains, CheckDomainPatterns(cfg.Domains))
+	cfg = cfg.checkHandover(refuse)
 	if cfg.DefaultDomain != "" {
 		var d string
 		if d, err = NormalizeDomain(cfg.DefaultDomain); err == nil {
@@ -114,6 +115,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.PasswordLength == 0 {
 		cfg.PasswordLength = DefaultPasswordLength
+	}
+	if cfg.HandoverTTL == 0 {
+		cfg.HandoverTTL = DefaultHandoverTTL
 	}
 	return cfg
 }
@@ -171,6 +175,9 @@ func (c *Core) checkOp(op Operation) *UsageError {
 		}
 	} else if op.Login != "" {
 		return &UsageError{Command: cmd, Problem: "Registering a domain takes no user name.", Fix: fix}
+	}
+	if ue := checkFor(op); ue != nil {
+		return ue
 	}
 	if !allowed(c.domains, op.Domain) {
 		return &UsageError{Command: cmd,
