@@ -49,7 +49,7 @@ func (c *Core) Decide(req Request) Decision {
 	if ue := c.checkOp(op); ue != nil {
 		return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
 	}
-	return c.selfServiceOr(req, c.decideOp(req, op))
+	return c.selfServiceOr(req, op, c.decideOp(req, op))
 }
 
 // decideOp decides, by the policy, what becomes of the valid operation op

@@ -157,7 +157,7 @@ func TestSubmitFormAsTyped(t *testing.T) {
 	}{
 		{"UADMIN1", CmdMailbox, "add Bob@Example.com new hire", FormValues{Domain: "Example.com", User: " Bob ", Reason: "new  hire"}, VerdictRun},
 		{"UADMIN1", CmdMailbox, "add bob", FormValues{User: "bob"}, VerdictRun},
-		{"UUSER1", CmdMailbox, "add bob example.com for <@U1|ann>", FormValues{Domain: "example.com", User: "bob", Reason: "for <@U1|ann>"}, VerdictApproval},
+		{"UUSER1", CmdMailbox, "add bob example.com asked by <@U1|ann>", FormValues{Domain: "example.com", User: "bob", Reason: "asked by <@U1|ann>"}, VerdictApproval},
 		{"UUSER1", CmdDomain, "register example.org. launch", FormValues{Domain: "example.org.", Reason: "launch"}, VerdictApproval},
 	}
 	for _, tc := range tests {

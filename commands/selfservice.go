@@ -46,17 +46,11 @@ func (p Person) unreachable() string {
 // selfServiceOr is d, or for a reset by someone who is not an admin while
 // self-service is on, a self-service reset when the address turns out to
 // be the caller's own, with d as what it is otherwise.
-func (c *Core) selfServiceOr(req Request, d Decision) Decision {
-	op := d.Op
+func (c *Core) selfServiceOr(req Request, op Operation, d Decision) Decision {
 	if c.cfg.SelfService != SelfServiceReset || op.Action != ActionResetPassword || op.For != "" || c.IsAdmin(req.UserID) {
 		return d
 	}
-	if d.Verdict == VerdictReply && d.Reply.Title != "Not allowed" {
-		return d
-	}
-	fallback := d
-	fallback.Op = op
-	return Decision{Verdict: VerdictSelfService, Op: op, Fallback: &fallback}
+	return Decision{Verdict: VerdictSelfService, Op: op, Fallback: &d}
 }
 
 // selfService runs a reset of the caller's own mailbox, handed over to
