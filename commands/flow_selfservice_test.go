@@ -64,10 +64,10 @@ func TestSelfServiceRefusals(t *testing.T) {
 	tests := []struct {
 		user, line, want string
 	}{
-		{user1, "/mailbox reset", "not confirmed"},     // e-mail not confirmed
-		{user2, "/mailbox reset", "Guests"},            // a guest
-		{visitor, "/mailbox reset", "full members"},    // another workspace
-		{ghost, "/mailbox reset", "not confirmed"},     // no e-mail
+		{user1, "/mailbox reset", "not confirmed"},      // e-mail not confirmed
+		{user2, "/mailbox reset", "Guests"},             // a guest
+		{visitor, "/mailbox reset", "full members"},     // another workspace
+		{ghost, "/mailbox reset", "not confirmed"},      // no e-mail
 		{newHire, "/mailbox reset bob@example.com", ""}, // someone else's: not allowed, as before
 		{user1, "/mailbox reset user1@example.com", ""}, // own but unconfirmed: what it was
 	}
