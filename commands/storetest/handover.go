@@ -174,7 +174,7 @@ func testHandoverClaimExpired(t *testing.T, open func(t *testing.T) commands.Sto
 		}
 	}
 	claim(t, s, handover("b", now.Add(time.Hour)), now.Add(time.Hour), commands.ClaimTaken) // showing: not expired by the sweep
-	at := now.Add(72*time.Hour + 2*time.Hour)                                                // a, b and c are due
+	at := now.Add(72*time.Hour + 2*time.Hour)                                               // a, b and c are due
 	stores := replicas(t, s, 2)
 	var got atomic.Int32
 	together(4, func(i int) {
