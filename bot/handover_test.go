@@ -140,3 +140,22 @@ func TestSelfServiceOverSlack(t *testing.T) {
 		t.Errorf("self-service with an unconfirmed e-mail:\n%s", got)
 	}
 }
+
+// TestFormForPicker: the add form's person picker hands the credentials
+// over, as "for <@user>" typed does.
+func TestFormForPicker(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ownDomain("example.com")
+	view, _ := openForm(t, h.env, admin, "/mailbox", "add")
+	p := submit(t, h.env, admin, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
+		slackfake.Text(userInput, inputAction, "ada"), slackfake.Text(domainInput, inputAction, "example.com"),
+		slackfake.Person(forInput, inputAction, owner)}})
+	if p["response_action"] != "clear" {
+		t.Fatalf("ack payload %v, want clear", p)
+	}
+	call, value := h.handoverOffer(t)
+	if got := h.showClick(t, h.slack.Via(0), owner, call.TS, value).shown(); !strings.Contains(got, "Your password for ada@example.com") {
+		t.Fatalf("the owner's click:\n%s", got)
+	}
+}

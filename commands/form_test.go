@@ -29,13 +29,13 @@ func TestDecideBare(t *testing.T) {
 		refused bool
 	}{
 		{"mailbox, exact domains, admin", Config{Domains: exact, DefaultDomain: "example.org", Approvals: ApprovalsRequests}, "UADMIN1", CmdMailbox, "",
-			&Form{Action: ActionAddMailbox, Command: CmdMailbox, Domains: []string{"example.com", "example.org"}, DefaultDomain: "example.org"}, false},
+			&Form{Action: ActionAddMailbox, Command: CmdMailbox, Domains: []string{"example.com", "example.org"}, DefaultDomain: "example.org", OffersFor: true}, false},
 		{"mailbox add, exact domains, user", Config{Domains: exact, DefaultDomain: "example.org", Approvals: ApprovalsRequests}, "UUSER1", CmdMailbox, "  ADD ",
-			&Form{Action: ActionAddMailbox, Command: CmdMailbox, Domains: []string{"example.com", "example.org"}, DefaultDomain: "example.org", ReasonRequired: true}, false},
+			&Form{Action: ActionAddMailbox, Command: CmdMailbox, Domains: []string{"example.com", "example.org"}, DefaultDomain: "example.org", ReasonRequired: true, OffersFor: true}, false},
 		{"mailbox, wildcard allow-list", Config{Domains: wild, DefaultDomain: "example.com", Approvals: ApprovalsRequests}, "UADMIN1", CmdMailbox, "add",
-			&Form{Action: ActionAddMailbox, Command: CmdMailbox, DefaultDomain: "example.com"}, false},
+			&Form{Action: ActionAddMailbox, Command: CmdMailbox, DefaultDomain: "example.com", OffersFor: true}, false},
 		{"mailbox, no allow-list", Config{}, "UADMIN1", CmdMailbox, "",
-			&Form{Action: ActionAddMailbox, Command: CmdMailbox}, false},
+			&Form{Action: ActionAddMailbox, Command: CmdMailbox, OffersFor: true}, false},
 		{"register, exact domains", Config{Domains: exact, DefaultDomain: "example.org"}, "UADMIN1", CmdDomain, "register",
 			&Form{Action: ActionRegisterDomain, Command: CmdDomain, Domains: []string{"example.com", "example.org"}}, false},
 		{"register, mode all, admin", Config{Approvals: ApprovalsAll}, "UADMIN1", CmdDomain, "",
