@@ -34,6 +34,12 @@ func (sh *shell) setEmail(addr string) {
 		fmt.Fprintln(sh.out, "Type email and an address, such as: email ada@example.com (the acting user's confirmed Slack e-mail, for self-service).")
 		return
 	}
+	for user, e := range sh.people.emails {
+		if user != sh.user && strings.EqualFold(e, addr) {
+			fmt.Fprintf(sh.out, "%s is %s's confirmed e-mail: one address is one person's.\n", textcut.Runes(addr, 254), user)
+			return
+		}
+	}
 	sh.people.emails[sh.user] = addr
 	fmt.Fprintf(sh.out, "%s's confirmed e-mail is now %s.\n", sh.user, textcut.Runes(addr, 254))
 }
