@@ -170,3 +170,18 @@ func (s *Store) ClaimSelfService(ctx context.Context, user string, now time.Time
 	})
 	return ok, next, err
 }
+
+// pruneHandovers deletes the hand-overs no click can use any more (ended,
+// or stuck in a click, and past their expiry) whose expiry is older than
+// cutoff, and the self-service counts older than cutoff; it says how many
+// hand-overs.
+func (s *Store) pruneHandovers(ctx context.Context, cutoff time.Time) (int64, error) {
+	n, err := s.pruneBatches(ctx, "prune hand-overs", `DELETE FROM handovers WHERE id IN (SELECT id FROM handovers
+		WHERE state <> 'offered' AND expires < $1 LIMIT $2)`, cutoff)
+	if err != nil {
+		return n, err
+	}
+	_, err = s.pruneBatches(ctx, "prune self-service", `DELETE FROM self_service WHERE user_id IN (SELECT user_id FROM self_service
+		WHERE last_at < $1 LIMIT $2)`, cutoff)
+	return n, err
+}
