@@ -159,3 +159,20 @@ func TestFormForPicker(t *testing.T) {
 		t.Fatalf("the owner's click:\n%s", got)
 	}
 }
+
+// TestHandoverRequestMessage: the approval request for a hand-over says
+// whom the credentials go to, and its approval offers them the button.
+func TestHandoverRequestMessage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
+	h.ownDomain("example.com")
+	_, req := ask(t, h.env, stranger, "/mailbox", "add ada@example.com for <@UADA|ada> new hire")
+	if got := req.msg.shown(); !strings.Contains(got, "*Credentials for:* <@UADA> alone") {
+		t.Errorf("the request message:\n%s", got)
+	}
+	decide(t, h.env, admin, req, approve)
+	call, value := h.handoverOffer(t)
+	if got := h.showClick(t, h.slack.Via(0), owner, call.TS, value).shown(); !strings.Contains(got, "Your password for ada@example.com") {
+		t.Fatalf("the owner's click:\n%s", got)
+	}
+}

@@ -350,3 +350,18 @@ func restarted(t *testing.T, e *env, api commands.Provider, msgr *recMessenger) 
 	e.msgr = msgr
 	return c
 }
+
+func TestHandoverOnTheHomeTab(t *testing.T) {
+	t.Parallel()
+	e, _ := handoverEnv(t, commands.Config{Approvals: commands.ApprovalsRequests})
+	e.request(user1, "/mailbox add bob@example.com for <@UADA>")
+	e.typed(admin1, "/mailbox add ada@example.com for <@UADA>")
+	mention := func(id string) string { return "<@" + id + ">" }
+	if home := e.core.Home(e.t.Context(), user1).PlainText(mention); !strings.Contains(home, "bob@example.com for <@UADA>") {
+		t.Errorf("the requester's Home tab does not say whom the pending request is for:\n%s", home)
+	}
+	home := e.core.Home(e.t.Context(), admin1).PlainText(mention)
+	if !strings.Contains(home, "ada@example.com by <@UADMIN1>, credentials to <@UADA>") || !strings.Contains(home, "bob@example.com for <@UADA>") {
+		t.Errorf("the admin's Home tab does not say whom the credentials go to:\n%s", home)
+	}
+}
