@@ -19,15 +19,9 @@ func (m *Messenger) OfferHandover(ctx context.Context, v commands.HandoverView) 
 	if err != nil {
 		return commands.MessageRef{}, err
 	}
-	dm, err := retrying(ctx, func() (string, error) {
-		ch, _, _, err := m.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{v.Handover.Owner}, ReturnIM: true})
-		if err != nil {
-			return "", err
-		}
-		return ch.ID, nil
-	})
+	dm, err := m.openDM(ctx, v.Handover.Owner)
 	if err != nil {
-		return commands.MessageRef{}, fmt.Errorf("conversations.open: %w", err)
+		return commands.MessageRef{}, err
 	}
 	ch, ts, err := retryingPair(ctx, func() (string, string, error) {
 		return m.api.PostMessageContext(ctx, dm, slack.MsgOptionText(handoverFallback(v), false), slack.MsgOptionBlocks(blocks...))
@@ -60,36 +54,8 @@ func (m *Messenger) UpdateHandover(ctx context.Context, ref commands.MessageRef,
 // in the direct message, the one message at its ts) and returns the value
 // of its Show button: "" when it offers none, or is gone.
 func (m *Messenger) HandoverValue(ctx context.Context, ref commands.MessageRef) (string, error) {
-	resp, err := retrying(ctx, func() (*slack.GetConversationHistoryResponse, error) {
-		return m.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
-			ChannelID: ref.Channel, Latest: ref.TS, Oldest: ref.TS, Inclusive: true, Limit: 1})
-	})
-	if err != nil {
-		return "", fmt.Errorf("conversations.history: %w", err)
-	}
-	for _, msg := range resp.Messages {
-		if msg.Timestamp == ref.TS {
-			return buttonValue(msg.Blocks, handoverBlockID, commands.ButtonShow), nil
-		}
-	}
-	return "", nil
-}
-
-// buttonValue returns the value of the button kind in the actions block
-// blockID, or "".
-func buttonValue(b slack.Blocks, blockID string, kind commands.ButtonKind) string {
-	for _, blk := range b.BlockSet {
-		a, ok := blk.(*slack.ActionBlock)
-		if !ok || a.BlockID != blockID || a.Elements == nil {
-			continue
-		}
-		for _, el := range a.Elements.ElementSet {
-			if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.ActionID == string(kind) {
-				return btn.Value
-			}
-		}
-	}
-	return ""
+	blocks, err := m.readBack(ctx, ref)
+	return buttonValue(blocks, handoverBlockID, commands.ButtonShow), err
 }
 
 // handoverBlocks renders the owner's message: what is theirs, and the
