@@ -71,6 +71,7 @@ type auditJSON struct {
 	Stage     string    `json:"stage,omitempty"`
 	UID       int64     `json:"uid,omitempty"`
 	Code      string    `json:"code,omitempty"`
+	HandedTo  string    `json:"handed_to,omitempty"` // whom the credentials went to, in a hand-over
 }
 
 // writeAuditJSON writes one page of entries, a JSON object a line.
@@ -79,7 +80,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 	for _, e := range entries {
 		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
 			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Result,
-			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code}
+			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code, HandedTo: e.HandedTo}
 		if e.Login != "" {
 			j.Mailbox = e.Login + "@" + e.Domain
 		}
@@ -103,7 +104,7 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 			target = e.Login + "@" + e.Domain
 		}
 		var detail []string
-		for _, kv := range [][2]string{{"provider", e.Provider}, {"status", e.Status}, {"stage", e.Stage}, {"code", e.Code}} {
+		for _, kv := range [][2]string{{"provider", e.Provider}, {"status", e.Status}, {"stage", e.Stage}, {"code", e.Code}, {"handed_to", e.HandedTo}} {
 			if kv[1] != "" {
 				detail = append(detail, kv[0]+"="+kv[1])
 			}

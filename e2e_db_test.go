@@ -30,6 +30,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 		{"BlipWhilePosting", testE2EBlipWhilePosting},
 		{"ProviderAudit", testE2EProviderAudit},
 		{"LifecycleAudit", testE2ELifecycleAudit},
+		{"HandoverReplicas", testE2EHandoverReplicas},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -70,9 +70,10 @@ func TestManifestSlackApp(t *testing.T) {
 		if c.Description == "" || c.UsageHint == "" {
 			t.Errorf("%s: description %q, usage_hint %q: want both", c.Command, c.Description, c.UsageHint)
 		}
-		// The choice and its reasons are in the manifest's comment.
-		if c.ShouldEscape {
-			t.Errorf("%s: should_escape is true", c.Command)
+		// Mentions arrive as user IDs ("for @person"); the reasons are shown
+		// as plain text whatever escaping made of them.
+		if !c.ShouldEscape {
+			t.Errorf("%s: should_escape is false: a typed @person would arrive as text, not as a user ID", c.Command)
 		}
 		checkUsageHint(t, c)
 	}

@@ -84,6 +84,7 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	coreCfg := cfg.CoreConfig()
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
+	coreCfg.People, coreCfg.OnHandover = bot.NewPeople(api, auth.TeamID), ms.bot.Handover
 	if groups != nil {
 		coreCfg.InGroup, coreCfg.GroupHandle = groups.Contains, groups.Handle
 	}

@@ -32,6 +32,8 @@ const shellLines = `Shell lines:
   deny <ID>         deny it
   cancel <ID>       withdraw your own pending request
   more              the next page of the last list of mailboxes
+  show <ID>         click Show my password of a hand-over, as the acting user
+  email <ADDRESS>   give the acting user a confirmed Slack e-mail (for self-service)
   home              what the Slack Home tab shows the acting user
   audit             the audit trail of this session
   exit              leave (so does end of input)
@@ -82,7 +84,9 @@ func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Lo
 		return fmt.Errorf("shell: %w", err)
 	}
 	defer func() { _ = con.Close() }()
-	sh := &shell{out: con, user: as, values: map[string]string{}, store: store, started: time.Now()}
+	sh := &shell{out: con, user: as, values: map[string]string{}, store: store, started: time.Now(),
+		handovers: map[string]string{}, people: &shellPeople{emails: map[string]string{}}}
+	ccfg.People = sh.people
 	core, err := commands.New(api, sh.store, sh, ccfg, logger.Named("shell"))
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
@@ -171,13 +175,16 @@ func validUser(id string) bool { return commands.IsUserID(id) }
 
 // shell is one console session.
 type shell struct {
-	core    *commands.Core
-	store   commands.Store
-	out     io.Writer
-	user    string            // the acting user
-	values  map[string]string // request ID → signed request, as a Slack button keeps it
-	more    string            // the signed value of the last "More" button
-	started time.Time         // the session's start: its audit trail begins here
+	core   *commands.Core
+	store  commands.Store
+	out    io.Writer
+	user   string            // the acting user
+	values map[string]string // request ID → signed request, as a Slack button keeps it
+	more   string            // the signed value of the last "More" button
+	// handovers are the signed values of the Show buttons, by hand-over ID.
+	handovers map[string]string
+	people    *shellPeople
+	started   time.Time // the session's start: its audit trail begins here
 }
 
 // loop reads lines until exit, end of input or ctx's end. The reader runs
@@ -246,6 +253,10 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 		value := sh.more
 		sh.more = ""
 		sh.core.Click(ctx, commands.Click{Kind: commands.ButtonMore, Value: value, User: sh.user, Route: commands.Route{User: sh.user}})
+	case "show":
+		sh.show(ctx, rest)
+	case "email":
+		sh.setEmail(rest)
 	case "home":
 		fmt.Fprint(sh.out, sh.core.Home(ctx, sh.user).PlainText(plainID))
 	case "audit":
@@ -285,7 +296,7 @@ func (sh *shell) role(user string) string {
 // command runs a slash command as the acting user. The shell has no
 // forms: a command that would open one answers with the command's help.
 func (sh *shell) command(ctx context.Context, cmd, text string) {
-	d := sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: text})
+	d := sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: escapeMentions(text)})
 	if d.Verdict == commands.VerdictForm {
 		d = sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: "help"})
 		d.Reply.Fields = withoutForms(d.Reply.Fields)

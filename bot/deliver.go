@@ -85,6 +85,15 @@ func (m *Messenger) ephemeral(ctx context.Context, channel, user string, opts []
 // ephemeralDM posts an ephemeral message in user's direct-message channel
 // with the bot.
 func (m *Messenger) ephemeralDM(ctx context.Context, user string, opts []slack.MsgOption) error {
+	dm, err := m.openDM(ctx, user)
+	if err != nil {
+		return err
+	}
+	return m.ephemeral(ctx, dm, user, opts)
+}
+
+// openDM opens user's direct-message channel with the bot and returns it.
+func (m *Messenger) openDM(ctx context.Context, user string) (string, error) {
 	dm, err := retrying(ctx, func() (string, error) {
 		ch, _, _, err := m.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{user}, ReturnIM: true})
 		if err != nil {
@@ -93,9 +102,9 @@ func (m *Messenger) ephemeralDM(ctx context.Context, user string, opts []slack.M
 		return ch.ID, nil
 	})
 	if err != nil {
-		return fmt.Errorf("conversations.open: %w", err)
+		return "", fmt.Errorf("conversations.open: %w", err)
 	}
-	return m.ephemeral(ctx, dm, user, opts)
+	return dm, nil
 }
 
 // checkResponseURL accepts https URLs, and http ones on loopback (tests).

@@ -24,6 +24,7 @@ var formBlockIDs = map[string]string{
 	commands.FieldDomain: "mailbot_domain",
 	commands.FieldUser:   "mailbot_user",
 	commands.FieldReason: "mailbot_reason",
+	commands.FieldFor:    "mailbot_for",
 }
 
 // openForm opens the form of a command typed bare. Its trigger lives
@@ -56,6 +57,9 @@ func formView(f *commands.Form) slack.ModalViewRequest {
 		blocks = append(blocks, textInput(commands.FieldUser, "User name", "alice", "", false))
 	}
 	blocks = append(blocks, domainInput(f))
+	if f.OffersFor {
+		blocks = append(blocks, forInput())
+	}
 	reason := textInput(commands.FieldReason, "Reason", "New hire in sales", "", !f.ReasonRequired)
 	reason.Hint = slack.NewTextBlockObject(slack.PlainTextType, words.ReasonHint, false, false)
 	blocks = append(blocks, reason)
@@ -106,7 +110,8 @@ func (b *Bot) submitForm(cb slack.InteractionCallback) any {
 	if cb.View.CallbackID != formCallbackID {
 		return nil
 	}
-	v := commands.FormValues{Domain: formField(cb, commands.FieldDomain), User: formField(cb, commands.FieldUser), Reason: formField(cb, commands.FieldReason)}
+	v := commands.FormValues{Domain: formField(cb, commands.FieldDomain), User: formField(cb, commands.FieldUser), Reason: formField(cb, commands.FieldReason),
+		For: formField(cb, commands.FieldFor)}
 	d, channel, problems := b.core.SubmitForm(cb.User.ID, cb.View.PrivateMetadata, v)
 	if len(problems) > 0 {
 		errs := make(map[string]string, len(problems))
@@ -133,5 +138,18 @@ func formField(cb slack.InteractionCallback, field string) string {
 	if a.SelectedOption.Value != "" {
 		return a.SelectedOption.Value
 	}
+	if a.SelectedUser != "" {
+		return a.SelectedUser
+	}
 	return strings.TrimSpace(a.Value)
+}
+
+// forInput is the optional person the credentials go to, a hand-over
+// (users_select).
+func forInput() *slack.InputBlock {
+	sel := slack.NewOptionsSelectBlockElement(slack.OptTypeUser, slack.NewTextBlockObject(slack.PlainTextType, "Choose a person", false, false), formValue)
+	in := slack.NewInputBlock(formBlockIDs[commands.FieldFor], slack.NewTextBlockObject(slack.PlainTextType, "For (optional)", false, false), nil, sel)
+	in.Hint = slack.NewTextBlockObject(slack.PlainTextType, "They alone get the password, in a direct message from mailbot.", false, false)
+	in.Optional = true
+	return in
 }

@@ -20,6 +20,7 @@ const (
 	userInput    = "mailbot_user"
 	domainInput  = "mailbot_domain"
 	reasonInput  = "mailbot_reason"
+	forInput     = "mailbot_for"
 	inputAction  = "value"
 )
 
@@ -91,10 +92,12 @@ func TestBareCommandOpensForm(t *testing.T) {
 		{"mailbox, exact domains", admin, "/mailbox", "", []option{withDomains("example.com", "example.org"), withDefaultDomain("example.org")},
 			[]formInput{{userInput, "plain_text_input", false, nil, ""},
 				{domainInput, "static_select", false, []string{"example.com", "example.org"}, "example.org"},
+				{forInput, "users_select", true, nil, ""},
 				{reasonInput, "plain_text_input", true, nil, ""}}},
 		{"mailbox add, approval needed", stranger, "/mailbox", "add", []option{withApprovals(commands.ApprovalsRequests), withDomains("example.com")},
 			[]formInput{{userInput, "plain_text_input", false, nil, ""},
 				{domainInput, "static_select", false, []string{"example.com"}, ""},
+				{forInput, "users_select", true, nil, ""},
 				{reasonInput, "plain_text_input", false, nil, ""}}},
 		{"maildomain, wildcard allow-list", admin, "/maildomain", "", []option{withDomains("*.example.org", "example.org")},
 			[]formInput{{domainInput, "plain_text_input", false, nil, ""}, {reasonInput, "plain_text_input", true, nil, ""}}},

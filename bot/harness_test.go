@@ -199,6 +199,7 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 		s.core.InGroup = groups.Contains
 	}
 	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: s.ops}, logger, bm)
+	s.core.People, s.core.OnHandover = bot.NewPeople(api, slackfake.TeamID), bm.Handover
 	store := cmp.Or[commands.Store](s.store, e.store)
 	core, err := commands.New(provider, store, msgr, s.core, logger)
 	if err != nil {

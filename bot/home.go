@@ -70,6 +70,9 @@ func homeRequestText(h commands.Home, r commands.HomeRequest) string {
 	}
 	s := fmt.Sprintf("%s asks to *%s*\n*Reason:* %s\n*Expires:* %s · request `%s`",
 		mention(r.Requester), escape(r.Op.String()), escape(reason), r.Expires.UTC().Format(time.RFC1123), escape(r.ID))
+	if r.Op.For != "" {
+		s += "\n*Credentials for:* " + mention(r.Op.For) + " alone"
+	}
 	if len(r.Approvers) > 0 {
 		names := make([]string, len(r.Approvers))
 		for i, a := range r.Approvers {

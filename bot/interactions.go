@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -53,7 +54,10 @@ func clickOf(cb slack.InteractionCallback, a *slack.BlockAction) (commands.Click
 		return k, true
 	case a.BlockID == replyBlockID && (kind == commands.ButtonCancel || kind == commands.ButtonCheckDNS || kind == commands.ButtonMore):
 		return k, true
-	case strings.HasPrefix(a.BlockID, homeBlockPrefix) && kind != commands.ButtonCheckDNS:
+	case a.BlockID == handoverBlockID && kind == commands.ButtonShow:
+		k.Message = commands.MessageRef{Channel: channel, TS: cmp.Or(cb.Container.MessageTs, cb.Message.Timestamp)}
+		return k, true
+	case strings.HasPrefix(a.BlockID, homeBlockPrefix) && kind != commands.ButtonCheckDNS && kind != commands.ButtonShow:
 		k.Route = commands.Route{User: cb.User.ID} // a Home tab has no channel and no response_url
 		return k, true
 	}

@@ -18,7 +18,7 @@ func WebAPIMethods() map[string][]string {
 		"chat.postMessage":      {"chat:write"},      // ops notifications, approval requests, reminders
 		"chat.update":           {"chat:write"},      // approval request outcome
 		"chat.postEphemeral":    {"chat:write"},      // results for the requester
-		"conversations.open":    {"im:write"},        // DM fallback for an approval's result
+		"conversations.open":    {"im:write"},        // DM fallback for a result; hand-over messages
 		"usergroups.list":       {"usergroups:read"}, // an admin group's handle
 		"usergroups.users.list": {"usergroups:read"}, // an admin group's members
 		"views.open":            nil,                 // the form of a bare command
@@ -26,8 +26,12 @@ func WebAPIMethods() map[string][]string {
 		"views.publish":         nil,                 // the Home tab
 		// A request message read back before an approved request runs: the
 		// ops channel may be public (channels:history) or private
-		// (groups:history).
-		"conversations.history": {"channels:history", "groups:history"},
+		// (groups:history); a hand-over's message in a direct message
+		// (im:history).
+		"conversations.history": {"channels:history", "groups:history", "im:history"},
+		// Before a hand-over, that the person can get a direct message;
+		// for a self-service reset, their confirmed e-mail.
+		"users.info": {"users:read", "users:read.email"},
 	}
 }
 

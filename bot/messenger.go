@@ -105,31 +105,38 @@ func (m *Messenger) Remind(ctx context.Context, ref commands.MessageRef, text st
 // carries: "" when it no longer offers the approval buttons (it shows a
 // decision), or is gone.
 func (m *Messenger) RequestValue(ctx context.Context, ref commands.MessageRef) (string, error) {
+	blocks, err := m.readBack(ctx, ref)
+	return buttonValue(blocks, approvalBlockID, commands.ButtonApprove), err
+}
+
+// readBack reads the message at ref back (conversations.history, the one
+// message at its ts) and returns its blocks: none when it is gone.
+func (m *Messenger) readBack(ctx context.Context, ref commands.MessageRef) (slack.Blocks, error) {
 	resp, err := retrying(ctx, func() (*slack.GetConversationHistoryResponse, error) {
 		return m.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
 			ChannelID: ref.Channel, Latest: ref.TS, Oldest: ref.TS, Inclusive: true, Limit: 1})
 	})
 	if err != nil {
-		return "", fmt.Errorf("conversations.history: %w", err)
+		return slack.Blocks{}, fmt.Errorf("conversations.history: %w", err)
 	}
 	for _, msg := range resp.Messages {
 		if msg.Timestamp == ref.TS {
-			return approveValue(msg.Blocks), nil
+			return msg.Blocks, nil
 		}
 	}
-	return "", nil // gone: run nothing
+	return slack.Blocks{}, nil // gone: run nothing
 }
 
-// approveValue returns the value of a request message's Approve button,
-// or "" when it offers none.
-func approveValue(b slack.Blocks) string {
+// buttonValue returns the value of the button kind in the actions block
+// blockID, or "" when there is none.
+func buttonValue(b slack.Blocks, blockID string, kind commands.ButtonKind) string {
 	for _, blk := range b.BlockSet {
 		a, ok := blk.(*slack.ActionBlock)
-		if !ok || a.BlockID != approvalBlockID || a.Elements == nil {
+		if !ok || a.BlockID != blockID || a.Elements == nil {
 			continue
 		}
 		for _, el := range a.Elements.ElementSet {
-			if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.ActionID == string(commands.ButtonApprove) {
+			if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.ActionID == string(kind) {
 				return btn.Value
 			}
 		}

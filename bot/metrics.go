@@ -21,6 +21,7 @@ type Metrics struct {
 	reconnects    *metrics.Counter
 	inFlight      *metrics.Gauge
 	ackLatency    *metrics.Histogram
+	handovers     *metrics.CounterVec
 }
 
 // ackBuckets are the bounds of mailbot_ack_latency_seconds, in seconds.
@@ -44,6 +45,10 @@ func NewMetrics(reg *metrics.Registry) *Metrics {
 		ackLatency: reg.NewHistogram("mailbot_ack_latency_seconds",
 			"Time from receiving an envelope to handing its acknowledgement to the socket.", ackBuckets),
 	}
+	m.handovers = reg.NewCounterVec("mailbot_handovers_total", "Hand-overs of credentials to their owner, by event (offered, shown, expired, refused click).", "event")
+	for _, ev := range commands.HandoverEvents() {
+		m.handovers.WithLabelValues(string(ev))
+	}
 	for _, c := range SlashCommands() {
 		for _, o := range commands.CommandOutcomes() {
 			m.commands.WithLabelValues(c, o)
@@ -60,3 +65,6 @@ func NewMetrics(reg *metrics.Registry) *Metrics {
 	}
 	return m
 }
+
+// Handover counts a hand-over event (commands.Config.OnHandover).
+func (m *Metrics) Handover(ev commands.HandoverEvent) { m.handovers.WithLabelValues(string(ev)).Inc() }

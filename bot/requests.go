@@ -37,6 +37,9 @@ func requestBlocks(v commands.RequestView) ([]slack.Block, error) {
 	}
 	head := fmt.Sprintf("*Approval requested* by %s in %s\n*Operation:* %s\n*Reason:* %s\n*Expires:* %s",
 		mention(p.Requester), where, escape(p.Op.String()), escape(reason), p.Expires.UTC().Format(time.RFC1123))
+	if p.Op.For != "" {
+		head += "\n*Credentials for:* " + mention(p.Op.For) + " alone, in a direct message"
+	}
 	if v.Need > 1 {
 		head += fmt.Sprintf("\n*Approvals needed:* %d different admins", v.Need)
 	}

@@ -127,7 +127,9 @@ func (e *env) actors() (map[string]map[string]bool, string) {
 	}
 	out := map[string]map[string]bool{}
 	for _, a := range entries {
-		if a.Event != commands.EventRun {
+		// A hand-over's run gives its requester nothing to see; its
+		// password is shown to its owner alone, at the click.
+		if (a.Event != commands.EventRun && a.Event != commands.EventHandoverShown) || (a.Event == commands.EventRun && a.HandedTo != "") {
 			continue
 		}
 		target := a.Domain

@@ -30,6 +30,8 @@ func (c *Core) Click(ctx context.Context, k Click) string {
 		return c.clickCheck(ctx, k)
 	case ButtonMore:
 		return c.clickMore(ctx, k)
+	case ButtonShow:
+		return c.clickShow(ctx, k)
 	}
 	p, err := c.DecodePending(k.Value)
 	if err != nil {

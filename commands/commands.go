@@ -59,6 +59,21 @@ type Config struct {
 	// reset passwords change at the next login, where it can
 	// (MAILBOT_FORCE_PASSWORD_CHANGE).
 	ForcePasswordChange bool
+	// HandoverTTL is how long the Show my password button of a hand-over
+	// works (MAILBOT_HANDOVER_TTL); zero means 72h.
+	HandoverTTL time.Duration
+	// SelfService says who may reset a password without an admin
+	// (MAILBOT_SELF_SERVICE): SelfServiceOff (the zero value) or
+	// SelfServiceReset.
+	SelfService SelfServiceMode
+	// People reads what the transport knows of a person: whether a
+	// direct message reaches them, and their confirmed e-mail address.
+	// Nil means nobody can be handed credentials and self-service is
+	// refused.
+	People People
+	// OnHandover, if set, is told of each hand-over offered, shown,
+	// expired or refused click (for metrics); it must not block.
+	OnHandover func(HandoverEvent)
 	// CredentialsVariable names the setting that holds mailbot's
 	// credentials for the provider (PDD_TOKEN, or PDD_TOKEN_FILE when the
 	// token comes from a file): a reply to a refusal of the credentials
@@ -122,6 +137,11 @@ type Operation struct {
 	Domain string // lower case, ASCII (punycode), no trailing dot
 	Login  string // the user name (no @domain); empty for register
 	Reason string // the free text after the target, may be empty
+	// For is the Slack user ID of the person the credentials of an add
+	// or a reset go to, in a hand-over; empty: the requester gets them.
+	For string
+	// SelfService marks a reset that a person runs on their own mailbox.
+	SelfService bool
 }
 
 // Verdict is what the core decided to do with a request.
@@ -129,10 +149,11 @@ type Verdict int
 
 // The verdicts of [Core.Decide].
 const (
-	VerdictReply    Verdict = iota // Reply is the whole answer: help, usage, invalid input or refusal
-	VerdictRun                     // run Op now, with Core.Run
-	VerdictApproval                // Op needs an admin's approval: post Pending, tell the requester
-	VerdictForm                    // a bare command: show Form (the shell answers with the usage)
-	VerdictCheck                   // run the DNS checklist of Op.Domain
-	VerdictRead                    // read Op.Domain at the provider (list, status): an admin's, no approval
+	VerdictReply       Verdict = iota // Reply is the whole answer: help, usage, invalid input or refusal
+	VerdictRun                        // run Op now, with Core.Run
+	VerdictApproval                   // Op needs an admin's approval: post Pending, tell the requester
+	VerdictForm                       // a bare command: show Form (the shell answers with the usage)
+	VerdictCheck                      // run the DNS checklist of Op.Domain
+	VerdictRead                       // read Op.Domain at the provider (list, status): an admin's, no approval
+	VerdictSelfService                // a reset that may be the caller's own mailbox: Execute checks and runs it
 )

@@ -23,6 +23,9 @@ type Decision struct {
 	Reply   Reply     // for VerdictReply: the answer
 	Pending *Pending  // for VerdictApproval: the request to post for the admins
 	Form    *Form     // for VerdictForm: the form to show
+	// Fallback is, for VerdictSelfService on a typed address, what the
+	// reset is when the address is not the caller's own.
+	Fallback *Decision
 }
 
 // Reply is a transport-free answer to the person who asked. The Slack
@@ -56,6 +59,7 @@ const (
 	ButtonCancel   ButtonKind = "cancel"    // withdraw a request (its requester)
 	ButtonCheckDNS ButtonKind = "check_dns" // run the DNS checklist of a registered domain
 	ButtonMore     ButtonKind = "more"      // show the next page of a list (admins)
+	ButtonShow     ButtonKind = "show"      // show a handed-over password (its owner)
 )
 
 // Field is one labelled value of a [Reply].
@@ -90,6 +94,8 @@ type Notice struct {
 	// changed nothing and a later attempt may succeed: an approval is not
 	// used up by it.
 	NothingDone bool
+	// HandedTo is the person the credentials went to in a hand-over.
+	HandedTo string
 	// Uncertain is set when the operation may or may not have happened
 	// (an add that was sent and got no answer).
 	Uncertain bool
@@ -204,7 +210,11 @@ func (c *Core) pendingReply(p Pending) Reply {
 	if p.Op.Reason != "" {
 		r.Fields = append(r.Fields, Field{Label: "Reason", Value: p.Op.Reason})
 	}
-	if p.Op.Action == ActionResetPassword {
+	switch {
+	case p.Op.For != "":
+		r.Text += " If it is approved, the credentials go to " + c.cfg.Mention(p.Op.For) + " alone, in a direct message: nobody else, you included, sees the password."
+		r.Fields = append(r.Fields, Field{Label: "Credentials for", Value: c.cfg.Mention(p.Op.For)})
+	case p.Op.Action == ActionResetPassword:
 		r.Text += " If it is approved, the new password comes to you alone."
 	}
 	return r

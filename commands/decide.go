@@ -23,6 +23,8 @@ func (c *Core) Decide(req Request) Decision {
 		return Decision{Verdict: VerdictReply, Reply: c.help(inv.Command)}
 	case inv.Check:
 		return Decision{Verdict: VerdictCheck, Op: inv.Op}
+	case inv.Bare && inv.Op.Action == ActionResetPassword && c.cfg.SelfService == SelfServiceReset:
+		return Decision{Verdict: VerdictSelfService, Op: inv.Op}
 	case inv.Bare:
 		if outcome, why := c.authorise(req.UserID); outcome == VerdictReply {
 			return c.notAllowed(why)
@@ -47,6 +49,12 @@ func (c *Core) Decide(req Request) Decision {
 	if ue := c.checkOp(op); ue != nil {
 		return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
 	}
+	return c.selfServiceOr(req, op, c.decideOp(req, op))
+}
+
+// decideOp decides, by the policy, what becomes of the valid operation op
+// that req asks for.
+func (c *Core) decideOp(req Request, op Operation) Decision {
 	outcome, why := c.authorise(req.UserID)
 	switch outcome {
 	case VerdictReply:

@@ -32,6 +32,8 @@ type Messenger interface {
 	// signed value its Approve and Deny buttons carry: "" when it offers
 	// none (it shows a decision) or is gone.
 	RequestValue(ctx context.Context, ref MessageRef) (string, error)
+
+	HandoverMessenger
 }
 
 // Route says where a private answer goes: the person, where they typed
@@ -105,7 +107,15 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 		}
 		return res.label()
 	case VerdictApproval:
+		if d.Op.For != "" {
+			if why := c.reachable(ctx, d.Op.For); why != "" {
+				c.deliver(ctx, to, Reply{Title: "Not allowed", Text: why + " Nothing was asked of the admins.", Error: true})
+				return LabelRefused
+			}
+		}
 		return c.submit(ctx, to, *d.Pending)
+	case VerdictSelfService:
+		return c.selfService(ctx, to, d)
 	case VerdictCheck:
 		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain, ""))
 		return LabelAnswered
@@ -299,7 +309,10 @@ func (c *Core) stateText(rec Record) string {
 		if len(rec.Approvers) > 0 {
 			text = c.approvalsLine(rec.Approvers)
 		}
-		if rec.Op.Action == ActionResetPassword {
+		switch {
+		case rec.Op.For != "":
+			text = strings.TrimSpace(text + " If approved, the credentials go to " + m(rec.Op.For) + " alone, in a direct message; nobody else sees the password.")
+		case rec.Op.Action == ActionResetPassword:
 			text = strings.TrimSpace(text + " If approved, the new password goes to " + m(rec.Requester) + " alone.")
 		}
 		return text

@@ -17,6 +17,9 @@ type Form struct {
 	DefaultDomain string
 	// ReasonRequired is set when the operation will need approval.
 	ReasonRequired bool
+	// OffersFor is set when the form offers a person to hand the
+	// credentials over to (add and reset): optional.
+	OffersFor bool
 	// Metadata is signed: where the command was typed and for which
 	// operation. The transport keeps it in the form and hands it back.
 	Metadata string
@@ -27,6 +30,7 @@ type FormValues struct {
 	Domain string
 	User   string // add only
 	Reason string
+	For    string // the Slack user ID the credentials go to; empty: the requester
 }
 
 // The fields of a form, as [Core.SubmitForm] names them in its errors.
@@ -34,6 +38,7 @@ const (
 	FieldDomain = "domain"
 	FieldUser   = "user"
 	FieldReason = "reason"
+	FieldFor    = "for"
 )
 
 // formKind prefixes a form's signed metadata.
@@ -57,6 +62,7 @@ func (c *Core) form(req Request, action Action) *Form {
 	if action.OnMailbox() {
 		f.DefaultDomain = c.cfg.DefaultDomain
 	}
+	f.OffersFor = action == ActionAddMailbox || action == ActionResetPassword
 	return f
 }
 
@@ -125,6 +131,12 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 			errs = addErr(errs, FieldUser, fmt.Sprintf("%q is not a valid user name: %v.", trunc(v.User, 40), err))
 		}
 		op.Login = login
+	}
+	if v.For != "" {
+		op.For = strings.TrimSpace(v.For)
+		if ue := checkFor(op); ue != nil {
+			errs = addErr(errs, FieldFor, ue.Problem)
+		}
 	}
 	if len(errs) == 0 {
 		if ue := c.checkOp(op); ue != nil {

@@ -29,13 +29,13 @@ func TestDecideBare(t *testing.T) {
 		refused bool
 	}{
 		{"mailbox, exact domains, admin", Config{Domains: exact, DefaultDomain: "example.org", Approvals: ApprovalsRequests}, "UADMIN1", CmdMailbox, "",
-			&Form{Action: ActionAddMailbox, Command: CmdMailbox, Domains: []string{"example.com", "example.org"}, DefaultDomain: "example.org"}, false},
+			&Form{Action: ActionAddMailbox, Command: CmdMailbox, Domains: []string{"example.com", "example.org"}, DefaultDomain: "example.org", OffersFor: true}, false},
 		{"mailbox add, exact domains, user", Config{Domains: exact, DefaultDomain: "example.org", Approvals: ApprovalsRequests}, "UUSER1", CmdMailbox, "  ADD ",
-			&Form{Action: ActionAddMailbox, Command: CmdMailbox, Domains: []string{"example.com", "example.org"}, DefaultDomain: "example.org", ReasonRequired: true}, false},
+			&Form{Action: ActionAddMailbox, Command: CmdMailbox, Domains: []string{"example.com", "example.org"}, DefaultDomain: "example.org", ReasonRequired: true, OffersFor: true}, false},
 		{"mailbox, wildcard allow-list", Config{Domains: wild, DefaultDomain: "example.com", Approvals: ApprovalsRequests}, "UADMIN1", CmdMailbox, "add",
-			&Form{Action: ActionAddMailbox, Command: CmdMailbox, DefaultDomain: "example.com"}, false},
+			&Form{Action: ActionAddMailbox, Command: CmdMailbox, DefaultDomain: "example.com", OffersFor: true}, false},
 		{"mailbox, no allow-list", Config{}, "UADMIN1", CmdMailbox, "",
-			&Form{Action: ActionAddMailbox, Command: CmdMailbox}, false},
+			&Form{Action: ActionAddMailbox, Command: CmdMailbox, OffersFor: true}, false},
 		{"register, exact domains", Config{Domains: exact, DefaultDomain: "example.org"}, "UADMIN1", CmdDomain, "register",
 			&Form{Action: ActionRegisterDomain, Command: CmdDomain, Domains: []string{"example.com", "example.org"}}, false},
 		{"register, mode all, admin", Config{Approvals: ApprovalsAll}, "UADMIN1", CmdDomain, "",
@@ -157,7 +157,7 @@ func TestSubmitFormAsTyped(t *testing.T) {
 	}{
 		{"UADMIN1", CmdMailbox, "add Bob@Example.com new hire", FormValues{Domain: "Example.com", User: " Bob ", Reason: "new  hire"}, VerdictRun},
 		{"UADMIN1", CmdMailbox, "add bob", FormValues{User: "bob"}, VerdictRun},
-		{"UUSER1", CmdMailbox, "add bob example.com for <@U1|ann>", FormValues{Domain: "example.com", User: "bob", Reason: "for <@U1|ann>"}, VerdictApproval},
+		{"UUSER1", CmdMailbox, "add bob example.com asked by <@U1|ann>", FormValues{Domain: "example.com", User: "bob", Reason: "asked by <@U1|ann>"}, VerdictApproval},
 		{"UUSER1", CmdDomain, "register example.org. launch", FormValues{Domain: "example.org.", Reason: "launch"}, VerdictApproval},
 	}
 	for _, tc := range tests {

@@ -21,6 +21,8 @@ var registry = []usage{
 	{CmdMailbox, "/mailbox add <user> <domain> [reason…]", "The same, with the domain as a separate word."},
 	{CmdMailbox, "/mailbox add <user> [reason…]", "The same, in the default domain (MAILBOT_DEFAULT_DOMAIN)."},
 	{CmdMailbox, "/mailbox reset <address> [reason…]", "Give the mailbox a new password; the reply gives it to you alone."},
+	{CmdMailbox, "/mailbox add <address> for @person [reason…]", "Create the mailbox for that person: they alone get its password, with a Show my password button in a direct message."},
+	{CmdMailbox, "/mailbox reset <address> for @person [reason…]", "The same for a new password: nobody else, you included, sees it."},
 	{CmdMailbox, "/mailbox block <address> [reason…]", "Stop the mailbox's logins (where the provider can, mail still arrives)."},
 	{CmdMailbox, "/mailbox unblock <address> [reason…]", "Let the mailbox log in again."},
 	{CmdMailbox, "/mailbox list <domain>", "List the domain's mailboxes and their state (admins; changes nothing)."},
@@ -64,6 +66,9 @@ func (c *Core) help(command string) Reply {
 	r := Help(command)
 	if command == CmdMailbox && c.cfg.DefaultDomain != "" {
 		r.Text = "The default domain is " + displayDomain(c.cfg.DefaultDomain) + "."
+	}
+	if command == CmdMailbox && c.cfg.SelfService == SelfServiceReset {
+		r.Text = strings.TrimSpace(r.Text + " /mailbox reset alone resets your own mailbox's password (the address of your Slack e-mail), without an admin.")
 	}
 	if groups := c.adminGroupNames(); len(groups) > 0 {
 		r.Note += " The admins include the members of the user group " + strings.Join(groups, ", ") + "."

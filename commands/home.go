@@ -104,6 +104,9 @@ func (e AuditEntry) Line(mention func(string) string) string {
 		}
 		s += ", decided by " + strings.Join(names, ", ")
 	}
+	if e.HandedTo != "" {
+		s += ", credentials to " + mention(e.HandedTo)
+	}
 	if e.Result != "" {
 		s += ": " + e.Result
 	}

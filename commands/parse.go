@@ -200,6 +200,13 @@ func parseMailboxOp(action Action, text string, toks []token) (Invocation, error
 		}
 		op.Domain, rest = d, rest[1:]
 	}
+	if action == ActionAddMailbox || action == ActionResetPassword {
+		id, n, err := forClause(action, rest)
+		if err != nil {
+			return Invocation{}, err
+		}
+		op.For, rest = id, rest[n:]
+	}
 	op.Reason = reasonFrom(text, rest)
 	return Invocation{Command: CmdMailbox, Op: op}, nil
 }

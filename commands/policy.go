@@ -105,6 +105,7 @@ func (cfg Config) Check() (Config, []*SettingError) {
 	refuse(SettingApprovalsRequired, CheckRange(cfg.ApprovalsRequired, 1, MaxApprovalsRequired))
 	refuse(SettingPasswordLength, CheckRange(cfg.PasswordLength, apiclient.MinPasswordLen, apiclient.MaxPasswordLen))
 	refuse(SettingDomains, CheckDomainPatterns(cfg.Domains))
+	cfg = cfg.checkHandover(refuse)
 	if cfg.DefaultDomain != "" {
 		var d string
 		if d, err = NormalizeDomain(cfg.DefaultDomain); err == nil {
@@ -126,6 +127,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.PasswordLength == 0 {
 		cfg.PasswordLength = DefaultPasswordLength
+	}
+	if cfg.HandoverTTL == 0 {
+		cfg.HandoverTTL = DefaultHandoverTTL
 	}
 	return cfg
 }
@@ -185,6 +189,9 @@ func (c *Core) checkOp(op Operation) *UsageError {
 		}
 	} else if op.Login != "" {
 		return &UsageError{Command: cmd, Problem: "Registering a domain takes no user name.", Fix: fix}
+	}
+	if ue := checkFor(op); ue != nil {
+		return ue
 	}
 	if !allowed(c.domains, op.Domain) {
 		return &UsageError{Command: cmd,

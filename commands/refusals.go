@@ -23,7 +23,7 @@ func CommandOutcomes() []string {
 func ClickDecisions() []string {
 	return []string{LabelOK, LabelError, LabelStoreDown, LabelAnswered, LabelRefused, LabelInvalid,
 		LabelCounted, LabelDenied, LabelCancelled, LabelExpired, LabelDecided,
-		LabelRestarting, LabelBusy, LabelPosted}
+		LabelRestarting, LabelBusy, LabelPosted, LabelShown}
 }
 
 // Refusal is a transport's answer to work it did not take. Nothing was

@@ -121,6 +121,9 @@ func (n Notice) Summary(mention func(userID string) string) string {
 	default:
 		s = fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, n.Why())
 	}
+	if n.HandedTo != "" {
+		s += "; credentials to " + mention(n.HandedTo)
+	}
 	for _, w := range n.Warnings {
 		s += "; warning: " + w
 	}

@@ -36,13 +36,16 @@ var codeWords = map[string]string{
 // or that cannot be recorded, is refused without calling the API. It logs
 // the one line of the operation.
 func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
-	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName()}
+	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
 	if ue := c.checkOp(op); ue != nil {
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: reqID, Event: EventRun, Actor: actor, Deciders: deciders,
-		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason}
+	if res, refused := c.refuseHandover(ctx, n); refused {
+		return res
+	}
+	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: reqID, Event: runEvent(op), Actor: actor, Deciders: deciders,
+		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For}
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		n.Code, n.NothingDone = CodeStore, true
@@ -55,6 +58,9 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
+	if op.For != "" {
+		res = c.handOver(ctx, res, reqID)
+	}
 	return res
 }
 

@@ -85,6 +85,8 @@ type Store interface {
 	// Audit lists entries at or after since: oldest first, or newest
 	// first when newestFirst; at most limit (0: no limit).
 	Audit(ctx context.Context, since time.Time, limit int, newestFirst bool) ([]AuditEntry, error)
+
+	HandoverStore
 }
 
 // Pruner is a Store that deletes its old history when asked (a database:
@@ -169,6 +171,7 @@ type AuditEntry struct {
 	Domain    string
 	Login     string
 	Reason    string
+	HandedTo  string // the user ID the credentials went to, in a hand-over
 	Result    string // ResultOK, ResultError, ResultUnknown; empty while running and for decisions
 	Status    string // register: the domain's status
 	Stage     string // register: the domain's stage
@@ -187,6 +190,12 @@ const (
 	EventDenied    Event = "denied"    // denied by an admin
 	EventCancelled Event = "cancelled" // withdrawn by the requester
 	EventExpired   Event = "expired"   // expired without a decision
+	// A reset that a person ran on their own mailbox, without an admin.
+	EventSelfService Event = "self_service"
+	// A hand-over's password set and shown to its owner.
+	EventHandoverShown Event = "handover_shown"
+	// A hand-over whose deadline passed before its owner saw it.
+	EventHandoverExpired Event = "handover_expired"
 )
 
 // The outcomes of a run in the audit trail.

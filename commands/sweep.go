@@ -42,6 +42,7 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 		c.announceExpiry(ctx, rec)
 	}
 	c.retryFinishes(ctx)
+	c.sweepHandovers(ctx, now)
 	c.sweepStale(ctx, now)
 	c.prune(ctx, now)
 	if c.cfg.RemindAfter <= 0 {

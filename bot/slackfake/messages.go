@@ -36,6 +36,7 @@ type store struct {
 	triggers map[string]*trigger
 	ttl      time.Duration
 	viewSeq  int
+	users    map[string]User // users.info's directory; see SetUser
 }
 
 func (w *store) setup() {

@@ -38,6 +38,11 @@ func Choice(blockID, actionID, value string) Value {
 	return Value{BlockID: blockID, ActionID: actionID, Type: "static_select", Value: value}
 }
 
+// Person is the user chosen in a users_select, by their ID.
+func Person(blockID, actionID, userID string) Value {
+	return Value{BlockID: blockID, ActionID: actionID, Type: "users_select", Value: userID}
+}
+
 // submittedView returns the view of a view_submission by user.
 func (s *Server) submittedView(user string, sub Submission) (map[string]any, error) {
 	if sub.ViewID == "" {
@@ -142,6 +147,9 @@ func inputState(el map[string]any, optional bool, vals []Value, given int) (map[
 	}
 	if v == "" && !optional {
 		return nil, fmt.Errorf("is required: Slack's client would not submit the form")
+	}
+	if typ == "users_select" {
+		return map[string]any{"type": typ, "selected_user": orNil(v)}, nil
 	}
 	if typ == "static_select" {
 		if v == "" {

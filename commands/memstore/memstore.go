@@ -61,6 +61,7 @@ type Store struct {
 	audit  []commands.AuditEntry // in ID order
 	nextID int64
 	writes int // since the last pruning of the requests
+	ho     handovers
 }
 
 var _ commands.Store = (*Store)(nil)

@@ -50,6 +50,11 @@ func (s *Store) Prune(ctx context.Context, now time.Time) (requests, entries int
 	cutoff := now.Add(-RequestRetention)
 	requests, err = s.pruneBatches(ctx, "prune requests", `DELETE FROM requests WHERE id IN (SELECT id FROM requests
 		WHERE state NOT IN ('pending', 'running') AND decided_at < $1 AND expires < $1 LIMIT $2)`, cutoff)
+	if err == nil {
+		var n int64
+		n, err = s.pruneHandovers(ctx, cutoff)
+		requests += n
+	}
 	if err != nil || s.auditRetention <= 0 {
 		return requests, 0, err
 	}

@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) commands.Store) {
 		{"AuditBeginComplete", testAuditBeginComplete},
 		{"AuditSinceOrderLimit", testAuditSinceOrderLimit},
 	}
+	tests = append(tests, handoverTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

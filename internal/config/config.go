@@ -76,6 +76,8 @@ type Config struct {
 	ApprovalTTL         time.Duration `envconfig:"MAILBOT_APPROVAL_TTL" core:"ApprovalTTL" scope:"serve,shell" default:"24h" desc:"a pending request older than this expires"`
 	ApprovalsRequired   int           `envconfig:"MAILBOT_APPROVALS_REQUIRED" core:"ApprovalsRequired" scope:"serve,shell" default:"1" desc:"how many different admins must approve a request, 1 to {approvals.max}"`
 	ApprovalRemind      time.Duration `envconfig:"MAILBOT_APPROVAL_REMIND" scope:"serve,shell" desc:"empty: no reminders; a duration shorter than MAILBOT_APPROVAL_TTL: a request still pending after it gets one reminder"`
+	HandoverTTL         time.Duration `envconfig:"MAILBOT_HANDOVER_TTL" core:"HandoverTTL" scope:"serve,shell" default:"72h" desc:"how long a hand-over's Show my password button works"`
+	SelfService         string        `envconfig:"MAILBOT_SELF_SERVICE" core:"SelfService" scope:"serve,shell" default:"off" desc:"off, or reset: anyone may reset the password of the mailbox whose address is their own confirmed Slack e-mail"`
 	Domains             []string      `envconfig:"MAILBOT_DOMAINS" core:"Domains" scope:"serve,shell" desc:"allow-list of domains: example.com, *.example.org (subdomains only)"`
 	DefaultDomain       string        `envconfig:"MAILBOT_DEFAULT_DOMAIN" core:"DefaultDomain" scope:"serve,shell" desc:"domain for /mailbox add with a bare user name"`
 	PasswordLength      int           `envconfig:"MAILBOT_PASSWORD_LENGTH" core:"PasswordLength" scope:"serve,shell" default:"16" desc:"length of generated passwords, {password.min} to {password.max}"`
@@ -274,6 +276,8 @@ func (c *Config) CoreConfig() commands.Config {
 		Domains:           c.Domains,
 		DefaultDomain:     c.DefaultDomain,
 		PasswordLength:    c.PasswordLength,
+		HandoverTTL:       c.HandoverTTL,
+		SelfService:       commands.SelfServiceMode(c.SelfService), // commands.Config.Check parses it
 
 		ForcePasswordChange: c.ForcePasswordChange,
 		CredentialsVariable: c.files.variable(c.CredentialsVar()),

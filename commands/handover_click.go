@@ -1,0 +1,206 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"strings"
+
+	"go.uber.org/zap"
+)
+
+// Labels of the clicks on Show my password, for metrics.
+const (
+	LabelShown = "handover_shown"
+)
+
+// clickShow carries out a click on Show my password: only its owner,
+// before its deadline, once on any number of replicas. The claim is taken
+// in the store before the provider is called; a click that changes
+// nothing at the provider gives the claim back, and the button stays.
+func (c *Core) clickShow(ctx context.Context, k Click) string {
+	h, err := c.DecodeHandover(k.Value)
+	if err != nil {
+		c.logger.Warn("hand-over value rejected", zap.String("user_id", k.User), zap.Error(err))
+		return c.refuseShow(ctx, k, LabelInvalid, "This button is not valid", "mailbot cannot read it. Nothing was done.")
+	}
+	if k.User != h.Owner {
+		c.logger.Warn("hand-over clicked by someone else", zap.String("handover_id", h.ID), zap.String("user_id", k.User))
+		return c.refuseShow(ctx, k, LabelRefused, "Not yours",
+			fmt.Sprintf("These credentials are for %s alone. Nothing was done.", c.cfg.Mention(h.Owner)))
+	}
+	if ok, label := c.confirmHandover(ctx, &k, h); !ok {
+		return label
+	}
+	rec, res, err := c.store.ClaimHandover(ctx, h, c.cfg.Now())
+	if c.storeFailed(err, "claim hand-over") {
+		c.observe(HandoverRefused)
+		c.deliver(ctx, k.Route, replyStoreDown)
+		return LabelStoreDown
+	}
+	if rec.Message.IsZero() {
+		rec.Message = k.Message
+	}
+	switch res {
+	case ClaimExpired:
+		c.announceHandoverExpiry(ctx, rec)
+		return c.refuseShow(ctx, k, LabelExpired, "Expired", fmt.Sprintf("This offer expired at %s. Nothing was done: ask %s for a new one.", fmtTime(h.Expires), c.askWhom(h)))
+	case ClaimClosed:
+		return c.refuseShow(ctx, k, LabelDecided, "Already used", c.closedText(rec))
+	}
+	if !c.markShowing(ctx, k, rec) {
+		return LabelError
+	}
+	return c.show(ctx, k, rec)
+}
+
+// refuseShow answers a click that is not honoured.
+func (c *Core) refuseShow(ctx context.Context, k Click, label, title, text string) string {
+	c.observe(HandoverRefused)
+	c.deliver(ctx, k.Route, Reply{Title: title, Text: text, Error: true})
+	return label
+}
+
+// closedText says why a claimed hand-over cannot be shown again.
+func (c *Core) closedText(rec HandoverRecord) string {
+	switch rec.State {
+	case HandoverStateShown:
+		return fmt.Sprintf("This password was shown at %s, and is shown once only. Nothing was done: if you lost it, ask for a reset.", fmtTime(rec.DoneAt))
+	case HandoverStateExpired:
+		return fmt.Sprintf("This offer expired at %s. Nothing was done.", fmtTime(rec.Expires))
+	}
+	return "Your password is being set by your other click: its answer follows. Nothing more was done."
+}
+
+// confirmHandover makes sure a click acts on its own direct message and,
+// without a database, that the message read back still offers the
+// button (the store of a restarted process does not know the hand-over).
+func (c *Core) confirmHandover(ctx context.Context, k *Click, h Handover) (bool, string) {
+	rec, known, err := c.store.GetHandover(ctx, h.ID)
+	switch {
+	case c.storeFailed(err, "get hand-over"):
+		return true, "" // the claim's own answer comes next
+	case known && !rec.Message.IsZero() && !k.Message.IsZero() && rec.Message != k.Message:
+		return false, c.refuseShow(ctx, *k, LabelInvalid, "This button is not valid here", "It carries another offer than the message it was clicked on. Nothing was done.")
+	case known || c.store.Durable() || k.Message.IsZero():
+		return true, ""
+	}
+	value, err := c.msgr.HandoverValue(ctx, k.Message)
+	if err != nil {
+		c.logger.Warn("hand-over message not read back", zap.String("handover_id", h.ID), zap.Error(err))
+		return false, c.refuseShow(ctx, *k, LabelError, "Try again in a minute", "mailbot could not read its message back to check that the password was not shown before. Nothing was done.")
+	}
+	if value == "" {
+		return false, c.refuseShow(ctx, *k, LabelDecided, "Already used", "This offer was used or expired before; its message says which. Nothing was done.")
+	}
+	if shown, err := c.DecodeHandover(value); err != nil || shown.ID != h.ID {
+		return false, c.refuseShow(ctx, *k, LabelInvalid, "This button is not valid here", "It carries another offer than the message it was clicked on. Nothing was done.")
+	}
+	return true, ""
+}
+
+// markShowing takes the button off the message before the provider is
+// called when the store alone cannot record the claim beyond this
+// process (no database): the message is then the record. When that
+// fails, nothing is set and the claim is given back.
+func (c *Core) markShowing(ctx context.Context, k Click, rec HandoverRecord) bool {
+	if c.store.Durable() || rec.Message.IsZero() {
+		return true
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.msgr.UpdateHandover(ectx, rec.Message, c.handoverView(rec)); err == nil {
+		return true
+	}
+	c.release(ectx, rec)
+	c.refuseShow(ctx, k, LabelError, "Try again in a minute", "mailbot could not mark its message as used, the only record it keeps, so nothing was done.")
+	return false
+}
+
+// show sets a new password for the owner's mailbox and shows it to them
+// alone. A failure that certainly changed nothing gives the claim back;
+// an unconfirmed reset shows the password sent, with a warning.
+func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
+	h := rec.Handover
+	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: h.ID, Event: EventHandoverShown, Actor: h.Owner,
+		Action: ActionResetPassword, Provider: c.api.Name(), Domain: h.Domain, Login: h.Login, HandedTo: h.Owner}
+	id, err := c.store.Begin(ctx, e)
+	if c.storeFailed(err, "begin") {
+		c.release(ctx, rec)
+		c.deliver(ctx, k.Route, replyStoreDown)
+		return LabelStoreDown
+	}
+	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.api.Name()}
+	res, err := c.resetPassword(ctx, n)
+	if err != nil {
+		res = c.failure(n, err)
+	}
+	c.complete(ctx, id, e, res.Notice)
+	c.logResult(res.Notice, err)
+	if !res.Notice.OK && !res.Notice.Uncertain {
+		return c.showFailed(ctx, k, rec, res)
+	}
+	return c.shown(ctx, k, rec, res)
+}
+
+// showFailed gives the claim back after a click that set nothing.
+func (c *Core) showFailed(ctx context.Context, k Click, rec HandoverRecord, res Result) string {
+	c.release(ctx, rec)
+	r := withoutSecrets(res.Reply)
+	r.Note = "Nothing was changed: your button still works. Try again later."
+	c.deliver(ctx, k.Route, r)
+	return LabelError
+}
+
+// shown gives the owner the password and records that it was shown. When
+// no route reaches them, the claim is given back: a password nobody was
+// given is replaced at their next click.
+func (c *Core) shown(ctx context.Context, k Click, rec HandoverRecord, res Result) string {
+	r := res.Reply
+	if res.Notice.OK {
+		r.Title = "Your password for " + rec.Target()
+		r.Note = strings.Replace(r.Note, "Pass it on privately: mailbot does not keep it.", "It is shown once: mailbot keeps no copy.", 1)
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.msgr.Deliver(ectx, k.Route, r); err != nil {
+		c.logger.Error("handed-over password not delivered: the offer stays open", zap.String("handover_id", rec.ID), zap.Error(err))
+		c.release(ectx, rec)
+		return LabelError
+	}
+	now := c.cfg.Now()
+	if err := c.store.ShownHandover(ectx, rec.ID, now); err != nil {
+		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
+	}
+	rec.State, rec.DoneAt = HandoverStateShown, now
+	c.updateHandover(ectx, rec)
+	c.observe(HandoverShown)
+	c.logger.Info("hand-over shown", zap.String("handover_id", rec.ID), zap.String("owner", rec.Owner), zap.String("target", rec.Target()))
+	return LabelShown
+}
+
+// release gives a claim back, and the message its button.
+func (c *Core) release(ctx context.Context, rec HandoverRecord) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.store.ReleaseHandover(ectx, rec.ID); err != nil {
+		c.logger.Error("hand-over claim not given back", zap.String("handover_id", rec.ID), zap.Error(err))
+	}
+	rec.State = HandoverStateOffered
+	c.updateHandover(ectx, rec)
+}
+
+// updateHandover shows rec's state in its message, if it has one.
+func (c *Core) updateHandover(ctx context.Context, rec HandoverRecord) {
+	if rec.Message.IsZero() {
+		if cur, ok, err := c.store.GetHandover(ctx, rec.ID); err == nil && ok {
+			rec.Message = cur.Message
+		}
+	}
+	if rec.Message.IsZero() {
+		return
+	}
+	if err := c.msgr.UpdateHandover(ctx, rec.Message, c.handoverView(rec)); err != nil {
+		c.logger.Warn("hand-over message not updated", zap.String("handover_id", rec.ID), zap.Error(err))
+	}
+}

@@ -1,0 +1,124 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+)
+
+// runEvent is the audit event of running op.
+func runEvent(op Operation) Event {
+	if op.SelfService {
+		return EventSelfService
+	}
+	return EventRun
+}
+
+// refuseHandover refuses, before anything reaches the provider, a
+// hand-over to a person whom a direct message cannot reach.
+func (c *Core) refuseHandover(ctx context.Context, n Notice) (Result, bool) {
+	if n.Op.For == "" {
+		return Result{}, false
+	}
+	why := c.reachable(ctx, n.Op.For)
+	if why == "" {
+		return Result{}, false
+	}
+	n.Code, n.Detail, n.NothingDone = CodeInvalid, "the person cannot be reached by a direct message", true
+	c.logResult(n, nil)
+	return Result{Notice: n, Reply: Reply{Title: "Could not " + n.Op.String(), Error: true,
+		Text: why + " Nothing was sent to " + c.providerName() + "."}}, true
+}
+
+// handOver follows a run whose credentials go to n.Op.For: the password
+// the run set is dropped unseen, the owner is sent a direct message with
+// Show my password, and the requester's reply says where the credentials
+// went, never what they are.
+func (c *Core) handOver(ctx context.Context, res Result, reqID string) Result {
+	n := res.Notice
+	res.Reply = withoutSecrets(res.Reply)
+	offer := n.OK || (n.Uncertain && n.Op.Action == ActionResetPassword)
+	if !offer {
+		return res
+	}
+	h := Handover{ID: newID(), Owner: n.Op.For, Requester: n.Actor, RequestID: reqID, Action: n.Op.Action,
+		Domain: n.Op.Domain, Login: n.Op.Login, SelfService: n.Op.SelfService}
+	h.Created = c.now()
+	h.Expires = h.Created.Add(c.cfg.HandoverTTL)
+	sent := c.offer(ctx, h)
+	res.Reply = c.handedReply(n, h, sent, res.Reply)
+	return res
+}
+
+// offer records h and sends its owner the direct message; it reports
+// whether the message went out.
+func (c *Core) offer(ctx context.Context, h Handover) bool {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := c.store.OfferHandover(ectx, h); err != nil {
+		// The click records it when the store knows it not.
+		c.logger.Warn("hand-over not recorded", zap.String("handover_id", h.ID), zap.Error(err))
+	}
+	ref, err := c.msgr.OfferHandover(ectx, c.handoverView(HandoverRecord{Handover: h, State: HandoverStateOffered}))
+	if err != nil {
+		c.logger.Error("hand-over message not sent", zap.String("handover_id", h.ID), zap.String("owner", h.Owner), zap.Error(err))
+		return false
+	}
+	if err := c.store.AttachHandover(ectx, h.ID, ref); err != nil {
+		c.logger.Warn("hand-over message not recorded", zap.String("handover_id", h.ID), zap.Error(err))
+	}
+	c.observe(HandoverOffered)
+	c.logger.Info("hand-over offered", zap.String("handover_id", h.ID), zap.String("owner", h.Owner), zap.String("target", h.Target()))
+	return true
+}
+
+// handedReply tells the requester where the credentials went.
+func (c *Core) handedReply(n Notice, h Handover, sent bool, r Reply) Reply {
+	who := c.cfg.Mention(h.Owner)
+	if n.OK {
+		r.Title = "Mailbox " + h.Target() + " created"
+		if h.Action == ActionResetPassword {
+			r.Title = "Password of " + h.Target() + " reset"
+		}
+		r.Text = ""
+	}
+	r.Fields = append([]Field{{Label: "Address", Value: h.Target()}, {Label: "Credentials for", Value: who}}, dropField(r.Fields, "Address")...)
+	switch {
+	case !sent:
+		r.Error = true
+		r.Note = fmt.Sprintf("The direct message to %s could not be sent, so nobody knows the password. Run /mailbox reset %s for %s to try again.", who, h.Target(), who)
+	case h.SelfService:
+		r.Note = fmt.Sprintf("Your password is waiting in your direct message with mailbot: click Show my password there before %s.", fmtTime(h.Expires))
+	default:
+		r.Note = fmt.Sprintf("The password went to %s alone, in a direct message with a Show my password button that works once, until %s. Nobody else, you included, can see it.",
+			who, fmtTime(h.Expires))
+	}
+	return r
+}
+
+// withoutSecrets is r without a password or secret.
+func withoutSecrets(r Reply) Reply {
+	fields := make([]Field, 0, len(r.Fields))
+	for _, f := range r.Fields {
+		if !f.Secret {
+			fields = append(fields, f)
+		}
+	}
+	r.Fields = fields
+	if r.Note != "" && r.Error {
+		r.Note = "No password was shown to you: the person it is for sets a new one with their Show my password button."
+	}
+	return r
+}
+
+// dropField is fs without the fields labelled label.
+func dropField(fs []Field, label string) []Field {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.Label != label {
+			out = append(out, f)
+		}
+	}
+	return out
+}
