@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/bot/slackfake"
@@ -173,7 +172,7 @@ type benchProvider struct {
 // (domain_exists), so theirs registers 500 new domains. The first is the
 // floor's provider.
 var benchProviders = []benchProvider{
-	{apiclient.ProviderPDD, pddsim.DomainLimit, pdd.StatusDomainActivate},
+	{apiclient.ProviderPDD, pddsim.DomainLimit, string(pddsim.StatusDomainActivate)},
 	{apiclient.ProviderYandex360, burstSize, y360sim.StatusNeedValidation},
 	{apiclient.ProviderMailcow, burstSize, "does not verify who owns a domain"},
 }

@@ -241,9 +241,9 @@ func TestProviderOutcomes(t *testing.T) {
 		call   func() error
 	}{
 		{"register", nil, func() error { _, err := p.RegisterDomain(ctx, "example.com"); return err }},
-		{"status, unknown twice", func() { sim.FailNextWith(2, pdd.CodeUnknown) },
+		{"status, unknown twice", func() { sim.FailNextWith(2, pddsim.CodeUnknown) },
 			func() error { _, err := p.DomainStatus(ctx, "example.com"); return err }},
-		{"add, bad token", func() { sim.FailNextWith(1, pdd.CodeBadToken) }, add},
+		{"add, bad token", func() { sim.FailNextWith(1, pddsim.CodeBadToken) }, add},
 		{"add, 502", inject(pddsim.FaultBadGateway), add},
 		{"add", nil, add}, // the 502 came before the sandbox added it
 		{"add, exists", nil, add},
