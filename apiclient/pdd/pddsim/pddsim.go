@@ -148,7 +148,7 @@
 // loopback address only.
 //
 // [Server.Shared] offers the same controls under the Go API every
-// provider's sandbox offers (apiclient/providertest drives it): faults by
+// provider's sandbox offers (commands/providertest drives it): faults by
 // name, a count of every request, [MailboxInfo] records, AddDomain (in
 // the first account, ready) and AddMailboxes (user0001@domain …).
 package pddsim

@@ -75,7 +75,7 @@ func (s *Server) AddMailboxes(domainName string, n int) {
 }
 
 // Shared is the sandbox under the Go API every provider's sandbox offers
-// (apiclient/providertest drives it): requests counted whatever their
+// (commands/providertest drives it): requests counted whatever their
 // operation, faults named by strings, mailboxes inspected as [MailboxInfo].
 type Shared struct{ s *Server }
 
