@@ -5,7 +5,7 @@
 #   docker run --rm --env-file mailbot.env -p 8080:8080 mailbot
 #
 # The go build line below is the one .ci/run runs (CI builds with the same
-# flags on every push; manifests_test.go checks that the two stay identical),
+# flags on every push; manifests/manifests_docker_test.go checks that the two stay identical),
 # so CI exercises this stage without a Docker engine. It needs BuildKit, the
 # default builder since Docker 23, for $BUILDPLATFORM and $TARGETARCH: the
 # build runs natively and cross-compiles, so a multi-platform build

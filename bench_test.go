@@ -20,11 +20,11 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/health"
 	"github.com/mailbot/mailbot/internal/providers"
 )
 
@@ -173,7 +173,7 @@ type benchProvider struct {
 // (domain_exists), so theirs registers 500 new domains. The first is the
 // floor's provider.
 var benchProviders = []benchProvider{
-	{apiclient.ProviderPDD, pddsim.DomainLimit, pdd.StatusDomainActivate},
+	{apiclient.ProviderPDD, pddsim.DomainLimit, string(pddsim.StatusDomainActivate)},
 	{apiclient.ProviderYandex360, burstSize, y360sim.StatusNeedValidation},
 	{apiclient.ProviderMailcow, burstSize, "does not verify who owns a domain"},
 }
@@ -302,7 +302,7 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 // and the garbage collections so far.
 func runtimeCounters(b *testing.B, base string) (allocBytes, gcs float64) {
 	b.Helper()
-	_, _, body := fetch(b, http.MethodGet, base+metricsPath)
+	_, _, body := fetch(b, http.MethodGet, base+health.MetricsPath)
 	values := make(map[string]float64)
 	for line := range strings.SplitSeq(body, "\n") {
 		if f := strings.Fields(line); len(f) == 2 {
@@ -430,7 +430,7 @@ func startRelease(b *testing.B, bin string, fake *slackfake.Server, env map[stri
 		}
 	}
 	base = "http://" + httpAddr
-	ready := func() bool { return httpStatus(base+readyzPath) == http.StatusOK }
+	ready := func() bool { return httpStatus(base+health.ReadyzPath) == http.StatusOK }
 	if err := fake.Wait(benchWait, "mailbot ready", ready); err != nil {
 		stop()
 		b.Fatalf("%v; log tail:\n%s", err, logTail(stderr.String()))

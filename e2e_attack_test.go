@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
@@ -75,7 +75,7 @@ func testE2EBlipWhilePosting(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	if n := w.deliveredTo(e2eUser, e2eExpiredText, id2); n != 1 {
 		t.Errorf("the requester was told %d times that the request expired, want once", n)
 	}
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("%d adds, want 1 (the approved request's)", n)
 	}
 	for _, m := range w.fake.Messages(e2eOps) {
@@ -166,7 +166,7 @@ func testE2EMovedValue(t *testing.T, bin string) {
 			t.Errorf("%s with A's value on B's message: the clicker was told:\n%s", action, answer.shown())
 		}
 	}
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("A's value on B's message: %d adds, want 1 (A's own approval)", n)
 	}
 	if got := len(w.updates(a.ts)); got != updatesA {
@@ -177,8 +177,8 @@ func testE2EMovedValue(t *testing.T, bin string) {
 	}
 	answer := w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, b, e2eApprove))
 	w.waitUpdate(b.ts, "Approved by")
-	if _, ok := w.sim.Mailbox("carol@example.com"); !ok || w.sim.Requests(pdd.OpAddMailbox) != 2 {
+	if _, ok := w.sim.Mailbox("carol@example.com"); !ok || w.sim.Requests(pddsim.OpAddMailbox) != 2 {
 		t.Errorf("B's own Approve after the moved value: carol exists %v, %d adds (want true, 2); the clicker was told:\n%s",
-			ok, w.sim.Requests(pdd.OpAddMailbox), answer.shown())
+			ok, w.sim.Requests(pddsim.OpAddMailbox), answer.shown())
 	}
 }

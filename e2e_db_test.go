@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
@@ -58,10 +58,10 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	id, _ := w.command(w.fake.Via(b.conn), e2eAdmin1, "/maildomain", "register direct-domain.com")
 	w.result(id)
 	formOnOtherReplica(t, w, a, b)
-	formed := w.sim.Requests(pdd.OpAddMailbox) // the form's
+	formed := w.sim.Requests(pddsim.OpAddMailbox) // the form's
 	w.command(w.fake.Via(a.conn), e2eUser, "/mailbox", "add bob@example.com onboarding")
 	req := w.waitRequest(1)
-	if n := w.sim.Requests(pdd.OpAddMailbox) - formed; n != 0 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox) - formed; n != 0 {
 		t.Fatalf("a request reached the PDD API before any approval (%d adds)", n)
 	}
 	ev, err := w.fake.Via(b.conn).AppHomeOpened(e2eAdmin2)
@@ -95,7 +95,7 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	if upd := w.waitUpdate(req.ts, "Approved by"); upd.HasButtons() {
 		t.Errorf("the approved request message still offers buttons")
 	}
-	if n := w.sim.Requests(pdd.OpAddMailbox) - formed; n != 1 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox) - formed; n != 1 {
 		t.Errorf("four concurrent Approve clicks on two replicas: %d adds, want 1", n)
 	}
 	pw, ok := w.sim.Mailbox("bob@example.com")
@@ -112,7 +112,7 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 		// which still said "running" (see testE2EFailedRunReopens).
 		t.Errorf("a stale Approve after the restart, the run long finished, is answered:\n%s", answer.shown())
 	}
-	if n := w.sim.Requests(pdd.OpAddMailbox) - formed; n != 1 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox) - formed; n != 1 {
 		t.Errorf("a stale Approve after a restart ran the request again: %d adds, want 1", n)
 	}
 
@@ -160,8 +160,8 @@ func stopWithWorkInFlight(t *testing.T, w *world, p *proc) {
 	held, arrived := make(chan struct{}), make(chan struct{}, 1)
 	release := sync.OnceFunc(func() { close(held) })
 	t.Cleanup(release)
-	w.sim.OnRequest(func(op pdd.Op) {
-		if op == pdd.OpRegisterDomain {
+	w.sim.OnRequest(func(op pddsim.Op) {
+		if op == pddsim.OpRegisterDomain {
 			select {
 			case arrived <- struct{}{}:
 			default:
@@ -225,12 +225,12 @@ func testE2EQuorumRemindExpire(t *testing.T, bin string, cluster *pgtest.Cluster
 	w.result(w.click(w.fake.Via(a.conn), e2eAdmin1, q, e2eApprove))
 	w.waitUpdate(q.ts, "1 of 2 approvals")
 	w.result(w.click(w.fake.Via(b.conn), e2eAdmin1, q, e2eApprove))
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 0 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 0 {
 		t.Errorf("one admin approving twice ran the request (%d adds)", n)
 	}
 	w.result(w.click(w.fake.Via(b.conn), e2eAdmin2, q, e2eApprove))
 	w.waitUpdate(q.ts, "Approved by")
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("two admins' approvals: %d adds, want 1", n)
 	}
 
@@ -266,7 +266,7 @@ func testE2EQuorumRemindExpire(t *testing.T, bin string, cluster *pgtest.Cluster
 			t.Errorf("the reminder does not mention the admins: %q", text)
 		}
 	}
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("%d adds, want 1: expired requests ran", n)
 	}
 	scanDatabase(t, dsn, w)
@@ -296,7 +296,7 @@ func testE2EOutage(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	if ans := w.result(w.click(w.fake.Via(0), e2eAdmin2, req, e2eApprove)); !strings.Contains(ans.shown(), "cannot reach its database") {
 		t.Errorf("a click during the outage got:\n%s", ans.shown())
 	}
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 0 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 0 {
 		t.Errorf("%d adds reached the PDD API during the outage, want none", n)
 	}
 	if up := metric(p, "mailbot_database_up"); up != 0 {
@@ -317,8 +317,8 @@ func testE2EOutage(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	}
 	w.result(w.click(w.fake.Via(0), e2eAdmin2, req, e2eApprove))
 	w.waitUpdate(req.ts, "Approved by")
-	if _, ok := w.sim.Mailbox("dave@example.com"); !ok || w.sim.Requests(pdd.OpAddMailbox) != 2 {
-		t.Errorf("after the outage: dave exists %v, %d adds; want true, 2", ok, w.sim.Requests(pdd.OpAddMailbox))
+	if _, ok := w.sim.Mailbox("dave@example.com"); !ok || w.sim.Requests(pddsim.OpAddMailbox) != 2 {
+		t.Errorf("after the outage: dave exists %v, %d adds; want true, 2", ok, w.sim.Requests(pddsim.OpAddMailbox))
 	}
 }
 
@@ -340,16 +340,16 @@ func testE2EFailedRunReopens(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	if !ok {
 		t.Fatalf("the request message after a run that did nothing offers no Approve:\n%s", upd.shown())
 	}
-	failed := w.sim.Requests(pdd.OpAddMailbox)
+	failed := w.sim.Requests(pddsim.OpAddMailbox)
 	answer := w.result(w.click(w.fake.Via(0), e2eAdmin2, e2eRequest{ts: req.ts, value: value}, e2eApprove))
-	if _, ok := w.sim.Mailbox("erin@example.com"); !ok || w.sim.Requests(pdd.OpAddMailbox) != failed+1 {
+	if _, ok := w.sim.Mailbox("erin@example.com"); !ok || w.sim.Requests(pddsim.OpAddMailbox) != failed+1 {
 		// Seen before 2fa25cc: the core handed store.Finish an outcome
 		// with the bot's NUL mention marks, which PostgreSQL refuses
 		// (SQLSTATE 22021), so the row stayed "running": the message
 		// offered Approve again, but every click answered "Already
 		// decided … is running" and the request could never run.
 		t.Errorf("Approve on the reopened request: mailbox exists %v, %d adds after the failed run's %d; the clicker was told:\n%s",
-			ok, w.sim.Requests(pdd.OpAddMailbox), failed, answer.shown())
+			ok, w.sim.Requests(pddsim.OpAddMailbox), failed, answer.shown())
 	}
 }
 

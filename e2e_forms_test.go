@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 )
 
@@ -119,7 +119,7 @@ func formAdd(t *testing.T, w *world) {
 	if bad["response_action"] != "errors" || errs[e2eFormDomain] == nil {
 		t.Errorf("an invalid domain in the form: ack %v, want errors next to the domain", bad)
 	}
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 0 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 0 {
 		t.Fatalf("an invalid form reached the PDD API (%d adds)", n)
 	}
 	if good := submit("example.com"); good["response_action"] != "clear" {
@@ -198,7 +198,7 @@ func homeApproval(t *testing.T, w *world) {
 		t.Errorf("the Home tab's latest operations are not newest first (bob's approved add, then alice's form):\n%s", text)
 	}
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 2 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 2 {
 		t.Errorf("%d adds reached the PDD API, want 2 (the form's and one approved)", n)
 	}
 }
@@ -255,7 +255,7 @@ func cancelByRequester(t *testing.T, w *world) {
 		t.Errorf("the cancelled request message still offers buttons")
 	}
 	w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
-	if _, ok := w.sim.Mailbox("carol@example.com"); ok || w.sim.Requests(pdd.OpAddMailbox) != 2 {
+	if _, ok := w.sim.Mailbox("carol@example.com"); ok || w.sim.Requests(pddsim.OpAddMailbox) != 2 {
 		t.Errorf("an Approve after the cancel ran the request")
 	}
 }

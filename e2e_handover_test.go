@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
@@ -66,7 +66,7 @@ func (w *world) show(via slackfake.Sender, user, ts, value string) string {
 }
 
 // edits is how many email/edit requests (resets) reached the sandbox.
-func (w *world) edits() int { return w.sim.Requests(pdd.OpEditMailbox) }
+func (w *world) edits() int { return w.sim.Requests(pddsim.OpEditMailbox) }
 
 // testE2EHandover: from the built binary without a database, a new
 // mailbox's password goes to the new hire alone: the admin's reply and

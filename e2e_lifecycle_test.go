@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 )
@@ -243,8 +243,8 @@ func lifeStatus(t *testing.T, lw *lifeWorld) {
 	case apiclient.ProviderPDD:
 		states = []domainState{
 			{func() {}, []string{"domain-activate (", "owner-check"}, true},
-			{func() { must(t, lw.sb.pdd.SetStatus(domain, pdd.StatusMXActivate)) }, []string{"mx-activate ("}, false},
-			{func() { must(t, lw.sb.pdd.SetStatus(domain, pdd.StatusAdded)) }, []string{"added ("}, false},
+			{func() { must(t, lw.sb.pdd.SetStatus(domain, pddsim.StatusMXActivate)) }, []string{"mx-activate ("}, false},
+			{func() { must(t, lw.sb.pdd.SetStatus(domain, pddsim.StatusAdded)) }, []string{"added ("}, false},
 		}
 	case apiclient.ProviderYandex360:
 		states = []domainState{

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mailbot/mailbot/internal/health"
 	"github.com/mailbot/mailbot/internal/metrics/metricstest"
 )
 
@@ -50,7 +51,7 @@ func testE2EMetricsWhileSlackDown(t *testing.T, bin string) {
 // database), with the socket and the database down. It returns the body.
 func checkStartingMetrics(t *testing.T, p *proc, withDatabase bool) string {
 	t.Helper()
-	status, _, body := fetch(t, http.MethodGet, p.http+metricsPath)
+	status, _, body := fetch(t, http.MethodGet, p.http+health.MetricsPath)
 	if status != http.StatusOK {
 		t.Fatalf("/metrics while starting: %d", status)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 // Restarts without a database (docs/state.md): the request
@@ -45,14 +45,14 @@ func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
 
 	second := w.serve("second", env)
 	w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, done, e2eApprove))
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("a stale Approve after a restart without a database: %d adds, want 1", n)
 	}
 	w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, pending, e2eApprove))
 	w.waitUpdate(pending.ts, "Approved by")
 	pw, ok := w.sim.Mailbox("carol@example.com")
-	if !ok || w.sim.Requests(pdd.OpAddMailbox) != 2 {
-		t.Fatalf("a request pending across the restart, approved after it: exists %v, %d adds; want true, 2", ok, w.sim.Requests(pdd.OpAddMailbox))
+	if !ok || w.sim.Requests(pddsim.OpAddMailbox) != 2 {
+		t.Fatalf("a request pending across the restart, approved after it: exists %v, %d adds; want true, 2", ok, w.sim.Requests(pddsim.OpAddMailbox))
 	}
 	if err := w.fake.Wait(e2eWait, "the requester's result", func() bool { return w.deliveredTo("UCAROL", pw) > 0 }); err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func testE2ERefusedUpdateThenRestart(t *testing.T, bin string) {
 	w, env, first, req := requestWithoutDatabase(t, bin)
 	w.fake.FailNext("chat.update", "internal_error") // the "running" mark
 	answer := w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 0 || !strings.Contains(answer.shown(), "did not run") {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 0 || !strings.Contains(answer.shown(), "did not run") {
 		t.Fatalf("approve with the message's update refused: %d adds, want 0; the clicker was told:\n%s", n, answer.shown())
 	}
 	first.term()
@@ -78,7 +78,7 @@ func testE2ERefusedUpdateThenRestart(t *testing.T, bin string) {
 	}
 	second := w.serve("second", env)
 	answer = w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, req, e2eApprove))
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 1 || !strings.Contains(answer.shown(), "Request approved") {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 || !strings.Contains(answer.shown(), "Request approved") {
 		t.Errorf("approve after the restart: %d adds, want 1; the clicker was told:\n%s", n, answer.shown())
 	}
 }
@@ -93,8 +93,8 @@ func testE2EKillThenRestart(t *testing.T, bin string) {
 	held, arrived := make(chan struct{}), make(chan struct{}, 1)
 	release := sync.OnceFunc(func() { close(held) })
 	t.Cleanup(release)
-	w.sim.OnRequest(func(op pdd.Op) {
-		if op == pdd.OpAddMailbox {
+	w.sim.OnRequest(func(op pddsim.Op) {
+		if op == pddsim.OpAddMailbox {
 			select {
 			case arrived <- struct{}{}:
 			default:
@@ -127,7 +127,7 @@ func testE2EKillThenRestart(t *testing.T, bin string) {
 	w.fake.SetMethodDelay("chat.update", 0)
 	second := w.serve("second", env)
 	answer := w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, req, e2eApprove))
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 1 || !strings.Contains(answer.shown(), "Already decided") {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 || !strings.Contains(answer.shown(), "Already decided") {
 		t.Errorf("a stale Approve after a kill between the run and the outcome's update: %d adds, want 1; the clicker was told:\n%s", n, answer.shown())
 	}
 }

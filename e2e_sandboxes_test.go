@@ -32,8 +32,8 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
-	"github.com/mailbot/mailbot/apiclient/providertest"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
+	"github.com/mailbot/mailbot/commands/providertest"
 )
 
 // lifeSandbox is one provider's sandbox in a world, and the Go controls

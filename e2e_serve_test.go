@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
 )
@@ -54,7 +54,7 @@ func testE2EBacklog(t *testing.T, bin string) {
 	}
 
 	reached := w.rec.addsReached()
-	if got := w.sim.Requests(pdd.OpAddMailbox); got != len(reached) {
+	if got := w.sim.Requests(pddsim.OpAddMailbox); got != len(reached) {
 		t.Errorf("the sandbox counted %d adds, the recorder %d", got, len(reached))
 	}
 	var ops []string
@@ -183,7 +183,7 @@ func testE2EAdminGroups(t *testing.T, bin string) {
 	if _, ack := w.command(w.fake.Via(0), member, "/mailbox", "add g2@example.com"); !strings.Contains(ack.shown(), "Only mailbot admins") {
 		t.Errorf("a user removed from the group got %s, want a refusal", ack.Raw)
 	}
-	if n := w.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("%d adds reached the PDD API, want 1 (the member's)", n)
 	}
 

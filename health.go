@@ -11,20 +11,13 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/mailbot/mailbot/internal/health"
 	"github.com/mailbot/mailbot/internal/metrics"
 )
 
-// The paths of the health and metrics listener (MAILBOT_HTTP_ADDR; see
-// docs/operations.md). manifests/kubernetes/deployment.yaml probes the first
-// two and annotates the third for Prometheus; manifests_test.go keeps them in
-// step.
-const (
-	healthzPath = "/healthz"
-	readyzPath  = "/readyz"
-	metricsPath = "/metrics"
-)
-
-// Limits of the health and metrics listener. Its clients are the kubelet and
+// Limits of the health and metrics listener; its paths and the bound of its
+// graceful stop are in internal/health, which the manifests' tests read
+// too. Its clients are the kubelet and
 // Prometheus on the cluster network: small requests, quick answers.
 const (
 	httpReadHeaderTimeout = 5 * time.Second
@@ -35,10 +28,6 @@ const (
 
 	// metricsInFlight caps concurrent scrapes: more answer 503.
 	metricsInFlight = 4
-
-	// httpShutdownTimeout bounds the graceful stop of the listener. Its
-	// requests are short, so this is generous.
-	httpShutdownTimeout = 5 * time.Second
 )
 
 // newHTTPServer returns the health and metrics server of MAILBOT_HTTP_ADDR:
@@ -62,17 +51,17 @@ func newHTTPServer(addr string, ready func() bool, reg *metrics.Registry, logger
 		errLog = zap.NewStdLog(logger)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+healthzPath, func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET "+health.HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
 		writeProbe(w, http.StatusOK, "ok")
 	})
-	mux.HandleFunc("GET "+readyzPath, func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET "+health.ReadyzPath, func(w http.ResponseWriter, _ *http.Request) {
 		if ready() {
 			writeProbe(w, http.StatusOK, "ready")
 			return
 		}
 		writeProbe(w, http.StatusServiceUnavailable, "not ready")
 	})
-	mux.Handle("GET "+metricsPath, metricsHandler(reg))
+	mux.Handle("GET "+health.MetricsPath, metricsHandler(reg))
 	return &http.Server{
 		Addr:              addr,
 		Handler:           mux,
@@ -97,7 +86,7 @@ func writeProbe(w http.ResponseWriter, status int, body string) {
 
 // serveHTTP serves srv on ln until ctx ends, then shuts srv down gracefully:
 // it stops accepting, lets requests in flight finish for up to
-// httpShutdownTimeout, and then closes what is left. It returns nil after a
+// health.ShutdownTimeout, and then closes what is left. It returns nil after a
 // shutdown that ctx asked for, and an error when serving fails on its own
 // (the listener broke) or the graceful stop ran out of time. It closes ln.
 //
@@ -113,7 +102,7 @@ func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener) error {
 		return fmt.Errorf("http listener %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
-	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownTimeout)
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), health.ShutdownTimeout)
 	defer cancel()
 	err := srv.Shutdown(stopCtx)
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {

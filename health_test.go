@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mailbot/mailbot/bot/slackfake"
+	"github.com/mailbot/mailbot/internal/health"
 	"github.com/mailbot/mailbot/internal/metrics"
 	"github.com/mailbot/mailbot/internal/metrics/metricstest"
 )
@@ -97,15 +98,15 @@ func TestHTTPServerHealthz(t *testing.T) {
 	t.Parallel()
 	// Liveness does not depend on readiness.
 	base, _ := startHealth(t, func() bool { return false }, metrics.NewRegistry())
-	status, h, body := fetch(t, http.MethodGet, base+healthzPath)
+	status, h, body := fetch(t, http.MethodGet, base+health.HealthzPath)
 	if status != http.StatusOK || body != "ok\n" {
-		t.Errorf("GET %s = %d %q, want 200 %q", healthzPath, status, body, "ok\n")
+		t.Errorf("GET %s = %d %q, want 200 %q", health.HealthzPath, status, body, "ok\n")
 	}
 	if got := h.Get("Cache-Control"); got != "no-store" {
-		t.Errorf("GET %s: Cache-Control = %q, want no-store", healthzPath, got)
+		t.Errorf("GET %s: Cache-Control = %q, want no-store", health.HealthzPath, got)
 	}
 	if got := h.Get("Content-Type"); !strings.HasPrefix(got, "text/plain") {
-		t.Errorf("GET %s: Content-Type = %q, want text/plain", healthzPath, got)
+		t.Errorf("GET %s: Content-Type = %q, want text/plain", health.HealthzPath, got)
 	}
 }
 
@@ -124,9 +125,9 @@ func TestHTTPServerReadyzFollowsReady(t *testing.T) {
 		{true, http.StatusOK, "ready\n"},
 	} {
 		ready.Store(step.ready)
-		status, _, body := fetch(t, http.MethodGet, base+readyzPath)
+		status, _, body := fetch(t, http.MethodGet, base+health.ReadyzPath)
 		if status != step.wantStatus || body != step.wantBody {
-			t.Errorf("ready %v: GET %s = %d %q, want %d %q", step.ready, readyzPath, status, body, step.wantStatus, step.wantBody)
+			t.Errorf("ready %v: GET %s = %d %q, want %d %q", step.ready, health.ReadyzPath, status, body, step.wantStatus, step.wantBody)
 		}
 	}
 }
@@ -137,12 +138,12 @@ func TestHTTPServerMetrics(t *testing.T) {
 	reg.NewCounter("mailbot_test_events_total", "Test events.").Add(3)
 	base, _ := startHealth(t, func() bool { return true }, reg)
 
-	status, h, body := fetch(t, http.MethodGet, base+metricsPath)
+	status, h, body := fetch(t, http.MethodGet, base+health.MetricsPath)
 	if status != http.StatusOK {
-		t.Fatalf("GET %s = %d, want 200; body:\n%s", metricsPath, status, body)
+		t.Fatalf("GET %s = %d, want 200; body:\n%s", health.MetricsPath, status, body)
 	}
 	if got := h.Get("Content-Type"); !strings.HasPrefix(got, "text/plain") {
-		t.Errorf("GET %s: Content-Type = %q, want the Prometheus text format", metricsPath, got)
+		t.Errorf("GET %s: Content-Type = %q, want the Prometheus text format", health.MetricsPath, got)
 	}
 	want := []string{"mailbot_test_events_total 3", "go_goroutines ", "go_info{"}
 	if runtime.GOOS == "linux" {
@@ -150,7 +151,7 @@ func TestHTTPServerMetrics(t *testing.T) {
 	}
 	for _, w := range want {
 		if !strings.Contains(body, "\n"+w) {
-			t.Errorf("GET %s: body lacks a line starting %q", metricsPath, w)
+			t.Errorf("GET %s: body lacks a line starting %q", health.MetricsPath, w)
 		}
 	}
 }
@@ -162,14 +163,14 @@ func TestHTTPServerRoutes(t *testing.T) {
 		method, path string
 		want         int
 	}{
-		{http.MethodHead, healthzPath, http.StatusOK},
-		{http.MethodHead, readyzPath, http.StatusOK},
-		{http.MethodPost, healthzPath, http.StatusMethodNotAllowed},
-		{http.MethodPost, readyzPath, http.StatusMethodNotAllowed},
-		{http.MethodDelete, metricsPath, http.StatusMethodNotAllowed},
+		{http.MethodHead, health.HealthzPath, http.StatusOK},
+		{http.MethodHead, health.ReadyzPath, http.StatusOK},
+		{http.MethodPost, health.HealthzPath, http.StatusMethodNotAllowed},
+		{http.MethodPost, health.ReadyzPath, http.StatusMethodNotAllowed},
+		{http.MethodDelete, health.MetricsPath, http.StatusMethodNotAllowed},
 		{http.MethodGet, "/", http.StatusNotFound},
 		{http.MethodGet, "/debug/pprof/", http.StatusNotFound},
-		{http.MethodGet, healthzPath + "/x", http.StatusNotFound},
+		{http.MethodGet, health.HealthzPath + "/x", http.StatusNotFound},
 	} {
 		if status, _, _ := fetch(t, tc.method, base+tc.path); status != tc.want {
 			t.Errorf("%s %s = %d, want %d", tc.method, tc.path, status, tc.want)
@@ -204,8 +205,8 @@ func TestHTTPServerLimits(t *testing.T) {
 func TestServeHTTPStopsWhenContextEnds(t *testing.T) {
 	t.Parallel()
 	base, stop := startHealth(t, func() bool { return true }, metrics.NewRegistry())
-	if status, _, _ := fetch(t, http.MethodGet, base+healthzPath); status != http.StatusOK {
-		t.Fatalf("GET %s before stop = %d, want 200", healthzPath, status)
+	if status, _, _ := fetch(t, http.MethodGet, base+health.HealthzPath); status != http.StatusOK {
+		t.Fatalf("GET %s before stop = %d, want 200", health.HealthzPath, status)
 	}
 	if err := stop(); err != nil {
 		t.Fatalf("serveHTTP after its ctx ended = %v, want nil", err)
@@ -316,11 +317,11 @@ func TestServeMetricsFromStart(t *testing.T) {
 		}
 	}()
 	base := "http://" + env["MAILBOT_HTTP_ADDR"]
-	if err := fake.Wait(httpTestTimeout, "readyz 200", func() bool { return httpStatus(base+readyzPath) == http.StatusOK }); err != nil {
+	if err := fake.Wait(httpTestTimeout, "readyz 200", func() bool { return httpStatus(base+health.ReadyzPath) == http.StatusOK }); err != nil {
 		t.Fatalf("%v; logs:\n%s", err, out.String())
 	}
 	doc := documentedMetrics(t, false)
-	_, _, body := fetch(t, http.MethodGet, base+metricsPath)
+	_, _, body := fetch(t, http.MethodGet, base+health.MetricsPath)
 	checkDocumented(t, metricstest.Parse(t, body), doc)
 
 	var replies string // the register's verification secret is in it
@@ -348,7 +349,7 @@ func TestServeMetricsFromStart(t *testing.T) {
 	}
 	var fams map[string]*dto.MetricFamily
 	counted := func() bool {
-		_, _, body = fetch(t, http.MethodGet, base+metricsPath)
+		_, _, body = fetch(t, http.MethodGet, base+health.MetricsPath)
 		fams = metricstest.Parse(t, body)
 		for _, w := range wants {
 			if counterValue(fams, w.family, w.labels) != 1 {

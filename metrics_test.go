@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http/httptest"
-	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -27,58 +25,21 @@ import (
 // metricsDoc documents every metric mailbot exports, in a table.
 const metricsDoc = "docs/metrics.md"
 
-// docFamily is one row of the metrics table of metricsDoc: the type and, by label
-// name, the values the label may take (nil: any value).
-type docFamily struct {
-	kind   string
-	labels map[string][]string
-}
+// docFamily is one row of the metrics table of metricsDoc.
+type docFamily = metricstest.DocFamily
 
 // databaseOnly are the families serve exports only with a database.
 var databaseOnly = map[string]bool{"mailbot_database_up": true}
-
-var backticked = regexp.MustCompile("`([^`]*)`")
 
 // documentedMetrics reads the metrics table of metricsDoc.
 // Without a database, the rows of databaseOnly are left out.
 func documentedMetrics(t *testing.T, withDatabase bool) map[string]docFamily {
 	t.Helper()
-	raw, err := os.ReadFile(metricsDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := make(map[string]docFamily)
-	for line := range strings.SplitSeq(string(raw), "\n") {
-		if !strings.HasPrefix(line, "| `mailbot_") {
-			continue
+	doc := metricstest.ReadDoc(t, metricsDoc)
+	if !withDatabase {
+		for name := range databaseOnly {
+			delete(doc, name)
 		}
-		cells := strings.Split(line, "|")
-		if len(cells) != 5 {
-			t.Fatalf("%s: metrics row %q: want 3 cells", metricsDoc, line)
-		}
-		name := strings.Trim(strings.TrimSpace(cells[1]), "`")
-		f := docFamily{kind: strings.TrimSpace(cells[2]), labels: make(map[string][]string)}
-		for clause := range strings.SplitSeq(cells[3], ";") {
-			label, values, ok := strings.Cut(clause, ":")
-			if !ok {
-				continue
-			}
-			var vs []string
-			for _, m := range backticked.FindAllStringSubmatch(values, -1) {
-				vs = append(vs, m[1])
-			}
-			f.labels[strings.Trim(strings.TrimSpace(label), "`")] = vs
-		}
-		if !withDatabase && databaseOnly[name] {
-			continue
-		}
-		if _, dup := doc[name]; dup {
-			t.Fatalf("%s lists %s twice", metricsDoc, name)
-		}
-		doc[name] = f
-	}
-	if len(doc) < 10 {
-		t.Fatalf("%s's metrics table has %d rows; did its format change?", metricsDoc, len(doc))
 	}
 	return doc
 }
@@ -94,17 +55,17 @@ func checkDocumented(t *testing.T, fams map[string]*dto.MetricFamily, doc map[st
 			t.Errorf("/metrics lacks %s", name)
 			continue
 		}
-		if got := strings.ToLower(f.GetType().String()); got != d.kind {
-			t.Errorf("%s is a %s, %s says %s", name, got, metricsDoc, d.kind)
+		if got := strings.ToLower(f.GetType().String()); got != d.Kind {
+			t.Errorf("%s is a %s, %s says %s", name, got, metricsDoc, d.Kind)
 		}
 		seen := make(map[string]map[string]bool)
 		for _, m := range f.GetMetric() {
 			l := metricstest.Labels(m)
-			if got, want := slices.Sorted(maps.Keys(l)), slices.Sorted(maps.Keys(d.labels)); !slices.Equal(got, want) {
+			if got, want := slices.Sorted(maps.Keys(l)), slices.Sorted(maps.Keys(d.Labels)); !slices.Equal(got, want) {
 				t.Errorf("%s series with labels %v, %s lists %v", name, got, metricsDoc, want)
 			}
 			for k, v := range l {
-				if vs := d.labels[k]; vs != nil && !slices.Contains(vs, v) {
+				if vs := d.Labels[k]; vs != nil && !slices.Contains(vs, v) {
 					t.Errorf("%s{%s=%q}: a value %s does not list", name, k, v, metricsDoc)
 				}
 				if seen[k] == nil {
@@ -116,7 +77,7 @@ func checkDocumented(t *testing.T, fams map[string]*dto.MetricFamily, doc map[st
 		if len(f.GetMetric()) == 0 {
 			t.Errorf("%s has no series", name)
 		}
-		for k, vs := range d.labels {
+		for k, vs := range d.Labels {
 			for _, v := range vs {
 				if !seen[k][v] {
 					t.Errorf("%s has no series with %s=%q", name, k, v)
@@ -138,13 +99,13 @@ func forProvider(t *testing.T, doc map[string]docFamily, provider string) map[st
 	t.Helper()
 	out := make(map[string]docFamily, len(doc))
 	for name, d := range doc {
-		if vs, ok := d.labels["provider"]; ok && vs != nil { // nil: any provider
+		if vs, ok := d.Labels["provider"]; ok && vs != nil { // nil: any provider
 			if !slices.Contains(vs, provider) {
 				t.Errorf("%s lists %s with providers %v, not %s", metricsDoc, name, vs, provider)
 			}
-			labels := maps.Clone(d.labels)
+			labels := maps.Clone(d.Labels)
 			labels["provider"] = []string{provider}
-			d.labels = labels
+			d.Labels = labels
 		}
 		out[name] = d
 	}
@@ -241,9 +202,9 @@ func TestProviderOutcomes(t *testing.T) {
 		call   func() error
 	}{
 		{"register", nil, func() error { _, err := p.RegisterDomain(ctx, "example.com"); return err }},
-		{"status, unknown twice", func() { sim.FailNextWith(2, pdd.CodeUnknown) },
+		{"status, unknown twice", func() { sim.FailNextWith(2, pddsim.CodeUnknown) },
 			func() error { _, err := p.DomainStatus(ctx, "example.com"); return err }},
-		{"add, bad token", func() { sim.FailNextWith(1, pdd.CodeBadToken) }, add},
+		{"add, bad token", func() { sim.FailNextWith(1, pddsim.CodeBadToken) }, add},
 		{"add, 502", inject(pddsim.FaultBadGateway), add},
 		{"add", nil, add}, // the 502 came before the sandbox added it
 		{"add, exists", nil, add},

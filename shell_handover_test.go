@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 var reShowID = regexp.MustCompile(`types show ([a-z2-7]{10})`)
@@ -38,7 +38,7 @@ func TestShellHandover(t *testing.T) {
 	_, off = out.waitFor(t, regexp.MustCompile(`Credentials for: U0ADA\n`), off)
 	send("as U0BOB", "show "+m[1])
 	_, off = out.waitFor(t, regexp.MustCompile(`Not yours`), off)
-	if n := sim.Requests(pdd.OpEditMailbox); n != 0 {
+	if n := sim.Requests(pddsim.OpEditMailbox); n != 0 {
 		t.Fatalf("someone else's show reached the API: %d edits", n)
 	}
 	send("as U0ADA", "show "+m[1])

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
@@ -210,7 +209,7 @@ func TestShellApprovals(t *testing.T) {
 	id := m[1]
 	send("approve " + id)
 	_, off = out.waitFor(t, regexp.MustCompile(`Only mailbot admins may approve`), off)
-	if n := sim.Requests(pdd.OpAddMailbox); n != 0 {
+	if n := sim.Requests(pddsim.OpAddMailbox); n != 0 {
 		t.Fatalf("the API got %d add requests before the approval", n)
 	}
 	send("as UADMIN2")
@@ -242,7 +241,7 @@ func TestShellApprovals(t *testing.T) {
 	if _, ok := sim.Mailbox("carol@example.com"); ok {
 		t.Error("a denied request ran")
 	}
-	if n := sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("the API got %d add requests, want exactly 1", n)
 	}
 	assertNotIn(t, "the ops lines", opsLines(out.String()), pw)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -210,7 +211,7 @@ func TestSimTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 		d, err := c.RegisterDomain(t.Context(), "example.com")
-		if err != nil || d.Status != string(pdd.StatusDomainActivate) || d.Secrets == nil {
+		if err != nil || d.Status != string(pddsim.StatusDomainActivate) || d.Secrets == nil {
 			t.Errorf("RegisterDomain via %s = %+v, %v; want domain-activate with secrets", u, d, err)
 		}
 	}
@@ -243,7 +244,7 @@ func TestSimStopsWithRequestsInFlight(t *testing.T) {
 		_, err := c.RegisterDomain(t.Context(), "example.com")
 		errc <- err
 	}()
-	waitSimRequest(t, base, pdd.OpRegisterDomain)
+	waitSimRequest(t, base, pddsim.OpRegisterDomain)
 	start := time.Now()
 	if err := s.stop(t); err != nil {
 		t.Errorf("run after the signal = %v, want nil", err)
@@ -259,7 +260,7 @@ func TestSimStopsWithRequestsInFlight(t *testing.T) {
 
 // waitSimRequest waits until one request of op has arrived at the
 // sandbox, and fails the test if none does within simTimeout.
-func waitSimRequest(t *testing.T, base string, op pdd.Op) {
+func waitSimRequest(t *testing.T, base string, op pddsim.Op) {
 	t.Helper()
 	testkit.Eventually(t, simTimeout, "a "+string(op)+" request at the sandbox", func() bool {
 		res, err := http.Get(base + "/sim/requests")

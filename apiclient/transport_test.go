@@ -34,7 +34,7 @@ func newBurstServer(tb testing.TB, n int, h2 bool) *burstServer {
 	tb.Helper()
 	sim := pddsim.New()
 	s := &burstServer{token: sim.NewAccount(), n: n, filled: make(chan struct{})}
-	sim.OnRequest(func(pdd.Op) { s.arrive() })
+	sim.OnRequest(func(pddsim.Op) { s.arrive() })
 	s.ts = httptest.NewUnstartedServer(sim)
 	s.ts.EnableHTTP2 = h2
 	s.ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
@@ -154,7 +154,7 @@ func TestApprovalClickByNonAdminChangesNothing(t *testing.T) {
 	}
 	// The request is untouched: an admin may still approve it.
 	wantContains(t, "admin's answer", decide(t, h.env, admin, req, approve).shown(), "Request approved")
-	if n := h.sim.Requests(pdd.OpRegisterDomain); n != 1 {
+	if n := h.sim.Requests(pddsim.OpRegisterDomain); n != 1 {
 		t.Errorf("sandbox saw %d register requests, want 1", n)
 	}
 }
@@ -174,7 +174,7 @@ func TestApprovalSelfApprovalRefusedInModeAll(t *testing.T) {
 	}
 
 	wantContains(t, "other admin's answer", decide(t, h.env, admin2, req, approve).shown(), "Request approved")
-	if n := h.sim.Requests(pdd.OpRegisterDomain); n != 1 {
+	if n := h.sim.Requests(pddsim.OpRegisterDomain); n != 1 {
 		t.Fatalf("sandbox saw %d register requests, want 1", n)
 	}
 	wantContains(t, "updated request", callMessage(t, h.updates(req)[0]).shown(), "Approved by <@"+admin2+">", "domain-activate")
@@ -288,7 +288,7 @@ func TestApprovalAcrossRestart(t *testing.T) {
 
 	wantContains(t, "a stale click after the restart", decide(t, h.env, admin2, decided, approve).shown(), "Already decided")
 	wantContains(t, "a click on a pending request after the restart", decide(t, h.env, admin2, waiting, approve).shown(), "Request approved")
-	if n := h.sim.Requests(pdd.OpAddMailbox); n != 2 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 2 {
 		t.Errorf("sandbox saw %d email/add requests, want 2 (one per request)", n)
 	}
 	if n := len(h.slack.Calls("conversations.history")); n != 2 {
@@ -317,7 +317,7 @@ func TestApprovalResultFallsBackToDirectMessage(t *testing.T) {
 	if stored, _ := h.sim.Mailbox("alice@example.com"); len(spans) != 1 || spans[0] != stored {
 		t.Errorf("requester sees %q in the DM, sandbox stored %q", spans, stored)
 	}
-	if n := h.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("sandbox saw %d email/add requests, want 1", n)
 	}
 }

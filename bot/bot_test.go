@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
@@ -248,7 +249,7 @@ func TestBusyQueue(t *testing.T) {
 	g.release()
 	wantContains(t, "first result", h.result(first).shown(), "one.com")
 	wantContains(t, "second result", h.result(second).shown(), "two.com")
-	if n := h.sim.Requests(pdd.OpRegisterDomain); n != 2 {
+	if n := h.sim.Requests(pddsim.OpRegisterDomain); n != 2 {
 		t.Errorf("the API saw %d registers, want 2", n)
 	}
 }
@@ -271,7 +272,7 @@ func TestShutdownFinishesWorkInFlight(t *testing.T) {
 		t.Errorf("Run returned %v, want nil", err)
 	}
 	wantContains(t, "the work in flight", h.result(id).shown(), "inflight.com", "registered")
-	if n := h.sim.Requests(pdd.OpRegisterDomain); n != 1 {
+	if n := h.sim.Requests(pddsim.OpRegisterDomain); n != 1 {
 		t.Errorf("the API saw %d registers, want 1 (none for the command during the stop)", n)
 	}
 }

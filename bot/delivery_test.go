@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -113,7 +113,7 @@ func TestLongErrorCodeFitsSlack(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
 		h.ownDomain("example.com")
-		h.sim.FailNextWith(1, pdd.Code(long))
+		h.sim.FailNextWith(1, pddsim.Code(long))
 		id, _ := h.command(admin, "/mailbox", "add alice@example.com")
 		res := h.result(id).shown()
 		wantContains(t, "reply", res, cut, "does not know")
@@ -130,7 +130,7 @@ func TestLongErrorCodeFitsSlack(t *testing.T) {
 		h := newHarness(t, withApprovals(commands.ApprovalsRequests))
 		h.ownDomain("example.com")
 		_, req := ask(t, h.env, stranger, "/mailbox", "add alice@example.com")
-		h.sim.FailNextWith(1, pdd.Code(long))
+		h.sim.FailNextWith(1, pddsim.Code(long))
 		answer := decide(t, h.env, admin, req, approve)
 		wantContains(t, "answer to the approver", answer.shown(), "failed")
 		updated := h.waitUpdate(req, 1)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
 )
@@ -109,7 +109,7 @@ func TestCheckDNSButton(t *testing.T) {
 	if n, want := countContaining(vis.All(), content), countContaining(replyTexts(h.env, id), content); n != want || want == 0 {
 		t.Errorf("the secret's content shows in %d texts, want only the register reply's %d", n, want)
 	}
-	if h.sim.Requests(pdd.OpRegisterDomain) != 1 {
+	if h.sim.Requests(pddsim.OpRegisterDomain) != 1 {
 		t.Error("the Check DNS button reached the PDD API")
 	}
 }
@@ -120,7 +120,7 @@ func TestNoCheckButtonOnceVerified(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withDNS(dnstest.NewServer(t, dnsZone)))
 	h.ownDomain("example.com")
-	if err := h.sim.SetStatus("example.com", pdd.StatusMXActivate); err != nil {
+	if err := h.sim.SetStatus("example.com", pddsim.StatusMXActivate); err != nil {
 		t.Fatal(err)
 	}
 	id, _ := h.command(admin, "/maildomain", "register example.com")

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 )
@@ -167,7 +167,7 @@ func (s *spyStore) ClaimExpired(ctx context.Context, now time.Time, limit int) (
 // and tells the test when each arrives: the test orders events without
 // sleeping.
 type gate struct {
-	arrived chan pdd.Op
+	arrived chan pddsim.Op
 	pass    chan struct{} // one token lets one request through
 	open    chan struct{} // closed: every request goes through
 	once    sync.Once
@@ -175,8 +175,8 @@ type gate struct {
 
 // holdRequests makes every PDD request wait on the returned gate.
 func (e *env) holdRequests() *gate {
-	g := &gate{arrived: make(chan pdd.Op, 1000), pass: make(chan struct{}, 1000), open: make(chan struct{})}
-	e.sim.OnRequest(func(op pdd.Op) {
+	g := &gate{arrived: make(chan pddsim.Op, 1000), pass: make(chan struct{}, 1000), open: make(chan struct{})}
+	e.sim.OnRequest(func(op pddsim.Op) {
 		g.arrived <- op
 		select {
 		case <-g.pass:
@@ -188,7 +188,7 @@ func (e *env) holdRequests() *gate {
 }
 
 // next waits for the next request to arrive at the sandbox.
-func (g *gate) next(t testing.TB) pdd.Op {
+func (g *gate) next(t testing.TB) pddsim.Op {
 	t.Helper()
 	select {
 	case op := <-g.arrived:
@@ -233,7 +233,7 @@ func readBody(r *http.Request) []byte {
 // the sandbox stored.
 func assertAddedOnce(t testing.TB, e *env, req approvalRequest) {
 	t.Helper()
-	if n := e.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := e.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("sandbox saw %d email/add requests, want exactly 1", n)
 	}
 	if n := len(e.updates(req)); n != 1 {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 )
@@ -78,7 +78,7 @@ func TestRedeliveredEnvelopeRunsOnce(t *testing.T) {
 	h.result(last)
 	h.waitOps(t, "bob@example.com")
 
-	if n := h.sim.Requests(pdd.OpAddMailbox); n != 2 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 2 {
 		t.Errorf("the PDD API saw %d email/add, want 2 (alice once, bob)", n)
 	}
 	posts := h.slack.Posts(id)

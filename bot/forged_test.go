@@ -10,7 +10,7 @@ import (
 	"github.com/slack-go/slack"
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
@@ -62,7 +62,7 @@ func TestApprovalForgedValueRefused(t *testing.T) {
 	}
 	// The genuine request is untouched.
 	wantContains(t, "genuine approval", decide(t, h.env, admin2, req, approve).shown(), "Request approved", "example.com")
-	if n, evil := h.sim.Requests(pdd.OpRegisterDomain), strings.Contains(h.logs.String(), "evil.example"); n != 1 || evil {
+	if n, evil := h.sim.Requests(pddsim.OpRegisterDomain), strings.Contains(h.logs.String(), "evil.example"); n != 1 || evil {
 		t.Errorf("sandbox saw %d register requests (want 1); evil.example in the logs: %v", n, evil)
 	}
 }

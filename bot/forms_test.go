@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 )
@@ -192,7 +192,7 @@ func TestFormSubmission(t *testing.T) {
 		t.Errorf("the submitter sees %q, the sandbox stored %q", spans, stored)
 	}
 	h.waitOps(t, "alice@example.com")
-	if n := h.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("%d email/add, want 1", n)
 	}
 	if v, _ := h.slack.View(view.ID); !v.Closed {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/slack-go/slack/slackevents"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
@@ -96,7 +96,7 @@ func TestGroupMembersAreAdmins(t *testing.T) {
 	wantContains(t, "a non-member's click", decide(t, e, leaver, req, approve).shown(), "Not allowed")
 	wantContains(t, "a stranger's click", decide(t, e, stranger, req, approve).shown(), "Not allowed")
 	wantContains(t, "a member's click", decide(t, e, member, req, approve).shown(), "Request approved")
-	if n := e.sim.Requests(pdd.OpRegisterDomain); n != 2 {
+	if n := e.sim.Requests(pddsim.OpRegisterDomain); n != 2 {
 		t.Errorf("sandbox saw %d registers, want 2 (the member's command and the approved request)", n)
 	}
 	if n := e.groupReads(); n != reads {
@@ -154,7 +154,7 @@ func TestGroupMembershipChange(t *testing.T) {
 				t.Errorf("the removed member's click reached the PDD API (%d requests)", n)
 			}
 			wantContains(t, "the added member's click", decide(t, e, joiner, req, approve).shown(), "Request approved")
-			if n := e.sim.Requests(pdd.OpRegisterDomain); n != 1 {
+			if n := e.sim.Requests(pddsim.OpRegisterDomain); n != 1 {
 				t.Errorf("sandbox saw %d registers, want 1", n)
 			}
 			if !r.bot.Ready() {
@@ -210,7 +210,7 @@ func TestGroupRefreshFailureKeepsMembers(t *testing.T) {
 	}
 	e.waitGroupRead(reads, "the failure counted", func() bool { return counter(t, r.reg, failures, "failed") == 1 })
 	wantContains(t, "a kept member's click", decide(t, e, member, first, approve).shown(), "Request approved")
-	if n := e.sim.Requests(pdd.OpRegisterDomain); n != 1 {
+	if n := e.sim.Requests(pddsim.OpRegisterDomain); n != 1 {
 		t.Errorf("sandbox saw %d registers, want 1", n)
 	}
 
@@ -221,7 +221,7 @@ func TestGroupRefreshFailureKeepsMembers(t *testing.T) {
 	}
 	e.waitGroupRead(reads, "the good reading counted", func() bool { return counter(t, r.reg, failures, "ok") == 1 })
 	wantContains(t, "the removed member's click", decide(t, e, member, second, approve).shown(), "Not allowed")
-	if n := e.sim.Requests(pdd.OpRegisterDomain); n != 1 {
+	if n := e.sim.Requests(pddsim.OpRegisterDomain); n != 1 {
 		t.Errorf("sandbox saw %d registers after the removed member's click, want 1", n)
 	}
 }
@@ -261,7 +261,7 @@ func TestQuorumTwoApprovals(t *testing.T) {
 	}
 
 	wantContains(t, "the second admin", decideVia(t, rs.env, clicker{rs.r2, admin2}, req, approve), "Request approved")
-	if n := rs.sim.Requests(pdd.OpRegisterDomain); n != 1 {
+	if n := rs.sim.Requests(pddsim.OpRegisterDomain); n != 1 {
 		t.Errorf("sandbox saw %d registers, want 1", n)
 	}
 	final := rs.waitUpdate(req, 2)
@@ -315,7 +315,7 @@ func TestQuorumConcurrentLastApprovals(t *testing.T) {
 			t.Errorf("%s: %d updates, the last with buttons %v; want 2, the last without", d, len(rs.updates(req)), final.HasButtons())
 		}
 	}
-	if n := rs.sim.Requests(pdd.OpRegisterDomain); n != 3 {
+	if n := rs.sim.Requests(pddsim.OpRegisterDomain); n != 3 {
 		t.Errorf("sandbox saw %d registers, want 3 (one per request)", n)
 	}
 }

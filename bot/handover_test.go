@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
@@ -113,7 +113,7 @@ func TestHandoverRefusedForADeactivatedUser(t *testing.T) {
 	if got := h.result(id).shown(); !strings.Contains(got, "deactivated") {
 		t.Errorf("add for a deactivated user:\n%s", got)
 	}
-	if n := h.sim.Requests(pdd.OpAddMailbox); n != 0 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 0 {
 		t.Errorf("%d adds reached the sandbox", n)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/testkit"
@@ -51,7 +51,7 @@ func TestCancelByTheRequesterOnly(t *testing.T) {
 	// second Cancel change nothing.
 	wantContains(t, "stale approve", decide(t, h.env, admin, req, approve).shown(), "Already decided", "cancelled")
 	wantContains(t, "second cancel", cancelClick(t, h.env, stranger, pending).shown(), "Already decided")
-	if n := h.sim.Requests(pdd.OpAddMailbox) + len(h.updates(req)) - 1; n != 0 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox) + len(h.updates(req)) - 1; n != 0 {
 		t.Errorf("%d email/add and further updates after the cancel, want 0", n)
 	}
 	entries, err := h.store.Audit(context.Background(), time.Time{}, 0, false)

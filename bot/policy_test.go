@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
@@ -43,7 +43,7 @@ func TestGroupAdmins(t *testing.T) {
 	}
 	_, ack = e.command("UGROUPIE", "/maildomain", "register example.net")
 	wantContains(t, "a removed member's register", ackMessage(t, ack).shown(), "Not allowed")
-	if n := e.sim.Requests(pdd.OpRegisterDomain); n != 1 {
+	if n := e.sim.Requests(pddsim.OpRegisterDomain); n != 1 {
 		t.Errorf("the API saw %d registers, want 1 (the member's, before the change)", n)
 	}
 }
@@ -77,11 +77,11 @@ func TestTwoApprovalsOverSlack(t *testing.T) {
 	}
 	wantContains(t, "request after one approval", counted.shown(), "1 of 2 approvals: <@"+admin+">")
 	wantContains(t, "same admin again", decide(t, h.env, admin, req, approve).shown(), "Already counted")
-	if n := h.sim.Requests(pdd.OpAddMailbox); n != 0 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 0 {
 		t.Fatalf("%d email/add after one admin's approvals, want 0", n)
 	}
 	wantContains(t, "second admin", decide(t, h.env, admin2, req, approve).shown(), "Request approved")
-	if n := h.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("%d email/add, want 1", n)
 	}
 	done := callMessage(t, h.updates(req)[len(h.updates(req))-1])

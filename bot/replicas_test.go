@@ -17,7 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/commands/pgstore"
@@ -212,14 +212,14 @@ func TestReplicaStaleClickAfterRestart(t *testing.T) {
 	for _, c := range []clicker{{r3, admin2}, {rs.r2, admin2}, {r3, admin}} {
 		wantContains(t, "a stale click on "+c.r.name, decideVia(t, rs.env, c, decided, approve), "Already decided", "approved by <@"+admin+">")
 	}
-	if n := rs.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := rs.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("sandbox saw %d email/add requests after the stale clicks, want 1", n)
 	}
 	if n := len(rs.updates(decided)); n != 1 {
 		t.Errorf("%d updates of the decided request, want 1", n)
 	}
 	wantContains(t, "a pending request after the restart", decideVia(t, rs.env, clicker{r3, admin2}, waiting, approve), "Request approved")
-	if n := rs.sim.Requests(pdd.OpAddMailbox); n != 2 {
+	if n := rs.sim.Requests(pddsim.OpAddMailbox); n != 2 {
 		t.Errorf("sandbox saw %d email/add requests, want 2 (one per request)", n)
 	}
 	if n := len(rs.slack.Calls("conversations.history")); n != 0 {
@@ -333,7 +333,7 @@ func TestReplicaOutage(t *testing.T) {
 		wantContains(t, "a later click on "+c.r.name, decideVia(t, rs.env, c, during, approve), "Already decided")
 		wantContains(t, "a click on the request approved before", decideVia(t, rs.env, c, before, approve), "Already decided")
 	}
-	if n, r := rs.sim.Requests(pdd.OpAddMailbox), rs.sim.Requests(pdd.OpRegisterDomain); n != 2 || r != 1 {
+	if n, r := rs.sim.Requests(pddsim.OpAddMailbox), rs.sim.Requests(pddsim.OpRegisterDomain); n != 2 || r != 1 {
 		t.Errorf("sandbox saw %d email/add (want 2, one per request) and %d registers (want 1, the test's own)", n, r)
 	}
 	for _, login := range []string{"alice", "bob"} {
@@ -378,7 +378,7 @@ func TestReplicaOutageBetweenApprovalAndRun(t *testing.T) {
 	_, req := ask(t, rs.env, stranger, "/mailbox", "add alice@example.com")
 
 	wantContains(t, "the approval cut off", decideVia(t, rs.env, clicker{rs.r1, admin}, req, approve), "Nothing was done")
-	if n := rs.sim.Requests(pdd.OpAddMailbox); n != 0 {
+	if n := rs.sim.Requests(pddsim.OpAddMailbox); n != 0 {
 		t.Errorf("sandbox saw %d email/add requests while the run could not be recorded, want 0", n)
 	}
 	proxy.Restore()
@@ -389,7 +389,7 @@ func TestReplicaOutageBetweenApprovalAndRun(t *testing.T) {
 		t.Fatal(err, rs.env.logs.String())
 	}
 	wantContains(t, "an Approve once the database is back", decideVia(t, rs.env, clicker{rs.r2, admin2}, req, approve), "Request approved")
-	if n := rs.sim.Requests(pdd.OpAddMailbox); n != 1 {
+	if n := rs.sim.Requests(pddsim.OpAddMailbox); n != 1 {
 		t.Errorf("sandbox saw %d email/add requests, want 1", n)
 	}
 }
@@ -419,7 +419,7 @@ func TestReplicaRestartWithoutDatabase(t *testing.T) {
 			wantContains(t, "a stale "+action, decide(t, h.env, admin2, req, action).shown(), "Already decided", "Nothing more was done")
 		}
 	}
-	if n := h.sim.Requests(pdd.OpAddMailbox); n != 2 {
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 2 {
 		t.Errorf("sandbox saw %d email/add requests, want 2 (alice before the restart, carol after)", n)
 	}
 	if _, ok := h.sim.Mailbox("bob@example.com"); ok {
@@ -446,8 +446,8 @@ func TestReplicaRestartWithoutDatabase(t *testing.T) {
 func BenchmarkReplicaDecisionLatency(b *testing.B) {
 	rs := newReplicas(b, pgtest.NewDatabase(b), withApprovals(commands.ApprovalsRequests))
 	arrived := make(chan time.Time, 16)
-	rs.sim.OnRequest(func(op pdd.Op) {
-		if op == pdd.OpRegisterDomain {
+	rs.sim.OnRequest(func(op pddsim.Op) {
+		if op == pddsim.OpRegisterDomain {
 			arrived <- time.Now()
 		}
 	})
@@ -470,7 +470,7 @@ func BenchmarkReplicaDecisionLatency(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	if n := rs.sim.Requests(pdd.OpRegisterDomain); n != b.N {
+	if n := rs.sim.Requests(pddsim.OpRegisterDomain); n != b.N {
 		b.Errorf("%d PDD calls for %d requests", n, b.N)
 	}
 	reportPercentiles(b, lat, "decision")

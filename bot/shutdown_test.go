@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot"
 )
 
@@ -70,7 +70,7 @@ func TestShutdownWithBacklogAnswersEveryone(t *testing.T) {
 	if created != 2 || uncertain != 2 || notRun != n-4 {
 		t.Errorf("answers: %d created, %d may exist, %d not run; want 2, 2, %d", created, uncertain, notRun, n-4)
 	}
-	if got := h.sim.Requests(pdd.OpAddMailbox); got != 4 {
+	if got := h.sim.Requests(pddsim.OpAddMailbox); got != 4 {
 		t.Errorf("the PDD API saw %d email/add, want 4", got)
 	}
 	var notices []string

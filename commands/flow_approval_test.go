@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -86,8 +86,8 @@ func TestApproveConcurrent(t *testing.T) {
 	p, ref := e.request(user1, "/mailbox add carol@example.com")
 	release := make(chan struct{})
 	var arrived atomic.Int64
-	sb.sim.OnRequest(func(op pdd.Op) {
-		if op == pdd.OpAddMailbox && arrived.Add(1) == 1 {
+	sb.sim.OnRequest(func(op pddsim.Op) {
+		if op == pddsim.OpAddMailbox && arrived.Add(1) == 1 {
 			<-release // the first run waits while the other clicks are made
 		}
 	})

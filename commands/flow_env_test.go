@@ -154,7 +154,7 @@ func newSandbox(t *testing.T) *sandbox {
 }
 
 // adds is how many email/add requests reached the sandbox.
-func (s *sandbox) adds() int { return s.sim.Requests(pdd.OpAddMailbox) }
+func (s *sandbox) adds() int { return s.sim.Requests(pddsim.OpAddMailbox) }
 
 // env is a core with a recording messenger, an in-memory store and a fake
 // clock.

@@ -6,8 +6,8 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/mailcow"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
-	"github.com/mailbot/mailbot/apiclient/providertest"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/providertest"
 )
 
 // harness serves a fresh mailcowsim; the client's MX host is the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/mailcow"
-	"github.com/mailbot/mailbot/apiclient/providertest"
+	"github.com/mailbot/mailbot/commands/providertest"
 )
 
 // fuzzKey is the API key FuzzSecretsInErrors sends and plants.

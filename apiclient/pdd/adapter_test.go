@@ -122,19 +122,19 @@ func TestLookupPages(t *testing.T) {
 	t.Parallel()
 	e := newAdapterEnv(t)
 	e.sim.AddMailboxes("example.com", 150)
-	before := e.sim.Requests(pdd.OpListMailboxes)
+	before := e.sim.Requests(pddsim.OpListMailboxes)
 	m, err := e.a.LookupMailbox(t.Context(), "example.com", "USER0150")
 	if err != nil || m.Address != "user0150@example.com" {
 		t.Fatalf("LookupMailbox(USER0150) = %+v, %v", m, err)
 	}
-	if n := e.sim.Requests(pdd.OpListMailboxes) - before; n != 2 {
+	if n := e.sim.Requests(pddsim.OpListMailboxes) - before; n != 2 {
 		t.Errorf("LookupMailbox read %d pages, want 2", n)
 	}
-	before = e.sim.Requests(pdd.OpListMailboxes)
+	before = e.sim.Requests(pddsim.OpListMailboxes)
 	if _, err := e.a.LookupMailbox(t.Context(), "example.com", "user0001@example.com"); err != nil {
 		t.Fatal(err)
 	}
-	if n := e.sim.Requests(pdd.OpListMailboxes) - before; n != 1 {
+	if n := e.sim.Requests(pddsim.OpListMailboxes) - before; n != 1 {
 		t.Errorf("LookupMailbox of the first mailbox read %d pages, want 1", n)
 	}
 }
@@ -145,18 +145,18 @@ func TestDomainSecrets(t *testing.T) {
 	t.Parallel()
 	e := newAdapterEnv(t)
 	reg, err := e.a.RegisterDomain(t.Context(), "new.example")
-	if err != nil || reg.Secrets == nil || reg.Verified || reg.Status != pdd.StatusDomainActivate {
+	if err != nil || reg.Secrets == nil || reg.Verified || reg.Status != string(pddsim.StatusDomainActivate) {
 		t.Fatalf("RegisterDomain = %+v, %v; want domain-activate, unverified, with secrets", reg, err)
 	}
 	st, err := e.a.DomainStatus(t.Context(), "new.example")
 	if err != nil || st.Secrets == nil || *st.Secrets != *reg.Secrets || st.Stage != "owner-check" {
 		t.Fatalf("DomainStatus = %+v, %v; want the register's secrets", st, err)
 	}
-	if err := e.sim.SetStatus("new.example", pdd.StatusMXActivate); err != nil {
+	if err := e.sim.SetStatus("new.example", pddsim.StatusMXActivate); err != nil {
 		t.Fatal(err)
 	}
 	st, err = e.a.DomainStatus(t.Context(), "new.example")
-	if err != nil || st.Secrets != nil || !st.Verified || st.Status != pdd.StatusMXActivate {
+	if err != nil || st.Secrets != nil || !st.Verified || st.Status != string(pddsim.StatusMXActivate) {
 		t.Errorf("DomainStatus after verification = %+v, %v; want mx-activate, verified, no secrets", st, err)
 	}
 	_, err = e.a.DomainStatus(t.Context(), "nobody.example")

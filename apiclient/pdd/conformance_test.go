@@ -6,8 +6,8 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
-	"github.com/mailbot/mailbot/apiclient/providertest"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/providertest"
 )
 
 // harness serves a fresh pddsim whose first account is the adapter's.

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pdd"
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
 var hex12 = regexp.MustCompile(`^[0-9a-f]{12}$`)
@@ -27,7 +27,7 @@ func TestRegisterDomain(t *testing.T) {
 			if err != nil {
 				t.Fatalf("RegisterDomain(new.example) = %v", err)
 			}
-			want := &apiclient.Domain{Name: "new.example", Status: pdd.StatusDomainActivate, Stage: string(pdd.StageOwnerCheck),
+			want := &apiclient.Domain{Name: "new.example", Status: string(pddsim.StatusDomainActivate), Stage: "owner-check",
 				Meaning: "the domain has been added, but its ownership is not verified yet"}
 			if diff := cmp.Diff(want, first, cmpopts.IgnoreFields(apiclient.Domain{}, "Secrets")); diff != "" {
 				t.Errorf("first registration (-want +got):\n%s", diff)
@@ -45,19 +45,19 @@ func TestRegisterDomain(t *testing.T) {
 			}
 
 			for _, tc := range []struct {
-				status  pdd.Status
-				stage   pdd.Stage
+				status  pddsim.Status
+				stage   string
 				meaning string
 				flows   bool
 			}{
-				{pdd.StatusMXActivate, pdd.StageMXCheck, "the domain is verified, but its MX record is not set up, so mail does not flow yet", false},
-				{pdd.StatusAdded, pdd.StageAdded, "the domain is verified and its MX record is set up: mail flows", true},
+				{pddsim.StatusMXActivate, "mx-check", "the domain is verified, but its MX record is not set up, so mail does not flow yet", false},
+				{pddsim.StatusAdded, "added", "the domain is verified and its MX record is set up: mail flows", true},
 			} {
 				if err := e.sim.SetStatus("new.example", tc.status); err != nil {
 					t.Fatal(err)
 				}
 				got, err := e.c.RegisterDomain(ctx, "new.example")
-				want := &apiclient.Domain{Name: "new.example", Status: string(tc.status), Stage: string(tc.stage), Verified: true,
+				want := &apiclient.Domain{Name: "new.example", Status: string(tc.status), Stage: tc.stage, Verified: true,
 					Meaning: tc.meaning, MailFlows: tc.flows}
 				if err != nil || !cmp.Equal(want, got) {
 					t.Errorf("RegisterDomain at %s = %+v, %v; want %+v", tc.status, got, err, want)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 )
 
@@ -34,7 +33,7 @@ func add(domain, login, pw string) call {
 // rules, and the others as the sandbox injects them.
 func TestErrorCodes(t *testing.T) {
 	t.Parallel()
-	failWith := func(code pdd.Code) func(*testing.T, *env) {
+	failWith := func(code pddsim.Code) func(*testing.T, *env) {
 		return func(_ *testing.T, e *env) { e.sim.FailNextWith(1, code) }
 	}
 	fillUp := func(t *testing.T, e *env) {
@@ -62,44 +61,44 @@ func TestErrorCodes(t *testing.T) {
 		name         string
 		setup        func(*testing.T, *env)
 		call         call
-		wantOp       pdd.Op
-		wantCode     pdd.Code
+		wantOp       pddsim.Op
+		wantCode     pddsim.Code
 		wantAttempts int
 		wantMeaning  string
 	}{
 		// register, by the sandbox's rules
-		{"bad token", nil, badToken, pdd.OpRegisterDomain, pdd.CodeBadToken, 1, "token is invalid"},
-		{"no domain", nil, register(""), pdd.OpRegisterDomain, pdd.CodeNoDomain, 1, "omitted"},
-		{"bad domain", nil, register("-bad.example"), pdd.OpRegisterDomain, pdd.CodeBadDomain, 1, "RFC"},
-		{"prohibited", nil, register("forbidden.example"), pdd.OpRegisterDomain, pdd.CodeProhibited, 1, "forbidden"},
-		{"blocked", nil, register("spam.example"), pdd.OpRegisterDomain, pdd.CodeBlocked, 1, "blocked"},
-		{"domain occupied", takenByOther, register("other.example"), pdd.OpRegisterDomain, pdd.CodeOccupied, 1, "in use by another user"},
-		{"domain limit", fillUp, register("d51.example"), pdd.OpRegisterDomain, pdd.CodeDomainLimitReached, 1, "limit"},
+		{"bad token", nil, badToken, pddsim.OpRegisterDomain, pddsim.CodeBadToken, 1, "token is invalid"},
+		{"no domain", nil, register(""), pddsim.OpRegisterDomain, pddsim.CodeNoDomain, 1, "omitted"},
+		{"bad domain", nil, register("-bad.example"), pddsim.OpRegisterDomain, pddsim.CodeBadDomain, 1, "RFC"},
+		{"prohibited", nil, register("forbidden.example"), pddsim.OpRegisterDomain, pddsim.CodeProhibited, 1, "forbidden"},
+		{"blocked", nil, register("spam.example"), pddsim.OpRegisterDomain, pddsim.CodeBlocked, 1, "blocked"},
+		{"domain occupied", takenByOther, register("other.example"), pddsim.OpRegisterDomain, pddsim.CodeOccupied, 1, "in use by another user"},
+		{"domain limit", fillUp, register("d51.example"), pddsim.OpRegisterDomain, pddsim.CodeDomainLimitReached, 1, "limit"},
 		// add, by the sandbox's rules
-		{"not allowed", takenByOther, add("other.example", "u", password), pdd.OpAddMailbox, pdd.CodeNotAllowed, 1, "not the domain administrator"},
-		{"add no domain", nil, add("", "u", password), pdd.OpAddMailbox, pdd.CodeNoDomain, 1, "omitted"},
-		{"no login", nil, add("example.com", "", password), pdd.OpAddMailbox, pdd.CodeNoLogin, 1, "mailbox name was omitted"},
-		{"no password", nil, add("example.com", "u", ""), pdd.OpAddMailbox, pdd.CodeNoPassword, 1, "password was omitted"},
-		{"bad login", nil, add("example.com", "1u", password), pdd.OpAddMailbox, pdd.CodeBadLoginFormat, 1, "not allowed"},
-		{"login of another domain", nil, add("example.com", "u@other.example", password), pdd.OpAddMailbox, pdd.CodeBadLoginFormat, 1, "not allowed"},
-		{"login too long", nil, add("example.com", strings.Repeat("u", 31), password), pdd.OpAddMailbox, pdd.CodeLoginTooLong, 1, "too long"},
-		{"password too short", nil, add("example.com", "u", "Ab&1"), pdd.OpAddMailbox, pdd.CodePasswdTooShort, 1, "too short"},
-		{"password too long", nil, add("example.com", "u", password+password), pdd.OpAddMailbox, pdd.CodePasswdTooLong, 1, "too long"},
-		{"bad password", nil, add("example.com", "u", "Pass word&1"), pdd.OpAddMailbox, pdd.CodeBadPasswdChars, 1, "not allowed"},
-		{"password is the login", nil, add("example.com", "secret1", "SECRET1"), pdd.OpAddMailbox, pdd.CodeBadPasswdChars, 1, "not allowed"},
-		{"mailbox occupied", mailboxExists, add("example.com", "taken", password), pdd.OpAddMailbox, pdd.CodeOccupied, 1, "the mailbox already exists"},
+		{"not allowed", takenByOther, add("other.example", "u", password), pddsim.OpAddMailbox, pddsim.CodeNotAllowed, 1, "not the domain administrator"},
+		{"add no domain", nil, add("", "u", password), pddsim.OpAddMailbox, pddsim.CodeNoDomain, 1, "omitted"},
+		{"no login", nil, add("example.com", "", password), pddsim.OpAddMailbox, pddsim.CodeNoLogin, 1, "mailbox name was omitted"},
+		{"no password", nil, add("example.com", "u", ""), pddsim.OpAddMailbox, pddsim.CodeNoPassword, 1, "password was omitted"},
+		{"bad login", nil, add("example.com", "1u", password), pddsim.OpAddMailbox, pddsim.CodeBadLoginFormat, 1, "not allowed"},
+		{"login of another domain", nil, add("example.com", "u@other.example", password), pddsim.OpAddMailbox, pddsim.CodeBadLoginFormat, 1, "not allowed"},
+		{"login too long", nil, add("example.com", strings.Repeat("u", 31), password), pddsim.OpAddMailbox, pddsim.CodeLoginTooLong, 1, "too long"},
+		{"password too short", nil, add("example.com", "u", "Ab&1"), pddsim.OpAddMailbox, pddsim.CodePasswdTooShort, 1, "too short"},
+		{"password too long", nil, add("example.com", "u", password+password), pddsim.OpAddMailbox, pddsim.CodePasswdTooLong, 1, "too long"},
+		{"bad password", nil, add("example.com", "u", "Pass word&1"), pddsim.OpAddMailbox, pddsim.CodeBadPasswdChars, 1, "not allowed"},
+		{"password is the login", nil, add("example.com", "secret1", "SECRET1"), pddsim.OpAddMailbox, pddsim.CodeBadPasswdChars, 1, "not allowed"},
+		{"mailbox occupied", mailboxExists, add("example.com", "taken", password), pddsim.OpAddMailbox, pddsim.CodeOccupied, 1, "the mailbox already exists"},
 		// codes the sandbox gives only when told to
-		{"unknown", func(_ *testing.T, e *env) { e.sim.FailNext(3) }, register("example.com"), pdd.OpRegisterDomain, pdd.CodeUnknown, 3, "repeat the request later"},
-		{"unknown on add", func(_ *testing.T, e *env) { e.sim.FailNext(3) }, add("example.com", "u", password), pdd.OpAddMailbox, pdd.CodeUnknown, 3, "repeat the request later"},
-		{"no token", failWith(pdd.CodeNoToken), register("example.com"), pdd.OpRegisterDomain, pdd.CodeNoToken, 1, "omitted"},
-		{"no ip", failWith(pdd.CodeNoIP), register("example.com"), pdd.OpRegisterDomain, pdd.CodeNoIP, 1, "IP address"},
-		{"no auth", failWith(pdd.CodeNoAuth), register("example.com"), pdd.OpRegisterDomain, pdd.CodeNoAuth, 1, "PddToken header"},
-		{"bad login (auth)", failWith(pdd.CodeBadLogin), register("example.com"), pdd.OpRegisterDomain, pdd.CodeBadLogin, 1, "username is invalid"},
-		{"bad passwd (auth)", failWith(pdd.CodeBadPasswd), register("example.com"), pdd.OpRegisterDomain, pdd.CodeBadPasswd, 1, "password is invalid"},
-		{"no reply", failWith(pdd.CodeNoReply), register("example.com"), pdd.OpRegisterDomain, pdd.CodeNoReply, 1, "source server"},
-		{"login reserved", failWith(pdd.CodeLoginReserved), add("example.com", "postmaster", password), pdd.OpAddMailbox, pdd.CodeLoginReserved, 1, "reserved"},
-		{"a code nobody knows", failWith("quota-exceeded"), add("example.com", "u", password), pdd.OpAddMailbox, "quota-exceeded", 1, "does not know"},
-		{"a code nobody knows, odd text", failWith("Some Error: 42"), register("example.com"), pdd.OpRegisterDomain, "Some Error: 42", 1, "does not know"},
+		{"unknown", func(_ *testing.T, e *env) { e.sim.FailNext(3) }, register("example.com"), pddsim.OpRegisterDomain, pddsim.CodeUnknown, 3, "repeat the request later"},
+		{"unknown on add", func(_ *testing.T, e *env) { e.sim.FailNext(3) }, add("example.com", "u", password), pddsim.OpAddMailbox, pddsim.CodeUnknown, 3, "repeat the request later"},
+		{"no token", failWith(pddsim.CodeNoToken), register("example.com"), pddsim.OpRegisterDomain, pddsim.CodeNoToken, 1, "omitted"},
+		{"no ip", failWith(pddsim.CodeNoIP), register("example.com"), pddsim.OpRegisterDomain, pddsim.CodeNoIP, 1, "IP address"},
+		{"no auth", failWith(pddsim.CodeNoAuth), register("example.com"), pddsim.OpRegisterDomain, pddsim.CodeNoAuth, 1, "PddToken header"},
+		{"bad login (auth)", failWith(pddsim.CodeBadLogin), register("example.com"), pddsim.OpRegisterDomain, pddsim.CodeBadLogin, 1, "username is invalid"},
+		{"bad passwd (auth)", failWith(pddsim.CodeBadPasswd), register("example.com"), pddsim.OpRegisterDomain, pddsim.CodeBadPasswd, 1, "password is invalid"},
+		{"no reply", failWith(pddsim.CodeNoReply), register("example.com"), pddsim.OpRegisterDomain, pddsim.CodeNoReply, 1, "source server"},
+		{"login reserved", failWith(pddsim.CodeLoginReserved), add("example.com", "postmaster", password), pddsim.OpAddMailbox, pddsim.CodeLoginReserved, 1, "reserved"},
+		{"a code nobody knows", failWith("quota-exceeded"), add("example.com", "u", password), pddsim.OpAddMailbox, "quota-exceeded", 1, "does not know"},
+		{"a code nobody knows, odd text", failWith("Some Error: 42"), register("example.com"), pddsim.OpRegisterDomain, "Some Error: 42", 1, "does not know"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,7 +113,7 @@ func TestErrorCodes(t *testing.T) {
 			if !errors.As(err, &apiErr) {
 				t.Fatalf("error = %v (%T), want an *apiclient.Error", err, err)
 			}
-			wantOp := map[pdd.Op]apiclient.Op{pdd.OpRegisterDomain: apiclient.OpRegister, pdd.OpAddMailbox: apiclient.OpAdd}[tc.wantOp]
+			wantOp := map[pddsim.Op]apiclient.Op{pddsim.OpRegisterDomain: apiclient.OpRegister, pddsim.OpAddMailbox: apiclient.OpAdd}[tc.wantOp]
 			if apiErr.Op != wantOp || apiErr.Code != string(tc.wantCode) || apiErr.Attempts != tc.wantAttempts || apiErr.HTTPStatus != 200 {
 				t.Errorf("error = {Op %q Code %q Attempts %d HTTP %d}, want {%q %q %d 200}", apiErr.Op, apiErr.Code, apiErr.Attempts, apiErr.HTTPStatus, wantOp, tc.wantCode, tc.wantAttempts)
 			}

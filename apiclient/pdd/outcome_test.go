@@ -82,7 +82,7 @@ func TestNothingDone(t *testing.T) {
 		{"add: occupied", mailboxExists, add("example.com", "taken", password), false, false, 1},
 		{"add: not allowed", takenByOther, add("other.example", "u", password), false, false, 1},
 		{"add: bad password", nil, add("example.com", "u", "short"), false, false, 1},
-		{"add: blocked", func(_ *testing.T, e *env) { e.sim.FailNextWith(1, pdd.CodeBlocked) }, add("example.com", "u", password), false, false, 1},
+		{"add: blocked", func(_ *testing.T, e *env) { e.sim.FailNextWith(1, pddsim.CodeBlocked) }, add("example.com", "u", password), false, false, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,7 +259,7 @@ func TestRetryHook(t *testing.T) {
 		{"add: reset is not retried", nil, faults("reset"), add("example.com", "u", password), nil, true},
 		{"register: timeouts", []apiclient.Option{apiclient.WithTimeout(attemptTimeout)}, func(_ *testing.T, e *env) { e.sim.SetLatency(time.Minute) },
 			register("example.com"), repeat(retryCall{reg, uncertain}, 2), true},
-		{"add: occupied is final", nil, func(_ *testing.T, e *env) { e.sim.FailNextWith(1, pdd.CodeOccupied) }, add("example.com", "u", password), nil, true},
+		{"add: occupied is final", nil, func(_ *testing.T, e *env) { e.sim.FailNextWith(1, pddsim.CodeOccupied) }, add("example.com", "u", password), nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -326,7 +326,7 @@ func TestLongUnknownCode(t *testing.T) {
 	}
 	for _, c := range []call{register("example.com"), add("example.com", "u", password)} {
 		e := setup(t, false)
-		e.sim.FailNextWith(1, pdd.Code(long))
+		e.sim.FailNextWith(1, pddsim.Code(long))
 		err := c(t, e)
 		var ae *apiclient.Error
 		if !errors.As(err, &ae) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
-	"github.com/mailbot/mailbot/apiclient/providertest"
+	"github.com/mailbot/mailbot/commands/providertest"
 )
 
 // passwordStatuses are the statuses FuzzPasswordInErrors answers with.

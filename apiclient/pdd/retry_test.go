@@ -30,10 +30,10 @@ func TestRetries(t *testing.T) {
 			}
 		}
 	}
-	code := func(c pdd.Code) func(*testing.T, *env) {
+	code := func(c pddsim.Code) func(*testing.T, *env) {
 		return func(_ *testing.T, e *env) { e.sim.FailNextWith(1, c) }
 	}
-	isCode := func(c pdd.Code) func(error) bool {
+	isCode := func(c pddsim.Code) func(error) bool {
 		return func(err error) bool { return codeOf(err) == string(c) }
 	}
 	isStatus := func(status int, reason string) func(error) bool {
@@ -56,9 +56,9 @@ func TestRetries(t *testing.T) {
 		wantMailbox  bool            // whether u@example.com exists afterwards
 	}{
 		{"register: unknown twice", unknown(2), register("example.com"), nil, 3, 0, false},
-		{"register: unknown 3 times", unknown(3), register("example.com"), isCode(pdd.CodeUnknown), 3, apiclient.ClassTemporary, false},
+		{"register: unknown 3 times", unknown(3), register("example.com"), isCode(pddsim.CodeUnknown), 3, apiclient.ClassTemporary, false},
 		{"add: unknown twice", unknown(2), add("example.com", "u", password), nil, 3, 0, true},
-		{"add: unknown 3 times", unknown(3), add("example.com", "u", password), isCode(pdd.CodeUnknown), 3, apiclient.ClassTemporary, false},
+		{"add: unknown 3 times", unknown(3), add("example.com", "u", password), isCode(pddsim.CodeUnknown), 3, apiclient.ClassTemporary, false},
 		{"register: 502 twice", fault(pddsim.FaultBadGateway, 2), register("example.com"), nil, 3, 0, false},
 		{"register: 502 3 times", fault(pddsim.FaultBadGateway, 3), register("example.com"), isStatus(502, "502 Bad Gateway"), 3, apiclient.ClassTemporary, false},
 		{"add: 502 once", fault(pddsim.FaultBadGateway, 1), add("example.com", "u", password), isStatus(502, "unexpected HTTP status"), 1, apiclient.ClassUncertain, false},
@@ -66,8 +66,8 @@ func TestRetries(t *testing.T) {
 		{"add: reset once", fault(pddsim.FaultReset, 1), add("example.com", "u", password), isSentTransport, 1, apiclient.ClassUncertain, true},
 		{"register: truncated once", fault(pddsim.FaultTruncated, 1), register("example.com"), isStatus(200, "truncated"), 1, apiclient.ClassUncertain, false},
 		{"add: truncated once", fault(pddsim.FaultTruncated, 1), add("example.com", "u", password), isStatus(200, "truncated"), 1, apiclient.ClassUncertain, true},
-		{"register: other codes are final", code(pdd.CodeBlocked), register("example.com"), isCode(pdd.CodeBlocked), 1, apiclient.ClassRefused, false},
-		{"add: other codes are final", code(pdd.CodeNoReply), add("example.com", "u", password), isCode(pdd.CodeNoReply), 1, apiclient.ClassRefused, false},
+		{"register: other codes are final", code(pddsim.CodeBlocked), register("example.com"), isCode(pddsim.CodeBlocked), 1, apiclient.ClassRefused, false},
+		{"add: other codes are final", code(pddsim.CodeNoReply), add("example.com", "u", password), isCode(pddsim.CodeNoReply), 1, apiclient.ClassRefused, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,7 +206,7 @@ func TestCancel(t *testing.T) {
 		before := e.sim.Requests("")
 		ctx, cancel := context.WithCancel(t.Context())
 		// The sandbox has the request, and holds it for its latency: cancel.
-		e.sim.OnRequest(func(pdd.Op) { cancel() })
+		e.sim.OnRequest(func(pddsim.Op) { cancel() })
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
 		if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
@@ -235,7 +235,7 @@ func TestCancel(t *testing.T) {
 		before := e.sim.Requests("")
 		start := time.Now()
 		_, err := e.c.RegisterDomain(ctx, "example.com")
-		if codeOf(err) != string(pdd.CodeUnknown) || time.Since(start) > 5*time.Second {
+		if codeOf(err) != string(pddsim.CodeUnknown) || time.Since(start) > 5*time.Second {
 			t.Errorf("error = %v after %s, want the last answer, unknown, soon", err, time.Since(start))
 		}
 		if got := e.sim.Requests("") - before; got != 1 {

@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/providertest"
 	"github.com/mailbot/mailbot/apiclient/yandex360"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/providertest"
 )
 
 // sandbox adapts y360sim to the suite: its seeding returns errors (a

@@ -6,7 +6,6 @@ import (
 	"net/url"
 
 	"github.com/mailbot/mailbot/apiclient/internal/simkit"
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // maxForm bounds a request body.
@@ -18,17 +17,17 @@ const tooManyRequestsPage = "<html>\r\n<head><title>429 Too Many Requests</title
 
 // answer is a PDD answer, its fields in the order PDD documents them.
 type answer struct {
-	Domain  string       `json:"domain,omitempty"`
-	Login   string       `json:"login,omitempty"`
-	UID     int64        `json:"uid,omitempty"`
-	Status  pdd.Status   `json:"status,omitempty"`
-	Stage   pdd.Stage    `json:"stage,omitempty"`
-	Secrets *pdd.Secrets `json:"secrets,omitempty"`
-	Success string       `json:"success"`
-	Error   pdd.Code     `json:"error,omitempty"`
+	Domain  string         `json:"domain,omitempty"`
+	Login   string         `json:"login,omitempty"`
+	UID     int64          `json:"uid,omitempty"`
+	Status  Status         `json:"status,omitempty"`
+	Stage   stage          `json:"stage,omitempty"`
+	Secrets *domainSecrets `json:"secrets,omitempty"`
+	Success string         `json:"success"`
+	Error   Code           `json:"error,omitempty"`
 }
 
-func failure(code pdd.Code, domain string) answer {
+func failure(code Code, domain string) answer {
 	return answer{Domain: domain, Success: "error", Error: code}
 }
 
@@ -37,11 +36,11 @@ func failure(code pdd.Code, domain string) answer {
 type operation func(s *Server, acct *account, form url.Values) any
 
 func (s *Server) routes() {
-	s.mux.Handle("/api2/admin/domain/register", s.api(pdd.OpRegisterDomain, http.MethodPost, (*Server).register))
-	s.mux.Handle("/api2/admin/email/add", s.api(pdd.OpAddMailbox, http.MethodPost, (*Server).addMailbox))
-	s.mux.Handle("/api2/admin/email/edit", s.api(pdd.OpEditMailbox, http.MethodPost, (*Server).editMailbox))
-	s.mux.Handle("/api2/admin/email/list", s.api(pdd.OpListMailboxes, http.MethodGet, (*Server).listMailboxes))
-	s.mux.Handle("/api2/admin/domain/registration_status", s.api(pdd.OpRegistrationStatus, http.MethodGet, (*Server).registrationStatus))
+	s.mux.Handle("/api2/admin/domain/register", s.api(OpRegisterDomain, http.MethodPost, (*Server).register))
+	s.mux.Handle("/api2/admin/email/add", s.api(OpAddMailbox, http.MethodPost, (*Server).addMailbox))
+	s.mux.Handle("/api2/admin/email/edit", s.api(OpEditMailbox, http.MethodPost, (*Server).editMailbox))
+	s.mux.Handle("/api2/admin/email/list", s.api(OpListMailboxes, http.MethodGet, (*Server).listMailboxes))
+	s.mux.Handle("/api2/admin/domain/registration_status", s.api(OpRegistrationStatus, http.MethodGet, (*Server).registrationStatus))
 	s.mux.HandleFunc("/api2/", s.notFound)
 	s.mux.HandleFunc("/sim/status", s.controlStatus)
 	s.mux.HandleFunc("/sim/latency", s.controlLatency)
@@ -58,7 +57,7 @@ func (s *Server) routes() {
 // api serves one operation: count, read the parameters (the form body of a
 // POST, the query string of a GET), wait out the latency, meet an injected
 // fault or perform the operation, answer.
-func (s *Server) api(op pdd.Op, method string, do operation) http.Handler {
+func (s *Server) api(op Op, method string, do operation) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.arrivals.Arrive(op)
 		if r.Method != method {
@@ -123,11 +122,11 @@ func (s *Server) perform(token string, form url.Values, do operation) any {
 	defer s.mu.Unlock()
 	domain := form.Get("domain")
 	if token == "" {
-		return failure(pdd.CodeNoAuth, domain)
+		return failure(CodeNoAuth, domain)
 	}
 	acct, ok := s.accounts[token]
 	if !ok {
-		return failure(pdd.CodeBadToken, domain)
+		return failure(CodeBadToken, domain)
 	}
 	return do(s, acct, form)
 }
@@ -136,57 +135,50 @@ func (s *Server) perform(token string, form url.Values, do operation) any {
 func (s *Server) register(acct *account, form url.Values) any {
 	raw := form.Get("domain")
 	if raw == "" {
-		return failure(pdd.CodeNoDomain, "")
+		return failure(CodeNoDomain, "")
 	}
 	name, ok := canonicalDomain(raw)
 	switch {
 	case !ok:
-		return failure(pdd.CodeBadDomain, raw)
+		return failure(CodeBadDomain, raw)
 	case s.prohibited[name]:
-		return failure(pdd.CodeProhibited, raw)
+		return failure(CodeProhibited, raw)
 	case s.blocked[name]:
-		return failure(pdd.CodeBlocked, raw)
+		return failure(CodeBlocked, raw)
 	}
 	d, ok := s.domains[name]
 	switch {
 	case ok && d.owner != acct:
-		return failure(pdd.CodeOccupied, raw)
+		return failure(CodeOccupied, raw)
 	case !ok && acct.domains >= DomainLimit:
-		return failure(pdd.CodeDomainLimitReached, raw)
+		return failure(CodeDomainLimitReached, raw)
 	case !ok:
-		d = &domain{owner: acct, status: pdd.StatusDomainActivate,
-			secrets: pdd.Secrets{Name: hex12(), Content: hex12()}}
+		d = &domain{owner: acct, status: StatusDomainActivate,
+			secrets: domainSecrets{Name: hex12(), Content: hex12()}}
 		s.domains[name] = d
 		acct.domains++
 	}
 	a := answer{Domain: name, Status: d.status, Stage: stageOf(d.status), Success: "ok"}
-	if d.status == pdd.StatusDomainActivate {
+	if d.status == StatusDomainActivate {
 		sec := d.secrets
 		a.Secrets = &sec
 	}
 	return a
 }
 
-func stageOf(s pdd.Status) pdd.Stage {
-	switch s {
-	case pdd.StatusMXActivate:
-		return pdd.StageMXCheck
-	case pdd.StatusAdded:
-		return pdd.StageAdded
-	}
-	return pdd.StageOwnerCheck
-}
+// stageOf is the stage paired with the status s.
+func stageOf(s Status) stage { return stages[s] }
 
 // addMailbox is POST /api2/admin/email/add; s.mu is held.
 func (s *Server) addMailbox(acct *account, form url.Values) any {
 	raw, login, password := form.Get("domain"), form.Get("login"), form.Get("password")
 	switch {
 	case raw == "":
-		return failure(pdd.CodeNoDomain, "")
+		return failure(CodeNoDomain, "")
 	case login == "":
-		return failure(pdd.CodeNoLogin, raw)
+		return failure(CodeNoLogin, raw)
 	case password == "":
-		return failure(pdd.CodeNoPassword, raw)
+		return failure(CodeNoPassword, raw)
 	}
 	name, code := s.ownedDomain(acct, raw)
 	if code != "" {
@@ -198,7 +190,7 @@ func (s *Server) addMailbox(acct *account, form url.Values) any {
 		code = passwordCode(password, user, address)
 	}
 	if _, ok := s.mailboxes[address]; code == "" && ok {
-		code = pdd.CodeOccupied
+		code = CodeOccupied
 	}
 	if code != "" {
 		return failure(code, raw)
@@ -213,13 +205,13 @@ func (s *Server) addMailbox(acct *account, form url.Values) any {
 // was sent, or the code of the failure: bad_domain for a name that is no
 // host name, not_allowed for a domain the account does not own; s.mu is
 // held.
-func (s *Server) ownedDomain(acct *account, raw string) (string, pdd.Code) {
+func (s *Server) ownedDomain(acct *account, raw string) (string, Code) {
 	name, ok := canonicalDomain(raw)
 	if !ok {
-		return name, pdd.CodeBadDomain
+		return name, CodeBadDomain
 	}
 	if d, ok := s.domains[name]; !ok || d.owner != acct {
-		return name, pdd.CodeNotAllowed
+		return name, CodeNotAllowed
 	}
 	return name, ""
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/internal/simkit"
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // controlAnswer is the JSON answer of a control endpoint.
@@ -40,7 +39,7 @@ func control(w http.ResponseWriter, r *http.Request, fn func() (controlAnswer, e
 func (s *Server) controlStatus(w http.ResponseWriter, r *http.Request) {
 	control(w, r, func() (controlAnswer, error) {
 		d, st := r.FormValue("domain"), r.FormValue("status")
-		if err := s.SetStatus(d, pdd.Status(st)); err != nil {
+		if err := s.SetStatus(d, Status(st)); err != nil {
 			return controlAnswer{}, err
 		}
 		name, _ := canonicalDomain(d)
@@ -67,9 +66,9 @@ func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return controlAnswer{}, err
 		}
-		code := pdd.Code(r.FormValue("code"))
+		code := Code(r.FormValue("code"))
 		if code == "" {
-			code = pdd.CodeUnknown
+			code = CodeUnknown
 		}
 		s.FailNextWith(n, code)
 		return controlAnswer{}, nil
@@ -97,7 +96,7 @@ func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
 // controlRequests is GET /sim/requests: the counts of [Server.Requests].
 func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
 	counts := map[string]int{"all": s.Requests("")}
-	for _, op := range []pdd.Op{pdd.OpRegisterDomain, pdd.OpAddMailbox, pdd.OpEditMailbox, pdd.OpListMailboxes, pdd.OpRegistrationStatus} {
+	for _, op := range ops {
 		counts[string(op)] = s.Requests(op)
 	}
 	simkit.WriteJSON(w, http.StatusOK, counts)
@@ -153,7 +152,7 @@ func (s *Server) controlDomain(w http.ResponseWriter, r *http.Request) {
 			return controlAnswer{}, fmt.Errorf("name=%q is not a domain name", r.FormValue("name"))
 		}
 		s.AddDomain(name)
-		return controlAnswer{Domain: name, Status: string(pdd.StatusAdded)}, nil
+		return controlAnswer{Domain: name, Status: string(StatusAdded)}, nil
 	})
 }
 

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // raw posts a form with Alice's token and returns the status, the body and
@@ -140,15 +138,15 @@ func TestLatency(t *testing.T) {
 	f.sim.SetLatency(time.Minute)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	before := f.sim.Requests(pdd.OpAddMailbox)
-	f.sim.OnRequest(func(pdd.Op) { cancel() }) // arrived: now waiting out the latency
+	before := f.sim.Requests(OpAddMailbox)
+	f.sim.OnRequest(func(Op) { cancel() }) // arrived: now waiting out the latency
 	form := url.Values{"domain": {"example.com"}, "login": {"late"}, "password": {"Secret-1"}}
 	if _, _, err := f.raw(t, ctx, "/api2/admin/email/add", form); !errors.Is(err, context.Canceled) {
 		t.Fatalf("POST cancelled during a minute of latency: error %v, want context.Canceled", err)
 	}
 	// Close waits until every handler has returned, the dropped one's too.
 	f.ts.Close()
-	if got := f.sim.Requests(pdd.OpAddMailbox) - before; got != 1 {
+	if got := f.sim.Requests(OpAddMailbox) - before; got != 1 {
 		t.Errorf("the sandbox saw %d add requests, want 1", got)
 	}
 	if _, ok := f.sim.Mailbox("late@example.com"); ok {
@@ -277,11 +275,11 @@ func TestServeHTTPDirectly(t *testing.T) {
 func TestOnRequest(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	arrived := make(chan pdd.Op, 10)
+	arrived := make(chan Op, 10)
 	release := make(chan struct{})
-	f.sim.OnRequest(func(op pdd.Op) {
+	f.sim.OnRequest(func(op Op) {
 		arrived <- op
-		if op == pdd.OpAddMailbox {
+		if op == OpAddMailbox {
 			<-release
 		}
 	})
@@ -294,11 +292,11 @@ func TestOnRequest(t *testing.T) {
 		_, got := f.post(t, "/api2/admin/email/add", f.alice, url.Values{"domain": {"example.com"}, "login": {"held"}, "password": {"Secret-1"}})
 		done <- got
 	}()
-	var got []pdd.Op
+	var got []Op
 	for range 3 {
 		got = append(got, <-arrived)
 	}
-	if diff := cmp.Diff([]pdd.Op{pdd.OpRegisterDomain, "", pdd.OpAddMailbox}, got); diff != "" {
+	if diff := cmp.Diff([]Op{OpRegisterDomain, "", OpAddMailbox}, got); diff != "" {
 		t.Errorf("arrivals (-want +got):\n%s", diff)
 	}
 	if _, ok := f.sim.Mailbox("held@example.com"); ok {

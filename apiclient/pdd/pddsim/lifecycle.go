@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // DefaultOnPage is email/list's page size when on_page is not sent, and
@@ -54,23 +52,23 @@ type listedMailbox struct {
 
 // statusAnswer is domain/registration_status's answer.
 type statusAnswer struct {
-	Domain    string       `json:"domain"`
-	Status    pdd.Status   `json:"status"`
-	Stage     pdd.Stage    `json:"stage"`
-	LastCheck string       `json:"last_check"`
-	NextCheck string       `json:"next_check"`
-	Secrets   *pdd.Secrets `json:"secrets,omitempty"`
-	Success   string       `json:"success"`
+	Domain    string         `json:"domain"`
+	Status    Status         `json:"status"`
+	Stage     stage          `json:"stage"`
+	LastCheck string         `json:"last_check"`
+	NextCheck string         `json:"next_check"`
+	Secrets   *domainSecrets `json:"secrets,omitempty"`
+	Success   string         `json:"success"`
 }
 
 // editMailbox is POST /api2/admin/email/edit; s.mu is held.
 func (s *Server) editMailbox(acct *account, form url.Values) any {
 	raw := form.Get("domain")
 	if raw == "" {
-		return failure(pdd.CodeNoDomain, "")
+		return failure(CodeNoDomain, "")
 	}
 	if form.Get("login") == "" && form.Get("uid") == "" {
-		return failure(pdd.CodeNoLogin, raw)
+		return failure(CodeNoLogin, raw)
 	}
 	name, code := s.ownedDomain(acct, raw)
 	if code != "" {
@@ -100,16 +98,16 @@ func (s *Server) editMailbox(acct *account, form url.Values) any {
 // findMailbox finds the mailbox of form's login (a user name or the
 // address) or, without one, of its uid, in domain name; an unknown or
 // malformed one is no_login.
-func (s *Server) findMailbox(name string, form url.Values) (string, mailbox, pdd.Code) {
+func (s *Server) findMailbox(name string, form url.Values) (string, mailbox, Code) {
 	if login := form.Get("login"); login != "" {
 		user, code := checkLogin(login, name)
 		if code != "" {
-			return "", mailbox{}, pdd.CodeNoLogin
+			return "", mailbox{}, CodeNoLogin
 		}
 		address := user + "@" + name
 		m, ok := s.mailboxes[address]
 		if !ok {
-			return "", mailbox{}, pdd.CodeNoLogin
+			return "", mailbox{}, CodeNoLogin
 		}
 		return address, m, ""
 	}
@@ -119,14 +117,14 @@ func (s *Server) findMailbox(name string, form url.Values) (string, mailbox, pdd
 			return address, m, ""
 		}
 	}
-	return "", mailbox{}, pdd.CodeNoLogin
+	return "", mailbox{}, CodeNoLogin
 }
 
 // listMailboxes is GET /api2/admin/email/list; s.mu is held.
 func (s *Server) listMailboxes(acct *account, form url.Values) any {
 	raw := form.Get("domain")
 	if raw == "" {
-		return failure(pdd.CodeNoDomain, "")
+		return failure(CodeNoDomain, "")
 	}
 	name, code := s.ownedDomain(acct, raw)
 	if code != "" {
@@ -178,7 +176,7 @@ func positive(raw string, def, most int) int {
 func (s *Server) registrationStatus(acct *account, form url.Values) any {
 	raw := form.Get("domain")
 	if raw == "" {
-		return failure(pdd.CodeNoDomain, "")
+		return failure(CodeNoDomain, "")
 	}
 	name, code := s.ownedDomain(acct, raw)
 	if code != "" {
@@ -188,7 +186,7 @@ func (s *Server) registrationStatus(acct *account, form url.Values) any {
 	now := time.Now().UTC()
 	a := statusAnswer{Domain: name, Status: d.status, Stage: stageOf(d.status),
 		LastCheck: now.Add(-checkInterval / 2).Format(time.RFC3339), NextCheck: now.Add(checkInterval / 2).Format(time.RFC3339), Success: "ok"}
-	if d.status == pdd.StatusDomainActivate {
+	if d.status == StatusDomainActivate {
 		sec := d.secrets
 		a.Secrets = &sec
 	}

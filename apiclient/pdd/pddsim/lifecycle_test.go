@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // get sends a GET with the token and the query, and returns the HTTP
@@ -69,12 +67,12 @@ func TestEditMailbox(t *testing.T) {
 		form url.Values
 		want map[string]any
 	}{
-		{"unknown login", url.Values{"domain": {"example.com"}, "login": {"nobody"}, "enabled": {"no"}}, errAnswer(pdd.CodeNoLogin, "example.com")},
-		{"unknown uid", url.Values{"domain": {"example.com"}, "uid": {"42"}, "enabled": {"no"}}, errAnswer(pdd.CodeNoLogin, "example.com")},
-		{"no login", url.Values{"domain": {"example.com"}, "enabled": {"no"}}, errAnswer(pdd.CodeNoLogin, "example.com")},
-		{"no domain", url.Values{"login": {"taken"}}, errAnswer(pdd.CodeNoDomain, "")},
-		{"another account's domain", url.Values{"domain": {"bob.example"}, "login": {"taken"}}, errAnswer(pdd.CodeNotAllowed, "bob.example")},
-		{"bad password", url.Values{"domain": {"example.com"}, "login": {"taken"}, "password": {"short"}}, errAnswer(pdd.CodePasswdTooShort, "example.com")},
+		{"unknown login", url.Values{"domain": {"example.com"}, "login": {"nobody"}, "enabled": {"no"}}, errAnswer(CodeNoLogin, "example.com")},
+		{"unknown uid", url.Values{"domain": {"example.com"}, "uid": {"42"}, "enabled": {"no"}}, errAnswer(CodeNoLogin, "example.com")},
+		{"no login", url.Values{"domain": {"example.com"}, "enabled": {"no"}}, errAnswer(CodeNoLogin, "example.com")},
+		{"no domain", url.Values{"login": {"taken"}}, errAnswer(CodeNoDomain, "")},
+		{"another account's domain", url.Values{"domain": {"bob.example"}, "login": {"taken"}}, errAnswer(CodeNotAllowed, "bob.example")},
+		{"bad password", url.Values{"domain": {"example.com"}, "login": {"taken"}, "password": {"short"}}, errAnswer(CodePasswdTooShort, "example.com")},
 	}
 	for _, tc := range tests {
 		if diff := cmp.Diff(tc.want, edit(tc.form)); diff != "" {

@@ -2,8 +2,6 @@ package pddsim
 
 import (
 	"strings"
-
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // MaxLoginLen is the longest user name the real service accepts.
@@ -49,24 +47,24 @@ func isLabel(l string) bool {
 
 // checkLogin returns the user name of login (a user name, or user@domain for
 // the domain name) in lower case, or the code of the rule it breaks.
-func checkLogin(login, name string) (string, pdd.Code) {
+func checkLogin(login, name string) (string, Code) {
 	user, dom, ok := strings.Cut(login, "@")
 	if ok {
 		if d, valid := canonicalDomain(dom); !valid || d != name {
-			return "", pdd.CodeBadLoginFormat
+			return "", CodeBadLoginFormat
 		}
 	}
 	n := len(user)
 	if n == 0 || !isLetter(user[:1]) || !isAlnum(user[n-1]) {
-		return "", pdd.CodeBadLoginFormat
+		return "", CodeBadLoginFormat
 	}
 	for i := 0; i < n; i++ {
 		if c := user[i]; !isAlnum(c) && c != '-' && c != '.' {
-			return "", pdd.CodeBadLoginFormat
+			return "", CodeBadLoginFormat
 		}
 	}
 	if n > MaxLoginLen {
-		return "", pdd.CodeLoginTooLong
+		return "", CodeLoginTooLong
 	}
 	return strings.ToLower(user), ""
 }

@@ -2,8 +2,6 @@ package pddsim
 
 import (
 	"strings"
-
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // The sandbox's own reading of PDD's password rules. It does not
@@ -25,21 +23,21 @@ const (
 // case), or "" when it does not. It checks the characters first, then the
 // length in characters, then that the password differs from the user name
 // and from the address, whatever the letter case (see the package doc).
-func passwordCode(password, user, address string) pdd.Code {
+func passwordCode(password, user, address string) Code {
 	chars := 0
 	for _, r := range password {
 		if !passwordChar(r) {
-			return pdd.CodeBadPasswdChars
+			return CodeBadPasswdChars
 		}
 		chars++
 	}
 	switch lower := strings.ToLower(password); {
 	case chars < minPasswordChars:
-		return pdd.CodePasswdTooShort
+		return CodePasswdTooShort
 	case chars > maxPasswordChars:
-		return pdd.CodePasswdTooLong
+		return CodePasswdTooLong
 	case lower == user || lower == address:
-		return pdd.CodeBadPasswdChars
+		return CodeBadPasswdChars
 	}
 	return ""
 }

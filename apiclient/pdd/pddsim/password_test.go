@@ -6,28 +6,27 @@ import (
 	"testing"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 func TestPasswordCode(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		password string
-		want     pdd.Code
+		want     Code
 	}{
 		{"Abc-12", ""},
 		{"!@#$%^&*()_-+:;,.", ""},
 		{"abcdefghijklmnopqrst", ""},
-		{"Abc-1", pdd.CodePasswdTooShort},
-		{"abcdefghijklmnopqrstu", pdd.CodePasswdTooLong},
-		{"Abc 123", pdd.CodeBadPasswdChars},
-		{"Abc=123", pdd.CodeBadPasswdChars},
-		{"Abc/123", pdd.CodeBadPasswdChars},
-		{"Пароль1", pdd.CodeBadPasswdChars},
-		{"ab\x00", pdd.CodeBadPasswdChars}, // characters before length
-		{"ab\xffcdefg", pdd.CodeBadPasswdChars},
-		{"Marina", pdd.CodeBadPasswdChars},
-		{"MARINA@example.com", pdd.CodeBadPasswdChars},
+		{"Abc-1", CodePasswdTooShort},
+		{"abcdefghijklmnopqrstu", CodePasswdTooLong},
+		{"Abc 123", CodeBadPasswdChars},
+		{"Abc=123", CodeBadPasswdChars},
+		{"Abc/123", CodeBadPasswdChars},
+		{"Пароль1", CodeBadPasswdChars},
+		{"ab\x00", CodeBadPasswdChars}, // characters before length
+		{"ab\xffcdefg", CodeBadPasswdChars},
+		{"Marina", CodeBadPasswdChars},
+		{"MARINA@example.com", CodeBadPasswdChars},
 		{"marina1", ""},
 	}
 	for _, tc := range tests {
@@ -49,15 +48,15 @@ func FuzzPasswordRules(f *testing.F) {
 		}
 		address := user + "@example.com"
 		sim := passwordCode(password, user, address)
-		var client pdd.Code
+		var client Code
 		switch err := apiclient.ValidatePassword(address, password); {
 		case err == nil:
 		case errors.Is(err, apiclient.ErrPasswordTooShort):
-			client = pdd.CodePasswdTooShort
+			client = CodePasswdTooShort
 		case errors.Is(err, apiclient.ErrPasswordTooLong):
-			client = pdd.CodePasswdTooLong
+			client = CodePasswdTooLong
 		default:
-			client = pdd.CodeBadPasswdChars
+			client = CodeBadPasswdChars
 		}
 		if sim != client {
 			t.Fatalf("login %q, password %q: the sandbox answers %q, the client's check %q", login, password, sim, client)

@@ -3,6 +3,13 @@
 // service's public record say. Every test of mailbot, `mailbot shell` without
 // a PDD_TOKEN and `mailbot sim` use it.
 //
+// It follows the API reference and the public record only, never the
+// client: it does not import the adapter (apiclient/pdd), and its wire
+// vocabulary (error codes [Code], operations [Op], domain statuses
+// [Status], the stage and secrets of an answer) is its own, written from
+// those sources, so that a code or a path the client gets wrong fails
+// the client's tests and the conformance suite instead of being shared.
+//
 // # The API
 //
 // POST /api2/admin/domain/register, POST /api2/admin/email/add, POST
@@ -141,7 +148,7 @@
 // loopback address only.
 //
 // [Server.Shared] offers the same controls under the Go API every
-// provider's sandbox offers (apiclient/providertest drives it): faults by
+// provider's sandbox offers (commands/providertest drives it): faults by
 // name, a count of every request, [MailboxInfo] records, AddDomain (in
 // the first account, ready) and AddMailboxes (user0001@domain …).
 package pddsim
@@ -156,7 +163,6 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/internal/simkit"
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // DomainLimit is how many domains one account may connect (PDD's limit).
@@ -172,12 +178,12 @@ type Server struct {
 	mu         sync.Mutex
 	prohibited map[string]bool
 	blocked    map[string]bool
-	accounts   map[string]*account     // by token
-	first      *account                // the first account opened: AddDomain's
-	domains    map[string]*domain      // by name
-	mailboxes  map[string]mailbox      // by full address
-	faults     simkit.Faults[fault]    // and the latency
-	arrivals   simkit.Arrivals[pdd.Op] // and the OnRequest hook
+	accounts   map[string]*account  // by token
+	first      *account             // the first account opened: AddDomain's
+	domains    map[string]*domain   // by name
+	mailboxes  map[string]mailbox   // by full address
+	faults     simkit.Faults[fault] // and the latency
+	arrivals   simkit.Arrivals[Op]  // and the OnRequest hook
 	nextUID    int64
 }
 
@@ -185,8 +191,8 @@ type account struct{ domains int }
 
 type domain struct {
 	owner   *account
-	status  pdd.Status
-	secrets pdd.Secrets
+	status  Status
+	secrets domainSecrets
 }
 
 type mailbox struct {
@@ -255,8 +261,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // SetStatus moves domain to status, as if ownership (and MX) were verified.
 // The domain must be registered and the status one of PDD's three.
-func (s *Server) SetStatus(domainName string, status pdd.Status) error {
-	if !status.Known() {
+func (s *Server) SetStatus(domainName string, status Status) error {
+	if !status.known() {
 		return fmt.Errorf("pddsim: unknown status %q", status)
 	}
 	name, _ := canonicalDomain(domainName)
@@ -277,11 +283,11 @@ func (s *Server) SetLatency(d time.Duration) {
 
 // FailNext makes the next n /api2 requests answer the error "unknown"
 // without performing their operation.
-func (s *Server) FailNext(n int) { s.FailNextWith(n, pdd.CodeUnknown) }
+func (s *Server) FailNext(n int) { s.FailNextWith(n, CodeUnknown) }
 
 // FailNextWith makes the next n /api2 requests answer the error code, any
 // code at all, without performing their operation.
-func (s *Server) FailNextWith(n int, code pdd.Code) {
+func (s *Server) FailNextWith(n int, code Code) {
 	s.faults.Push(n, fault{code: code})
 }
 
@@ -324,20 +330,20 @@ func (s *Server) InjectFault(f Fault, n int) error {
 
 // fault is one injected failure: an error code, or a transport fault.
 type fault struct {
-	code      pdd.Code
+	code      Code
 	transport Fault
 }
 
 // Requests returns how many /api2 requests of the operation ("domain/register"
 // or "email/add"; "" for all, other paths included) the sandbox has received.
-func (s *Server) Requests(op pdd.Op) int { return s.arrivals.Count(op) }
+func (s *Server) Requests(op Op) int { return s.arrivals.Count(op) }
 
 // OnRequest makes fn be called as each /api2 request arrives, after it is
 // counted and before its latency and fault, with its operation ("" for a
 // path that is no operation); nil removes it. fn runs on the request's
 // goroutine and the answer waits for it: a test learns that a request
 // arrived without polling, or holds requests back until it lets them go.
-func (s *Server) OnRequest(fn func(op pdd.Op)) { s.arrivals.OnArrive(fn) }
+func (s *Server) OnRequest(fn func(op Op)) { s.arrivals.OnArrive(fn) }
 
 // Mailbox reports whether the mailbox user@domain exists and its password.
 func (s *Server) Mailbox(address string) (password string, ok bool) {

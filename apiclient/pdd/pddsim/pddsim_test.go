@@ -13,8 +13,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // fixture is a sandbox behind a real HTTP server with two accounts. Alice
@@ -38,10 +36,10 @@ func newFixture(t *testing.T, opts ...Option) *fixture {
 	}
 	f.mustPost(t, "/api2/admin/domain/register", f.bob, url.Values{"domain": {"bob.example"}})
 	f.mustPost(t, "/api2/admin/email/add", f.alice, url.Values{"domain": {"example.com"}, "login": {"taken"}, "password": {"Secret-1"}})
-	if err := sim.SetStatus("mx.example", pdd.StatusMXActivate); err != nil {
+	if err := sim.SetStatus("mx.example", StatusMXActivate); err != nil {
 		t.Fatal(err)
 	}
-	if err := sim.SetStatus("done.example", pdd.StatusAdded); err != nil {
+	if err := sim.SetStatus("done.example", StatusAdded); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -101,7 +99,7 @@ func maskSecrets(got map[string]any) {
 	}
 }
 
-func errAnswer(code pdd.Code, domain string) map[string]any {
+func errAnswer(code Code, domain string) map[string]any {
 	m := map[string]any{"success": "error", "error": string(code)}
 	if domain != "" {
 		m["domain"] = domain
@@ -123,26 +121,26 @@ func TestRegister(t *testing.T) {
 		domain []string // nil: no parameter at all
 		want   map[string]any
 	}{
-		{"no header", func(*fixture) string { return "" }, []string{"new.example"}, errAnswer(pdd.CodeNoAuth, "new.example")},
-		{"unknown token", func(*fixture) string { return "NOSUCHTOKEN" }, []string{"new.example"}, errAnswer(pdd.CodeBadToken, "new.example")},
-		{"no domain parameter", alice, nil, errAnswer(pdd.CodeNoDomain, "")},
-		{"empty domain", alice, []string{""}, errAnswer(pdd.CodeNoDomain, "")},
-		{"one label", alice, []string{"localhost"}, errAnswer(pdd.CodeBadDomain, "localhost")},
-		{"underscore", alice, []string{"a_b.example"}, errAnswer(pdd.CodeBadDomain, "a_b.example")},
-		{"leading hyphen", alice, []string{"-a.example"}, errAnswer(pdd.CodeBadDomain, "-a.example")},
-		{"trailing hyphen", alice, []string{"a-.example"}, errAnswer(pdd.CodeBadDomain, "a-.example")},
-		{"empty label", alice, []string{"a..example"}, errAnswer(pdd.CodeBadDomain, "a..example")},
-		{"label of 64", alice, []string{long + "a.example"}, errAnswer(pdd.CodeBadDomain, long+"a.example")},
-		{"ip address", alice, []string{"192.0.2.1"}, errAnswer(pdd.CodeBadDomain, "192.0.2.1")},
-		{"space", alice, []string{"a b.example"}, errAnswer(pdd.CodeBadDomain, "a b.example")},
-		{"unicode", alice, []string{"пример.рф"}, errAnswer(pdd.CodeBadDomain, "пример.рф")},
-		{"kelvin sign", alice, []string{"\u212Aey.example"}, errAnswer(pdd.CodeBadDomain, "\u212Aey.example")},
-		{"too long", alice, []string{strings.Repeat(long+".", 4) + "example"}, errAnswer(pdd.CodeBadDomain, strings.Repeat(long+".", 4)+"example")},
-		{"prohibited", alice, []string{"forbidden.example"}, errAnswer(pdd.CodeProhibited, "forbidden.example")},
-		{"prohibited any case", alice, []string{"Forbidden.Example."}, errAnswer(pdd.CodeProhibited, "Forbidden.Example.")},
-		{"blocked", alice, []string{"spam.example"}, errAnswer(pdd.CodeBlocked, "spam.example")},
-		{"another account's", alice, []string{"bob.example"}, errAnswer(pdd.CodeOccupied, "bob.example")},
-		{"another account's any case", alice, []string{"BOB.example"}, errAnswer(pdd.CodeOccupied, "BOB.example")},
+		{"no header", func(*fixture) string { return "" }, []string{"new.example"}, errAnswer(CodeNoAuth, "new.example")},
+		{"unknown token", func(*fixture) string { return "NOSUCHTOKEN" }, []string{"new.example"}, errAnswer(CodeBadToken, "new.example")},
+		{"no domain parameter", alice, nil, errAnswer(CodeNoDomain, "")},
+		{"empty domain", alice, []string{""}, errAnswer(CodeNoDomain, "")},
+		{"one label", alice, []string{"localhost"}, errAnswer(CodeBadDomain, "localhost")},
+		{"underscore", alice, []string{"a_b.example"}, errAnswer(CodeBadDomain, "a_b.example")},
+		{"leading hyphen", alice, []string{"-a.example"}, errAnswer(CodeBadDomain, "-a.example")},
+		{"trailing hyphen", alice, []string{"a-.example"}, errAnswer(CodeBadDomain, "a-.example")},
+		{"empty label", alice, []string{"a..example"}, errAnswer(CodeBadDomain, "a..example")},
+		{"label of 64", alice, []string{long + "a.example"}, errAnswer(CodeBadDomain, long+"a.example")},
+		{"ip address", alice, []string{"192.0.2.1"}, errAnswer(CodeBadDomain, "192.0.2.1")},
+		{"space", alice, []string{"a b.example"}, errAnswer(CodeBadDomain, "a b.example")},
+		{"unicode", alice, []string{"пример.рф"}, errAnswer(CodeBadDomain, "пример.рф")},
+		{"kelvin sign", alice, []string{"\u212Aey.example"}, errAnswer(CodeBadDomain, "\u212Aey.example")},
+		{"too long", alice, []string{strings.Repeat(long+".", 4) + "example"}, errAnswer(CodeBadDomain, strings.Repeat(long+".", 4)+"example")},
+		{"prohibited", alice, []string{"forbidden.example"}, errAnswer(CodeProhibited, "forbidden.example")},
+		{"prohibited any case", alice, []string{"Forbidden.Example."}, errAnswer(CodeProhibited, "Forbidden.Example.")},
+		{"blocked", alice, []string{"spam.example"}, errAnswer(CodeBlocked, "spam.example")},
+		{"another account's", alice, []string{"bob.example"}, errAnswer(CodeOccupied, "bob.example")},
+		{"another account's any case", alice, []string{"BOB.example"}, errAnswer(CodeOccupied, "BOB.example")},
 		{"first registration", alice, []string{"new.example"}, activateAnswer("new.example")},
 		{"digit first, punycode", alice, []string{"1x.xn--p1ai"}, activateAnswer("1x.xn--p1ai")},
 		{"upper case and trailing dot", alice, []string{"New.Example."}, activateAnswer("new.example")},
@@ -193,7 +191,7 @@ func TestRegisterSecrets(t *testing.T) {
 	if sec["name"] == sec["content"] {
 		t.Errorf("secrets name and content are equal: %v", sec)
 	}
-	if err := f.sim.SetStatus("a.example", pdd.StatusMXActivate); err != nil {
+	if err := f.sim.SetStatus("a.example", StatusMXActivate); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.mustPost(t, "/api2/admin/domain/register", f.alice, url.Values{"domain": {"a.example"}}); got["secrets"] != nil {
@@ -208,7 +206,7 @@ func TestRegisterDomainLimit(t *testing.T) {
 		f.mustPost(t, "/api2/admin/domain/register", f.alice, url.Values{"domain": {fmt.Sprintf("d%d.example", i)}})
 	}
 	_, got := f.post(t, "/api2/admin/domain/register", f.alice, url.Values{"domain": {"d51.example"}})
-	if diff := cmp.Diff(errAnswer(pdd.CodeDomainLimitReached, "d51.example"), got); diff != "" {
+	if diff := cmp.Diff(errAnswer(CodeDomainLimitReached, "d51.example"), got); diff != "" {
 		t.Errorf("51st domain (-want +got):\n%s", diff)
 	}
 	// The owner may still register a domain of the 50 again, and another
@@ -236,35 +234,35 @@ func TestAddMailbox(t *testing.T) {
 		form  url.Values
 		want  map[string]any
 	}{
-		{"no header", func(*fixture) string { return "" }, form("domain", "example.com", "login", "u", "password", "Secret-1"), errAnswer(pdd.CodeNoAuth, "example.com")},
-		{"unknown token", func(*fixture) string { return "x" }, form("domain", "example.com", "login", "u", "password", "Secret-1"), errAnswer(pdd.CodeBadToken, "example.com")},
-		{"no domain", alice, form("login", "u", "password", "Secret-1"), errAnswer(pdd.CodeNoDomain, "")},
-		{"no login", alice, form("domain", "example.com", "password", "Secret-1"), errAnswer(pdd.CodeNoLogin, "example.com")},
-		{"no password", alice, form("domain", "example.com", "login", "u"), errAnswer(pdd.CodeNoPassword, "example.com")},
-		{"no parameters at all", alice, form(), errAnswer(pdd.CodeNoDomain, "")},
-		{"bad domain", alice, form("domain", "example", "login", "u", "password", "Secret-1"), errAnswer(pdd.CodeBadDomain, "example")},
-		{"unregistered domain", alice, form("domain", "nobody.example", "login", "u", "password", "Secret-1"), errAnswer(pdd.CodeNotAllowed, "nobody.example")},
-		{"another account's domain", alice, form("domain", "bob.example", "login", "u", "password", "Secret-1"), errAnswer(pdd.CodeNotAllowed, "bob.example")},
-		{"not allowed before bad login", alice, form("domain", "bob.example", "login", "-", "password", "x"), errAnswer(pdd.CodeNotAllowed, "bob.example")},
-		{"login starts with digit", alice, form("domain", "example.com", "login", "1u", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login starts with dot", alice, form("domain", "example.com", "login", ".u", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login ends with hyphen", alice, form("domain", "example.com", "login", "u-", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login ends with dot", alice, form("domain", "example.com", "login", "u.", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login underscore", alice, form("domain", "example.com", "login", "a_b", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login plus", alice, form("domain", "example.com", "login", "a+b", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login cyrillic", alice, form("domain", "example.com", "login", "иван", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login of another domain", alice, form("domain", "example.com", "login", "u@mx.example", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login with empty user", alice, form("domain", "example.com", "login", "@example.com", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login with two @", alice, form("domain", "example.com", "login", "u@example.com@example.com", "password", "Secret-1"), errAnswer(pdd.CodeBadLoginFormat, "example.com")},
-		{"login of 31", alice, form("domain", "example.com", "login", long+"b", "password", "Secret-1"), errAnswer(pdd.CodeLoginTooLong, "example.com")},
-		{"password of 5", alice, form("domain", "example.com", "login", "u", "password", "Abc-1"), errAnswer(pdd.CodePasswdTooShort, "example.com")},
-		{"password of 21", alice, form("domain", "example.com", "login", "u", "password", strings.Repeat("x", 21)), errAnswer(pdd.CodePasswdTooLong, "example.com")},
-		{"password with space", alice, form("domain", "example.com", "login", "u", "password", "Secret 1"), errAnswer(pdd.CodeBadPasswdChars, "example.com")},
-		{"password with cyrillic", alice, form("domain", "example.com", "login", "u", "password", "Пароль123"), errAnswer(pdd.CodeBadPasswdChars, "example.com")},
-		{"password equals user", alice, form("domain", "example.com", "login", "Marina", "password", "mARINA"), errAnswer(pdd.CodeBadPasswdChars, "example.com")},
-		{"password equals address", alice, form("domain", "example.com", "login", "ab@example.com", "password", "AB@example.com"), errAnswer(pdd.CodeBadPasswdChars, "example.com")},
-		{"existing mailbox", alice, form("domain", "example.com", "login", "taken", "password", "Secret-2"), errAnswer(pdd.CodeOccupied, "example.com")},
-		{"existing mailbox any case", alice, form("domain", "EXAMPLE.com", "login", "Taken@example.COM", "password", "Secret-2"), errAnswer(pdd.CodeOccupied, "EXAMPLE.com")},
+		{"no header", func(*fixture) string { return "" }, form("domain", "example.com", "login", "u", "password", "Secret-1"), errAnswer(CodeNoAuth, "example.com")},
+		{"unknown token", func(*fixture) string { return "x" }, form("domain", "example.com", "login", "u", "password", "Secret-1"), errAnswer(CodeBadToken, "example.com")},
+		{"no domain", alice, form("login", "u", "password", "Secret-1"), errAnswer(CodeNoDomain, "")},
+		{"no login", alice, form("domain", "example.com", "password", "Secret-1"), errAnswer(CodeNoLogin, "example.com")},
+		{"no password", alice, form("domain", "example.com", "login", "u"), errAnswer(CodeNoPassword, "example.com")},
+		{"no parameters at all", alice, form(), errAnswer(CodeNoDomain, "")},
+		{"bad domain", alice, form("domain", "example", "login", "u", "password", "Secret-1"), errAnswer(CodeBadDomain, "example")},
+		{"unregistered domain", alice, form("domain", "nobody.example", "login", "u", "password", "Secret-1"), errAnswer(CodeNotAllowed, "nobody.example")},
+		{"another account's domain", alice, form("domain", "bob.example", "login", "u", "password", "Secret-1"), errAnswer(CodeNotAllowed, "bob.example")},
+		{"not allowed before bad login", alice, form("domain", "bob.example", "login", "-", "password", "x"), errAnswer(CodeNotAllowed, "bob.example")},
+		{"login starts with digit", alice, form("domain", "example.com", "login", "1u", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login starts with dot", alice, form("domain", "example.com", "login", ".u", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login ends with hyphen", alice, form("domain", "example.com", "login", "u-", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login ends with dot", alice, form("domain", "example.com", "login", "u.", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login underscore", alice, form("domain", "example.com", "login", "a_b", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login plus", alice, form("domain", "example.com", "login", "a+b", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login cyrillic", alice, form("domain", "example.com", "login", "иван", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login of another domain", alice, form("domain", "example.com", "login", "u@mx.example", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login with empty user", alice, form("domain", "example.com", "login", "@example.com", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login with two @", alice, form("domain", "example.com", "login", "u@example.com@example.com", "password", "Secret-1"), errAnswer(CodeBadLoginFormat, "example.com")},
+		{"login of 31", alice, form("domain", "example.com", "login", long+"b", "password", "Secret-1"), errAnswer(CodeLoginTooLong, "example.com")},
+		{"password of 5", alice, form("domain", "example.com", "login", "u", "password", "Abc-1"), errAnswer(CodePasswdTooShort, "example.com")},
+		{"password of 21", alice, form("domain", "example.com", "login", "u", "password", strings.Repeat("x", 21)), errAnswer(CodePasswdTooLong, "example.com")},
+		{"password with space", alice, form("domain", "example.com", "login", "u", "password", "Secret 1"), errAnswer(CodeBadPasswdChars, "example.com")},
+		{"password with cyrillic", alice, form("domain", "example.com", "login", "u", "password", "Пароль123"), errAnswer(CodeBadPasswdChars, "example.com")},
+		{"password equals user", alice, form("domain", "example.com", "login", "Marina", "password", "mARINA"), errAnswer(CodeBadPasswdChars, "example.com")},
+		{"password equals address", alice, form("domain", "example.com", "login", "ab@example.com", "password", "AB@example.com"), errAnswer(CodeBadPasswdChars, "example.com")},
+		{"existing mailbox", alice, form("domain", "example.com", "login", "taken", "password", "Secret-2"), errAnswer(CodeOccupied, "example.com")},
+		{"existing mailbox any case", alice, form("domain", "EXAMPLE.com", "login", "Taken@example.COM", "password", "Secret-2"), errAnswer(CodeOccupied, "EXAMPLE.com")},
 		{"user name", alice, form("domain", "example.com", "login", "user", "password", "Secret-1"), ok("example.com", "user@example.com")},
 		{"full address", alice, form("domain", "example.com", "login", "user@example.com", "password", "Secret-1"), ok("example.com", "user@example.com")},
 		{"full address, trailing dots", alice, form("domain", "example.com.", "login", "user@EXAMPLE.com.", "password", "Secret-1"), ok("example.com", "user@example.com")},
@@ -342,7 +340,7 @@ func TestNotAnOperation(t *testing.T) {
 		}
 	}
 	// newFixture sent 4 registers and 1 add.
-	for op, want := range map[pdd.Op]int{"": 8, pdd.OpRegisterDomain: 5, pdd.OpAddMailbox: 2} {
+	for op, want := range map[Op]int{"": 8, OpRegisterDomain: 5, OpAddMailbox: 2} {
 		if got := f.sim.Requests(op); got != want {
 			t.Errorf("Requests(%q) = %d, want %d", op, got, want)
 		}
@@ -387,7 +385,7 @@ func TestConcurrent(t *testing.T) {
 			t.Errorf("mailbox u@%s missing", name)
 		}
 	}
-	if got, want := sim.Requests(pdd.OpRegisterDomain), accounts*domains; got != want {
+	if got, want := sim.Requests(OpRegisterDomain), accounts*domains; got != want {
 		t.Errorf("Requests(register) = %d, want %d", got, want)
 	}
 }
@@ -406,13 +404,13 @@ func TestMailbox(t *testing.T) {
 func TestSetStatus(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	if err := f.sim.SetStatus("nobody.example", pdd.StatusAdded); err == nil {
+	if err := f.sim.SetStatus("nobody.example", StatusAdded); err == nil {
 		t.Error("SetStatus of an unregistered domain: no error")
 	}
 	if err := f.sim.SetStatus("example.com", "verified"); err == nil {
 		t.Error("SetStatus to an unknown status: no error")
 	}
-	if err := f.sim.SetStatus("Example.COM.", pdd.StatusAdded); err != nil {
+	if err := f.sim.SetStatus("Example.COM.", StatusAdded); err != nil {
 		t.Errorf("SetStatus(Example.COM., added) = %v", err)
 	}
 	got := f.mustPost(t, "/api2/admin/domain/register", f.alice, url.Values{"domain": {"example.com"}})

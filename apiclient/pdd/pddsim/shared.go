@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/internal/simkit"
-	"github.com/mailbot/mailbot/apiclient/pdd"
 )
 
 // MailboxInfo is the sandbox's record of a mailbox, for tests.
@@ -46,10 +45,10 @@ func (s *Server) AddDomain(name string) {
 		s.accounts[rand.Text()+rand.Text()] = s.first
 	}
 	if d, ok := s.domains[name]; ok {
-		d.status = pdd.StatusAdded
+		d.status = StatusAdded
 		return
 	}
-	s.domains[name] = &domain{owner: s.first, status: pdd.StatusAdded, secrets: pdd.Secrets{Name: hex12(), Content: hex12()}}
+	s.domains[name] = &domain{owner: s.first, status: StatusAdded, secrets: domainSecrets{Name: hex12(), Content: hex12()}}
 	s.first.domains++
 }
 
@@ -76,7 +75,7 @@ func (s *Server) AddMailboxes(domainName string, n int) {
 }
 
 // Shared is the sandbox under the Go API every provider's sandbox offers
-// (apiclient/providertest drives it): requests counted whatever their
+// (commands/providertest drives it): requests counted whatever their
 // operation, faults named by strings, mailboxes inspected as [MailboxInfo].
 type Shared struct{ s *Server }
 
@@ -99,7 +98,7 @@ func (v Shared) SetLatency(d time.Duration) { v.s.SetLatency(d) }
 func (v Shared) Requests() int { return v.s.Requests("") }
 
 // OnRequest calls fn on each /api2 request's arrival; nil removes it.
-func (v Shared) OnRequest(fn func()) { v.s.OnRequest(simkit.Hook[pdd.Op](fn)) }
+func (v Shared) OnRequest(fn func()) { v.s.OnRequest(simkit.Hook[Op](fn)) }
 
 // Mailbox is [Server.Inspect].
 func (v Shared) Mailbox(address string) (MailboxInfo, bool) { return v.s.Inspect(address) }

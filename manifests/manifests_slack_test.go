@@ -1,4 +1,4 @@
-package main
+package manifests_test
 
 // The Slack app manifest against the bot: commands, scopes and events, each
 // scope with its reason.

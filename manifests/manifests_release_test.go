@@ -1,4 +1,4 @@
-package main
+package manifests_test
 
 // The release pipeline: the GitHub Actions workflows against .ci/run, the
 // Dockerfile and the manifests, and the pinned image tag against the newest
@@ -40,7 +40,7 @@ type workflowStep struct {
 
 func readWorkflow(t *testing.T, path string) workflow {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(fromRoot(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ var changelogVersion = regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+(?:-[0-9A-Za-
 // of CHANGELOG.md, which names the metrics this release renames.
 func TestManifestReleasePin(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(changelogPath)
+	b, err := os.ReadFile(fromRoot(changelogPath))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,10 @@
-// Package providertest is the conformance suite of the provider adapters,
-// as commands/storetest is for the stores: one set of tests that every
-// adapter passes against its own sandbox, so that the core can count on the
-// same behaviour from PDD, Yandex 360 and mailcow.
+// Package providertest is the conformance suite of [commands.Provider],
+// kept beside the interface it tests as commands/storetest is beside
+// commands.Store: one set of tests that every provider adapter passes
+// against its own sandbox, so that the core can count on the same
+// behaviour from every provider. Only tests import it, so the arrows of
+// the import graph still point downwards: no package of apiclient imports
+// commands.
 //
 // # Wiring an adapter
 //

@@ -1,12 +1,10 @@
-package main
+package manifests_test
 
 // The pod that each kustomization runs, against the code: probes against
 // the HTTP server, variables against the config struct, the shutdown budget,
 // memory and the security context.
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"slices"
@@ -15,13 +13,16 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zaptest"
+	"github.com/mailbot/mailbot/internal/health"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // TestManifestProbesMatchTheServer checks the probes, the port and the
-// Prometheus annotations against what newHTTPServer serves and against
+// Prometheus annotations against the paths the listener serves
+// (internal/health, whose values the listener's own tests in the root
+// package, health_test.go, check it answers: /healthz 200 whether ready or
+// not, /readyz 503 until ready and 200 then, /metrics 200) and against
 // MAILBOT_HTTP_ADDR.
 func TestManifestProbesMatchTheServer(t *testing.T) {
 	t.Parallel()
@@ -42,21 +43,13 @@ func TestManifestProbesMatchTheServer(t *testing.T) {
 			t.Errorf("container port named http = %d, want %d (MAILBOT_HTTP_ADDR default)", httpPort, port)
 		}
 
-		var ready bool
-		srv := newHTTPServer(":0", func() bool { return ready }, newRegistry(), zaptest.NewLogger(t))
-		get := func(path string) int {
-			rec := httptest.NewRecorder()
-			srv.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-			return rec.Code
-		}
 		for _, p := range []struct {
-			name          string
-			probe         *corev1.Probe
-			path          string
-			notReady, rdy int
+			name  string
+			probe *corev1.Probe
+			path  string
 		}{
-			{"livenessProbe", c.LivenessProbe, healthzPath, http.StatusOK, http.StatusOK},
-			{"readinessProbe", c.ReadinessProbe, readyzPath, http.StatusServiceUnavailable, http.StatusOK},
+			{"livenessProbe", c.LivenessProbe, health.HealthzPath},
+			{"readinessProbe", c.ReadinessProbe, health.ReadyzPath},
 		} {
 			if p.probe == nil || p.probe.HTTPGet == nil {
 				t.Errorf("%s: want an httpGet probe", p.name)
@@ -69,22 +62,14 @@ func TestManifestProbesMatchTheServer(t *testing.T) {
 			if hg.Path != p.path {
 				t.Errorf("%s path = %q, want %q", p.name, hg.Path, p.path)
 			}
-			ready = false
-			if got := get(hg.Path); got != p.notReady {
-				t.Errorf("%s: GET %s while not ready = %d, want %d", p.name, hg.Path, got, p.notReady)
-			}
-			ready = true
-			if got := get(hg.Path); got != p.rdy {
-				t.Errorf("%s: GET %s while ready = %d, want %d", p.name, hg.Path, got, p.rdy)
-			}
 		}
 
 		ann := b.deploy.Spec.Template.Annotations
 		if ann["prometheus.io/scrape"] != "true" || ann["prometheus.io/port"] != strconv.Itoa(port) {
 			t.Errorf("prometheus.io annotations = %v, want scrape \"true\" on port %d", ann, port)
 		}
-		if path := ann["prometheus.io/path"]; path != metricsPath || get(path) != http.StatusOK {
-			t.Errorf("prometheus.io/path = %q, want %q, which the server answers", path, metricsPath)
+		if path := ann["prometheus.io/path"]; path != health.MetricsPath {
+			t.Errorf("prometheus.io/path = %q, want %q, which the server answers", path, health.MetricsPath)
 		}
 	})
 }
@@ -114,8 +99,8 @@ func TestManifestDeploymentRuntime(t *testing.T) {
 		// SIGKILL must not cut the drain of work in flight, nor the
 		// listener's graceful stop after it.
 		grace := spec.Template.Spec.TerminationGracePeriodSeconds
-		if grace == nil || time.Duration(*grace)*time.Second <= budget+httpShutdownTimeout {
-			t.Errorf("terminationGracePeriodSeconds = %s, want above %v + %v", ptrString(grace), budget, httpShutdownTimeout)
+		if grace == nil || time.Duration(*grace)*time.Second <= budget+health.ShutdownTimeout {
+			t.Errorf("terminationGracePeriodSeconds = %s, want above %v + %v", ptrString(grace), budget, health.ShutdownTimeout)
 		}
 		if a := spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
 			t.Error("automountServiceAccountToken is not false: mailbot never calls the Kubernetes API")

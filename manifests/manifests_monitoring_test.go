@@ -1,4 +1,4 @@
-package main
+package manifests_test
 
 // The monitoring assets beside the manifests: the PodMonitor against the
 // pods it must scrape, and the PrometheusRule's alerts checked against the
@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mailbot/mailbot/internal/health"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,7 +30,7 @@ import (
 )
 
 const (
-	monitoringDir  = "manifests/kubernetes/monitoring"
+	monitoringDir  = "kubernetes/monitoring"
 	alertTestsPath = "testdata/monitoring/alerts_test.yaml"
 	operationsDoc  = "docs/operations.md"
 	// runbookBase is where each alert's runbook_url points, before the
@@ -109,8 +110,8 @@ func TestManifestPodMonitor(t *testing.T) {
 			t.Errorf("PodMonitor port %s is not a port of the container: %+v", ptrString(ep.Port), b.container.Ports)
 		}
 	})
-	if ep.Path != metricsPath {
-		t.Errorf("PodMonitor path %q, want %q", ep.Path, metricsPath)
+	if ep.Path != health.MetricsPath {
+		t.Errorf("PodMonitor path %q, want %q", ep.Path, health.MetricsPath)
 	}
 }
 
@@ -127,7 +128,7 @@ func TestManifestAlerts(t *testing.T) {
 	var pm monitoringv1.PodMonitor
 	readYAMLStrict(t, filepath.Join(monitoringDir, "podmonitor.yaml"), &pm)
 	job, _ := podMonitorJob(pm) // TestManifestPodMonitor fails without one
-	vocab := alertVocabulary(documentedMetrics(t, true), job)
+	vocab := alertVocabulary(documentedMetrics(t), job)
 	for _, g := range pr.Spec.Groups {
 		for _, r := range g.Rules {
 			for _, p := range exprProblems(r.Expr.String(), vocab) {
@@ -163,7 +164,7 @@ func TestManifestAlerts(t *testing.T) {
 // alerts' names, sorted.
 func checkAlertAnnotations(t *testing.T, pr monitoringv1.PrometheusRule) []string {
 	t.Helper()
-	doc, err := os.ReadFile(operationsDoc)
+	doc, err := os.ReadFile(fromRoot(operationsDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,13 +226,13 @@ func alertVocabulary(doc map[string]docFamily, job string) map[string]map[string
 		vocab[name] = labels
 	}
 	for name, f := range doc {
-		if f.kind == "histogram" {
-			add(name+"_bucket", f.labels, "le")
-			add(name+"_sum", f.labels)
-			add(name+"_count", f.labels)
+		if f.Kind == "histogram" {
+			add(name+"_bucket", f.Labels, "le")
+			add(name+"_sum", f.Labels)
+			add(name+"_count", f.Labels)
 			continue
 		}
-		add(name, f.labels)
+		add(name, f.Labels)
 	}
 	for _, name := range scrapeSeries {
 		add(name, nil)
@@ -388,8 +389,8 @@ func matcherProblems(series string, toks []string, labels map[string][]string) [
 func TestMonitoringAlertExprCheck(t *testing.T) {
 	t.Parallel()
 	vocab := alertVocabulary(map[string]docFamily{
-		"mailbot_x_total":   {kind: "counter", labels: map[string][]string{"outcome": {"ok", "failed"}}},
-		"mailbot_y_seconds": {kind: "histogram", labels: map[string][]string{"op": nil}},
+		"mailbot_x_total":   {Kind: "counter", Labels: map[string][]string{"outcome": {"ok", "failed"}}},
+		"mailbot_y_seconds": {Kind: "histogram", Labels: map[string][]string{"op": nil}},
 	}, "mailbot")
 	for _, tc := range []struct {
 		expr string

@@ -1,4 +1,4 @@
-package main
+package manifests_test
 
 // The kustomizations, built as `kubectl apply -k` would build them, and the
 // objects they generate, decoded strictly and checked: the shape of the base

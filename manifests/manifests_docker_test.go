@@ -1,4 +1,4 @@
-package main
+package manifests_test
 
 // The image and CI against the code and each other: the build flags, the
 // final stage, OCI labels, the user, the build context, and the checks that
@@ -36,7 +36,7 @@ var (
 // parseGoBuild finds the go build command in a shell script or Dockerfile.
 func parseGoBuild(t *testing.T, path string) goBuild {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(fromRoot(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,15 +146,20 @@ func TestManifestDockerfileBuildMatchesCI(t *testing.T) {
 	if diff := cmp.Diff(want, ci); diff != "" {
 		t.Errorf(".ci/run's go build (-want +got):\n%s", diff)
 	}
-	// The variables that -X stamps exist (renaming one breaks this line).
-	_, _ = version, commit
+	// The variables that -X stamps exist in package main, as strings.
+	vars := mainStringVars(t)
+	for _, v := range []string{"version", "commit"} {
+		if !vars[v] {
+			t.Errorf("-X main.%s: package main has no string variable %s", v, v)
+		}
+	}
 }
 
 // dockerStages reads a Dockerfile's instructions, continuation lines
 // joined, comments and blank lines left out, stage by stage.
 func dockerStages(t *testing.T) [][]string {
 	t.Helper()
-	b, err := os.ReadFile(dockerfile)
+	b, err := os.ReadFile(fromRoot(dockerfile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +255,7 @@ func checkOCILabels(t *testing.T, stage []string) {
 // build does not read, and keeps what it does.
 func TestManifestDockerignore(t *testing.T) {
 	t.Parallel()
-	ignore, err := os.ReadFile(".dockerignore")
+	ignore, err := os.ReadFile(fromRoot(".dockerignore"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,11 +280,11 @@ func TestManifestDockerignore(t *testing.T) {
 // the skip.
 func TestManifestCIRunsTheChecks(t *testing.T) {
 	t.Parallel()
-	ci, err := os.ReadFile(ciScript)
+	ci, err := os.ReadFile(fromRoot(ciScript))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, err := os.ReadFile("go.mod")
+	mod, err := os.ReadFile(fromRoot("go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package manifests_test
 
 // compose.yaml, loaded offline by the Compose specification's own loader
 // (schema validation, interpolation, merging) as docker compose loads it,
@@ -46,13 +46,13 @@ func composeEnv(extra ...string) types.Mapping {
 // Compose specification's schema.
 func loadCompose(t *testing.T, env types.Mapping) (*types.Project, error) {
 	t.Helper()
-	wd, err := os.Getwd()
+	wd, err := filepath.Abs(root) // where compose.yaml is, as docker compose runs it
 	if err != nil {
 		t.Fatal(err)
 	}
 	return loader.LoadWithContext(t.Context(), types.ConfigDetails{
 		WorkingDir:  wd,
-		ConfigFiles: []types.ConfigFile{{Filename: composeFile}},
+		ConfigFiles: []types.ConfigFile{{Filename: filepath.Join(wd, composeFile)}},
 		Environment: env,
 	})
 }
@@ -233,7 +233,7 @@ func shellScript(t *testing.T, s types.ServiceConfig) string {
 // refuses to load without it.
 func TestComposeSecretsFromEnvironment(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(composeFile)
+	raw, err := os.ReadFile(fromRoot(composeFile))
 	if err != nil {
 		t.Fatal(err)
 	}
