@@ -13,21 +13,16 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
-	"text/tabwriter"
 	"time"
 
-	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/dnscheck"
 )
 
-// config is mailbot's configuration. The tags say everything about a
+// Config is mailbot's configuration. The tags say everything about a
 // variable, and both the decoding and `mailbot help` read them:
 //
 //   - envconfig: the variable's name; default: its default (envconfig's own
@@ -143,60 +138,11 @@ func (es Errors) Unwrap() []error {
 	return errs
 }
 
-// configVar is one field of config as its tags describe it.
-type configVar struct {
-	name, def, desc string
-	scope, need     []string // nil scope: every subcommand that reads configuration
-	provider        string   // empty: whichever provider is selected
-	keepEmpty       bool
-	renamedTo       string // a deprecated variable's new name
-	secret          bool   // may come from the file named by fileVar
-	index           int    // of the field in config
-}
-
-// usedBy reports whether subcommand sub reads the variable when provider
-// is selected.
-func (v configVar) usedBy(sub, provider string) bool {
-	return (v.scope == nil || slices.Contains(v.scope, sub)) && (v.provider == "" || v.provider == provider)
-}
-
-// envVars lists the variables of Config, read once from its tags.
-var envVars = sync.OnceValue(readVars)
-
-// readVars lists the variables of config in the order of its fields.
-// Reading tags is plain reflect.Type work, which leaves the linker's
-// dead-code elimination on (unlike reflect.Value.MethodByName).
-func readVars() []configVar {
-	typ := reflect.TypeFor[Config]()
-	vars := make([]configVar, 0, typ.NumField())
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name := f.Tag.Get("envconfig")
-		if name == "" {
-			continue
-		}
-		vars = append(vars, configVar{
-			name: name, def: f.Tag.Get("default"), desc: f.Tag.Get("desc"),
-			scope: splitList(f.Tag.Get("scope")), need: splitList(f.Tag.Get("need")),
-			provider: f.Tag.Get("provider"), keepEmpty: f.Tag.Get("empty") == "keep", renamedTo: f.Tag.Get("deprecated"),
-			secret: f.Type.Implements(reflect.TypeFor[revealer]()), index: i,
-		})
-	}
-	return vars
-}
-
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
-}
-
 // revealer is a secret's type: it prints redacted, and reveal gives the
 // value itself.
 type revealer interface{ Reveal() string }
 
-// loadConfig decodes the variables through lookup (os.LookupEnv in
+// Load decodes the variables through lookup (os.LookupEnv in
 // production, a map in tests) and checks those that subcommand sub reads
 // for the selected provider, and that those it needs are set. It reports
 // every bad variable at once.
@@ -242,18 +188,18 @@ func (c *Config) adminUsers() []string {
 	return slices.DeleteFunc(slices.Clone(c.Admins), commands.IsGroupID)
 }
 
-// adminGroups is the user group IDs (S…) of MAILBOT_ADMINS: their members
+// AdminGroups is the user group IDs (S…) of MAILBOT_ADMINS: their members
 // are admins (docs/approvals.md).
 func (c *Config) AdminGroups() []string {
 	return slices.DeleteFunc(slices.Clone(c.Admins), func(id string) bool { return !commands.IsGroupID(id) })
 }
 
-// requireServe checks what serve needs. loadConfig(lookup, "serve")
+// RequireServe checks what serve needs. Load(lookup, "serve", …)
 // already did; it remains for callers holding a config loaded for another
 // subcommand.
 func (c *Config) RequireServe() error { return c.report("serve", c.problems("serve", c.files)) }
 
-// credentialsVar is the variable that holds the credentials of c's
+// CredentialsVar is the variable that holds the credentials of c's
 // provider: its one secret.
 func (c *Config) CredentialsVar() string {
 	for _, v := range envVars() {
@@ -264,7 +210,7 @@ func (c *Config) CredentialsVar() string {
 	return ""
 }
 
-// coreConfig is the part of config the commands core uses. Admins keeps
+// CoreConfig is the part of Config the commands core uses. Admins keeps
 // the user group IDs: the transport resolves them (commands.Config.InGroup).
 func (c *Config) CoreConfig() commands.Config {
 	cc := commands.Config{
@@ -289,7 +235,7 @@ func (c *Config) CoreConfig() commands.Config {
 	return cc
 }
 
-// lookupVar is the value of the variable name as c holds it, in the
+// LookupVar is the value of the variable name as c holds it, in the
 // environment's form (a Secret revealed); ok is false for a name that is
 // not one of config's variables.
 func (c *Config) LookupVar(name string) (value string, ok bool) {
@@ -304,7 +250,7 @@ func (c *Config) LookupVar(name string) (value string, ok bool) {
 	return fmt.Sprint(f.Interface()), true
 }
 
-// setVar sets the variable name of c to value, decoded as the
+// SetVar sets the variable name of c to value, decoded as the
 // environment's would be.
 func (c *Config) SetVar(name, value string) error {
 	i := slices.IndexFunc(envVars(), func(v configVar) bool { return v.name == name })
@@ -358,61 +304,6 @@ func (c *Config) ProviderCredentialsSet() bool {
 	return true
 }
 
-// descLimits fills the limits the descriptions name.
-var descLimits = strings.NewReplacer(
-	"{approvals.max}", strconv.Itoa(commands.MaxApprovalsRequired),
-	"{password.min}", strconv.Itoa(apiclient.MinPasswordLen),
-	"{password.max}", strconv.Itoa(apiclient.MaxPasswordLen),
-)
-
-// WriteVars writes every variable with its default and meaning, a line
-// each, as `mailbot help` lists them.
-func WriteVars(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  VARIABLE\tDEFAULT\tMEANING")
-	for _, v := range envVars() {
-		def, meaning := v.def, descLimits.Replace(v.desc)
-		if def == "" {
-			def = "-"
-		}
-		if v.provider != "" {
-			meaning += " (MAILBOT_PROVIDER=" + v.provider + " only)"
-		}
-		if len(v.need) > 0 {
-			meaning += " (required by " + strings.Join(v.need, ", ") + ")"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.name, def, meaning)
-		if v.secret {
-			fmt.Fprintf(tw, "  %s\t-\ta file holding %s instead (trailing white space dropped); set one of the two\n", v.fileVar(), v.name)
-		}
-	}
-	_ = tw.Flush() // errors are w's, and the caller's to see
-}
-
 // Deprecations says, a line each, which deprecated variables were read:
 // the subcommand logs them as warnings.
 func (c *Config) Deprecations() []string { return c.deprecated }
-
-// nameOf is the variable of the field of c that ptr points to.
-func (c *Config) nameOf(ptr any) string {
-	p := reflect.ValueOf(ptr).Pointer()
-	fields := reflect.ValueOf(c).Elem()
-	for _, v := range envVars() {
-		if fields.Field(v.index).Addr().Pointer() == p {
-			return v.name
-		}
-	}
-	panic("config: not a variable's field")
-}
-
-// settingVar is the variable that sets the core's setting s (its core
-// tag).
-func settingVar(s commands.Setting) string {
-	typ := reflect.TypeFor[Config]()
-	for _, v := range envVars() {
-		if typ.Field(v.index).Tag.Get("core") == string(s) {
-			return v.name
-		}
-	}
-	return string(s)
-}

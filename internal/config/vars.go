@@ -1,0 +1,119 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands"
+)
+
+// configVar is one field of config as its tags describe it.
+type configVar struct {
+	name, def, desc string
+	scope, need     []string // nil scope: every subcommand that reads configuration
+	provider        string   // empty: whichever provider is selected
+	keepEmpty       bool
+	renamedTo       string // a deprecated variable's new name
+	secret          bool   // may come from the file named by fileVar
+	index           int    // of the field in config
+}
+
+// usedBy reports whether subcommand sub reads the variable when provider
+// is selected.
+func (v configVar) usedBy(sub, provider string) bool {
+	return (v.scope == nil || slices.Contains(v.scope, sub)) && (v.provider == "" || v.provider == provider)
+}
+
+// envVars lists the variables of Config, read once from its tags.
+var envVars = sync.OnceValue(readVars)
+
+// readVars lists the variables of config in the order of its fields.
+// Reading tags is plain reflect.Type work, which leaves the linker's
+// dead-code elimination on (unlike reflect.Value.MethodByName).
+func readVars() []configVar {
+	typ := reflect.TypeFor[Config]()
+	vars := make([]configVar, 0, typ.NumField())
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name := f.Tag.Get("envconfig")
+		if name == "" {
+			continue
+		}
+		vars = append(vars, configVar{
+			name: name, def: f.Tag.Get("default"), desc: f.Tag.Get("desc"),
+			scope: splitList(f.Tag.Get("scope")), need: splitList(f.Tag.Get("need")),
+			provider: f.Tag.Get("provider"), keepEmpty: f.Tag.Get("empty") == "keep", renamedTo: f.Tag.Get("deprecated"),
+			secret: f.Type.Implements(reflect.TypeFor[revealer]()), index: i,
+		})
+	}
+	return vars
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// descLimits fills the limits the descriptions name.
+var descLimits = strings.NewReplacer(
+	"{approvals.max}", strconv.Itoa(commands.MaxApprovalsRequired),
+	"{password.min}", strconv.Itoa(apiclient.MinPasswordLen),
+	"{password.max}", strconv.Itoa(apiclient.MaxPasswordLen),
+)
+
+// WriteVars writes every variable with its default and meaning, a line
+// each, as `mailbot help` lists them.
+func WriteVars(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  VARIABLE\tDEFAULT\tMEANING")
+	for _, v := range envVars() {
+		def, meaning := v.def, descLimits.Replace(v.desc)
+		if def == "" {
+			def = "-"
+		}
+		if v.provider != "" {
+			meaning += " (MAILBOT_PROVIDER=" + v.provider + " only)"
+		}
+		if len(v.need) > 0 {
+			meaning += " (required by " + strings.Join(v.need, ", ") + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.name, def, meaning)
+		if v.secret {
+			fmt.Fprintf(tw, "  %s\t-\ta file holding %s instead (trailing white space dropped); set one of the two\n", v.fileVar(), v.name)
+		}
+	}
+	_ = tw.Flush() // errors are w's, and the caller's to see
+}
+
+// nameOf is the variable of the field of c that ptr points to.
+func (c *Config) nameOf(ptr any) string {
+	p := reflect.ValueOf(ptr).Pointer()
+	fields := reflect.ValueOf(c).Elem()
+	for _, v := range envVars() {
+		if fields.Field(v.index).Addr().Pointer() == p {
+			return v.name
+		}
+	}
+	panic("config: not a variable's field")
+}
+
+// settingVar is the variable that sets the core's setting s (its core
+// tag).
+func settingVar(s commands.Setting) string {
+	typ := reflect.TypeFor[Config]()
+	for _, v := range envVars() {
+		if typ.Field(v.index).Tag.Get("core") == string(s) {
+			return v.name
+		}
+	}
+	return string(s)
+}
