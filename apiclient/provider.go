@@ -12,6 +12,7 @@ const (
 	ProviderPDD       = "pdd"
 	ProviderYandex360 = "yandex360"
 	ProviderMailcow   = "mailcow"
+	ProviderGoogle    = "google"
 )
 
 // Op is an operation on a provider, named alike for every provider (in
@@ -30,11 +31,12 @@ const (
 	OpLookup       Op = "lookup"   // one mailbox, by address
 	OpCheck        Op = "check"    // a read call at start that proves the credentials
 	OpDNS          Op = "dns"      // what the domain's DNS must publish (a DKIM key, a verification code)
+	OpVerify       Op = "verify"   // ask the provider to check a domain's ownership record now
 )
 
 // Ops lists every operation, for metrics that start every series at 0.
 func Ops() []Op {
-	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS}
+	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS, OpVerify}
 }
 
 // Class sorts every failure of a provider call the same way, whatever the
@@ -116,7 +118,13 @@ type Error struct {
 	Timeout    bool          // no answer in time
 	// Sent: the last attempt may have reached the provider.
 	Sent bool
-	Err  error // the underlying failure (a transport error), if any
+	// Setting names the setting an operator must fix, for ClassCredentials,
+	// when the adapter knows that it is not the provider's usual
+	// credentials variable (Google: GOOGLE_ADMIN, the admin mailbot acts
+	// as, rather than GOOGLE_CREDENTIALS, the key). Empty: the provider's
+	// credentials variable, as the core is configured to name it.
+	Setting string
+	Err     error // the underlying failure (a transport error), if any
 }
 
 func (e *Error) Error() string {
@@ -287,6 +295,26 @@ type MailDNS struct {
 	VerifyCNAME string
 	// Methods, for Yandex 360: the verification methods and codes.
 	Methods []VerifyMethod
+	// MXSets, where set, are the MX record sets the domain may publish:
+	// exactly one of them, whole, and no other MX record (Google: 1
+	// smtp.google.com, or its older five ASPMX records). MX is then the
+	// first set's preferred host, for a reply that names one host.
+	MXSets [][]MXRecord
+	// VerifyTXT is a TXT record the domain's apex must carry to prove its
+	// owner (Google's "google-site-verification=…"); "" when unknown. A
+	// secret, like Methods: it goes only to the person who asked.
+	VerifyTXT string
+	// DKIMSelector, where DKIM is nil, is the selector of a DKIM record
+	// that should exist at <selector>._domainkey.<domain> when the
+	// provider gives no key to compare with (Google's "google"): its
+	// presence alone is checked, as advice.
+	DKIMSelector string
+}
+
+// MXRecord is one MX record: a preference and a host.
+type MXRecord struct {
+	Pref uint16
+	Host string
 }
 
 // DKIMKey is a domain's DKIM public key as the provider holds it.
