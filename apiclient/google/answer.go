@@ -83,7 +83,7 @@ func (c *Client) read(caller *apiclient.Caller, r request, res *apiclient.Respon
 		}
 		return nil
 	}
-	a := parseError(res.Status, res.Body)
+	a := parseError(res.Status, res.Body, caller.Secrets())
 	v := classify(res.Status, a.reason, r.create)
 	e := caller.Fail(r.op, v.class, res.Status, a.code(res.Status), a.message)
 	e.Reason = v.reason
@@ -128,8 +128,9 @@ type errorJSON struct {
 }
 
 // parseError reads an error body: Google's shape, an HTML page (a proxy's
-// or gateway's), or anything else (an excerpt, scrubbed).
-func parseError(status int, body []byte) apiError {
+// or gateway's), or anything else (an excerpt). Its texts are cut, and
+// secrets are redacted before they are.
+func parseError(status int, body []byte, secrets []string) apiError {
 	var e errorJSON
 	if json.Unmarshal(body, &e) == nil && (e.Error.Message != "" || len(e.Error.Errors) > 0) {
 		a := apiError{message: e.Error.Message}
@@ -139,14 +140,14 @@ func parseError(status int, body []byte) apiError {
 				a.message = e.Error.Errors[0].Message
 			}
 		}
-		a.message = apiclient.Scrub(a.message, apiclient.MaxCodeLen)
-		a.reason = apiclient.CutCode(a.reason, nil)
+		a.message = apiclient.Excerpt([]byte(a.message), apiclient.MaxCodeLen, secrets...)
+		a.reason = apiclient.CutCode(a.reason, secrets)
 		return a
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")) {
 		return apiError{message: strings.ToLower(http.StatusText(status)) + " (an error page, not the API's answer)"}
 	}
-	return apiError{message: apiclient.Excerpt(body, apiclient.ExcerptLen)}
+	return apiError{message: apiclient.Excerpt(body, apiclient.ExcerptLen, secrets...)}
 }
 
 // verdict is an answer's class and reason, and whether the admin (rather
