@@ -187,6 +187,9 @@ type Capabilities struct {
 	// KeepsMailWhenBlocked: a mailbox whose logins are blocked still
 	// receives mail.
 	KeepsMailWhenBlocked bool
+	// NoMailWhenBlocked: the provider documents that a blocked mailbox
+	// receives no new mail (Google: a suspended user).
+	NoMailWhenBlocked bool
 	// UIDs: mailboxes have a numeric ID besides their address.
 	UIDs bool
 	// Paged: the provider lists mailboxes a page at a time; false means
@@ -223,6 +226,11 @@ type Domain struct {
 	// Methods are Yandex 360's verification methods and codes, as
 	// received. Like Secrets, they go only to the person who asked.
 	Methods []VerifyMethod
+	// VerifyTXT is the TXT record the domain's apex must carry to prove
+	// its owner, while it is not verified (Google's
+	// "google-site-verification=..."). Like Secrets, it goes only to the
+	// person who asked.
+	VerifyTXT string
 	// Mailboxes and MaxMailboxes are mailcow's count and limit of
 	// mailboxes (0 when unknown or unlimited).
 	Mailboxes, MaxMailboxes int

@@ -105,12 +105,9 @@ func New(baseURL string, keyJSON []byte, admin string, s Settings, opts ...apicl
 	if strings.ContainsAny(c.customer, "/?#% ") {
 		return nil, errors.New("google: the customer ID holds a character an ID does not have")
 	}
-	conf, err := oauthgoogle.JWTConfigFromJSON(keyJSON, Scopes...)
-	if err != nil || conf.Email == "" || !validKey(conf.PrivateKey) {
-		return nil, errors.New("google: not a service-account key file (JSON with type service_account, client_email and an RSA private_key)")
-	}
-	if _, err := apiclient.CheckURL(conf.TokenURL); err != nil {
-		return nil, fmt.Errorf("google: the key file's token_uri: %w", err)
+	conf, err := parseKey(keyJSON)
+	if err != nil {
+		return nil, err
 	}
 	conf.Subject = c.admin
 	caller, err := apiclient.NewCaller(apiclient.ProviderGoogle, baseURL, nil, opts...)
@@ -120,6 +117,27 @@ func New(baseURL string, keyJSON []byte, admin string, s Settings, opts ...apicl
 	c.caller = caller.WithSecrets(keySecrets(conf.PrivateKey, conf.PrivateKeyID)...)
 	c.tokens = tokenSource(conf, caller)
 	return c, nil
+}
+
+// CheckKey checks a service-account key file as New does: JSON of type
+// service_account with a client_email, an RSA private_key and a token_uri
+// that is https (or http to a loopback host). Its error never holds the
+// key.
+func CheckKey(keyJSON []byte) error {
+	_, err := parseKey(keyJSON)
+	return err
+}
+
+// parseKey reads a key file into the JWT flow's configuration.
+func parseKey(keyJSON []byte) (*jwt.Config, error) {
+	conf, err := oauthgoogle.JWTConfigFromJSON(keyJSON, Scopes...)
+	if err != nil || conf.Email == "" || !validKey(conf.PrivateKey) {
+		return nil, errors.New("google: not a service-account key file (JSON with type service_account, client_email and an RSA private_key)")
+	}
+	if _, err := apiclient.CheckURL(conf.TokenURL); err != nil {
+		return nil, fmt.Errorf("google: the key file's token_uri: %w", err)
+	}
+	return conf, nil
 }
 
 // tokenSource is conf's token source (an oauth2.ReuseTokenSource: a token
@@ -165,7 +183,8 @@ func (c *Client) Name() string { return apiclient.ProviderGoogle }
 // (changePasswordAtNextLogin); a suspended user receives no new mail;
 // users have numeric IDs; the user list is paged; domains are verified.
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{ForcePasswordChange: true, KeepsMailWhenBlocked: false, UIDs: true, Paged: true, VerifiesOwnership: true}
+	return apiclient.Capabilities{Title: "Google Workspace", ForcePasswordChange: true, KeepsMailWhenBlocked: false,
+		NoMailWhenBlocked: true, UIDs: true, Paged: true, VerifiesOwnership: true}
 }
 
 // Admin is the admin the client acts as.

@@ -166,12 +166,11 @@ func TestRegisterAndVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := e.sim.VerificationToken("fresh.org", e.acct.Admin)
-	if d.Name != "fresh.org" || d.Verified || d.Status != google.StatusUnverified || len(d.Methods) != 1 ||
-		d.Methods[0].Method != "DNS_TXT" || d.Methods[0].Code != want || want == "" {
+	if d.Name != "fresh.org" || d.Verified || d.Status != google.StatusUnverified || d.VerifyTXT != want || want == "" {
 		t.Fatalf("RegisterDomain = %+v; want unverified with the sandbox's DNS_TXT token", d)
 	}
 	again, err := e.c.RegisterDomain(ctx, "fresh.org")
-	if err != nil || again.Methods[0].Code != want {
+	if err != nil || again.VerifyTXT != want {
 		t.Errorf("RegisterDomain again: %+v, %v; want the same domain and token", again, err)
 	}
 	dns, err := e.c.MailDNS(ctx, "fresh.org")
@@ -200,8 +199,8 @@ func TestUnblockSendsSuspendedFalse(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := e.c.SetLoginEnabled(ctx, "example.com", "ann", false)
-	if err != nil || m.State != apiclient.StateInactive || !m.PasswordChangeRequired {
-		t.Fatalf("block: %+v, %v; want inactive, the force-change flag untouched", m, err)
+	if err != nil || m.State != apiclient.StateBlocked || !m.PasswordChangeRequired {
+		t.Fatalf("block: %+v, %v; want blocked, the force-change flag untouched", m, err)
 	}
 	m, err = e.c.SetLoginEnabled(ctx, "example.com", "ann", true)
 	if info, _ := e.sim.Mailbox("ann@example.com"); err != nil || m.State != apiclient.StateActive || info.State != "active" {

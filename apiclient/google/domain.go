@@ -48,7 +48,7 @@ type site struct {
 
 // RegisterDomain adds the domain to the customer (domains.insert), then
 // asks Site Verification for its DNS_TXT token: the result is unverified,
-// with the TXT record to publish as its one method (a secret for the
+// with the TXT record to publish at the apex (VerifyTXT, a secret for the
 // person who asked). A domain the customer has already is read, not
 // refused. When the token cannot be read after the domain was added, the
 // result says so in a warning.
@@ -82,7 +82,7 @@ func (c *Client) withToken(ctx context.Context, op apiclient.Op, d *apiclient.Do
 		d.Warnings = append(d.Warnings, "the domain was added; its verification record could not be read: "+err.Error())
 		return d
 	}
-	d.Methods = []apiclient.VerifyMethod{{Method: MethodDNSTXT, Code: tok}}
+	d.VerifyTXT = tok
 	return d
 }
 

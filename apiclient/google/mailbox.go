@@ -25,7 +25,7 @@ func (u *userJSON) mailbox() *apiclient.Mailbox {
 	m := &apiclient.Mailbox{Address: u.PrimaryEmail, UID: u.ID, State: apiclient.StateActive,
 		PasswordChangeRequired: u.ChangePasswordAtNextLogin}
 	if u.Suspended {
-		m.State = apiclient.StateInactive // no logins, no new mail
+		m.State = apiclient.StateBlocked // no logins, and no new mail (Capabilities.NoMailWhenBlocked)
 	}
 	return m
 }

@@ -186,7 +186,7 @@ func (c Checklist) Summary() string {
 		parts = append(parts, count(unknown, "record", "records")+" could not be checked.")
 	}
 	if advice > 0 {
-		parts = append(parts, "The advice ("+plural(advice, "one line", strconv.Itoa(advice)+" lines")+") does not count against this result.")
+		parts = append(parts, "The advice ("+count(advice, "line", "lines")+") does not count against this result.")
 	}
 	return strings.Join(parts, " ")
 }

@@ -60,7 +60,7 @@ func (s *Server) OnRequest(fn func()) { s.arrivals.OnArrive(simkit.Hook[string](
 // MailboxInfo is a user as a test sees it.
 type MailboxInfo struct {
 	Password            string `json:"password"`
-	State               string `json:"state"` // "active" or "inactive" (suspended: no logins, no new mail)
+	State               string `json:"state"` // "active" or "blocked" (suspended: no logins, no new mail)
 	ForcePasswordChange bool   `json:"forcePasswordChange"`
 	UID                 string `json:"uid"`
 }
@@ -75,7 +75,7 @@ func (s *Server) Mailbox(address string) (MailboxInfo, bool) {
 	}
 	state := "active"
 	if u.suspended {
-		state = "inactive"
+		state = "blocked"
 	}
 	return MailboxInfo{Password: u.password, State: state, ForcePasswordChange: u.changeAtNext, UID: u.id}, true
 }
