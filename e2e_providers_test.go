@@ -390,12 +390,12 @@ func simPassword(t *testing.T, client *http.Client, base, address string) string
 }
 
 // testE2EProviderAudit is the provider in the audit trail and in the
-// metrics, with a database: after a register and an add on Yandex 360
-// and on mailcow, every line of `mailbot audit --json` names the
+// metrics, with a database: after a register and an add on Yandex 360,
+// on mailcow and on Google Workspace, every line of `mailbot audit --json` names the
 // provider, /metrics counts each call under its label, and no table
 // holds a password, a verification code or the credentials.
 func testE2EProviderAudit(t *testing.T, bin string, cluster *pgtest.Cluster) {
-	forEachProvider(t, bin, []string{e2eY360, e2eMailcow}, func(t *testing.T, pw *providerWorld) {
+	forEachProvider(t, bin, []string{e2eY360, e2eMailcow, e2eGoogle}, func(t *testing.T, pw *providerWorld) {
 		dsn := cluster.NewDatabase(t)
 		p := pw.serve("mailbot", pw.env(map[string]string{"MAILBOT_DATABASE_URL": dsn}))
 		const domain, address = "audited-domain.com", "audited@" + e2eOwnDomain

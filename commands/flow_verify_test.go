@@ -70,8 +70,8 @@ func TestStatusVerifiesOncePublished(t *testing.T) {
 	if p.verifies.Load() != 0 || len(e.audit()) != 0 {
 		t.Errorf("the record is not in DNS: %d verifications asked, %d audit entries; want none", p.verifies.Load(), len(e.audit()))
 	}
-	if !strings.Contains(strings.Join(r.Steps, "\n"), `example.com. TXT "`+verifyToken+`"`) {
-		t.Errorf("status of an unverified domain does not say which TXT record to publish: %+v", r)
+	if !strings.Contains(strings.Join(r.Steps, "\n"), `example.com. TXT "`+verifyToken+`"`) || !strings.Contains(r.Text, "not in DNS yet") {
+		t.Errorf("status of an unverified domain does not say which TXT record to publish, and that it is not in DNS: %+v", r)
 	}
 	r, p, e = statusReply(t, "example.com. TXT \""+verifyToken+"\"\n", nil)
 	if p.verifies.Load() != 1 || !strings.Contains(r.Text, "verified now") {

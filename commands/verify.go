@@ -38,12 +38,19 @@ func verifyTXTStep(domain, txt string) string {
 // verified and whose verification TXT record is known, once DNS carries
 // that record. It records an audit entry verify for actor (a read: no
 // approval and no ops notice), and returns the domain as the provider
-// then says, with a sentence on what happened ("" when nothing was
-// asked: the record is not in DNS, or it cannot be looked up).
+// then says, with a sentence on what happened: that the record is not in
+// DNS yet, or could not be looked up ("" when nothing was looked up).
 func (c *Core) verifyIfPublished(ctx context.Context, actor string, d *apiclient.Domain) (*apiclient.Domain, string) {
 	v, ok := c.api.(DomainVerifier)
-	if !ok || c.cfg.DNS == nil || d.Verified || d.VerifyTXT == "" || !c.txtPublished(ctx, d.Name, d.VerifyTXT) {
+	if !ok || c.cfg.DNS == nil || d.Verified || d.VerifyTXT == "" {
 		return d, ""
+	}
+	switch c.txtPublished(ctx, d.Name, d.VerifyTXT) {
+	case dnscheck.StateOK:
+	case dnscheck.StateMissing:
+		return d, "The TXT record is not in DNS yet, as mailbot's resolver sees it: publish it, then ask for the status again."
+	default:
+		return d, "mailbot could not look the TXT record up in DNS: ask for the status again later."
 	}
 	e := AuditEntry{Time: c.cfg.Now().UTC(), Event: EventVerify, Actor: actor, Action: ActionDomainStatus,
 		Provider: c.api.Name(), Domain: d.Name, Result: ResultOK}
@@ -78,14 +85,15 @@ func codeOf(err error) string {
 	return CodeInternal
 }
 
-// txtPublished reports whether the apex of domain carries the TXT record
-// txt, as the DNS checklist sees it.
-func (c *Core) txtPublished(ctx context.Context, domain, txt string) bool {
+// txtPublished says whether the apex of domain carries the TXT record
+// txt, as the DNS checklist sees it: StateOK, StateMissing, or StateError
+// when it could not be looked up.
+func (c *Core) txtPublished(ctx context.Context, domain, txt string) dnscheck.State {
 	cl := c.cfg.DNS.Check(ctx, domain, dnscheck.Expect{VerifyTXT: txt})
 	for _, it := range cl.Items {
 		if it.Kind == dnscheck.KindVerification {
-			return it.State == dnscheck.StateOK
+			return it.State
 		}
 	}
-	return false
+	return dnscheck.StateError
 }

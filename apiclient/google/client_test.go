@@ -254,3 +254,36 @@ func TestNoSecretInErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenEndpointAnswers: the token endpoint's own failures, with a
+// server that answers as set standing in for it: 429 and 503 are
+// temporary (retried, nothing sent to the API), unauthorized_client names
+// the key's setting with the scopes, invalid_grant for an unknown admin
+// names GOOGLE_ADMIN, and an answer that is not a token is temporary.
+func TestTokenEndpointAnswers(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	a := providertestAnswerer(t)
+	c, err := google.New(e.url, e.acct.KeyFile(a.URL), e.acct.Admin, google.Settings{}, e.opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for _, status := range []int{429, 503} {
+		a.Set(status, `{"error":"temporarily_unavailable"}`)
+		before := e.sim.Requests()
+		err := c.Check(ctx)
+		var ae *apiclient.Error
+		if !errors.As(err, &ae) || ae.Class != apiclient.ClassTemporary || ae.Attempts != 3 || e.sim.Requests() != before {
+			t.Errorf("token endpoint %d: %v; want temporary after 3 attempts, nothing sent to the API", status, err)
+		}
+	}
+	a.Set(401, `{"error":"unauthorized_client","error_description":"Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested."}`)
+	credentials(t, "unauthorized_client", c.Check(ctx), "GOOGLE_CREDENTIALS", google.ScopeVerification)
+	a.Set(400, `{"error":"invalid_grant","error_description":"Invalid email or User ID"}`)
+	credentials(t, "an unknown admin", c.Check(ctx), "GOOGLE_ADMIN", "does not know the admin")
+	a.Set(200, `not a token`)
+	if err := c.Check(ctx); apiclient.ClassOf(err) != apiclient.ClassTemporary {
+		t.Errorf("a token answer that is not JSON: %v; want temporary", err)
+	}
+}
