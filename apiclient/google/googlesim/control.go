@@ -203,18 +203,21 @@ func (s *Server) controlRoutes() {
 	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
 		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests(), "tokens": s.TokenRequests()})
 	})
-	s.mux.HandleFunc("GET /sim/mailbox", func(w http.ResponseWriter, r *http.Request) {
-		m, ok := s.Mailbox(r.FormValue("address"))
-		if !ok {
-			simkit.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "no such mailbox"})
-			return
-		}
-		simkit.WriteJSON(w, http.StatusOK, m)
-	})
+	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
 	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = fmt.Fprint(w, strings.TrimLeft(indexText, "\n"))
 	})
+}
+
+// controlMailbox is GET /sim/mailbox?address=…: [MailboxInfo], or 404.
+func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
+	m, ok := s.Mailbox(r.FormValue("address"))
+	if !ok {
+		simkit.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "no such mailbox"})
+		return
+	}
+	simkit.WriteJSON(w, http.StatusOK, m)
 }
 
 // controlAccount is POST /sim/account: a new account, with its key file
