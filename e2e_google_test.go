@@ -101,7 +101,8 @@ func testE2EGoogleVerify(t *testing.T, bin string) {
 // testE2EGoogleRefused is each refusal of Google's credentials at start,
 // one line naming the variable to fix: a key the sandbox does not know
 // (from a file: GOOGLE_CREDENTIALS_FILE), an admin it does not know
-// (GOOGLE_ADMIN), and a MAILBOT_PASSWORD_LENGTH shorter than Google's 8.
+// (GOOGLE_ADMIN), a customer it does not know (GOOGLE_CUSTOMER), and a
+// MAILBOT_PASSWORD_LENGTH shorter than Google's 8.
 func testE2EGoogleRefused(t *testing.T, bin string) {
 	pw := newProviderWorld(t, bin, e2eGoogle)
 	other := googlesim.New().NewAccount()
@@ -118,6 +119,7 @@ func testE2EGoogleRefused(t *testing.T, bin string) {
 		{"unknown key", map[string]string{"GOOGLE_CREDENTIALS": "", "GOOGLE_CREDENTIALS_FILE": path}, []string{"GOOGLE_CREDENTIALS_FILE", path, "refused the key"}},
 		{"unknown admin", map[string]string{"GOOGLE_ADMIN": "nobody@" + googlesim.DefaultPrimaryDomain}, []string{"GOOGLE_ADMIN"}},
 		{"short passwords", map[string]string{"MAILBOT_PASSWORD_LENGTH": "7"}, []string{"MAILBOT_PASSWORD_LENGTH", "Google Workspace", "8"}},
+		{"unknown customer", map[string]string{"GOOGLE_CUSTOMER": "C0nobody"}, []string{"GOOGLE_CUSTOMER"}},
 	} {
 		p := pw.start(strings.ReplaceAll(tc.name, " ", "-"), pw.env(tc.env), "serve")
 		if code := p.wait(e2eWait); code != 1 {
