@@ -7,8 +7,8 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/google"
 	"github.com/mailbot/mailbot/apiclient/google/googlesim"
-	"github.com/mailbot/mailbot/apiclient/providertest"
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/providertest"
 )
 
 // sandbox adapts googlesim to the suite: its MailboxInfo carries JSON
