@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/google/googlesim"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/bot/slackfake"
@@ -109,6 +110,7 @@ type burstResult struct {
 	idleKB, peakKB float64         // VmRSS once connected, VmHWM after the burst
 	tlsConns       int64           // connections the sandbox accepted during the burst
 	requests       int64           // API requests the sandbox received during the burst
+	tokens         int64           // OAuth token requests, start-up included
 	startup        time.Duration   // from exec to ready
 	allocBytes     float64         // bytes allocated during the burst
 	gcs            float64         // garbage collections during the burst
@@ -176,6 +178,7 @@ var benchProviders = []benchProvider{
 	{apiclient.ProviderPDD, pddsim.DomainLimit, string(pddsim.StatusDomainActivate)},
 	{apiclient.ProviderYandex360, burstSize, y360sim.StatusNeedValidation},
 	{apiclient.ProviderMailcow, burstSize, "does not verify who owns a domain"},
+	{apiclient.ProviderGoogle, burstSize, "not verified"},
 }
 
 // BenchmarkFloor runs the same burst, measured the same way, against the
@@ -221,6 +224,7 @@ func benchBursts(b *testing.B, bin string, p benchProvider, env func() map[strin
 		all.peakKB += r.peakKB
 		all.tlsConns += r.tlsConns
 		all.requests += r.requests
+		all.tokens += r.tokens
 		all.startup += r.startup
 		all.allocBytes += r.allocBytes
 		all.gcs += r.gcs
@@ -235,6 +239,7 @@ func benchBursts(b *testing.B, bin string, p benchProvider, env func() map[strin
 	b.ReportMetric(all.peakKB/1024/n, "peak-RSS-MiB")
 	b.ReportMetric(float64(all.tlsConns)/n, "tls-conns")
 	b.ReportMetric(float64(all.requests)/burstSize/n, "provider-reqs/cmd")
+	b.ReportMetric(float64(all.tokens)/n, "token-reqs/run")
 	b.ReportMetric(float64(all.startup.Microseconds())/1000/n, "startup-ms")
 	b.ReportMetric(all.allocBytes/1024/burstSize/n, "alloc-KiB/cmd")
 	b.ReportMetric(all.gcs/n, "GCs")
@@ -292,7 +297,7 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 		b.Fatal(err)
 	}
 	r.cpu, r.peakKB = cpu1-cpu0, procKB(pid, "VmHWM")
-	r.tlsConns, r.requests = sim.conns.Load(), sim.requests.Load()
+	r.tlsConns, r.requests, r.tokens = sim.conns.Load(), sim.requests.Load(), sim.tokens.Load()
 	alloc1, gc1 := runtimeCounters(b, base)
 	r.allocBytes, r.gcs = alloc1-alloc0, gc1-gc0
 	return r
@@ -352,6 +357,7 @@ type benchSandbox struct {
 	caFile   string       // the PEM file of its certificate's authority, for SSL_CERT_FILE
 	conns    atomic.Int64 // connections it accepted
 	requests atomic.Int64 // API requests it received (its /sim/ controls aside)
+	tokens   atomic.Int64 // OAuth token requests it received (Google's), start-up included
 	close    func()
 }
 
@@ -378,6 +384,9 @@ func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/sim/") {
 			bs.requests.Add(1)
+		}
+		if r.URL.Path == googlesim.TokenPath {
+			bs.tokens.Add(1)
 		}
 		sb.Handler.ServeHTTP(w, r)
 	}))

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient/google/googlesim"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
@@ -36,6 +37,7 @@ const (
 	e2ePDD       = "pdd"
 	e2eY360      = "yandex360"
 	e2eMailcow   = "mailcow"
+	e2eGoogle    = "google"
 	e2eAddOp     = "add"
 	e2eRegOp     = "register"
 	e2eReadOp    = "read"
@@ -44,7 +46,7 @@ const (
 )
 
 // e2eProviders are the providers every scenario runs on.
-var e2eProviders = []string{e2ePDD, e2eY360, e2eMailcow}
+var e2eProviders = []string{e2ePDD, e2eY360, e2eMailcow, e2eGoogle}
 
 // e2eSandbox is what the scenarios use of any provider's sandbox: the
 // shared sandbox API's faults and request count, the stored password of a
@@ -76,6 +78,8 @@ type providerWorld struct {
 	mailcow  *mailcowsim.Server
 	y360     *y360sim.Server
 	y360Cred y360sim.Credentials
+	google   *googlesim.Server
+	gAcct    googlesim.Account
 
 	mu    sync.Mutex
 	calls []wireCall
@@ -105,6 +109,9 @@ func newProviderWorld(t *testing.T, bin, provider string) *providerWorld {
 	})
 	vars[urlVariable(provider)] = srv.URL
 	vars["SSL_CERT_FILE"] = caFile
+	if pw.google != nil { // the key file's token_uri is the sandbox's, known once it is served
+		vars["GOOGLE_CREDENTIALS"] = string(pw.gAcct.KeyFile(srv.URL))
+	}
 	pw.vars = vars
 	return pw
 }
@@ -122,6 +129,8 @@ func (pw *providerWorld) newSandbox() map[string]string {
 			return m.Password, ok
 		}}
 		return map[string]string{"Y360_TOKEN": pw.y360Cred.Token, "Y360_ORG_ID": strconv.FormatInt(pw.y360Cred.OrgID, 10)}
+	case e2eGoogle:
+		return pw.newGoogleSandbox()
 	case e2eMailcow:
 		sim := mailcowsim.New()
 		key := sim.NewAccount()
@@ -164,6 +173,8 @@ func urlVariable(provider string) string {
 		return "Y360_BASE_URL"
 	case e2eMailcow:
 		return "MAILCOW_URL"
+	case e2eGoogle:
+		return "GOOGLE_BASE_URL"
 	}
 	return "PDD_BASE_URL"
 }
@@ -182,7 +193,7 @@ func (pw *providerWorld) env(extra map[string]string) map[string]string {
 }
 
 // e2eCredentials are the variables that hold a provider's credentials.
-var e2eCredentials = []string{"PDD_TOKEN", "Y360_TOKEN", "MAILCOW_API_KEY"}
+var e2eCredentials = []string{"PDD_TOKEN", "Y360_TOKEN", "MAILCOW_API_KEY", "GOOGLE_CREDENTIALS"}
 
 // wrap records each API request in front of the sandbox (the controls
 // under /sim/ are not API requests).
@@ -202,6 +213,11 @@ func (pw *providerWorld) wrap(next http.Handler) http.Handler {
 			tw := &teeWriter{ResponseWriter: w}
 			w = tw
 			defer pw.keepCodes(r.URL.Path, tw.body.Bytes())
+		}
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/token") { // Google's access and verification tokens
+			tw := &teeWriter{ResponseWriter: w}
+			w = tw
+			defer pw.keepTokens(r.URL.Path, tw.body.Bytes())
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -334,21 +335,29 @@ func y360OrgChoice(t *testing.T, bin string) {
 // password shown is the one the sandbox, asked over its /sim/ controls,
 // stored), and exits 0 at the end of its input.
 func testE2EProviderShell(t *testing.T, bin string) {
-	for _, tc := range []struct{ provider, banner string }{
-		{e2eMailcow, `No MAILCOW_URL and MAILCOW_API_KEY: using an embedded mailcow sandbox at (http://\S+) `},
-		{e2eY360, `No Y360_TOKEN: using an embedded Yandex 360 sandbox at (http://\S+) `},
+	for _, tc := range []struct {
+		provider, banner string
+		verify           bool // the domain's owner proves it (over the sandbox's /sim/domain) before the add
+	}{
+		{e2eMailcow, `No MAILCOW_URL and MAILCOW_API_KEY: using an embedded mailcow sandbox at (http://\S+) `, false},
+		{e2eY360, `No Y360_TOKEN: using an embedded Yandex 360 sandbox at (http://\S+) `, false},
+		{e2eGoogle, `No GOOGLE_CREDENTIALS and GOOGLE_ADMIN: using an embedded Google Workspace sandbox at (http://\S+) `, true},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
 			t.Parallel()
 			p := startProc(t, bin, "shell", map[string]string{"MAILBOT_PROVIDER": tc.provider}, "shell")
 			base, off := waitOutput(t, p, regexp.MustCompile(tc.banner), 0)
 			const domain, address = "newco-domain.com", "bob@newco-domain.com"
-			for _, line := range []string{"/maildomain register " + domain, "/mailbox add " + address} {
-				if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
-					t.Fatal(err)
-				}
+			if _, err := io.WriteString(p.stdin, "/maildomain register "+domain+"\n"); err != nil {
+				t.Fatal(err)
 			}
 			_, off = waitOutput(t, p, regexp.MustCompile(`\[ops\] USHELL registered domain `+domain), off)
+			if tc.verify {
+				simControl(t, http.DefaultClient, base[1]+"/sim/domain?name="+domain)
+			}
+			if _, err := io.WriteString(p.stdin, "/mailbox add "+address+"\n"); err != nil {
+				t.Fatal(err)
+			}
 			m, _ := waitOutput(t, p, regexp.MustCompile(`(?s)Mailbox `+address+` created\n.*?  Password: (\S+)\n`), off)
 			if stored := simPassword(t, http.DefaultClient, base[1], address); m[1] != stored {
 				t.Errorf("the shell showed password %q, its sandbox stored %q", m[1], stored)
@@ -381,12 +390,12 @@ func simPassword(t *testing.T, client *http.Client, base, address string) string
 }
 
 // testE2EProviderAudit is the provider in the audit trail and in the
-// metrics, with a database: after a register and an add on Yandex 360
-// and on mailcow, every line of `mailbot audit --json` names the
+// metrics, with a database: after a register and an add on Yandex 360,
+// on mailcow and on Google Workspace, every line of `mailbot audit --json` names the
 // provider, /metrics counts each call under its label, and no table
 // holds a password, a verification code or the credentials.
 func testE2EProviderAudit(t *testing.T, bin string, cluster *pgtest.Cluster) {
-	forEachProvider(t, bin, []string{e2eY360, e2eMailcow}, func(t *testing.T, pw *providerWorld) {
+	forEachProvider(t, bin, []string{e2eY360, e2eMailcow, e2eGoogle}, func(t *testing.T, pw *providerWorld) {
 		dsn := cluster.NewDatabase(t)
 		p := pw.serve("mailbot", pw.env(map[string]string{"MAILBOT_DATABASE_URL": dsn}))
 		const domain, address = "audited-domain.com", "audited@" + e2eOwnDomain
@@ -429,6 +438,20 @@ func testE2EProviderSim(t *testing.T, bin string) {
 					w.rec.keep(pddSecret{value: v, kind: "credential", target: k})
 				}
 			}
+			keyFile := vars["GOOGLE_CREDENTIALS_FILE"]
+			if provider == e2eGoogle {
+				key, err := os.ReadFile(keyFile)
+				if err != nil {
+					t.Fatalf("mailbot sim --provider google: GOOGLE_CREDENTIALS_FILE: %v", err)
+				}
+				var f struct {
+					PrivateKey string `json:"private_key"`
+				}
+				if err := json.Unmarshal(key, &f); err != nil || f.PrivateKey == "" {
+					t.Fatalf("mailbot sim --provider google wrote a key file without a private key: %v", err)
+				}
+				keepKey(w, f.PrivateKey, "GOOGLE_CREDENTIALS_FILE")
+			}
 			w.serve("mailbot", env)
 			id, _ := w.command(w.fake.Via(0), e2eAdmin1, "/maildomain", "register sim-domain.com")
 			if res := w.result(id); !strings.Contains(res.shown(), "sim-domain.com registered") {
@@ -449,6 +472,9 @@ func testE2EProviderSim(t *testing.T, bin string) {
 			}
 			if _, err := os.Stat(vars["SSL_CERT_FILE"]); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("mailbot sim left its authority's PEM file behind (%v)", err)
+			}
+			if _, err := os.Stat(keyFile); keyFile != "" && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("mailbot sim left its key file behind (%v)", err)
 			}
 		})
 	}

@@ -30,6 +30,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/google/googlesim"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
@@ -54,6 +55,8 @@ type lifeSandbox struct {
 	pdd     *pddsim.Server // the one of provider's sandboxes in use
 	y360    *y360sim.Server
 	mailcow *mailcowsim.Server
+	google  *googlesim.Server
+	gAcct   googlesim.Account
 }
 
 // newLifeSandbox starts provider's sandbox for w: an account, and a domain
@@ -97,12 +100,29 @@ func newLifeSandbox(w *world, provider string) *lifeSandbox {
 		}
 		sb.seed = func(d string, n int) error { sim.AddMailboxes(d, n); return nil }
 		vars["MAILCOW_API_KEY"], vars["MAILCOW_MX"] = sb.cred, sim.Hostname()
+	case apiclient.ProviderGoogle:
+		sim := googlesim.New()
+		sb.google, sb.gAcct, h, sb.domain = sim, sim.NewAccount(), sim, "life.example"
+		sim.AddDomain(sb.domain)
+		sb.cred = sb.gAcct.PrivateKeyPEM()
+		keepKey(w, sb.cred, "GOOGLE_CREDENTIALS")
+		sb.requests, sb.fault = sim.Requests, sim.InjectFault
+		sb.inspect = func(a string) (providertest.MailboxInfo, bool) {
+			m, ok := sim.Mailbox(a)
+			return providertest.MailboxInfo{Password: m.Password, State: m.State, ForcePasswordChange: m.ForcePasswordChange, UID: m.UID}, ok
+		}
+		sb.seed = func(d string, n int) error { sim.AddMailboxes(d, n); return nil }
+		vars["GOOGLE_ADMIN"] = sb.gAcct.Admin
 	default:
 		w.t.Fatalf("no sandbox of provider %q", provider)
 	}
 	sb.wire = &wireRecorder{rec: w.rec, fault: sb.fault}
 	sb.url, vars["SSL_CERT_FILE"] = serveTLS(w.t, sb.wire.wrap(h))
-	vars[map[string]string{apiclient.ProviderPDD: "PDD_BASE_URL", apiclient.ProviderYandex360: "Y360_BASE_URL", apiclient.ProviderMailcow: "MAILCOW_URL"}[provider]] = sb.url
+	vars[map[string]string{apiclient.ProviderPDD: "PDD_BASE_URL", apiclient.ProviderYandex360: "Y360_BASE_URL", apiclient.ProviderMailcow: "MAILCOW_URL",
+		apiclient.ProviderGoogle: "GOOGLE_BASE_URL"}[provider]] = sb.url
+	if sb.google != nil { // the key file names the served sandbox's token endpoint
+		vars["GOOGLE_CREDENTIALS"] = string(sb.gAcct.KeyFile(sb.url))
+	}
 	vars["MAILBOT_PROVIDER"] = provider
 	sb.env = vars
 	w.extra = append(w.extra, sb.cred)

@@ -81,6 +81,8 @@ func TestE2E(t *testing.T) {
 		{"ProviderCredentials", testE2EProviderCredentials},
 		{"ProviderShell", testE2EProviderShell},
 		{"ProviderSim", testE2EProviderSim},
+		{"GoogleVerify", testE2EGoogleVerify},
+		{"GoogleRefused", testE2EGoogleRefused},
 		{"Lifecycle", testE2ELifecycle},
 		{"Handover", testE2EHandover},
 	} {

@@ -55,8 +55,8 @@ var subcommands = []subcommand{
 			}
 			return nil
 		}},
-	{name: "sim", synopsis: "sim [--provider pdd|yandex360|mailcow] [--addr HOST:PORT] [--tls]", summary: "run a provider's sandbox as an HTTP(S) server",
-		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it (pdd: PDD_BASE_URL= and PDD_TOKEN=; yandex360:\nY360_BASE_URL=, Y360_TOKEN= and Y360_ORG_ID=; mailcow: MAILCOW_URL=, MAILCOW_API_KEY=\nand MAILCOW_MX=), and SSL_CERT_FILE=<path> with --tls.",
+	{name: "sim", synopsis: "sim [--provider pdd|yandex360|mailcow|google] [--addr HOST:PORT] [--tls]", summary: "run a provider's sandbox as an HTTP(S) server",
+		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it (pdd: PDD_BASE_URL= and PDD_TOKEN=; yandex360:\nY360_BASE_URL=, Y360_TOKEN= and Y360_ORG_ID=; mailcow: MAILCOW_URL=, MAILCOW_API_KEY=\nand MAILCOW_MX=; google: GOOGLE_BASE_URL=, GOOGLE_CREDENTIALS_FILE= (a key file it\nwrites, removed at stop) and GOOGLE_ADMIN=), and SSL_CERT_FILE=<path> with --tls.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.prov, "provider", providers.Names()[0], "serve the sandbox of `PROVIDER`: "+providers.OrList(providers.Names()))
 			fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "`HOST:PORT` to listen on")

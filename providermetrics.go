@@ -111,6 +111,16 @@ func (p *meteredProvider) Check(ctx context.Context) error {
 // Unwrap returns the provider it meters.
 func (p *meteredProvider) Unwrap() commands.Provider { return p.Provider }
 
+// VerifyDomain forwards to a provider that verifies domains on request
+// (commands.DomainVerifier); another answers commands.ErrNoVerify.
+func (p *meteredProvider) VerifyDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	v, ok := p.Provider.(commands.DomainVerifier)
+	if !ok {
+		return nil, commands.ErrNoVerify
+	}
+	return metered(p, apiclient.OpVerify, func() (*apiclient.Domain, error) { return v.VerifyDomain(ctx, domain) })
+}
+
 func (p *meteredProvider) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
 	return metered(p, apiclient.OpRegister, func() (*apiclient.Domain, error) { return p.Provider.RegisterDomain(ctx, domain) })
 }

@@ -70,7 +70,20 @@ func runSim(ctx context.Context, provider, addr string, useTLS bool, logger *zap
 	}
 	var lines strings.Builder
 	for _, kv := range sb.Vars(baseURL) {
-		lines.WriteString(kv[0] + "=" + kv[1] + "\n")
+		if !sb.FileVars[kv[0]] {
+			lines.WriteString(kv[0] + "=" + kv[1] + "\n")
+			continue
+		}
+		path, remove, err := writeSandboxFile(kv[0], kv[1])
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		defer func() {
+			if err := remove(); err != nil {
+				logger.Warn("the sandbox's key file was not removed", zap.Error(err))
+			}
+		}()
+		lines.WriteString(kv[0] + "_FILE=" + path + "\n")
 	}
 	if _, err := fmt.Fprint(stdout, lines.String()+extra); err != nil {
 		return fmt.Errorf("sim: %w", err)
@@ -226,4 +239,22 @@ func writePEM(der []byte) (string, error) {
 func serial() *big.Int {
 	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
 	return n
+}
+
+// writeSandboxFile writes a sandbox's secret to a new file only its owner
+// reads, for mailbot sim to print as a _FILE variable; remove deletes it.
+func writeSandboxFile(name, content string) (path string, remove func() error, err error) {
+	f, err := os.CreateTemp("", "mailbot-sim-"+strings.ToLower(name)+"-*.json")
+	if err != nil {
+		return "", nil, err
+	}
+	_, werr := f.WriteString(content)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name()) // the write's error is the one to report
+		return "", nil, werr
+	}
+	return f.Name(), func() error { return os.Remove(f.Name()) }, nil
 }

@@ -165,6 +165,15 @@ func NewCaller(provider, baseURL string, header http.Header, opts ...Option) (*C
 // Provider names the provider, for errors.
 func (c *Caller) Provider() string { return c.provider }
 
+// HTTPClient returns the client the caller sends with (redirects are not
+// followed), for an adapter that must reach another endpoint of the same
+// provider through the same transport and trust store: an OAuth token
+// endpoint.
+func (c *Caller) HTTPClient() *http.Client { return c.hc }
+
+// Timeout is the bound of one attempt.
+func (c *Caller) Timeout() time.Duration { return c.timeout }
+
 // Secrets returns the credentials, for an adapter that redacts an answer.
 func (c *Caller) Secrets() []string { return c.secrets }
 
@@ -176,6 +185,10 @@ type Request struct {
 	Query  url.Values // nil for none
 	Body   []byte     // nil for none
 	Type   string     // the body's Content-Type
+	// Header holds headers of this request alone, set after the caller's
+	// own: a bearer token that changes while the caller lives (keep it out
+	// of errors with [Caller.WithSecrets]).
+	Header http.Header
 }
 
 // Response is one HTTP answer, its body bounded by [MaxBody].
@@ -209,6 +222,9 @@ func (c *Caller) Exchange(ctx context.Context, r Request) (*Response, error) {
 		return nil, fmt.Errorf("%s %s: %w", c.provider, r.Op, err)
 	}
 	for k, vs := range c.header {
+		req.Header[k] = vs
+	}
+	for k, vs := range r.Header {
 		req.Header[k] = vs
 	}
 	if r.Type != "" {

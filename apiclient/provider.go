@@ -12,6 +12,7 @@ const (
 	ProviderPDD       = "pdd"
 	ProviderYandex360 = "yandex360"
 	ProviderMailcow   = "mailcow"
+	ProviderGoogle    = "google"
 )
 
 // Op is an operation on a provider, named alike for every provider (in
@@ -30,11 +31,12 @@ const (
 	OpLookup       Op = "lookup"   // one mailbox, by address
 	OpCheck        Op = "check"    // a read call at start that proves the credentials
 	OpDNS          Op = "dns"      // what the domain's DNS must publish (a DKIM key, a verification code)
+	OpVerify       Op = "verify"   // ask the provider to check a domain's ownership record now
 )
 
 // Ops lists every operation, for metrics that start every series at 0.
 func Ops() []Op {
-	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS}
+	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS, OpVerify}
 }
 
 // Class sorts every failure of a provider call the same way, whatever the
@@ -116,7 +118,13 @@ type Error struct {
 	Timeout    bool          // no answer in time
 	// Sent: the last attempt may have reached the provider.
 	Sent bool
-	Err  error // the underlying failure (a transport error), if any
+	// Setting names the setting an operator must fix, for ClassCredentials,
+	// when the adapter knows that it is not the provider's usual
+	// credentials variable (Google: GOOGLE_ADMIN, the admin mailbot acts
+	// as, rather than GOOGLE_CREDENTIALS, the key). Empty: the provider's
+	// credentials variable, as the core is configured to name it.
+	Setting string
+	Err     error // the underlying failure (a transport error), if any
 }
 
 func (e *Error) Error() string {
@@ -179,6 +187,9 @@ type Capabilities struct {
 	// KeepsMailWhenBlocked: a mailbox whose logins are blocked still
 	// receives mail.
 	KeepsMailWhenBlocked bool
+	// NoMailWhenBlocked: the provider documents that a blocked mailbox
+	// receives no new mail (Google: a suspended user).
+	NoMailWhenBlocked bool
 	// UIDs: mailboxes have a numeric ID besides their address.
 	UIDs bool
 	// Paged: the provider lists mailboxes a page at a time; false means
@@ -215,6 +226,11 @@ type Domain struct {
 	// Methods are Yandex 360's verification methods and codes, as
 	// received. Like Secrets, they go only to the person who asked.
 	Methods []VerifyMethod
+	// VerifyTXT is the TXT record the domain's apex must carry to prove
+	// its owner, while it is not verified (Google's
+	// "google-site-verification=..."). Like Secrets, it goes only to the
+	// person who asked.
+	VerifyTXT string
 	// Mailboxes and MaxMailboxes are mailcow's count and limit of
 	// mailboxes (0 when unknown or unlimited).
 	Mailboxes, MaxMailboxes int
@@ -287,6 +303,26 @@ type MailDNS struct {
 	VerifyCNAME string
 	// Methods, for Yandex 360: the verification methods and codes.
 	Methods []VerifyMethod
+	// MXSets, where set, are the MX record sets the domain may publish:
+	// exactly one of them, whole, and no other MX record (Google: 1
+	// smtp.google.com, or its older five ASPMX records). MX is then the
+	// first set's preferred host, for a reply that names one host.
+	MXSets [][]MXRecord
+	// VerifyTXT is a TXT record the domain's apex must carry to prove its
+	// owner (Google's "google-site-verification=…"); "" when unknown. A
+	// secret, like Methods: it goes only to the person who asked.
+	VerifyTXT string
+	// DKIMSelector, where DKIM is nil, is the selector of a DKIM record
+	// that should exist at <selector>._domainkey.<domain> when the
+	// provider gives no key to compare with (Google's "google"): its
+	// presence alone is checked, as advice.
+	DKIMSelector string
+}
+
+// MXRecord is one MX record: a preference and a host.
+type MXRecord struct {
+	Pref uint16
+	Host string
 }
 
 // DKIMKey is a domain's DKIM public key as the provider holds it.

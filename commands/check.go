@@ -82,7 +82,7 @@ func (c *Core) expect(ctx context.Context, domain, secretName string, verify boo
 	if verify {
 		want.SecretName = secretName
 	} else {
-		want.Methods = nil
+		want.Methods, want.VerifyTXT = nil, ""
 	}
 	if err == nil {
 		return want
@@ -103,7 +103,15 @@ func expectOf(dns *apiclient.MailDNS) dnscheck.Expect {
 	if dns == nil {
 		return dnscheck.Expect{}
 	}
-	want := dnscheck.Expect{MX: dns.MX, SPFInclude: dns.SPFInclude, SPFHost: dns.SPFHost, VerifyCNAME: dns.VerifyCNAME}
+	want := dnscheck.Expect{MX: dns.MX, SPFInclude: dns.SPFInclude, SPFHost: dns.SPFHost, VerifyCNAME: dns.VerifyCNAME,
+		VerifyTXT: dns.VerifyTXT, DKIMSelector: dns.DKIMSelector}
+	for _, set := range dns.MXSets {
+		s := make([]dnscheck.MX, len(set))
+		for i, r := range set {
+			s[i] = dnscheck.MX{Pref: r.Pref, Host: r.Host}
+		}
+		want.MXSets = append(want.MXSets, s)
+	}
 	if dns.DKIM != nil && dns.DKIM.PublicKey != "" {
 		want.DKIM = &dnscheck.DKIM{Selector: dns.DKIM.Selector, PublicKey: dns.DKIM.PublicKey}
 	}

@@ -120,7 +120,7 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain, ""))
 		return LabelAnswered
 	case VerdictRead:
-		c.deliver(ctx, to, c.read(ctx, d.Op, ""))
+		c.deliver(ctx, to, c.read(ctx, to.User, d.Op, ""))
 		return LabelAnswered
 	}
 	c.deliver(ctx, to, d.Reply)

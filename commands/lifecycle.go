@@ -64,6 +64,8 @@ func (c *Core) loginText(enabled bool) string {
 		return "It can log in again, with its current password."
 	case c.api.Capabilities().KeepsMailWhenBlocked:
 		return "It can no longer log in. " + who + " keeps accepting mail for it, so nothing is lost: unblock it to read it."
+	case c.api.Capabilities().NoMailWhenBlocked:
+		return "It can no longer log in, and it receives no new mail while it is blocked: " + who + " delivers no mail to a suspended user. Unblock it to receive mail again."
 	}
 	return "It can no longer log in. " + who + " does not say whether it keeps accepting mail for a blocked mailbox."
 }

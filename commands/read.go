@@ -34,11 +34,12 @@ type wireMore struct {
 	Skip   int    `json:"s,omitempty"`
 }
 
-// read answers a read (list or status) of op.Domain to an admin; it
-// changes nothing and is neither audited nor noticed.
-func (c *Core) read(ctx context.Context, op Operation, cursor string) Reply {
+// read answers a read (list or status) of op.Domain to actor, an admin;
+// it is not noticed, and audited only when a status asks the provider to
+// verify the domain.
+func (c *Core) read(ctx context.Context, actor string, op Operation, cursor string) Reply {
 	if op.Action == ActionDomainStatus {
-		return c.domainStatus(ctx, op.Domain)
+		return c.domainStatus(ctx, actor, op.Domain)
 	}
 	return c.listPage(ctx, wireMore{Domain: op.Domain, Cursor: cursor})
 }
@@ -127,12 +128,14 @@ func mailboxField(m apiclient.Mailbox) Field {
 
 // domainStatus describes the provider's state of domain in words, with a
 // "Check DNS" button. Verification secrets and codes go only to the
-// admin who asked.
-func (c *Core) domainStatus(ctx context.Context, domain string) Reply {
+// admin who asked. A domain whose verification TXT record is in DNS is
+// verified first, where the provider is asked to (DomainVerifier).
+func (c *Core) domainStatus(ctx context.Context, actor, domain string) Reply {
 	d, err := c.api.DomainStatus(ctx, domain)
 	if err != nil {
 		return c.readFailure("read the status of "+domain, err)
 	}
+	d, verified := c.verifyIfPublished(ctx, actor, d)
 	r := Reply{Title: "Domain " + displayDomain(domain) + " at " + c.providerName()}
 	secretName := ""
 	switch {
@@ -160,6 +163,12 @@ func (c *Core) domainStatus(ctx context.Context, domain string) Reply {
 		if len(d.Methods) > 0 {
 			r.Note = "Only you can see the verification codes."
 		}
+		if d.VerifyTXT != "" && !d.Verified {
+			r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
+			r.Steps = append(r.Steps, verifyTXTStep(domain, d.VerifyTXT))
+			r.Note = "Only you can see the verification record. Once it is in DNS, /maildomain status asks " + c.providerName() + " to verify the domain."
+		}
+		r.Text = verified
 	}
 	r.Buttons = []Button{c.checkButton(domain, secretName)}
 	return r
@@ -187,7 +196,7 @@ func (c *Core) readFailure(what string, err error) Reply {
 	case apiclient.ClassTemporary, apiclient.ClassUncertain:
 		r.Text = capitalise(c.providerName()) + " did not answer usefully: try again later."
 	case apiclient.ClassCredentials:
-		r.Text = capitalise(c.providerName()) + " refused mailbot's credentials: ask an operator to check " + c.credentialsSetting() + "."
+		r.Text = capitalise(c.providerName()) + " refused mailbot's credentials: ask an operator to check " + c.credentialsSetting(e) + "."
 	default:
 		r.Text = answerText(capitalise(c.providerName()), e)
 	}

@@ -21,6 +21,9 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 	hosts := c.api.MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
 	mx := mxStep(domain, dns.MX)
+	if len(dns.MXSets) > 0 {
+		mx = mxSetStep(domain, dns.MXSets[0])
+	}
 	caps := c.api.Capabilities()
 	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, caps)})
 	switch {
@@ -35,6 +38,13 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 	case d.Verified:
 		r.Text = "The domain is verified."
 		r.Steps = []string{mx}
+	case d.VerifyTXT != "":
+		r.Text = "The domain is connected but not verified. Prove that you own it with the TXT record below, then point its mail at " + c.providerName() + "."
+		r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
+		r.Steps = []string{verifyTXTStep(domain, d.VerifyTXT), mx}
+		r.Note = "Only you can see the verification record. Check DNS shows whether it is published; once it is, /maildomain status asks " +
+			c.providerName() + " to verify the domain."
+		r.Buttons = []Button{c.checkButton(domain, "")}
 	default:
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
 		r.Fields = append(r.Fields, methodFields(d.Methods)...)
@@ -84,6 +94,16 @@ func mxStep(domain, host string) string {
 		return "Add an MX record for " + domain + " as the provider documents it, so that mail flows."
 	}
 	return fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, host, dnscheck.MXPriority)
+}
+
+// mxSetStep tells how to point domain's mail at the records of set, and
+// at nothing else.
+func mxSetStep(domain string, set []apiclient.MXRecord) string {
+	rs := make([]string, len(set))
+	for i, r := range set {
+		rs[i] = fmt.Sprintf("%s. MX %d %s.", domain, r.Pref, r.Host)
+	}
+	return "Make these the only MX records of " + domain + ", so that mail flows: " + strings.Join(rs, ", ")
 }
 
 // methodFields shows verification methods and their codes, as received

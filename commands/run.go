@@ -297,7 +297,7 @@ func (c *Core) advice(op Operation, e *apiclient.Error) string {
 	case apiclient.ClassUncertain:
 		return uncertainAdvice(op)
 	case apiclient.ClassCredentials:
-		return "The credentials mailbot uses are not accepted: ask an operator to check " + c.credentialsSetting() + "."
+		return "The credentials mailbot uses are not accepted: ask an operator to check " + c.credentialsSetting(e) + "."
 	}
 	switch e.Reason {
 	case apiclient.ReasonNotAllowed:
@@ -316,9 +316,13 @@ func (c *Core) advice(op Operation, e *apiclient.Error) string {
 }
 
 // credentialsSetting names what an operator checks when the provider
-// refuses mailbot's credentials: Config.CredentialsVariable, or, without
-// it, the credentials in words.
-func (c *Core) credentialsSetting() string {
+// refuses mailbot's credentials: the setting the adapter named
+// (apiclient.Error.Setting: Google's admin rather than its key), else
+// Config.CredentialsVariable, or, without it, the credentials in words.
+func (c *Core) credentialsSetting(e *apiclient.Error) string {
+	if e != nil && e.Setting != "" {
+		return e.Setting
+	}
 	if c.cfg.CredentialsVariable == "" {
 		return "mailbot's credentials for " + c.providerName()
 	}

@@ -34,6 +34,7 @@ const (
 	StateWrong                // something else is published: see Item.Remove and Item.Publish
 	StateError                // could not be checked: see Item.Reason
 	StateInfo                 // not checked here: see Item.Reason
+	StateAdvice               // advice: not in place, but not needed for mail to flow; see Item.Reason
 )
 
 // String describes the state in words: "in place", "missing", "wrong",
@@ -50,6 +51,8 @@ func (s State) String() string {
 		return "could not check"
 	case StateInfo:
 		return "not checked here"
+	case StateAdvice:
+		return "advice"
 	}
 	return "state " + strconv.Itoa(int(s))
 }
@@ -64,6 +67,8 @@ func (s State) Mark() string {
 		return "❌"
 	case StateInfo:
 		return "ℹ️"
+	case StateAdvice:
+		return "💡"
 	}
 	return "⚠️"
 }
@@ -83,7 +88,9 @@ type Item struct {
 	// Publish is the record to add, ready to paste into a zone file:
 	// `example.com. MX 10 mx.yandex.net.`. Empty when nothing is to be added.
 	Publish string
-	// Reason says why the record is wrong or could not be checked, in words:
+	// Reason says why the record is wrong or could not be checked, or what
+	// advice is about, in words (for a record in place whose content is
+	// secret, what is in place):
 	// "the DNS server did not answer within 5s".
 	Reason string
 }
@@ -100,13 +107,13 @@ type Checklist struct {
 }
 
 // OK reports whether every record was checked and is in place (lines
-// that are no record do not count).
+// that are no record, and advice, do not count).
 func (c Checklist) OK() bool {
 	if c.Err != nil || len(c.Items) == 0 {
 		return false
 	}
 	for _, it := range c.Items {
-		if it.State != StateOK && it.State != StateInfo {
+		if it.State != StateOK && it.State != StateInfo && it.State != StateAdvice {
 			return false
 		}
 	}
@@ -153,21 +160,23 @@ func (c Checklist) Summary() string {
 	if c.Err != nil {
 		return "Nothing was looked up: " + c.Err.Error() + "."
 	}
-	var records, todo, unknown int
+	var records, todo, unknown, advice int
 	for _, it := range c.Items {
 		switch it.State {
 		case StateMissing, StateWrong:
 			todo++
 		case StateError:
 			unknown++
+		case StateAdvice:
+			advice++
 		}
-		if it.State != StateInfo {
+		if it.State != StateInfo && it.State != StateAdvice {
 			records++
 		}
 	}
 	var parts []string
 	if todo == 0 && unknown == 0 {
-		return "All " + strconv.Itoa(records) + " records are in place."
+		parts = append(parts, "All "+strconv.Itoa(records)+" records are in place.")
 	}
 	if todo > 0 {
 		parts = append(parts, count(todo, "record needs", "records need")+
@@ -175,6 +184,9 @@ func (c Checklist) Summary() string {
 	}
 	if unknown > 0 {
 		parts = append(parts, count(unknown, "record", "records")+" could not be checked.")
+	}
+	if advice > 0 {
+		parts = append(parts, "The advice ("+count(advice, "line", "lines")+") does not count against this result.")
 	}
 	return strings.Join(parts, " ")
 }

@@ -114,6 +114,7 @@ func TestChecklistOK(t *testing.T) {
 		{"one unknown", dnscheck.Checklist{Items: []dnscheck.Item{{State: dnscheck.StateError}, ok}}, false},
 		{"nothing checked", dnscheck.Checklist{}, false},
 		{"in place, with a line that is no record", dnscheck.Checklist{Items: []dnscheck.Item{ok, {State: dnscheck.StateInfo}}}, true},
+		{"in place, with advice", dnscheck.Checklist{Items: []dnscheck.Item{ok, {State: dnscheck.StateAdvice}}}, true},
 		{"invalid domain", dnscheck.Checklist{Err: dnscheck.ErrInvalidDomain}, false},
 	}
 	for _, tc := range tests {
@@ -131,6 +132,7 @@ func TestStateWords(t *testing.T) {
 		dnscheck.StateWrong:   {"wrong", "❌"},
 		dnscheck.StateError:   {"could not check", "⚠️"},
 		dnscheck.StateInfo:    {"not checked here", "ℹ️"},
+		dnscheck.StateAdvice:  {"advice", "💡"},
 		dnscheck.State(9):     {"state 9", "⚠️"},
 	}
 	for s, w := range want {

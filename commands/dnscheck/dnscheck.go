@@ -7,7 +7,11 @@
 // record <selector>._domainkey.<domain> when the provider has a key, and
 // the ownership proof: PDD's CNAME yamail-<name>.<domain> -> mail.yandex.ru
 // when the verification secret's name is known, or the verification
-// methods of Yandex 360, shown as they are.
+// methods of Yandex 360, shown as they are. Google Workspace's expectation
+// uses the other shapes an Expect can hold: MX sets of which exactly one
+// must be published whole, a verification TXT record at the apex, and a
+// DKIM record whose presence alone is checked, as advice that does not
+// count against the verdict.
 //
 // It asks one DNS server (or the system's resolver) through net.Resolver,
 // over UDP and over TCP for truncated answers, runs the lookups of one check
@@ -111,8 +115,11 @@ func namesOf(domain string, want Expect) names {
 	if want.SecretName != "" && want.VerifyCNAME != "" {
 		n.verify, n.verifyValid = verificationName(domain, want.SecretName)
 	}
-	if want.DKIM != nil {
+	switch {
+	case want.DKIM != nil:
 		n.dkim, n.dkimValid = dkimName(domain, want.DKIM)
+	case want.DKIMSelector != "":
+		n.dkim, n.dkimValid = dkimName(domain, &DKIM{Selector: want.DKIMSelector})
 	}
 	return n
 }
@@ -152,17 +159,24 @@ func (c *Checker) lookUp(ctx context.Context, domain string, n names) answers {
 // where e asks for them.
 func (e Expect) items(domain string, n names, a answers) []Item {
 	mx := e.unreadItem(KindMX, domain+".")
-	if e.MX != "" {
+	switch {
+	case len(e.MXSets) > 0:
+		mx = mxSetsItem(domain, e.MXSets, a.mx)
+	case e.MX != "":
 		mx = mxItem(domain, hostName(e.MX), a.mx)
 	}
 	items := []Item{mx, e.spfItem(domain, a, mx)}
 	switch {
 	case e.DKIM != nil:
 		items = append(items, dkimItem(domain, n.dkim, n.dkimValid, e.DKIM.PublicKey, a.dkim, a.domainNX()))
+	case e.DKIMSelector != "":
+		items = append(items, dkimPresenceItem(domain, n.dkim, n.dkimValid, a.dkim, a.domainNX()))
 	case e.unread(KindDKIM):
 		items = append(items, e.unreadItem(KindDKIM, ""))
 	}
 	switch {
+	case e.VerifyTXT != "":
+		items = append(items, txtVerificationItem(domain, e.VerifyTXT, a.txt))
 	case e.SecretName != "" && e.VerifyCNAME != "":
 		items = append(items, verificationItem(domain, n.verify, n.verifyValid, hostName(e.VerifyCNAME), a.cname, a.domainNX()))
 	case len(e.Methods) > 0:

@@ -22,6 +22,19 @@ type Expect struct {
 	// VerifyCNAME; "" leaves that line out.
 	SecretName  string
 	VerifyCNAME string
+	// MXSets, where set, are the MX record sets the domain may publish:
+	// exactly one of them whole, and no other MX record (Google's single
+	// smtp.google.com, or its five ASPMX records). MX is then ignored.
+	MXSets [][]MX
+	// VerifyTXT is a TXT record the apex must carry to prove ownership
+	// ("google-site-verification=…"); "" leaves that line out. A secret:
+	// a checklist that holds it goes to the person who asked alone.
+	VerifyTXT string
+	// DKIMSelector, where DKIM is nil, names a DKIM record whose presence
+	// alone is checked, at <selector>._domainkey.<domain>: the provider
+	// gives no key to compare with. Its absence is advice, which does not
+	// count against the checklist's verdict.
+	DKIMSelector string
 	// Methods are the ways the provider verifies ownership, with their
 	// codes, shown as a line of their own (they are not DNS records the
 	// checklist can judge). Codes are secrets: a checklist that holds
@@ -40,6 +53,12 @@ type Expect struct {
 type DKIM struct {
 	Selector  string
 	PublicKey string // base64, whitespace ignored
+}
+
+// MX is one MX record: a preference and a host.
+type MX struct {
+	Pref uint16
+	Host string
 }
 
 // Method is one way to prove ownership of a domain, as the provider

@@ -28,7 +28,7 @@ func (it Item) Line() string {
 		b.WriteString(" (")
 		b.WriteString(it.inPlace())
 		b.WriteString(")")
-	case StateWrong, StateError, StateInfo:
+	case StateWrong, StateError, StateInfo, StateAdvice:
 		b.WriteString(": ")
 		b.WriteString(it.Reason)
 	}
@@ -45,9 +45,12 @@ func (it Item) Line() string {
 	return b.String()
 }
 
-// inPlace describes what was found for a record in place.
+// inPlace describes what was found for a record in place: its Reason
+// when the record is not to be shown (a verification secret).
 func (it Item) inPlace() string {
 	switch {
+	case it.Reason != "":
+		return it.Reason
 	case it.Kind == KindVerification && len(it.Found) == 1:
 		return strings.TrimSuffix(it.Name, ".") + " points to " + it.Found[0]
 	case it.Kind == KindDKIM:

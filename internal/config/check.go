@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/google"
 
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/textcut"
@@ -80,6 +81,10 @@ func (c *Config) valueChecks() []check {
 		{v(&c.MailcowURL), checkOptionalURL(c.MailcowURL)},
 		{v(&c.MailcowAPIKey), checkBareToken(c.MailcowAPIKey)},
 		{v(&c.MailcowMX), c.normaliseMailcowMX()},
+		{v(&c.GoogleCredentials), checkGoogleKey(c.GoogleCredentials)},
+		{v(&c.GoogleAdmin), checkEmail(c.GoogleAdmin)},
+		{v(&c.GoogleCustomer), matchAll(nonEmpty(c.GoogleCustomer), googleCustomerID.MatchString, "a customer ID such as C01abc2de or my_customer")},
+		{v(&c.GoogleBaseURL), checkURL(c.GoogleBaseURL)},
 		{v(&c.Admins), checkAdmins(c.Admins)},
 		{v(&c.OpsChannel), matchAll(nonEmpty(c.OpsChannel), commands.IsChannelID, "a Slack channel ID such as C012AB3CD")},
 		{v(&c.ApprovalRemind), c.checkRemind()},
@@ -122,6 +127,11 @@ func (c *Config) crossChecks(sub string, files fileSources) []check {
 			"is %d, but MAILBOT_APPROVALS is off, so nothing is ever approved: set MAILBOT_APPROVALS to requests or all, or this to 1", c.ApprovalsRequired)})
 	}
 	checks = append(checks, c.credentialsChecks(files)...)
+	if c.Provider == apiclient.ProviderGoogle && c.PasswordLength > 0 && c.PasswordLength < google.MinPasswordLen {
+		checks = append(checks, check{c.nameOf(&c.PasswordLength), fmt.Errorf(
+			"is %d, but Google Workspace (MAILBOT_PROVIDER=google) requires passwords of at least %d characters: set %d or more",
+			c.PasswordLength, google.MinPasswordLen, google.MinPasswordLen)})
+	}
 	// With user groups the number of admins is known only at start; the
 	// shell adds its own user, an admin.
 	users := slices.Compact(slices.Sorted(slices.Values(c.adminUsers())))

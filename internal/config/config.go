@@ -52,7 +52,7 @@ type Config struct {
 	SlackAppToken       Secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
 	SlackBotToken       Secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
 	SlackAPIURL         string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
-	Provider            string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" default:"pdd" desc:"the mail-hosting API mailbot drives: pdd, yandex360 or mailcow"`
+	Provider            string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" default:"pdd" desc:"the mail-hosting API mailbot drives: pdd, yandex360, mailcow or google"`
 	PDDToken            Secret        `envconfig:"PDD_TOKEN" scope:"serve,shell" provider:"pdd" need:"serve" desc:"value of the PddToken header (the shell uses its embedded sandbox without it)"`
 	PDDBaseURL          string        `envconfig:"PDD_BASE_URL" scope:"serve,shell" provider:"pdd" default:"https://pddimp.yandex.ru" desc:"PDD API base URL"`
 	ProviderTimeout     time.Duration `envconfig:"MAILBOT_PROVIDER_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
@@ -63,6 +63,10 @@ type Config struct {
 	Y360DepartmentID    int           `envconfig:"Y360_DEPARTMENT_ID" scope:"serve,shell" provider:"yandex360" default:"1" desc:"Yandex 360 department of new users"`
 	MailcowURL          string        `envconfig:"MAILCOW_URL" scope:"serve,shell" provider:"mailcow" need:"serve" desc:"the mailcow server, https://mail.example.com (the shell uses its embedded sandbox without it and MAILCOW_API_KEY)"`
 	MailcowAPIKey       Secret        `envconfig:"MAILCOW_API_KEY" scope:"serve,shell" provider:"mailcow" need:"serve" desc:"a read-write mailcow API key (X-API-Key)"`
+	GoogleCredentials   Secret        `envconfig:"GOOGLE_CREDENTIALS" scope:"serve,shell" provider:"google" need:"serve" desc:"a Google Cloud service-account key (the JSON key file's content) whose client ID has domain-wide delegation of the Directory user and domain scopes and Site Verification (the shell uses its embedded sandbox without it and GOOGLE_ADMIN)"`
+	GoogleAdmin         string        `envconfig:"GOOGLE_ADMIN" scope:"serve,shell" provider:"google" need:"serve" desc:"the Workspace admin the service account acts as, admin@example.com"`
+	GoogleCustomer      string        `envconfig:"GOOGLE_CUSTOMER" scope:"serve,shell" provider:"google" default:"my_customer" desc:"the Workspace customer ID"`
+	GoogleBaseURL       string        `envconfig:"GOOGLE_BASE_URL" scope:"serve,shell" provider:"google" default:"https://www.googleapis.com" desc:"base of the Directory API (/admin/directory/v1/) and the Site Verification API (/siteVerification/v1/)"`
 	MailcowMX           string        `envconfig:"MAILCOW_MX" scope:"serve,shell" provider:"mailcow" desc:"the MX host the DNS checklist expects; empty: the host of MAILCOW_URL (required when that is an IP address)"`
 	ForcePasswordChange bool          `envconfig:"MAILBOT_FORCE_PASSWORD_CHANGE" scope:"serve,shell" default:"true" desc:"new mailboxes and reset passwords must be changed at the next login, where the provider can require it"`
 	Admins              []string      `envconfig:"MAILBOT_ADMINS" scope:"serve,shell" need:"serve" desc:"comma-separated Slack user IDs (U..., W...) and user group IDs (S..., members are admins) allowed to run operations and decide requests"`

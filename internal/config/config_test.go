@@ -61,7 +61,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
 		HandoverTTL: 72 * time.Hour, SelfService: "off",
 		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
-		AuditRetention: 8760 * time.Hour, providers: testProviders,
+		AuditRetention: 8760 * time.Hour, providers: testProviders, GoogleCustomer: "my_customer", GoogleBaseURL: "https://www.googleapis.com",
 	}
 	if diff := cmp.Diff(want, *cfg, cmp.AllowUnexported(Config{})); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -395,7 +395,7 @@ func TestWriteVarsListsEveryVariable(t *testing.T) {
 		"MAILBOT_FORCE_PASSWORD_CHANGE",
 		"MAILBOT_ADMINS", "MAILBOT_OPS_CHANNEL", "MAILBOT_APPROVALS", "MAILBOT_APPROVAL_TTL", "MAILBOT_APPROVALS_REQUIRED",
 		"MAILBOT_APPROVAL_REMIND", "MAILBOT_HANDOVER_TTL", "MAILBOT_SELF_SERVICE", "MAILBOT_DOMAINS", "MAILBOT_DEFAULT_DOMAIN", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL",
-		"MAILBOT_AUDIT_RETENTION",
+		"MAILBOT_AUDIT_RETENTION", "GOOGLE_CREDENTIALS", "GOOGLE_ADMIN", "GOOGLE_CUSTOMER", "GOOGLE_BASE_URL",
 		"MAILBOT_DNS_RESOLVER", "MAILBOT_HTTP_ADDR", "MAILBOT_SHUTDOWN_TIMEOUT", "MAILBOT_CONCURRENCY", "MAILBOT_LOG_LEVEL", "MAILBOT_LOG_FORMAT"}
 	var tagged []string
 	for _, v := range envVars() {

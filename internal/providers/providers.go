@@ -8,6 +8,7 @@ package providers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -109,6 +110,7 @@ var providerTable = []providerKind{
 			}}
 		},
 	},
+	googleKind,
 }
 
 // Names lists MAILBOT_PROVIDER's values, the default first.
@@ -201,7 +203,10 @@ func unwrapProvider(p commands.Provider) commands.Provider {
 // checkedVariable names the variable a failed start-up check is about.
 func checkedVariable(cfg *config.Config, err error) string {
 	k := kindOfConfig(cfg)
+	var e *apiclient.Error
 	switch {
+	case apiclient.ClassOf(err) == apiclient.ClassCredentials && errors.As(err, &e) && e.Setting != "":
+		return strings.TrimSuffix(e.Setting, "_FILE") // serve names the _FILE variant the operator set
 	case apiclient.ClassOf(err) == apiclient.ClassCredentials:
 		return cfg.CredentialsVar()
 	case k.checkVar != nil:
@@ -216,6 +221,10 @@ func checkedVariable(cfg *config.Config, err error) string {
 type Sandbox struct {
 	Handler http.Handler
 	Vars    func(baseURL string) [][2]string // name, value: the lines mailbot sim prints
+	// FileVars are the variables of Vars whose value mailbot sim writes
+	// to a file, printing NAME_FILE=<path> instead (a key file); the
+	// shell sets them as they are.
+	FileVars map[string]bool
 }
 
 // NewSandbox returns provider's sandbox, with an account (and, but for
@@ -247,7 +256,8 @@ func (s *Sandbox) Use(cfg *config.Config, baseURL string) error {
 	return nil
 }
 
-// Title is the sandbox title of provider: "PDD", "Yandex 360", "mailcow".
+// Title is the sandbox title of provider: "PDD", "Yandex 360", "mailcow",
+// "Google Workspace".
 func Title(provider string) string {
 	k, _ := kindOf(provider)
 	return k.title

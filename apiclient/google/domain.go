@@ -1,0 +1,184 @@
+package google
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// Mail DNS of every Workspace domain [doc].
+const (
+	MX           = "smtp.google.com"
+	SPFInclude   = "_spf.google.com"
+	DKIMSelector = "google"
+)
+
+// MethodDNSTXT is the verification method mailbot uses: a TXT record at
+// the domain's apex.
+const MethodDNSTXT = "DNS_TXT"
+
+// The domain's states in the Directory, as Domain.Status holds them.
+const (
+	StatusVerified   = "verified"
+	StatusUnverified = "unverified"
+)
+
+// MXSets are the MX record sets Google accepts: the single record of
+// accounts since 2023, or the older five.
+var MXSets = [][]apiclient.MXRecord{
+	{{Pref: 1, Host: "smtp.google.com"}},
+	{{Pref: 1, Host: "aspmx.l.google.com"}, {Pref: 5, Host: "alt1.aspmx.l.google.com"}, {Pref: 5, Host: "alt2.aspmx.l.google.com"},
+		{Pref: 10, Host: "alt3.aspmx.l.google.com"}, {Pref: 10, Host: "alt4.aspmx.l.google.com"}},
+}
+
+// domainJSON is a domain of the Directory API.
+type domainJSON struct {
+	DomainName string `json:"domainName"`
+	Verified   bool   `json:"verified"`
+}
+
+// site is a Site Verification resource's site.
+type site struct {
+	Type       string `json:"type"`
+	Identifier string `json:"identifier"`
+}
+
+// RegisterDomain adds the domain to the customer (domains.insert), then
+// asks Site Verification for its DNS_TXT token: the result is unverified,
+// with the TXT record to publish at the apex (VerifyTXT, a secret for the
+// person who asked). A domain the customer has already is read, not
+// refused. When the token cannot be read after the domain was added, the
+// result says so in a warning.
+func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	op := apiclient.OpRegister
+	n, err := domainName(op, domain)
+	if err != nil {
+		return nil, err
+	}
+	var added domainJSON
+	err = c.call(ctx, request{op: op, method: http.MethodPost, path: c.domainsPath(), in: map[string]string{"domainName": n}, out: &added, create: true})
+	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
+		if d, gerr := c.getDomain(ctx, op, n); gerr == nil {
+			return c.withToken(ctx, op, d), nil // the customer's already
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.withToken(ctx, op, domainOf(n, added.Verified)), nil
+}
+
+// withToken adds the verification token to an unverified domain, or a
+// warning when it cannot be read.
+func (c *Client) withToken(ctx context.Context, op apiclient.Op, d *apiclient.Domain) *apiclient.Domain {
+	if d.Verified {
+		return d
+	}
+	tok, err := c.siteToken(ctx, op, d.Name)
+	if err != nil {
+		d.Warnings = append(d.Warnings, "the domain was added; its verification record could not be read: "+err.Error())
+		return d
+	}
+	d.VerifyTXT = tok
+	return d
+}
+
+// domainOf is the Domain of a Directory domain.
+func domainOf(n string, verified bool) *apiclient.Domain {
+	d := &apiclient.Domain{Name: n, Status: StatusUnverified, Verified: verified}
+	if verified {
+		d.Status = StatusVerified
+	}
+	return d
+}
+
+// DomainStatus reads the domain (domains.get): verified or not, and for an
+// unverified one the TXT record to publish (Site Verification's token,
+// which asking again does not change).
+func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	op := apiclient.OpDomainStatus
+	n, err := domainName(op, domain)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.getDomain(ctx, op, n)
+	if err != nil {
+		return nil, err
+	}
+	return c.withToken(ctx, op, d), nil
+}
+
+// getDomain is domains.get.
+func (c *Client) getDomain(ctx context.Context, op apiclient.Op, n string) (*apiclient.Domain, error) {
+	var d domainJSON
+	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: c.domainsPath() + "/" + url.PathEscape(n), out: &d}); err != nil {
+		return nil, err
+	}
+	return domainOf(n, d.Verified), nil
+}
+
+// VerifyDomain asks Site Verification to check the domain's TXT record now
+// (webResource.insert with DNS_TXT), then reads the domain again. A record
+// that is not found is a refusal (HTTP 400) in the API's words.
+func (c *Client) VerifyDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	op := apiclient.OpVerify
+	n, err := domainName(op, domain)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		ID string `json:"id"`
+	}
+	q := url.Values{"verificationMethod": {MethodDNSTXT}}
+	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: "siteVerification/v1/webResource", query: q,
+		in: map[string]site{"site": {Type: "INET_DOMAIN", Identifier: n}}, out: &out}); err != nil {
+		return nil, err
+	}
+	return c.getDomain(ctx, op, n)
+}
+
+// siteToken asks Site Verification for the domain's DNS_TXT token.
+func (c *Client) siteToken(ctx context.Context, op apiclient.Op, n string) (string, error) {
+	var out struct {
+		Method string `json:"method"`
+		Token  string `json:"token"`
+	}
+	in := map[string]any{"site": site{Type: "INET_DOMAIN", Identifier: n}, "verificationMethod": MethodDNSTXT}
+	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: "siteVerification/v1/token", in: in, out: &out}); err != nil {
+		return "", err
+	}
+	if out.Token == "" || strings.ContainsAny(out.Token, "\"\r\n") || len(out.Token) > 255 {
+		return "", c.caller.Fail(op, apiclient.ClassUncertain, http.StatusOK, "", "Site Verification answered without a usable token")
+	}
+	return out.Token, nil
+}
+
+// MailHosts is the part of MailDNS that needs no request: Google's MX
+// sets, SPF include and DKIM selector.
+func (c *Client) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{MX: MX, MXSets: MXSets, SPFInclude: SPFInclude, DKIMSelector: DKIMSelector}
+}
+
+// MailDNS says what the domain must publish: the MX sets, SPF including
+// _spf.google.com, DKIM at google._domainkey (presence only: Google gives
+// the key in the Admin console alone) and the Site Verification TXT
+// record, read within apiclient.MailDNSTimeout. When the token cannot be
+// read, the rest is returned beside the error.
+func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
+	n, err := domainName(apiclient.OpDNS, domain)
+	if err != nil {
+		return nil, err
+	}
+	hosts := c.MailHosts()
+	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
+	defer cancel()
+	tok, err := c.siteToken(ctx, apiclient.OpDNS, n)
+	if err != nil {
+		return &hosts, err
+	}
+	hosts.VerifyTXT = tok
+	return &hosts, nil
+}

@@ -1,0 +1,214 @@
+package googlesim
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
+)
+
+// maxBody bounds a request body.
+const maxBody = 64 << 10
+
+// The API path prefixes.
+const (
+	directoryPrefix    = "/admin/directory/v1/"
+	verificationPrefix = "/siteVerification/v1/"
+)
+
+// reply is an API answer: a status and a JSON body.
+type reply struct {
+	status int
+	body   any
+}
+
+func ok(body any) reply { return reply{http.StatusOK, body} }
+
+// errorItem is one entry of an error's errors list.
+type errorItem struct {
+	Message string `json:"message"`
+	Domain  string `json:"domain"`
+	Reason  string `json:"reason"`
+}
+
+// errorBody is Google's failure.
+type errorBody struct {
+	Error struct {
+		Code    int         `json:"code"`
+		Message string      `json:"message"`
+		Errors  []errorItem `json:"errors"`
+	} `json:"error"`
+}
+
+// failure is a Google error of status, reason and message.
+func failure(status int, reason, message string) reply {
+	var b errorBody
+	b.Error.Code, b.Error.Message = status, message
+	b.Error.Errors = []errorItem{{Message: message, Domain: "global", Reason: reason}}
+	return reply{status, b}
+}
+
+func invalid(message string) reply { return failure(http.StatusBadRequest, "invalid", message) }
+
+func notFound(message string) reply { return failure(http.StatusNotFound, "notFound", message) }
+
+func duplicate() reply { return failure(http.StatusConflict, "duplicate", "Entity already exists.") }
+
+func forbidden() reply {
+	return failure(http.StatusForbidden, "forbidden", "Not Authorized to access this resource/api")
+}
+
+// handler answers one API call for the user sub; s.mu is held.
+type handler func(s *Server, sub string, r *http.Request, body []byte) reply
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("POST "+TokenPath, s.token)
+	d := directoryPrefix
+	s.mux.HandleFunc("POST "+d+"users", s.api(ScopeUser, (*Server).insertUser))
+	s.mux.HandleFunc("GET "+d+"users", s.api(ScopeUser, (*Server).listUsers))
+	s.mux.HandleFunc("GET "+d+"users/{userKey}", s.api(ScopeUser, (*Server).getUser))
+	s.mux.HandleFunc("PUT "+d+"users/{userKey}", s.api(ScopeUser, (*Server).updateUser))
+	s.mux.HandleFunc("POST "+d+"customer/{customer}/domains", s.api(ScopeDomain, (*Server).insertDomain))
+	s.mux.HandleFunc("GET "+d+"customer/{customer}/domains", s.api(ScopeDomain, (*Server).listDomains))
+	s.mux.HandleFunc("GET "+d+"customer/{customer}/domains/{domainName}", s.api(ScopeDomain, (*Server).getDomain))
+	v := verificationPrefix
+	s.mux.HandleFunc("POST "+v+"token", s.api(ScopeVerification, (*Server).getToken))
+	s.mux.HandleFunc("POST "+v+"webResource", s.api(ScopeVerification, (*Server).verify))
+	s.controlRoutes()
+}
+
+// isAPI reports whether path is a Directory or Site Verification call.
+func isAPI(path string) bool {
+	return strings.HasPrefix(path, directoryPrefix) || strings.HasPrefix(path, verificationPrefix)
+}
+
+// ServeHTTP serves the APIs, the token endpoint and the controls under
+// /sim/. API calls meet the latency and the injected faults.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !isAPI(r.URL.Path) {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	s.arrivals.Arrive("")
+	latency, fault := s.faults.Take()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeReply(w, invalid("Invalid JSON payload received."))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if !simkit.Wait(r.Context(), latency) {
+		simkit.Abort(r)
+		return
+	}
+	if rep, done := faultReply(fault); done {
+		if fault == Fault429 {
+			w.Header().Set("Retry-After", "1")
+		}
+		if fault == Fault502 {
+			simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
+			return
+		}
+		writeReply(w, rep)
+		return
+	}
+	rec := &recorder{header: http.Header{}}
+	s.mux.ServeHTTP(rec, r)
+	if simkit.Deliver(r, fault == FaultReset, fault == FaultSlow) {
+		rec.writeTo(w)
+	}
+}
+
+// faultReply is the answer of a fault that does nothing, and whether
+// fault is one.
+func faultReply(fault string) (reply, bool) {
+	switch fault {
+	case Fault429:
+		return failure(http.StatusTooManyRequests, "rateLimitExceeded", "Rate Limit Exceeded"), true
+	case Fault403Rate:
+		return failure(http.StatusForbidden, "userRateLimitExceeded", "User Rate Limit Exceeded"), true
+	case FaultQuota:
+		return failure(http.StatusForbidden, "quotaExceeded", "Quota exceeded for quota metric 'Queries'"), true
+	case Fault503:
+		return failure(http.StatusServiceUnavailable, "backendError", "The service is currently unavailable."), true
+	case Fault502:
+		return reply{}, true
+	}
+	return reply{}, false
+}
+
+// api authenticates the bearer token, checks its scope, and runs h under
+// the lock.
+func (s *Server) api(scope string, h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body) // bounded by ServeHTTP
+		if err != nil {
+			writeReply(w, invalid("Invalid JSON payload received."))
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		writeReply(w, s.authorize(r, scope, h, body))
+	}
+}
+
+// authorize runs h for the token's user when the token is live, has the
+// scope, and its user is an admin; s.mu is held.
+func (s *Server) authorize(r *http.Request, scope string, h handler, body []byte) reply {
+	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	g := s.tokens[strings.TrimSpace(tok)]
+	switch {
+	case !strings.EqualFold(scheme, "Bearer") || g == nil || !s.now().Before(g.expiry):
+		return failure(http.StatusUnauthorized, "authError", "Invalid Credentials")
+	case !g.scopes[scope]:
+		return failure(http.StatusForbidden, "insufficientPermissions", "Request had insufficient authentication scopes.")
+	}
+	if u := s.users[g.sub]; u == nil || !u.admin {
+		return forbidden()
+	}
+	return h(s, g.sub, r, body)
+}
+
+func writeReply(w http.ResponseWriter, r reply) { simkit.WriteJSON(w, r.status, r.body) }
+
+// recorder holds an answer, so that a fault can drop or delay it.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
+
+// writeTo sends the answer; the mux's own (no route, another method) gets
+// Google's error body.
+func (r *recorder) writeTo(w http.ResponseWriter) {
+	if r.header.Get("Content-Type") != "application/json" {
+		if r.status == http.StatusMethodNotAllowed {
+			writeReply(w, failure(r.status, "methodNotAllowed", "Method Not Allowed"))
+			return
+		}
+		writeReply(w, notFound("Not Found"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(r.status)
+	_, _ = w.Write(r.body.Bytes())
+}
+
+// rfc3339 is a time as the API writes it.
+func rfc3339(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -1,0 +1,33 @@
+package google
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Google's password rules for users: any ASCII, 8 to 100 characters [doc:
+// users resource].
+const (
+	MinPasswordLen = 8
+	MaxPasswordLen = 100
+)
+
+// ErrPasswordRules is a password Google refuses; it does not carry the
+// password.
+var ErrPasswordRules = fmt.Errorf("a Google Workspace password is %d to %d ASCII characters", MinPasswordLen, MaxPasswordLen)
+
+// ValidatePassword checks password against Google's rules.
+func ValidatePassword(password string) error {
+	if len(password) < MinPasswordLen || len(password) > MaxPasswordLen {
+		return ErrPasswordRules
+	}
+	for i := 0; i < len(password); i++ {
+		if password[i] < 0x20 || password[i] > 0x7e {
+			return ErrPasswordRules
+		}
+	}
+	return nil
+}
+
+// errNoPassword is an empty password, which no call may send.
+var errNoPassword = errors.New("empty password")

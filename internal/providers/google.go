@@ -1,0 +1,31 @@
+package providers
+
+import (
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/google"
+	"github.com/mailbot/mailbot/apiclient/google/googlesim"
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/internal/config"
+)
+
+// googleKind is Google Workspace's row of providerTable.
+var googleKind = providerKind{
+	name: apiclient.ProviderGoogle, title: "Google Workspace", urlVar: "GOOGLE_BASE_URL",
+	newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
+		return google.New(cfg.GoogleBaseURL, []byte(cfg.GoogleCredentials.Reveal()), cfg.GoogleAdmin,
+			google.Settings{Customer: cfg.GoogleCustomer, CredentialsVariable: cfg.Variable("GOOGLE_CREDENTIALS")}, opts...)
+	},
+	checkVar: func(err error) string {
+		if apiclient.ReasonOf(err) == apiclient.ReasonNotFound { // the customer of domains.list
+			return "GOOGLE_CUSTOMER"
+		}
+		return "GOOGLE_BASE_URL"
+	},
+	newSandbox: func() *Sandbox {
+		sim := googlesim.New()
+		acct := sim.NewAccount()
+		return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
+			return [][2]string{{"GOOGLE_BASE_URL", base}, {"GOOGLE_CREDENTIALS", string(acct.KeyFile(base))}, {"GOOGLE_ADMIN", acct.Admin}}
+		}, FileVars: map[string]bool{"GOOGLE_CREDENTIALS": true}}
+	},
+}
