@@ -82,19 +82,24 @@ type Action string
 
 // The operations, and the reads that are not operations.
 const (
-	ActionRegisterDomain Action = "register" // connect a domain
-	ActionAddMailbox     Action = "add"      // create a mailbox with a new password
-	ActionResetPassword  Action = "reset"    // give a mailbox a new password
-	ActionBlock          Action = "block"    // stop a mailbox's logins
-	ActionUnblock        Action = "unblock"  // let a mailbox log in again
-	ActionListMailboxes  Action = "list"     // read: a domain's mailboxes
-	ActionDomainStatus   Action = "status"   // read: a domain's state at the provider
+	ActionRegisterDomain Action = "register"     // connect a domain
+	ActionAddMailbox     Action = "add"          // create a mailbox with a new password
+	ActionResetPassword  Action = "reset"        // give a mailbox a new password
+	ActionBlock          Action = "block"        // stop a mailbox's logins
+	ActionUnblock        Action = "unblock"      // let a mailbox log in again
+	ActionListMailboxes  Action = "list"         // read: a domain's mailboxes
+	ActionDomainStatus   Action = "status"       // read: a domain's state at the provider
+	ActionAliasAdd       Action = "alias_add"    // make an alias deliver to a mailbox
+	ActionAliasRemove    Action = "alias_remove" // remove an alias
+	ActionOffboard       Action = "offboard"     // block a mailbox and give its aliases to a successor
+	ActionListAliases    Action = "aliases"      // read: a mailbox's aliases
 )
 
 // OnMailbox reports whether the action targets a mailbox (user@domain).
 func (a Action) OnMailbox() bool {
 	switch a {
-	case ActionAddMailbox, ActionResetPassword, ActionBlock, ActionUnblock:
+	case ActionAddMailbox, ActionResetPassword, ActionBlock, ActionUnblock,
+		ActionAliasAdd, ActionAliasRemove, ActionOffboard:
 		return true
 	}
 	return false
@@ -110,7 +115,7 @@ func (a Action) GivesPassword() bool { return a == ActionAddMailbox || a == Acti
 
 // Command is the slash command of the action.
 func (a Action) Command() string {
-	if a.OnMailbox() || a == ActionListMailboxes {
+	if a.OnMailbox() || a == ActionListMailboxes || a == ActionListAliases {
 		return CmdMailbox
 	}
 	return CmdDomain
@@ -122,6 +127,11 @@ type Operation struct {
 	Domain string // lower case, ASCII (punycode), no trailing dot
 	Login  string // the user name (no @domain); empty for register
 	Reason string // the free text after the target, may be empty
+	// To is a second address, local@domain in the form of Login and
+	// Domain: the mailbox an alias delivers to (alias add; Login@Domain
+	// is the alias), the successor that receives the mailbox's aliases
+	// (offboard; may be empty). Empty for the other operations.
+	To string
 }
 
 // Verdict is what the core decided to do with a request.

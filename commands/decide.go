@@ -30,6 +30,9 @@ func (c *Core) Decide(req Request) Decision {
 		return Decision{Verdict: VerdictForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
 	}
 	op := inv.Op
+	if inv.Read && op.Action == ActionListAliases {
+		return c.decideAliasesRead(req.UserID, op)
+	}
 	if inv.Read {
 		if !c.IsAdmin(req.UserID) {
 			return c.notAllowed("Only mailbot admins may read what the provider holds.")
@@ -44,7 +47,11 @@ func (c *Core) Decide(req Request) Decision {
 		}
 		op.Domain = c.cfg.DefaultDomain
 	}
-	if ue := c.checkOp(op); ue != nil {
+	op, ue := c.defaultTo(op)
+	if ue == nil {
+		ue = c.checkOp(op)
+	}
+	if ue != nil {
 		return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
 	}
 	outcome, why := c.authorise(req.UserID)

@@ -186,6 +186,9 @@ func (c *Core) checkOp(op Operation) *UsageError {
 	} else if op.Login != "" {
 		return &UsageError{Command: cmd, Problem: "Registering a domain takes no user name.", Fix: fix}
 	}
+	if ue := c.checkAliasOp(op, fix); ue != nil {
+		return ue
+	}
 	if !allowed(c.domains, op.Domain) {
 		return &UsageError{Command: cmd,
 			Problem: fmt.Sprintf("mailbot may not touch %s: it is not in the list of allowed domains (%s).", op.Domain, strings.Join(c.domains, ", ")),

@@ -37,8 +37,11 @@ type wireMore struct {
 // read answers a read (list or status) of op.Domain to an admin; it
 // changes nothing and is neither audited nor noticed.
 func (c *Core) read(ctx context.Context, op Operation, cursor string) Reply {
-	if op.Action == ActionDomainStatus {
+	switch op.Action {
+	case ActionDomainStatus:
 		return c.domainStatus(ctx, op.Domain)
+	case ActionListAliases:
+		return c.listAliases(ctx, op)
 	}
 	return c.listPage(ctx, wireMore{Domain: op.Domain, Cursor: cursor})
 }

@@ -36,13 +36,13 @@ var codeWords = map[string]string{
 // or that cannot be recorded, is refused without calling the API. It logs
 // the one line of the operation.
 func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
-	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName()}
+	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), RequestID: reqID}
 	if ue := c.checkOp(op); ue != nil {
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
 	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: reqID, Event: EventRun, Actor: actor, Deciders: deciders,
-		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason}
+		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, To: op.To}
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		n.Code, n.NothingDone = CodeStore, true
@@ -97,6 +97,10 @@ func (c *Core) perform(ctx context.Context, n Notice) (Result, error) {
 		return c.resetPassword(ctx, n)
 	case ActionBlock, ActionUnblock:
 		return c.setLogin(ctx, n)
+	case ActionAliasAdd, ActionAliasRemove:
+		return c.changeAlias(ctx, n)
+	case ActionOffboard:
+		return c.offboard(ctx, n)
 	}
 	return Result{}, fmt.Errorf("commands: no way to run %q", n.Op.Action)
 }
