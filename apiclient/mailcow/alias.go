@@ -104,24 +104,32 @@ func (c *Client) RemoveAlias(ctx context.Context, alias string) (*apiclient.Alia
 	return &apiclient.Alias{Address: strings.ToLower(a.Address), Mailbox: a.Goto, Warnings: warnings}, nil
 }
 
-// MoveAlias re-points the alias from one mailbox to another in one write
-// (POST edit/alias with goto the new mailbox) once it is found. An alias
-// that delivers to the new mailbox alone is left as it is (Already).
+// MoveAlias re-points the alias in one write once it is found (POST
+// edit/alias with goto its addresses, from replaced by to): other
+// addresses it delivers to stay. An alias that delivers to to and no
+// longer to from is left as it is (Already).
 func (c *Client) MoveAlias(ctx context.Context, alias, from, to string) (*apiclient.Alias, error) {
 	op := apiclient.OpAliasMove
-	to = strings.ToLower(to)
+	from, to = strings.ToLower(from), strings.ToLower(to)
 	a, err := c.findAlias(ctx, op, alias)
 	if err != nil {
 		return nil, err
 	}
 	done := &apiclient.Alias{Address: strings.ToLower(a.Address), Mailbox: to}
-	if slices.Equal(a.targets(), []string{to}) {
+	targets := a.targets()
+	if !slices.Contains(targets, from) && slices.Contains(targets, to) {
 		done.Already = true
 		return done, nil
 	}
+	gotos := []string{to}
+	for _, t := range targets {
+		if t != from && t != to {
+			gotos = append(gotos, t)
+		}
+	}
 	var body editAliasBody
 	body.Items = []string{strconv.FormatInt(int64(a.ID), 10)}
-	body.Attr.Goto = to
+	body.Attr.Goto = strings.Join(gotos, ",")
 	done.Warnings, err = c.write(ctx, call{op: op, path: "edit/alias", idempotent: true}, body, apiclient.ReasonNotFound)
 	if err != nil {
 		return nil, aliasDenied(err)

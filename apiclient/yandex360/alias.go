@@ -29,8 +29,7 @@ func (c *Client) AddAlias(ctx context.Context, alias, mailbox string) (*apiclien
 	if err != nil {
 		return nil, err
 	}
-	login, domain, _ := strings.Cut(mailbox, "@")
-	u, err := c.findUser(ctx, op, domain, login)
+	u, err := c.aliasTarget(ctx, op, alias, mailbox)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +125,27 @@ func (c *Client) giveBack(ctx context.Context, op apiclient.Op, u *userJSON, loc
 		e.Message += "; the alias was given back to " + u.Email
 	}
 	return e
+}
+
+// aliasTarget finds the user of the mailbox, checking its domain among
+// the organisation's unless it is the alias's, checked already.
+func (c *Client) aliasTarget(ctx context.Context, op apiclient.Op, alias, mailbox string) (*userJSON, error) {
+	login, domain, _ := strings.Cut(strings.ToLower(mailbox), "@")
+	_, aliasDomain, _ := strings.Cut(strings.ToLower(alias), "@")
+	if domain != aliasDomain {
+		return c.findUser(ctx, op, domain, login)
+	}
+	var u *userJSON
+	err := c.scanUsers(ctx, op, func(v *userJSON) bool {
+		if strings.EqualFold(v.Nickname, login) {
+			u = v
+		}
+		return u != nil
+	})
+	if err == nil && u == nil {
+		err = c.refuse(op, apiclient.ReasonNotFound, fmt.Sprintf("the organisation has no user %q", login))
+	}
+	return u, err
 }
 
 // twoUsers finds the users of the mailboxes from and to in one pass.
