@@ -39,7 +39,7 @@ func (c *Core) decideAliasesRead(userID string, op Operation) Decision {
 // listAliases answers the aliases of the mailbox op.Target(): every
 // address whole, at most aliasesShown of them, with the count.
 func (c *Core) listAliases(ctx context.Context, op Operation) Reply {
-	api, mailbox := c.aliasAPI(), op.Target()
+	api, mailbox := c.aliasAPI(), op.Login+"@"+op.Domain
 	if api == nil {
 		return Reply{Title: "No aliases at " + c.providerName(), Text: capitalise(c.providerName()) + " has no aliases.", Error: true}
 	}
