@@ -159,7 +159,7 @@ func (c *Core) changeAlias(ctx context.Context, n Notice) (Result, error) {
 		}
 		n.OK, n.Warnings = true, a.Warnings
 		r := Reply{Title: "Alias " + alias + " removed", Fields: []Field{{Label: "Alias", Value: alias}},
-			Text: "It no longer delivers mail" + map[bool]string{true: " to " + a.Mailbox, false: ""}[a.Mailbox != ""] + ".",
+			Text:  "It no longer delivers mail" + map[bool]string{true: " to " + a.Mailbox, false: ""}[a.Mailbox != ""] + ".",
 			Steps: warningSteps(n.Warnings)}
 		return Result{Reply: r, Notice: n}, nil
 	}

@@ -169,8 +169,8 @@ type Server struct {
 	mu           sync.Mutex
 	keys         map[string]bool // key → read-write
 	domains      map[string]*domain
-	mailboxes    map[string]*mailbox     // by address
-	aliases      map[int64]*alias        // by id
+	mailboxes    map[string]*mailbox // by address
+	aliases      map[int64]*alias    // by id
 	lastAliasID  int64
 	faults       simkit.Faults[fault]    // and the latency
 	arrivals     simkit.Arrivals[string] // and the OnRequest hook
