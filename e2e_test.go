@@ -82,6 +82,7 @@ func TestE2E(t *testing.T) {
 		{"ProviderShell", testE2EProviderShell},
 		{"ProviderSim", testE2EProviderSim},
 		{"Lifecycle", testE2ELifecycle},
+		{"Aliases", testE2EAliases},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
