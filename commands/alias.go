@@ -68,17 +68,24 @@ func (o Operation) aliasString(done bool) string {
 	return s
 }
 
-// defaultTo completes a bare user name in op.To with the default domain.
-func (c *Core) defaultTo(op Operation) (Operation, *UsageError) {
-	if op.To == "" || strings.Contains(op.To, "@") {
+// aliasDefaults completes the bare user names of an alias operation or
+// an offboarding (its address and op.To) with the default domain.
+func (c *Core) aliasDefaults(op Operation) (Operation, *UsageError) {
+	bareTo := op.To != "" && !strings.Contains(op.To, "@")
+	if !aliasWords[op.Action] || op.Domain != "" && !bareTo {
 		return op, nil
 	}
 	if c.cfg.DefaultDomain == "" {
 		return op, &UsageError{Command: CmdMailbox,
-			Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.To),
+			Problem: "No domain given, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).",
 			Fix:     "/mailbox " + aliasFix(op.Action)}
 	}
-	op.To += "@" + c.cfg.DefaultDomain
+	if op.Domain == "" {
+		op.Domain = c.cfg.DefaultDomain
+	}
+	if bareTo {
+		op.To += "@" + c.cfg.DefaultDomain
+	}
 	return op, nil
 }
 

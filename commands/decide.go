@@ -39,6 +39,10 @@ func (c *Core) Decide(req Request) Decision {
 		}
 		return Decision{Verdict: VerdictRead, Op: op}
 	}
+	op, aue := c.aliasDefaults(op)
+	if aue != nil {
+		return Decision{Verdict: VerdictReply, Reply: usageReply(aue)}
+	}
 	if op.Action.OnMailbox() && op.Domain == "" {
 		if c.cfg.DefaultDomain == "" {
 			return Decision{Verdict: VerdictReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
@@ -47,10 +51,7 @@ func (c *Core) Decide(req Request) Decision {
 		}
 		op.Domain = c.cfg.DefaultDomain
 	}
-	op, ue := c.defaultTo(op)
-	if ue == nil {
-		ue = c.checkOp(op)
-	}
+	ue := c.checkOp(op)
 	if ue != nil {
 		return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
 	}

@@ -308,3 +308,23 @@ func TestAliasYandex360(t *testing.T) {
 		t.Errorf("alice's aliases %q", got)
 	}
 }
+
+// Bare user names take the default domain, for the alias as for the
+// mailbox; without one the refusal shows the alias command to type.
+func TestAliasDefaultDomain(t *testing.T) {
+	sim, api := mailcowWorld(t)
+	e := newEnv(t, api, commands.Config{}, nil)
+	e.typed(admin1, "/mailbox alias add info alice")
+	if r := e.msgr.lastTo(admin1); !r.Error || !strings.Contains(r.Note, "/mailbox alias add sales@example.com bob@example.com") {
+		t.Errorf("without a default domain:\n%s", r.PlainText())
+	}
+	e = newEnv(t, api, commands.Config{DefaultDomain: "example.com"}, nil)
+	e.typed(admin1, "/mailbox alias add info alice")
+	if got := sim.Aliases("alice@example.com"); !slices.Equal(got, []string{"info@example.com"}) {
+		t.Errorf("alice's aliases %q:\n%s", got, e.msgr.lastTo(admin1).PlainText())
+	}
+	e.typed(admin1, "/mailbox offboard alice to bob")
+	if got := sim.Aliases("bob@example.com"); !slices.Equal(got, []string{"info@example.com"}) {
+		t.Errorf("bob's aliases %q:\n%s", got, e.msgr.lastTo(admin1).PlainText())
+	}
+}

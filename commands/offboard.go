@@ -45,6 +45,7 @@ func (o *offboarding) run(ctx context.Context) error {
 		}
 		login, domain, _ := cutAddress(op.To)
 		if _, err := o.c.api.LookupMailbox(ctx, domain, login); err != nil {
+			o.steps = append(o.steps, "Find the successor "+op.To+": failed: "+o.c.failure(Notice{Op: op}, err).Reply.Text)
 			o.pending = append(o.pending, "Block "+op.Target(), "Move the aliases of "+op.Target()+" to "+op.To)
 			return err
 		}
