@@ -175,9 +175,13 @@ func (c *Core) changeAlias(ctx context.Context, n Notice) (Result, error) {
 		return Result{}, err
 	}
 	n.OK, n.Warnings = true, a.Warnings
+	mailbox := n.Op.To
+	if a.Mailbox != "" {
+		mailbox = a.Mailbox // the address the provider gives the mailbox
+	}
 	r := Reply{Title: "Alias " + alias + " added",
-		Fields: []Field{{Label: "Alias", Value: alias}, {Label: "Delivers to", Value: n.Op.To}},
-		Text:   c.aliasWhere(alias, n.Op.To), Steps: warningSteps(n.Warnings)}
+		Fields: []Field{{Label: "Alias", Value: alias}, {Label: "Delivers to", Value: mailbox}},
+		Text:   c.aliasWhere(alias, mailbox), Steps: warningSteps(n.Warnings)}
 	return Result{Reply: r, Notice: n}, nil
 }
 

@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"context"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -326,5 +327,41 @@ func TestAliasDefaultDomain(t *testing.T) {
 	e.typed(admin1, "/mailbox offboard alice to bob")
 	if got := sim.Aliases("bob@example.com"); !slices.Equal(got, []string{"info@example.com"}) {
 		t.Errorf("bob's aliases %q:\n%s", got, e.msgr.lastTo(admin1).PlainText())
+	}
+}
+
+// failingBegin fails Begin from its n-th call on, as a database that went
+// away mid-operation.
+type failingBegin struct {
+	commands.Store
+	n, calls int
+}
+
+func (f *failingBegin) Begin(ctx context.Context, e commands.AuditEntry) (int64, error) {
+	f.calls++
+	if f.calls >= f.n {
+		return 0, errDown
+	}
+	return f.Store.Begin(ctx, e)
+}
+
+// A step that cannot be recorded is not run: the offboarding stops there,
+// and since a step changed something, the ops notice says what was done.
+func TestOffboardStepNotRecorded(t *testing.T) {
+	sim, api := mailcowWorld(t)
+	if _, err := sim.AddAlias("sales@example.com", "alice@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, api, commands.Config{}, func(s commands.Store) commands.Store { return &failingBegin{Store: s, n: 3} })
+	e.typed(admin1, "/mailbox offboard alice@example.com to bob@example.com")
+	r := e.msgr.lastTo(admin1)
+	if !r.Error || len(r.Steps) != 2 || !strings.Contains(r.Steps[0], "blocked") || !strings.HasSuffix(r.Steps[1], "not done") {
+		t.Errorf("reply:\n%s", r.PlainText())
+	}
+	if got := sim.Aliases("alice@example.com"); !slices.Equal(got, []string{"sales@example.com"}) {
+		t.Errorf("a step that was not recorded ran: alice has %q", got)
+	}
+	if notice, ok := e.msgr.last("notify"); !ok || !strings.Contains(notice.Text, "Block alice@example.com: blocked") {
+		t.Errorf("ops notice %q, want the step that was done", notice.Text)
 	}
 }

@@ -12,6 +12,11 @@ import (
 // successor, as the audit trail names it; it is not typed.
 const ActionAliasMove Action = "alias_move"
 
+// codeStepNotRecorded is the notice code of an offboarding that stopped,
+// after steps that changed something, because its next step could not be
+// recorded.
+const codeStepNotRecorded = "step_not_recorded"
+
 // errStepNotRecorded stops an offboarding whose next step could not be
 // recorded in the audit trail: it does not run.
 var errStepNotRecorded = errors.New("commands: an offboarding step could not be recorded")
@@ -173,9 +178,13 @@ func (o *offboarding) result(ctx context.Context, err error) Result {
 		return Result{Reply: r, Notice: n}
 	}
 	if errors.Is(err, errStepNotRecorded) {
-		n.Code, n.Detail = CodeStore, codeWords[CodeStore]
 		r := replyStoreDown
 		r.Steps = n.Steps
+		n.Code, n.Detail, n.NothingDone = CodeStore, codeWords[CodeStore], !o.changed
+		if o.changed { // the steps done are noticed: the code is not the store's "nothing was done"
+			n.Code, n.Detail = codeStepNotRecorded, "mailbot could not record the next step in its database, so it stopped there"
+			r.Text = n.Detail + "."
+		}
 		return Result{Reply: r, Notice: n}
 	}
 	res := cutOff(ctx, o.c.failure(n, err))
