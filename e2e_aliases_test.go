@@ -14,7 +14,7 @@ import (
 // refuses the alias commands in words and still blocks at offboarding.
 func testE2EAliases(t *testing.T, bin string) {
 	forEachProvider(t, bin, e2eProviders, func(t *testing.T, pw *providerWorld) {
-		pw.serve("mailbot", pw.env(nil))
+		p := pw.serve("mailbot", pw.env(nil))
 		for _, login := range []string{"alice", "bob"} {
 			id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/mailbox", "add "+login+"@"+e2eOwnDomain)
 			pw.checkAdded(pw.result(id), login+"@"+e2eOwnDomain, e2eAdmin1)
@@ -25,6 +25,11 @@ func testE2EAliases(t *testing.T, bin string) {
 		}
 		aliasRoundTrip(t, pw)
 		offboardWithAliases(t, pw)
+		for op, n := range map[string]float64{"alias_add": 3, "alias_remove": 1, "aliases": 3, "alias_move": 2} // aliases: the read and each offboarding's list {
+			if got := metric(p, "mailbot_provider_requests_total", `provider="`+pw.provider+`"`, `op="`+op+`"`, `outcome="ok"`); got != n {
+				t.Errorf("%s: mailbot_provider_requests_total{op=%q,outcome=\"ok\"} = %v, want %v", pw.provider, op, got, n)
+			}
+		}
 	})
 }
 
