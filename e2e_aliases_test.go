@@ -25,7 +25,8 @@ func testE2EAliases(t *testing.T, bin string) {
 		}
 		aliasRoundTrip(t, pw)
 		offboardWithAliases(t, pw)
-		for op, n := range map[string]float64{"alias_add": 3, "alias_remove": 1, "aliases": 3, "alias_move": 2} // aliases: the read and each offboarding's list {
+		// aliases: the read, then each offboarding's list.
+		for op, n := range map[string]float64{"alias_add": 3, "alias_remove": 1, "aliases": 3, "alias_move": 2} {
 			if got := metric(p, "mailbot_provider_requests_total", `provider="`+pw.provider+`"`, `op="`+op+`"`, `outcome="ok"`); got != n {
 				t.Errorf("%s: mailbot_provider_requests_total{op=%q,outcome=\"ok\"} = %v, want %v", pw.provider, op, got, n)
 			}
