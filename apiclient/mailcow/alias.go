@@ -49,11 +49,25 @@ type editAliasBody struct {
 	} `json:"attr"`
 }
 
-// AddAlias calls POST /api/v1/add/alias with goto the mailbox, active.
-// It creates: an uncertain attempt is not sent again (the core looks the
-// alias up first).
+// AddAlias reads the mailbox (mailcow takes any address as goto, so a
+// mistyped mailbox would become a forward to nowhere: one that does not
+// exist is ReasonNotFound), then calls POST /api/v1/add/alias with goto
+// the mailbox, active. It creates: an uncertain attempt is not sent again
+// (the core looks the alias up first).
 func (c *Client) AddAlias(ctx context.Context, alias, mailbox string) (*apiclient.Alias, error) {
 	alias, mailbox = strings.ToLower(alias), strings.ToLower(mailbox)
+	seg, err := c.segment(apiclient.OpAliasAdd, mailbox)
+	if err != nil {
+		return nil, err
+	}
+	var m mailboxJSON
+	found, err := c.read(ctx, apiclient.OpAliasAdd, "get/mailbox/"+seg, &m)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, c.notFound(apiclient.OpAliasAdd, "no mailbox "+mailbox+" on the mailcow server")
+	}
 	k := call{op: apiclient.OpAliasAdd, path: "add/alias"}
 	warnings, err := c.write(ctx, k, addAliasBody{Address: alias, Goto: mailbox, Active: activeActive}, apiclient.ReasonNotAllowed)
 	if err != nil {

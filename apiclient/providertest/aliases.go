@@ -26,7 +26,8 @@ type AliasSandbox interface {
 //   - an alias added is in the sandbox's record and in ListAliases, and
 //     gone from both once removed; each change is one write;
 //   - a second add of the alias, or an alias that is a mailbox, is
-//     ReasonExists; removing or moving an alias that does not exist is
+//     ReasonExists; an add to a mailbox that does not exist is
+//     ReasonNotFound with nothing written; removing or moving an alias that does not exist is
 //     ReasonNotFound; none is retried;
 //   - MoveAlias gives the alias to the other mailbox, and a second move
 //     changes nothing (Already, no write);
@@ -116,6 +117,13 @@ func testAliasRefused(t *testing.T, s *suite, a commands.Aliaser, _ AliasSandbox
 	s.fail(t, "AddAlias of an alias that exists", err, apiclient.OpAliasAdd, apiclient.ClassRefused, apiclient.ReasonExists)
 	_, err = a.AddAlias(t.Context(), address("carol"), address("bob"))
 	s.fail(t, "AddAlias of a mailbox's address", err, apiclient.OpAliasAdd, apiclient.ClassRefused, apiclient.ReasonExists)
+	c = s.requests(func() {
+		_, err = a.AddAlias(t.Context(), address("jobs"), address("nobody"))
+	})
+	s.fail(t, "AddAlias to a mailbox that does not exist", err, apiclient.OpAliasAdd, apiclient.ClassRefused, apiclient.ReasonNotFound)
+	if len(c.writes()) != 0 {
+		t.Errorf("AddAlias to a mailbox that does not exist sent %d writes, want none", len(c.writes()))
+	}
 	notRetried(t, "AddAlias of an alias that exists", c)
 	c = s.requests(func() {
 		_, err = a.RemoveAlias(t.Context(), address("nobody"))
