@@ -48,14 +48,14 @@ func (o *offboarding) run(ctx context.Context) error {
 		if api = o.c.aliasAPI(); api == nil {
 			return fmt.Errorf("commands: %s has no aliases", o.c.api.Name())
 		}
-		login, domain, _ := cutAddress(op.To)
-		if _, err := o.c.api.LookupMailbox(ctx, domain, login); err != nil {
-			o.steps = append(o.steps, "Find the successor "+op.To+": failed: "+o.c.failure(Notice{Op: op}, err).Reply.Text)
-			o.pending = append(o.pending, "Block "+op.Target(), "Move the aliases of "+op.Target()+" to "+op.To)
+		if err := o.findSuccessor(ctx); err != nil {
 			return err
 		}
 	}
 	if err := o.block(ctx); err != nil {
+		if api != nil {
+			o.pending = append(o.pending, "Move the aliases of "+op.Target()+" to "+op.To)
+		}
 		return err
 	}
 	if api == nil {
@@ -78,6 +78,19 @@ func (o *offboarding) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// findSuccessor looks the successor up before anything is written: one
+// that does not exist stops the offboarding with nothing done.
+func (o *offboarding) findSuccessor(ctx context.Context) error {
+	op := o.n.Op
+	login, domain, _ := cutAddress(op.To)
+	_, err := o.c.api.LookupMailbox(ctx, domain, login)
+	if err != nil {
+		o.steps = append(o.steps, "Find the successor "+op.To+": failed: "+o.c.failure(Notice{Op: op}, err).Reply.Text)
+		o.pending = append(o.pending, "Block "+op.Target(), "Move the aliases of "+op.Target()+" to "+op.To)
+	}
+	return err
 }
 
 // block is the first step: the mailbox's logins stop, unless they have.
