@@ -365,3 +365,37 @@ func TestOffboardStepNotRecorded(t *testing.T) {
 		t.Errorf("ops notice %q, want the step that was done", notice.Text)
 	}
 }
+
+// An offboarding needs approval once, by as many admins as configured:
+// nothing happens until the last approval, and the run carries the
+// successor from the signed request.
+func TestOffboardNofM(t *testing.T) {
+	sim, api := mailcowWorld(t)
+	if _, err := sim.AddAlias("sales@example.com", "alice@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsAll, ApprovalsRequired: 2}, nil)
+	p, ref := e.request(admin1, "/mailbox offboard alice@example.com to bob@example.com leaving")
+	if label := e.click(commands.ButtonApprove, p, admin2, ref); label != commands.LabelCounted {
+		t.Fatalf("first approval: %q", label)
+	}
+	if m, _ := sim.Mailbox("alice@example.com"); m.State != "active" || len(sim.Aliases("bob@example.com")) != 0 {
+		t.Fatalf("something ran before the last approval: alice %s, bob %q", m.State, sim.Aliases("bob@example.com"))
+	}
+	if label := e.click(commands.ButtonApprove, p, admin3, ref); label != commands.LabelOK {
+		t.Fatalf("second approval: %q", label)
+	}
+	if m, _ := sim.Mailbox("alice@example.com"); m.State != "blocked" || !slices.Equal(sim.Aliases("bob@example.com"), []string{"sales@example.com"}) {
+		t.Errorf("after the approvals: alice %s, bob %q", m.State, sim.Aliases("bob@example.com"))
+	}
+	var run []string
+	for _, a := range e.audit() {
+		if a.Event == commands.EventRun {
+			run = append(run, string(a.Action)+" "+a.RequestID+" "+strings.Join(a.Deciders, ","))
+		}
+	}
+	want := []string{"offboard " + p.ID + " UADMIN2,UADMIN3", "block " + p.ID + " UADMIN2,UADMIN3", "alias_move " + p.ID + " UADMIN2,UADMIN3"}
+	if !slices.Equal(run, want) {
+		t.Errorf("audit runs %q, want %q", run, want)
+	}
+}
