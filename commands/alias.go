@@ -168,6 +168,9 @@ func (c *Core) changeAlias(ctx context.Context, n Notice) (Result, error) {
 		r := Reply{Title: "Alias " + alias + " removed", Fields: []Field{{Label: "Alias", Value: alias}},
 			Text:  "It no longer delivers mail" + map[bool]string{true: " to " + a.Mailbox, false: ""}[a.Mailbox != ""] + ".",
 			Steps: warningSteps(n.Warnings)}
+		if c.api.Capabilities().OrgWideAliases {
+			r.Text += " The name is gone at every domain of the organisation."
+		}
 		return Result{Reply: r, Notice: n}, nil
 	}
 	a, err := c.addAlias(ctx, api, alias, n.Op.To)
