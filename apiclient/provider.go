@@ -20,20 +20,24 @@ type Op string
 
 // The operations every provider adapter carries out.
 const (
-	OpRegister     Op = "register"     // add a domain
-	OpDomainStatus Op = "status"       // read a domain's state
-	OpAdd          Op = "add"          // create a mailbox
-	OpReset        Op = "reset"        // set a mailbox's password
-	OpBlock        Op = "block"        // stop a mailbox's logins
-	OpUnblock      Op = "unblock"      // let a mailbox log in again
-	OpList         Op = "list"         // one page of a domain's mailboxes
-	OpLookup       Op = "lookup"       // one mailbox, by address
-	OpCheck        Op = "check"        // a read call at start that proves the credentials
-	OpDNS          Op = "dns"          // what the domain's DNS must publish (a DKIM key, a verification code)
-	OpAliasAdd     Op = "alias_add"    // make an alias deliver to a mailbox
-	OpAliasRemove  Op = "alias_remove" // remove an alias
-	OpAliasMove    Op = "alias_move"   // make an alias deliver to another mailbox
-	OpAliases      Op = "aliases"      // read a mailbox's aliases
+	OpRegister     Op = "register" // add a domain
+	OpDomainStatus Op = "status"   // read a domain's state
+	OpAdd          Op = "add"      // create a mailbox
+	OpReset        Op = "reset"    // set a mailbox's password
+	OpBlock        Op = "block"    // stop a mailbox's logins
+	OpUnblock      Op = "unblock"  // let a mailbox log in again
+	OpList         Op = "list"     // one page of a domain's mailboxes
+	OpLookup       Op = "lookup"   // one mailbox, by address
+	OpCheck        Op = "check"    // a read call at start that proves the credentials
+	OpDNS          Op = "dns"      // what the domain's DNS must publish (a DKIM key, a verification code)
+)
+
+// The alias operations of a provider that has aliases.
+const (
+	OpAliasAdd    Op = "alias_add"    // make an alias deliver to a mailbox
+	OpAliasRemove Op = "alias_remove" // remove an alias
+	OpAliasMove   Op = "alias_move"   // make an alias deliver to another mailbox
+	OpAliases     Op = "aliases"      // read a mailbox's aliases
 )
 
 // Ops lists every operation, for metrics that start every series at 0.

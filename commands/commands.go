@@ -82,17 +82,21 @@ type Action string
 
 // The operations, and the reads that are not operations.
 const (
-	ActionRegisterDomain Action = "register"     // connect a domain
-	ActionAddMailbox     Action = "add"          // create a mailbox with a new password
-	ActionResetPassword  Action = "reset"        // give a mailbox a new password
-	ActionBlock          Action = "block"        // stop a mailbox's logins
-	ActionUnblock        Action = "unblock"      // let a mailbox log in again
-	ActionListMailboxes  Action = "list"         // read: a domain's mailboxes
-	ActionDomainStatus   Action = "status"       // read: a domain's state at the provider
-	ActionAliasAdd       Action = "alias_add"    // make an alias deliver to a mailbox
-	ActionAliasRemove    Action = "alias_remove" // remove an alias
-	ActionOffboard       Action = "offboard"     // block a mailbox and give its aliases to a successor
-	ActionListAliases    Action = "aliases"      // read: a mailbox's aliases
+	ActionRegisterDomain Action = "register" // connect a domain
+	ActionAddMailbox     Action = "add"      // create a mailbox with a new password
+	ActionResetPassword  Action = "reset"    // give a mailbox a new password
+	ActionBlock          Action = "block"    // stop a mailbox's logins
+	ActionUnblock        Action = "unblock"  // let a mailbox log in again
+	ActionListMailboxes  Action = "list"     // read: a domain's mailboxes
+	ActionDomainStatus   Action = "status"   // read: a domain's state at the provider
+)
+
+// The alias operations and read (alias.go, offboard.go).
+const (
+	ActionAliasAdd    Action = "alias_add"    // make an alias deliver to a mailbox
+	ActionAliasRemove Action = "alias_remove" // remove an alias
+	ActionOffboard    Action = "offboard"     // block a mailbox and give its aliases to a successor
+	ActionListAliases Action = "aliases"      // read: a mailbox's aliases
 )
 
 // OnMailbox reports whether the action targets a mailbox (user@domain).
