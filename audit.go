@@ -65,6 +65,7 @@ type auditJSON struct {
 	Provider  string    `json:"provider,omitempty"`
 	Domain    string    `json:"domain"`
 	Mailbox   string    `json:"mailbox,omitempty"`
+	To        string    `json:"to,omitempty"` // an alias's mailbox, an offboarding's successor
 	Reason    string    `json:"reason,omitempty"`
 	Outcome   string    `json:"outcome,omitempty"`
 	Status    string    `json:"status,omitempty"`
@@ -80,7 +81,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 	for _, e := range entries {
 		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
 			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Result,
-			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code, HandedTo: e.HandedTo}
+			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code, HandedTo: e.HandedTo, To: e.To}
 		if e.Login != "" {
 			j.Mailbox = e.Login + "@" + e.Domain
 		}
@@ -104,7 +105,7 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 			target = e.Login + "@" + e.Domain
 		}
 		var detail []string
-		for _, kv := range [][2]string{{"provider", e.Provider}, {"status", e.Status}, {"stage", e.Stage}, {"code", e.Code}, {"handed_to", e.HandedTo}} {
+		for _, kv := range [][2]string{{"to", e.To}, {"provider", e.Provider}, {"status", e.Status}, {"stage", e.Stage}, {"code", e.Code}, {"handed_to", e.HandedTo}} {
 			if kv[1] != "" {
 				detail = append(detail, kv[0]+"="+kv[1])
 			}

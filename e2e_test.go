@@ -85,6 +85,7 @@ func TestE2E(t *testing.T) {
 		{"GoogleRefused", testE2EGoogleRefused},
 		{"Lifecycle", testE2ELifecycle},
 		{"Handover", testE2EHandover},
+		{"Aliases", testE2EAliases},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -34,9 +34,18 @@ const (
 	OpVerify       Op = "verify"   // ask the provider to check a domain's ownership record now
 )
 
+// The alias operations of a provider that has aliases.
+const (
+	OpAliasAdd    Op = "alias_add"    // make an alias deliver to a mailbox
+	OpAliasRemove Op = "alias_remove" // remove an alias
+	OpAliasMove   Op = "alias_move"   // make an alias deliver to another mailbox
+	OpAliases     Op = "aliases"      // read a mailbox's aliases
+)
+
 // Ops lists every operation, for metrics that start every series at 0.
 func Ops() []Op {
-	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS, OpVerify}
+	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS, OpVerify,
+		OpAliasAdd, OpAliasRemove, OpAliasMove, OpAliases}
 }
 
 // Class sorts every failure of a provider call the same way, whatever the
@@ -202,6 +211,13 @@ type Capabilities struct {
 	// (Yandex 360), so a domain's list is the organisation's users, with
 	// the addresses the provider gives them.
 	OrgUsers bool
+	// Aliases: the provider has aliases, addresses that deliver to a
+	// mailbox, and its adapter implements the core's alias interface.
+	Aliases bool
+	// OrgWideAliases: an alias is a name valid in every domain of the
+	// organisation (Yandex 360), not one address; its domain must be one
+	// of the organisation's.
+	OrgWideAliases bool
 }
 
 // Domain is a provider's view of a domain.
@@ -329,4 +345,18 @@ type MXRecord struct {
 type DKIMKey struct {
 	Selector  string // the TXT record lives at <Selector>._domainkey.<domain>
 	PublicKey string // the p= value, base64
+}
+
+// Alias is a provider's answer about one alias: an address that delivers
+// to a mailbox.
+type Alias struct {
+	Address string // local@domain, ASCII
+	// Mailbox is the mailbox it delivers to (local@domain) as the
+	// provider says, "" when the answer does not say.
+	Mailbox string
+	// Already: nothing was changed because it was so already (a move of
+	// an alias that delivers to the target mailbox alone).
+	Already bool
+	// Warnings are a partial success's notes.
+	Warnings []string
 }

@@ -106,10 +106,19 @@ const (
 	ActionDomainStatus   Action = "status"   // read: a domain's state at the provider
 )
 
+// The alias operations and read (alias.go, offboard.go).
+const (
+	ActionAliasAdd    Action = "alias_add"    // make an alias deliver to a mailbox
+	ActionAliasRemove Action = "alias_remove" // remove an alias
+	ActionOffboard    Action = "offboard"     // block a mailbox and give its aliases to a successor
+	ActionListAliases Action = "aliases"      // read: a mailbox's aliases
+)
+
 // OnMailbox reports whether the action targets a mailbox (user@domain).
 func (a Action) OnMailbox() bool {
 	switch a {
-	case ActionAddMailbox, ActionResetPassword, ActionBlock, ActionUnblock:
+	case ActionAddMailbox, ActionResetPassword, ActionBlock, ActionUnblock,
+		ActionAliasAdd, ActionAliasRemove, ActionOffboard:
 		return true
 	}
 	return false
@@ -125,7 +134,7 @@ func (a Action) GivesPassword() bool { return a == ActionAddMailbox || a == Acti
 
 // Command is the slash command of the action.
 func (a Action) Command() string {
-	if a.OnMailbox() || a == ActionListMailboxes {
+	if a.OnMailbox() || a == ActionListMailboxes || a == ActionListAliases {
 		return CmdMailbox
 	}
 	return CmdDomain
@@ -142,6 +151,11 @@ type Operation struct {
 	For string
 	// SelfService marks a reset that a person runs on their own mailbox.
 	SelfService bool
+	// To is a second address, local@domain in the form of Login and
+	// Domain: the mailbox an alias delivers to (alias add; Login@Domain
+	// is the alias), the successor that receives the mailbox's aliases
+	// (offboard; may be empty). Empty for the other operations.
+	To string
 }
 
 // Verdict is what the core decided to do with a request.

@@ -99,6 +99,12 @@ type Notice struct {
 	// Uncertain is set when the operation may or may not have happened
 	// (an add that was sent and got no answer).
 	Uncertain bool
+	// RequestID is the approved request the operation runs for; empty for
+	// a direct operation.
+	RequestID string
+	// Steps are the steps of an operation of several (offboard), each
+	// with its outcome in words, in order; never a secret.
+	Steps []string
 }
 
 // Result is what running an operation produced.

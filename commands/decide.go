@@ -32,11 +32,18 @@ func (c *Core) Decide(req Request) Decision {
 		return Decision{Verdict: VerdictForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
 	}
 	op := inv.Op
+	if inv.Read && op.Action == ActionListAliases {
+		return c.decideAliasesRead(req.UserID, op)
+	}
 	if inv.Read {
 		if !c.IsAdmin(req.UserID) {
 			return c.notAllowed("Only mailbot admins may read what the provider holds.")
 		}
 		return Decision{Verdict: VerdictRead, Op: op}
+	}
+	op, aue := c.aliasDefaults(op)
+	if aue != nil {
+		return Decision{Verdict: VerdictReply, Reply: usageReply(aue)}
 	}
 	if op.Action.OnMailbox() && op.Domain == "" {
 		if c.cfg.DefaultDomain == "" {
@@ -46,7 +53,8 @@ func (c *Core) Decide(req Request) Decision {
 		}
 		op.Domain = c.cfg.DefaultDomain
 	}
-	if ue := c.checkOp(op); ue != nil {
+	ue := c.checkOp(op)
+	if ue != nil {
 		return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
 	}
 	return c.selfServiceOr(req, op, c.decideOp(req, op))

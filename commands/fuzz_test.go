@@ -25,6 +25,12 @@ func FuzzParse(f *testing.F) {
 		{"/mailbox", " add "},
 		{"/mailbox", "reset"},
 		{"/maildomain", ""},
+		{"/mailbox", "alias add sales@example.com bob@example.com new team"},
+		{"/mailbox", "alias remove <mailto:sales@example.com|sales@example.com> done"},
+		{"/mailbox", "aliases bob"},
+		{"/mailbox", "offboard alice@example.com to bob left <@U1|x>"},
+		{"/mailbox", "offboard alice to"},
+		{"/mailbox", "alias"},
 	} {
 		f.Add(s.cmd, s.text)
 	}
@@ -53,6 +59,11 @@ func FuzzParse(f *testing.F) {
 		case inv.Check:
 			if inv.Command != CmdDomain || !domainOK() || op != (Operation{Domain: op.Domain}) {
 				t.Fatalf("Parse(%q, %q) = check %+v, want a /maildomain check of one normalised domain", command, text, inv)
+			}
+		case inv.Read && op.Action == ActionListAliases:
+			if l, err := normalizeLogin(op.Action, op.Login); err != nil || l != op.Login || op.Domain != "" && !domainOK() ||
+				op != (Operation{Action: op.Action, Login: op.Login, Domain: op.Domain}) {
+				t.Fatalf("Parse(%q, %q) = aliases read %+v, want one mailbox", command, text, inv)
 			}
 		case inv.Read:
 			if op.Action != ActionListMailboxes && op.Action != ActionDomainStatus || op.Action.Command() != inv.Command ||
@@ -86,6 +97,16 @@ func checkParsedOp(t *testing.T, command, text string, inv Invocation) {
 		if l, err := normalizeLogin(op.Action, op.Login); err != nil || l != op.Login || strings.ContainsAny(l, "/?#%@ ") {
 			t.Fatalf("Parse(%q, %q) login %q is not valid for %s: %v", command, text, op.Login, op.Action, err)
 		}
+	}
+	if op.To != "" {
+		login, domain, isAddr := cutAddress(op.To)
+		d, derr := NormalizeDomain(domain)
+		if l, err := normalizeLogin(op.Action, login); err != nil || l != login || isAddr && (derr != nil || d != domain) ||
+			op.Action != ActionAliasAdd && op.Action != ActionOffboard {
+			t.Fatalf("Parse(%q, %q) second address %q is not valid for %s", command, text, op.To, op.Action)
+		}
+	} else if op.Action == ActionAliasAdd {
+		t.Fatalf("Parse(%q, %q) alias add without a mailbox", command, text)
 	}
 	if strings.ContainsAny(op.Reason, "\n\r\t\x00") || utf8.RuneCountInString(op.Reason) > maxReason || !utf8.ValidString(op.Reason) {
 		t.Fatalf("Parse(%q, %q) reason %q is not plain text within %d characters", command, text, op.Reason, maxReason)

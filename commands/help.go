@@ -26,7 +26,11 @@ var registry = []usage{
 	{CmdMailbox, "/mailbox block <address> [reason…]", "Stop the mailbox's logins (where the provider can, mail still arrives)."},
 	{CmdMailbox, "/mailbox unblock <address> [reason…]", "Let the mailbox log in again."},
 	{CmdMailbox, "/mailbox list <domain>", "List the domain's mailboxes and their state (admins; changes nothing)."},
-	{CmdMailbox, "/mailbox", "Open a form to create a mailbox (so do /mailbox add, reset, block and unblock alone, for theirs)."},
+	{CmdMailbox, "/mailbox alias add <alias> <mailbox> [reason…]", "Make the alias deliver to the mailbox, where the provider has aliases."},
+	{CmdMailbox, "/mailbox alias remove <alias> [reason…]", "Remove the alias."},
+	{CmdMailbox, "/mailbox aliases <mailbox>", "List the aliases that deliver to the mailbox (admins; changes nothing)."},
+	{CmdMailbox, "/mailbox offboard <address> [to <successor>] [reason…]", "Block the mailbox, then give each of its aliases to the successor; run again, it skips what is done."},
+	{CmdMailbox, "/mailbox", "Open a form to create a mailbox (so do /mailbox add, reset, block, unblock and offboard alone, for theirs)."},
 	{CmdMailbox, "/mailbox help", "Show this help."},
 }
 

@@ -193,6 +193,9 @@ func (c *Core) checkOp(op Operation) *UsageError {
 	if ue := checkFor(op); ue != nil {
 		return ue
 	}
+	if ue := c.checkAliasOp(op, fix); ue != nil {
+		return ue
+	}
 	if !allowed(c.domains, op.Domain) {
 		return &UsageError{Command: cmd,
 			Problem: fmt.Sprintf("mailbot may not touch %s: it is not in the list of allowed domains (%s).", op.Domain, strings.Join(c.domains, ", ")),

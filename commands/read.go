@@ -34,12 +34,15 @@ type wireMore struct {
 	Skip   int    `json:"s,omitempty"`
 }
 
-// read answers a read (list or status) of op.Domain to actor, an admin;
-// it is not noticed, and audited only when a status asks the provider to
-// verify the domain.
+// read answers a read (list, aliases or status) of op.Domain to actor, an
+// admin; it is not noticed, and audited only when a status asks the
+// provider to verify the domain.
 func (c *Core) read(ctx context.Context, actor string, op Operation, cursor string) Reply {
-	if op.Action == ActionDomainStatus {
+	switch op.Action {
+	case ActionDomainStatus:
 		return c.domainStatus(ctx, actor, op.Domain)
+	case ActionListAliases:
+		return c.listAliases(ctx, op)
 	}
 	return c.listPage(ctx, wireMore{Domain: op.Domain, Cursor: cursor})
 }

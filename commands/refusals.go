@@ -84,6 +84,9 @@ func (f *Form) Words() FormWords {
 		w.Title, w.Submit = "Block a mailbox", "Block"
 	case ActionUnblock:
 		w.Title, w.Submit = "Unblock a mailbox", "Unblock"
+	case ActionOffboard:
+		w.Title, w.Submit = "Offboard a mailbox", "Offboard"
+		w.ReasonHint = "Blocks the mailbox. To give its aliases to a successor, type /mailbox offboard <address> to <successor>."
 	}
 	if f.ReasonRequired {
 		w.ReasonHint = "Required: this needs an admin's approval, and the admins see why."

@@ -28,6 +28,8 @@ func (o Operation) String() string {
 		return "block mailbox " + o.Target()
 	case ActionUnblock:
 		return "unblock mailbox " + o.Target()
+	case ActionAliasAdd, ActionAliasRemove, ActionOffboard:
+		return o.aliasString(false)
 	}
 	return string(o.Action) + " " + o.Target()
 }
@@ -45,6 +47,8 @@ func (o Operation) pastTense() string {
 		return "blocked mailbox " + o.Target()
 	case ActionUnblock:
 		return "unblocked mailbox " + o.Target()
+	case ActionAliasAdd, ActionAliasRemove, ActionOffboard:
+		return o.aliasString(true)
 	}
 	return o.String()
 }
@@ -126,6 +130,9 @@ func (n Notice) Summary(mention func(userID string) string) string {
 	}
 	for _, w := range n.Warnings {
 		s += "; warning: " + w
+	}
+	if len(n.Steps) > 0 {
+		s += "; steps: " + strings.Join(n.Steps, "; ")
 	}
 	for i, a := range n.Approvers {
 		if i == 0 {

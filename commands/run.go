@@ -36,7 +36,7 @@ var codeWords = map[string]string{
 // or that cannot be recorded, is refused without calling the API. It logs
 // the one line of the operation.
 func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
-	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
+	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For, RequestID: reqID}
 	if ue := c.checkOp(op); ue != nil {
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
@@ -45,7 +45,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		return res
 	}
 	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: reqID, Event: runEvent(op), Actor: actor, Deciders: deciders,
-		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For}
+		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For, To: op.To}
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		n.Code, n.NothingDone = CodeStore, true
@@ -103,6 +103,10 @@ func (c *Core) perform(ctx context.Context, n Notice) (Result, error) {
 		return c.resetPassword(ctx, n)
 	case ActionBlock, ActionUnblock:
 		return c.setLogin(ctx, n)
+	case ActionAliasAdd, ActionAliasRemove:
+		return c.changeAlias(ctx, n)
+	case ActionOffboard:
+		return c.offboard(ctx, n)
 	}
 	return Result{}, fmt.Errorf("commands: no way to run %q", n.Op.Action)
 }

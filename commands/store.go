@@ -177,6 +177,7 @@ type AuditEntry struct {
 	Stage     string // register: the domain's stage
 	UID       int64  // add: the new mailbox's uid
 	Code      string // on failure: the provider's error code or a notice code
+	To        string // the operation's second address (Operation.To), or an offboarding step's
 }
 
 // Event is the kind of an [AuditEntry].

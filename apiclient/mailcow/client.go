@@ -72,9 +72,9 @@ func (c *Client) Name() string { return apiclient.ProviderMailcow }
 
 // Capabilities: mailcow forces a password change (force_pw_update), keeps
 // mail for a blocked mailbox (active 2), has no mailbox IDs, no paging and
-// no ownership check.
+// no ownership check; it has aliases (alias.go).
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "mailcow", ForcePasswordChange: true, KeepsMailWhenBlocked: true}
+	return apiclient.Capabilities{Title: "mailcow", ForcePasswordChange: true, KeepsMailWhenBlocked: true, Aliases: true}
 }
 
 // Check proves the key with one read, GET /api/v1/get/status/version (the

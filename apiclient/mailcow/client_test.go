@@ -505,7 +505,7 @@ func TestNew(t *testing.T) {
 	if err == nil || dns != nil {
 		t.Fatalf("MailDNS(..) = %+v, %v", dns, err)
 	}
-	if caps := c.Capabilities(); caps != (apiclient.Capabilities{Title: "mailcow", ForcePasswordChange: true, KeepsMailWhenBlocked: true}) || c.Name() != apiclient.ProviderMailcow {
+	if caps := c.Capabilities(); caps != (apiclient.Capabilities{Title: "mailcow", ForcePasswordChange: true, KeepsMailWhenBlocked: true, Aliases: true}) || c.Name() != apiclient.ProviderMailcow {
 		t.Errorf("Name %q, Capabilities %+v", c.Name(), caps)
 	}
 }

@@ -27,6 +27,10 @@ var codes = map[string]meaning{
 	"max_mailbox_exceeded":         {apiclient.ReasonLimit, "the domain already has as many mailboxes as it may"},
 	"mailbox_quota_exceeded":       {apiclient.ReasonLimit, "the mailbox's quota does not fit in the domain's quota"},
 	"domain_added_sogo_failed":     {"", "the domain was added, but the webmail (SOGo) was not updated"},
+	"is_alias_or_mailbox":          {apiclient.ReasonExists, "the address is already a mailbox or an alias"},
+	"goto_invalid":                 {apiclient.ReasonInvalid, "the mailbox the alias should deliver to is not a valid address"},
+	"alias_invalid":                {apiclient.ReasonInvalid, "the alias is not a valid address, or no such alias"},
+	"max_alias_exceeded":           {apiclient.ReasonLimit, "the domain already has as many aliases as it may"},
 }
 
 // deniedWords are access_denied's meanings (the reply shows the code

@@ -98,9 +98,11 @@ func (c *Client) Name() string { return apiclient.ProviderYandex360 }
 // Update take passwordChangeRequired); a blocked user (isEnabled false) is
 // not documented to keep receiving mail, so the core promises it does not;
 // users have IDs; the user list is paged; domains are verified; users
-// belong to the organisation, not to a domain.
+// belong to the organisation, not to a domain; users have aliases, names
+// valid at every domain of the organisation (alias.go).
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "Yandex 360", ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OrgUsers: true}
+	return apiclient.Capabilities{Title: "Yandex 360", ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OrgUsers: true,
+		Aliases: true, OrgWideAliases: true}
 }
 
 // OrgID is the organisation the client acts on, 0 before [Client.Check]

@@ -34,11 +34,12 @@ func (u *userID) UnmarshalJSON(b []byte) error {
 
 // userJSON is the part of a user (UserService_Get) the client reads.
 type userJSON struct {
-	ID          userID `json:"id"`
-	Nickname    string `json:"nickname"`
-	Email       string `json:"email"`
-	IsEnabled   bool   `json:"isEnabled"`
-	IsDismissed bool   `json:"isDismissed"`
+	ID          userID   `json:"id"`
+	Nickname    string   `json:"nickname"`
+	Email       string   `json:"email"`
+	IsEnabled   bool     `json:"isEnabled"`
+	IsDismissed bool     `json:"isDismissed"`
+	Aliases     []string `json:"aliases"` // local parts
 }
 
 func (u *userJSON) mailbox() *apiclient.Mailbox {

@@ -67,14 +67,14 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 		"audit.id bigint", "audit.time timestamp with time zone", "audit.request_id text", "audit.event text",
 		"audit.actor text", "audit.deciders ARRAY", "audit.action text", "audit.domain text", "audit.login text",
 		"audit.reason text", "audit.outcome text", "audit.status text", "audit.stage text", "audit.uid bigint",
-		"audit.code text", "audit.provider text", "audit.handed_to text",
+		"audit.code text", "audit.provider text", "audit.handed_to text", "audit.to_address text",
 		"requests.id text", "requests.requester text", "requests.channel text", "requests.action text",
 		"requests.domain text", "requests.login text", "requests.reason text",
 		"requests.created timestamp with time zone", "requests.expires timestamp with time zone",
 		"requests.state text", "requests.approvers ARRAY", "requests.decided_by text",
 		"requests.decided_at timestamp with time zone", "requests.outcome text", "requests.message_channel text",
 		"requests.message_ts text", "requests.reminded boolean", "requests.updated timestamp with time zone",
-		"requests.handed_to text",
+		"requests.handed_to text", "requests.to_address text",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("columns (-want +got):\n%s", diff)
@@ -94,7 +94,7 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 }
 
 // allMigrations are the rows of schema_migrations after Open.
-var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql", "3 003_audit_provider.sql", "4 004_handovers.sql"}
+var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql", "3 003_audit_provider.sql", "4 004_handovers.sql", "5 005_second_address.sql"}
 
 // secretPassword stands for the database password in the URLs below.
 const secretPassword = "S3cret-Pa55/w0rd"

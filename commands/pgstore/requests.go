@@ -16,7 +16,7 @@ import (
 // selectList is the requests columns that make a Record, in
 // scanRecord's order; qualify them with "r." where needed.
 const selectList = `id, requester, channel, action, domain, login, reason, created, expires, state, approvers,
-	decided_by, decided_at, outcome, message_channel, message_ts, reminded, handed_to`
+	decided_by, decided_at, outcome, message_channel, message_ts, reminded, handed_to, to_address`
 
 // qualified returns selectList with every column qualified with alias.
 func qualified(alias string) string { return qualifiedList(selectList, alias) }
@@ -31,12 +31,12 @@ func qualifiedList(list, alias string) string {
 }
 
 // insert records a new pending request; $1..$10 as args returns.
-const insert = `INSERT INTO requests (id, requester, channel, action, domain, login, reason, created, expires, handed_to)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+const insert = `INSERT INTO requests (id, requester, channel, action, domain, login, reason, created, expires, handed_to, to_address)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
 // args returns the insert's arguments for p.
 func args(p commands.Pending) []any {
-	return []any{p.ID, p.Requester, p.Channel, string(p.Op.Action), p.Op.Domain, p.Op.Login, p.Op.Reason, p.Created, p.Expires, p.Op.For}
+	return []any{p.ID, p.Requester, p.Channel, string(p.Op.Action), p.Op.Domain, p.Op.Login, p.Op.Reason, p.Created, p.Expires, p.Op.For, p.Op.To}
 }
 
 // scanRecord reads one row of selectList.
@@ -46,7 +46,7 @@ func scanRecord(row pgx.CollectableRow) (commands.Record, error) {
 	var decidedAt *time.Time
 	err := row.Scan(&r.ID, &r.Requester, &r.Channel, &action, &r.Op.Domain, &r.Op.Login, &r.Op.Reason,
 		&r.Created, &r.Expires, &state, &r.Approvers, &r.DecidedBy, &decidedAt, &r.RunText,
-		&r.Message.Channel, &r.Message.TS, &r.Reminded, &r.Op.For)
+		&r.Message.Channel, &r.Message.TS, &r.Reminded, &r.Op.For, &r.Op.To)
 	r.Op.Action, r.State = commands.Action(action), commands.State(state)
 	if decidedAt != nil {
 		r.DecidedAt = *decidedAt

@@ -78,7 +78,7 @@ func request(id string, created time.Time) commands.Pending {
 		Requester: "U0REQUESTER",
 		Channel:   "C0HELPDESK",
 		Op: commands.Operation{Action: commands.ActionAddMailbox, Domain: "example.com",
-			Login: "ada.lovelace", Reason: "new hire, starts on Monday"},
+			Login: "ada.lovelace", Reason: "new hire, starts on Monday", To: "grace.hopper@example.com"},
 		Created: created,
 		Expires: created.Add(24 * time.Hour),
 	}

@@ -57,6 +57,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("/sim/unban", s.controlUnban)
 	s.mux.HandleFunc("/sim/mailbox", s.controlMailbox)
 	s.mux.HandleFunc("/sim/requests", s.controlRequests)
+	s.mux.HandleFunc("/sim/alias", s.controlAlias)
 }
 
 // api serves every /api request: count, drop a banned caller, read the
@@ -165,6 +166,9 @@ func (s *Server) authFailed(client string) {
 
 // post runs a write; s.mu is held.
 func (s *Server) post(path string, body []byte) answer {
+	if a, ok := s.postAlias(path, body); ok {
+		return a
+	}
 	ops := map[string]func(attrs) []entry{
 		"add/domain":   s.addDomainOp,
 		"add/mailbox":  s.addMailboxOp,
@@ -205,6 +209,8 @@ func (s *Server) read(path string) answer {
 		body = s.mailboxView(arg)
 	case "dkim":
 		body = s.dkimView(arg)
+	case "alias":
+		body = s.aliasView(arg)
 	default:
 		return errorAnswer(http.StatusNotFound, "route not found")
 	}
@@ -214,7 +220,7 @@ func (s *Server) read(path string) answer {
 // notFoundOrMethod answers a path that the method does not serve: 405 if
 // the other method serves it, else 404.
 func (s *Server) notFoundOrMethod(path, other string) answer {
-	isWrite := path == "add/domain" || path == "add/mailbox" || path == "edit/mailbox"
+	isWrite := path == "add/domain" || path == "add/mailbox" || path == "edit/mailbox" || aliasWrites[path]
 	if other == http.MethodPost && isWrite || other == http.MethodGet && strings.HasPrefix(path, "get/") {
 		return errorAnswer(http.StatusMethodNotAllowed, "method not allowed")
 	}

@@ -50,6 +50,18 @@
 //	GET /api/v1/get/dkim/{domain}              {dkim_selector, dkim_txt, length, pubkey}
 //	GET /api/v1/get/status/version             {"version": ...}
 //
+// Aliases are keyed by a numeric id; goto is a comma-separated list of
+// addresses [code: openapi.yaml, functions.mailbox.inc.php]:
+//
+//	POST /api/v1/add/alias     {"address","goto","active"}
+//	    ["alias_added", address, id]; alias_invalid, domain_not_found, goto_invalid,
+//	    is_alias_or_mailbox (the address is a mailbox or an alias), max_alias_exceeded
+//	POST /api/v1/edit/alias    {"items":["<id>"],"attr":{"goto"}}
+//	    alias_modified; alias_invalid (an unknown id), goto_invalid
+//	POST /api/v1/delete/alias  ["<id>", ...]   (an array, not an object)
+//	    one entry per id: alias_removed, or access_denied for an unknown id
+//	GET  /api/v1/get/alias/{id|all/domain}     {id, domain, address, goto, active, ...}; {} for nothing
+//
 // The password policy is mailcow's default: at least 6 characters, nothing
 // else [code].
 //
@@ -109,6 +121,7 @@
 //	POST /sim/unban                                         [Server.Unban]
 //	GET  /sim/mailbox   address=user@example.com            [Server.Mailbox] (password included)
 //	GET  /sim/requests                                      [Server.Requests], [Server.AuthFailures]
+//	POST /sim/alias     address=sales@example.com goto=a@example.com  [Server.AddAlias]
 //
 // Injected faults form one queue, taken by the next /api requests in order
 // as they arrive: "429" answers HTTP 429 with Retry-After: 1 and "502" an
@@ -156,7 +169,9 @@ type Server struct {
 	mu           sync.Mutex
 	keys         map[string]bool // key → read-write
 	domains      map[string]*domain
-	mailboxes    map[string]*mailbox     // by address
+	mailboxes    map[string]*mailbox // by address
+	aliases      map[int64]*alias    // by id
+	lastAliasID  int64
 	faults       simkit.Faults[fault]    // and the latency
 	arrivals     simkit.Arrivals[string] // and the OnRequest hook
 	failsInRow   map[string]int          // by client address
@@ -210,6 +225,7 @@ func New(opts ...Option) *Server {
 		keys:       map[string]bool{},
 		domains:    map[string]*domain{},
 		mailboxes:  map[string]*mailbox{},
+		aliases:    map[int64]*alias{},
 		failsInRow: map[string]int{},
 		banned:     map[string]bool{},
 	}

@@ -54,6 +54,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/users/{userId}", s.orgAPI((*Server).getUser))
 	s.mux.HandleFunc("PATCH /directory/v1/org/{orgId}/users/{userId}", s.orgAPI((*Server).patchUser))
 	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/domains", s.orgAPI((*Server).addDomain))
+	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/users/{userId}/aliases", s.orgAPI((*Server).addAlias))
+	s.mux.HandleFunc("DELETE /directory/v1/org/{orgId}/users/{userId}/aliases/{alias}", s.orgAPI((*Server).deleteAlias))
 	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/domains", s.orgAPI((*Server).listDomains))
 	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/domains/{domain}/status", s.orgAPI((*Server).domainStatus))
 	s.controlRoutes()

@@ -173,6 +173,7 @@ func (s *Server) controlRoutes() {
 		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests()})
 	})
 	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
+	s.mux.HandleFunc("POST /sim/alias", control(func(r *http.Request) error { return s.AddAlias(r.FormValue("address"), r.FormValue("to")) }))
 	s.mux.HandleFunc("GET /{$}", index)
 }
 

@@ -19,6 +19,8 @@
 //	POST  /directory/v1/org/{orgId}/domains                  add a domain [doc: DomainService_Create]
 //	GET   /directory/v1/org/{orgId}/domains?page=P&perPage=N one page of domains [doc: the list exists]
 //	GET   /directory/v1/org/{orgId}/domains/{domain}/status  verification state [doc: DomainService_Status]
+//	POST  /directory/v1/org/{orgId}/users/{userId}/aliases   {"alias": local part}: the user, aliases[] [doc: UserService_CreateAlias]
+//	DELETE /directory/v1/org/{orgId}/users/{userId}/aliases/{alias}  {"alias", "removed": true} [code: y360c]
 //
 // The organisation list is {"organizations":[{"id":N,"name":…}],
 // "nextPageToken":""}. A user is {id, nickname, departmentId, email, name:
@@ -74,6 +76,11 @@
 //     verifies it: status "ok", no methods.
 //   - The domain list is {"domains":[…], page, pages, perPage, total}, paged
 //     as users are.
+//   - An alias is a local part valid at every domain of the organisation
+//     [assumed in the record too], kept in lower case under the nickname
+//     rule (else 400). One that is a nickname or an alias of any user of
+//     the organisation answers 409; a DELETE of an alias the user does not
+//     have answers 404. An alias given with @domain is refused (400).
 //   - Unknown paths under /directory/ answer 404, a wrong method 405, both with
 //     the error body. A body is JSON of at most 64 KiB (else 400).
 //
@@ -87,6 +94,7 @@
 //	POST /sim/fault     kind=429|502|reset|slow[&n=1]   [Server.InjectFault]
 //	POST /sim/latency   d=250ms                         [Server.SetLatency]
 //	GET  /sim/requests                                  [Server.Requests]
+//	POST /sim/alias     address=alias@domain to=user@domain  [Server.AddAlias]
 //	GET  /sim/mailbox   address=user@example.org        [Server.Mailbox] (the password included)
 //	POST /sim/domain    name=example.com                [Server.AddDomain]
 //	POST /sim/verify    name=example.com                [Server.Verify]
@@ -158,6 +166,7 @@ type user struct {
 	passwordChangeRequired bool
 	enabled                bool
 	created, updated       time.Time
+	aliases                []string // local parts, lower case
 }
 
 // Option configures a Server.
