@@ -30,17 +30,13 @@ func homeView(h commands.Home) slack.HomeTabViewRequest {
 	if h.Problem != "" {
 		blocks = append(blocks, plainSection(":warning: "+escape(h.Problem)))
 	}
-	title := "*Your pending requests*"
-	if h.Admin {
-		title = "*Requests waiting for a decision*"
-	}
-	blocks = append(blocks, plainSection(fmt.Sprintf("%s (%d)", title, len(h.Pending))))
+	blocks = append(blocks, plainSection(fmt.Sprintf("*%s* (%d)", h.PendingTitle(), len(h.Pending))))
 	if len(h.Pending) == 0 {
 		blocks = append(blocks, slack.NewContextBlock("", verbatim("Nothing is waiting.")))
 	}
 	for i, r := range h.Pending {
 		blocks = append(blocks, plainSection(homeRequestText(h, r)))
-		if a, err := buttons(fmt.Sprintf("%s%d", homeBlockPrefix, i), homeButtons(h, r)); err == nil {
+		if a, err := buttons(fmt.Sprintf("%s%d", homeBlockPrefix, i), r.Buttons); err == nil {
 			blocks = append(blocks, a)
 		}
 	}
@@ -81,18 +77,4 @@ func homeRequestText(h commands.Home, r commands.HomeRequest) string {
 		s += fmt.Sprintf("\n%d of %d approvals: %s", len(r.Approvers), h.Need, strings.Join(names, ", "))
 	}
 	return s
-}
-
-// homeButtons are Approve and Deny for an admin (Cancel too on their own
-// request), Cancel for the requester.
-func homeButtons(h commands.Home, r commands.HomeRequest) []commands.Button {
-	var bs []commands.Button
-	if h.Admin {
-		bs = append(bs, commands.Button{Kind: commands.ButtonApprove, Label: "Approve", Value: r.Value},
-			commands.Button{Kind: commands.ButtonDeny, Label: "Deny", Value: r.Value})
-	}
-	if r.Requester == h.User {
-		bs = append(bs, commands.Button{Kind: commands.ButtonCancel, Label: "Cancel request", Value: r.Value})
-	}
-	return bs
 }

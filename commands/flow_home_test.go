@@ -158,3 +158,45 @@ func TestFormFlow(t *testing.T) {
 		t.Errorf("API calls = %d, want 2", n)
 	}
 }
+
+// TestHomeButtons: the core decides which buttons each person sees on
+// the Home tab: an admin Approve and Deny (and Cancel on a request of
+// their own), a requester Cancel only, each carrying the signed request.
+func TestHomeButtons(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, &fakeProvider{}, commands.Config{Approvals: commands.ApprovalsAll, Admins: []string{admin1, admin2}}, nil)
+	e.request(user1, "/mailbox add u1@example.com")
+	e.request(admin1, "/mailbox add a1@example.com")
+	kinds := func(r commands.HomeRequest) string {
+		var ks []string
+		for _, b := range r.Buttons {
+			if b.Value != r.Value {
+				t.Errorf("button %s of %s carries another value", b.Label, r.ID)
+			}
+			ks = append(ks, b.Label)
+		}
+		return strings.Join(ks, ",")
+	}
+	want := map[string]map[string]string{
+		admin1: {user1: "Approve,Deny", admin1: "Approve,Deny,Cancel request"},
+		admin2: {user1: "Approve,Deny", admin1: "Approve,Deny"},
+		user1:  {user1: "Cancel request"},
+	}
+	for viewer, byRequester := range want {
+		h := e.core.Home(t.Context(), viewer)
+		if len(h.Pending) != len(byRequester) {
+			t.Fatalf("%s sees %d pending requests, want %d", viewer, len(h.Pending), len(byRequester))
+		}
+		for _, r := range h.Pending {
+			if got := kinds(r); got != byRequester[r.Requester] {
+				t.Errorf("%s sees buttons %q on %s's request, want %q", viewer, got, r.Requester, byRequester[r.Requester])
+			}
+		}
+	}
+	if got := e.core.Home(t.Context(), admin1).PendingTitle(); got != "Pending requests" {
+		t.Errorf("admin's title = %q", got)
+	}
+	if got := e.core.Home(t.Context(), user1).PendingTitle(); got != "Your pending requests" {
+		t.Errorf("requester's title = %q", got)
+	}
+}

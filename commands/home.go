@@ -24,11 +24,35 @@ type Home struct {
 	Problem string       // what went wrong reading the store, if anything
 }
 
-// HomeRequest is a pending request on the Home tab, with the signed value
-// its buttons carry.
+// HomeRequest is a pending request on the Home tab, with the buttons
+// the person who sees it may click (their values are the signed request).
 type HomeRequest struct {
 	Record
-	Value string
+	Value   string
+	Buttons []Button
+}
+
+// PendingTitle names the list of pending requests for the person who
+// sees it.
+func (h Home) PendingTitle() string {
+	if h.Admin {
+		return "Pending requests"
+	}
+	return "Your pending requests"
+}
+
+// homeButtons are Approve and Deny for an admin (Cancel too on their own
+// request), Cancel for the requester.
+func (h Home) homeButtons(r Record, value string) []Button {
+	var bs []Button
+	if h.Admin {
+		bs = append(bs, Button{Kind: ButtonApprove, Label: "Approve", Value: value},
+			Button{Kind: ButtonDeny, Label: "Deny", Value: value})
+	}
+	if r.Requester == h.User {
+		bs = append(bs, Button{Kind: ButtonCancel, Label: "Cancel request", Value: value})
+	}
+	return bs
 }
 
 // Home returns the Home tab of user.
@@ -43,7 +67,8 @@ func (c *Core) Home(ctx context.Context, user string) Home {
 		h.Problem = "mailbot cannot reach its database right now: the lists below may be incomplete."
 	}
 	for _, r := range recs {
-		h.Pending = append(h.Pending, HomeRequest{Record: r, Value: c.EncodePending(r.Pending)})
+		v := c.EncodePending(r.Pending)
+		h.Pending = append(h.Pending, HomeRequest{Record: r, Value: v, Buttons: h.homeButtons(r, v)})
 	}
 	if h.Admin {
 		h.Recent, err = c.store.Audit(ctx, time.Time{}, HomeLimit, true)
@@ -65,11 +90,7 @@ func (h Home) PlainText(mention func(string) string) string {
 	if h.Problem != "" {
 		b.WriteString(h.Problem + "\n")
 	}
-	title := "Your pending requests"
-	if h.Admin {
-		title = "Pending requests"
-	}
-	fmt.Fprintf(&b, "%s: %d\n", title, len(h.Pending))
+	fmt.Fprintf(&b, "%s: %d\n", h.PendingTitle(), len(h.Pending))
 	for _, r := range h.Pending {
 		fmt.Fprintf(&b, "  %s  %s, expires %s", r.ID, r.Summary(mention), fmtTime(r.Expires))
 		if len(r.Approvers) > 0 {
