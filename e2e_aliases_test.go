@@ -8,7 +8,7 @@ import (
 
 // testE2EAliases is, for each provider from the built binary over the
 // fake Slack: an alias added, listed and removed where the provider has
-// aliases (mailcow, Yandex 360), then an offboarding that blocks a
+// aliases (mailcow, Yandex 360, Google Workspace), then an offboarding that blocks a
 // mailbox and hands its aliases to a successor with every step in the
 // reply and the ops notice, and a second run that skips every step; PDD
 // refuses the alias commands in words and still blocks at offboarding.
@@ -44,9 +44,12 @@ func (pw *providerWorld) answer(text string) string {
 // aliases are the sandbox's aliases of mailbox, as local parts.
 func (pw *providerWorld) aliases(mailbox string) []string {
 	var out []string
-	if pw.mailcow != nil {
+	switch {
+	case pw.mailcow != nil:
 		out = pw.mailcow.Aliases(mailbox)
-	} else {
+	case pw.google != nil:
+		out = pw.google.Aliases(mailbox)
+	default:
 		out = pw.y360.Aliases(mailbox)
 	}
 	for i, a := range out {

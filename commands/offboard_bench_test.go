@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/google"
+	"github.com/mailbot/mailbot/apiclient/google/googlesim"
 	"github.com/mailbot/mailbot/apiclient/mailcow"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360"
@@ -24,7 +26,8 @@ type methodCounter struct {
 }
 
 func (m *methodCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/directory/") {
+	if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/directory/") ||
+		strings.HasPrefix(r.URL.Path, "/admin/") {
 		if r.Method == http.MethodGet {
 			m.reads.Add(1)
 		} else {
@@ -42,7 +45,7 @@ const offboardAliases = 20
 // of the whole operation, and the provider requests it makes (reads and
 // writes), reported per offboarding.
 func BenchmarkOffboard(b *testing.B) {
-	for _, provider := range []string{apiclient.ProviderMailcow, apiclient.ProviderYandex360} {
+	for _, provider := range []string{apiclient.ProviderMailcow, apiclient.ProviderYandex360, apiclient.ProviderGoogle} {
 		b.Run(provider, func(b *testing.B) {
 			var reads, writes int64
 			for b.Loop() {
@@ -72,6 +75,9 @@ func BenchmarkOffboard(b *testing.B) {
 // sandbox's latency control.
 func offboardWorld(b *testing.B, provider string) (commands.Provider, *methodCounter, func(time.Duration)) {
 	retry := apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond})
+	if provider == apiclient.ProviderGoogle {
+		return googleOffboardWorld(b, retry)
+	}
 	if provider == apiclient.ProviderMailcow {
 		sim := mailcowsim.New()
 		count := &methodCounter{next: sim}
@@ -110,6 +116,33 @@ func offboardWorld(b *testing.B, provider string) (commands.Provider, *methodCou
 	}
 	for i := range offboardAliases {
 		if err := sim.AddAlias(fmt.Sprintf("a%02d@example.com", i), "alice@example.com"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return c, count, sim.SetLatency
+}
+
+// googleOffboardWorld is offboardWorld's Google Workspace: the aliases
+// are added through the client, and the token is fetched before the
+// counting starts.
+func googleOffboardWorld(b *testing.B, retry apiclient.Option) (commands.Provider, *methodCounter, func(time.Duration)) {
+	sim := googlesim.New()
+	count := &methodCounter{next: sim}
+	ts := httptest.NewTLSServer(count)
+	b.Cleanup(ts.Close)
+	acct := sim.NewAccount()
+	sim.AddDomain("example.com")
+	c, err := google.New(ts.URL, acct.KeyFile(ts.URL), acct.Admin, google.Settings{}, apiclient.WithHTTPClient(ts.Client()), retry)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, login := range []string{"alice", "bob"} {
+		if _, err := c.AddMailbox(b.Context(), "example.com", login, "Secret-12", false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range offboardAliases {
+		if _, err := c.AddAlias(b.Context(), fmt.Sprintf("a%02d@example.com", i), "alice@example.com"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,6 +16,9 @@
 //   - Users are found by primary e-mail (users.get takes it as userKey);
 //     an update (PUT) sends only the fields that change, suspended:false
 //     included when unblocking.
+//   - Aliases are whole addresses of a user (users.aliases), under the
+//     user scope; an alias is also a userKey, so users.get of one reads
+//     the user it delivers to. A move is a delete and an insert.
 //   - A failure is Google's {"error":{"code","message","errors":[{"reason"}]}}:
 //     409 is "exists", 404 "not found", 400 invalid input in the API's
 //     words; 403 with a rate or quota reason, 429 and 5xx are temporary (a
@@ -181,10 +184,11 @@ func (c *Client) Name() string { return apiclient.ProviderGoogle }
 
 // Capabilities: a password change can be required
 // (changePasswordAtNextLogin); a suspended user receives no new mail;
-// users have numeric IDs; the user list is paged; domains are verified.
+// users have numeric IDs; the user list is paged; domains are verified;
+// users have aliases, each a whole address ([Client.AddAlias]).
 func (c *Client) Capabilities() apiclient.Capabilities {
 	return apiclient.Capabilities{Title: "Google Workspace", ForcePasswordChange: true, KeepsMailWhenBlocked: false,
-		NoMailWhenBlocked: true, UIDs: true, Paged: true, VerifiesOwnership: true}
+		NoMailWhenBlocked: true, UIDs: true, Paged: true, VerifiesOwnership: true, Aliases: true}
 }
 
 // Admin is the admin the client acts as.

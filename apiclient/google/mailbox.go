@@ -31,10 +31,15 @@ func (u *userJSON) mailbox() *apiclient.Mailbox {
 }
 
 // complete reports whether a decoded answer has what the client needs: a
-// user its ID and address.
+// user its ID and address, an alias its address.
 func complete(out any) bool {
-	u, ok := out.(*userJSON)
-	return !ok || u.ID != "" && u.PrimaryEmail != ""
+	switch v := out.(type) {
+	case *userJSON:
+		return v.ID != "" && v.PrimaryEmail != ""
+	case *aliasJSON:
+		return v.Alias != ""
+	}
+	return true
 }
 
 type name struct {

@@ -71,6 +71,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET "+d+"users", s.api(ScopeUser, (*Server).listUsers))
 	s.mux.HandleFunc("GET "+d+"users/{userKey}", s.api(ScopeUser, (*Server).getUser))
 	s.mux.HandleFunc("PUT "+d+"users/{userKey}", s.api(ScopeUser, (*Server).updateUser))
+	s.mux.HandleFunc("POST "+d+"users/{userKey}/aliases", s.api(ScopeUser, (*Server).insertAlias))
+	s.mux.HandleFunc("GET "+d+"users/{userKey}/aliases", s.api(ScopeUser, (*Server).listAliases))
+	s.mux.HandleFunc("DELETE "+d+"users/{userKey}/aliases/{alias}", s.api(ScopeUser, (*Server).deleteAlias))
 	s.mux.HandleFunc("POST "+d+"customer/{customer}/domains", s.api(ScopeDomain, (*Server).insertDomain))
 	s.mux.HandleFunc("GET "+d+"customer/{customer}/domains", s.api(ScopeDomain, (*Server).listDomains))
 	s.mux.HandleFunc("GET "+d+"customer/{customer}/domains/{domainName}", s.api(ScopeDomain, (*Server).getDomain))
@@ -172,7 +175,14 @@ func (s *Server) authorize(r *http.Request, scope string, h handler, body []byte
 	return h(s, g.sub, r, body)
 }
 
-func writeReply(w http.ResponseWriter, r reply) { simkit.WriteJSON(w, r.status, r.body) }
+// writeReply writes r: JSON, or no body at all for 204.
+func writeReply(w http.ResponseWriter, r reply) {
+	if r.status == http.StatusNoContent {
+		w.WriteHeader(r.status)
+		return
+	}
+	simkit.WriteJSON(w, r.status, r.body)
+}
 
 // recorder holds an answer, so that a fault can drop or delay it.
 type recorder struct {
@@ -197,6 +207,10 @@ func (r *recorder) Write(b []byte) (int, error) {
 // writeTo sends the answer; the mux's own (no route, another method) gets
 // Google's error body.
 func (r *recorder) writeTo(w http.ResponseWriter) {
+	if r.status == http.StatusNoContent {
+		w.WriteHeader(r.status)
+		return
+	}
 	if r.header.Get("Content-Type") != "application/json" {
 		if r.status == http.StatusMethodNotAllowed {
 			writeReply(w, failure(r.status, "methodNotAllowed", "Method Not Allowed"))

@@ -251,6 +251,9 @@ API (header Authorization: Bearer <access token>, JSON):
   GET  /admin/directory/v1/users?domain=&maxResults=&pageToken=
   GET  /admin/directory/v1/users/{userKey}
   PUT  /admin/directory/v1/users/{userKey}
+  POST /admin/directory/v1/users/{userKey}/aliases      {"alias":"sales@example.com"}
+  GET  /admin/directory/v1/users/{userKey}/aliases
+  DELETE /admin/directory/v1/users/{userKey}/aliases/{alias}
   POST /admin/directory/v1/customer/{customer}/domains
   GET  /admin/directory/v1/customer/{customer}/domains[/{domainName}]
   POST /siteVerification/v1/token

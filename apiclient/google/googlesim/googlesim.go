@@ -15,6 +15,9 @@
 //	GET  /admin/directory/v1/users?domain=D|customer=C&maxResults=N&pageToken=T  one page [doc: users.list]
 //	GET  /admin/directory/v1/users/{userKey}          one user, by primary e-mail or id [doc: users.get]
 //	PUT  /admin/directory/v1/users/{userKey}          change the fields sent [doc: users.update]
+//	POST /admin/directory/v1/users/{userKey}/aliases  add an alias {"alias"} [doc: users.aliases.insert]
+//	GET  /admin/directory/v1/users/{userKey}/aliases  the user's aliases [doc: users.aliases.list]
+//	DELETE /admin/directory/v1/users/{userKey}/aliases/{alias}  remove one [doc: users.aliases.delete]
 //	POST /admin/directory/v1/customer/{customer}/domains               add a domain [doc: domains.insert]
 //	GET  /admin/directory/v1/customer/{customer}/domains               the customer's domains [doc: domains.list]
 //	GET  /admin/directory/v1/customer/{customer}/domains/{domainName}  one domain [doc: domains.get]
@@ -43,7 +46,13 @@
 // A user is {kind, id (digits), primaryEmail, name:{givenName, familyName,
 // fullName}, isAdmin, suspended, suspensionReason ("ADMIN" while
 // suspended), changePasswordAtNextLogin, isMailboxSetup, creationTime,
-// lastLoginTime}; the password is never returned [doc]. A suspended user
+// lastLoginTime, aliases[]}; the password is never returned [doc]. A
+// userKey is the primary e-mail, an alias or the id [doc].
+//
+// An alias is an address that delivers to a user. users.aliases.insert
+// answers the Alias {kind, id (the user's), etag, primaryEmail, alias};
+// list answers {kind, etag, aliases:[Alias…]}; an address that is already
+// a user or an alias answers 409 duplicate [doc: discovery; code: GAM]. A suspended user
 // receives no new mail [doc: support.google.com/a/answer/33312]; the
 // sandbox records the state only.
 //
@@ -59,6 +68,14 @@
 //     primary e-mail in a domain the customer does not have, or has not
 //     verified, answers 400 invalid; a name longer than 60 characters or
 //     empty answers 400 invalid.
+//   - An alias in a domain the customer does not have, or has not
+//     verified, answers 400 invalid "Invalid Input: …", as a user there
+//     does (Google's exact answer, 400 or 404, is not published). An
+//     unknown user answers 404 notFound "Resource Not Found: userKey";
+//     deleting an alias the user does not have answers 404 notFound
+//     "Resource Not Found: alias"; a delete answers 204 with no body.
+//     Aliases are listed in the order they were added. The sandbox has
+//     no groups: an address is taken by a user or an alias.
 //   - users.list of a domain the customer does not have answers 404
 //     notFound "Domain not found."; maxResults above 500 answers 400
 //     invalid; users are listed by primary e-mail; the page token is
@@ -119,16 +136,17 @@ type Server struct {
 	faults   simkit.Faults[string]
 	arrivals simkit.Arrivals[string]
 
-	mu        sync.Mutex
-	accounts  map[string]*serviceAccount // by client_email
-	users     map[string]*user           // by lower-case primary e-mail
-	byID      map[string]*user
-	domains   map[string]*domain // by name
-	tokens    map[string]*grant  // by access token
-	siteToken map[siteKey]string // verification tokens issued
-	published map[string]bool    // domains whose TXT record carries their tokens
-	primary   string
-	now       func() time.Time
+	mu         sync.Mutex
+	accounts   map[string]*serviceAccount // by client_email
+	users      map[string]*user           // by lower-case primary e-mail
+	aliasOwner map[string]*user           // by lower-case alias
+	byID       map[string]*user
+	domains    map[string]*domain // by name
+	tokens     map[string]*grant  // by access token
+	siteToken  map[siteKey]string // verification tokens issued
+	published  map[string]bool    // domains whose TXT record carries their tokens
+	primary    string
+	now        func() time.Time
 }
 
 // serviceAccount is a key the token endpoint knows, and the scopes its
@@ -169,7 +187,7 @@ func WithPrimaryDomain(name string) Option {
 // verified, and no account.
 func New(opts ...Option) *Server {
 	s := &Server{mux: http.NewServeMux(), accounts: map[string]*serviceAccount{}, users: map[string]*user{},
-		byID: map[string]*user{}, domains: map[string]*domain{}, tokens: map[string]*grant{},
+		byID: map[string]*user{}, aliasOwner: map[string]*user{}, domains: map[string]*domain{}, tokens: map[string]*grant{},
 		siteToken: map[siteKey]string{}, published: map[string]bool{},
 		primary: DefaultPrimaryDomain, now: time.Now}
 	for _, o := range opts {

@@ -23,6 +23,7 @@ const (
 type user struct {
 	id, email, given, family, password string
 	admin, suspended, changeAtNext     bool
+	aliases                            []string // in the order they were added
 	created                            time.Time
 }
 
@@ -46,13 +47,15 @@ type userJSON struct {
 	IsMailboxSetup            bool     `json:"isMailboxSetup"`
 	CreationTime              string   `json:"creationTime"`
 	LastLoginTime             string   `json:"lastLoginTime"`
+	Aliases                   []string `json:"aliases,omitempty"`
 }
 
 func (u *user) json() userJSON {
 	j := userJSON{Kind: "admin#directory#user", ID: u.id, PrimaryEmail: u.email,
 		Name:    userName{GivenName: u.given, FamilyName: u.family, FullName: u.given + " " + u.family},
 		IsAdmin: u.admin, Suspended: u.suspended, ChangePasswordAtNextLogin: u.changeAtNext,
-		IsMailboxSetup: true, CreationTime: rfc3339(u.created), LastLoginTime: "1970-01-01T00:00:00.000Z"}
+		IsMailboxSetup: true, CreationTime: rfc3339(u.created), LastLoginTime: "1970-01-01T00:00:00.000Z",
+		Aliases: slices.Clone(u.aliases)}
 	if u.suspended {
 		j.SuspensionReason = "ADMIN"
 	}
@@ -100,7 +103,7 @@ func (s *Server) insertUser(_ string, _ *http.Request, body []byte) reply {
 	if d := s.domains[dom]; d == nil || !d.verified {
 		return invalid("Invalid Input: the domain of primary_user_email is not a verified domain of the customer")
 	}
-	if s.users[email] != nil {
+	if s.taken(email) {
 		return duplicate()
 	}
 	u := s.addUser(email, in.Name.GivenName, in.Name.FamilyName, *in.Password)
@@ -108,9 +111,12 @@ func (s *Server) insertUser(_ string, _ *http.Request, body []byte) reply {
 	return ok(u.json())
 }
 
-// findUser is the user of a userKey: a primary e-mail or an id.
+// findUser is the user of a userKey: a primary e-mail, an alias or an id.
 func (s *Server) findUser(key string) *user {
 	if u := s.users[strings.ToLower(key)]; u != nil {
+		return u
+	}
+	if u := s.aliasOwner[strings.ToLower(key)]; u != nil {
 		return u
 	}
 	return s.byID[key]
