@@ -218,7 +218,7 @@ func (sh *shell) loop(ctx context.Context, con console) error {
 			case <-ctx.Done():
 				return
 			}
-			if err != nil {
+			if err != nil && !errors.Is(err, errLineTooLong) {
 				return
 			}
 		}
@@ -231,6 +231,10 @@ func (sh *shell) loop(ctx context.Context, con console) error {
 		case l := <-lines:
 			if errors.Is(l.err, io.EOF) {
 				return nil
+			}
+			if errors.Is(l.err, errLineTooLong) {
+				fmt.Fprintf(sh.out, "Invalid input: the line is over %d KiB, too long to be a command; nothing was done.\n", maxLineBytes>>10)
+				continue
 			}
 			if l.err != nil {
 				return fmt.Errorf("shell: reading input: %w", l.err)

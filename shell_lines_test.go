@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestShellLineOfAnyLength: a line too long to be a command (2 MiB here)
+// is answered as invalid, and the shell reads on: the next line runs.
+func TestShellLineOfAnyLength(t *testing.T) {
+	t.Parallel()
+	in := strings.NewReader("/mailbox list " + strings.Repeat("a", 2<<20) + "\n/maildomain register example.com\n")
+	out, log, err := runShellCmd(t, nil, in)
+	if err != nil {
+		t.Fatalf("run(shell) = %v; log:\n%s", err, log)
+	}
+	for _, want := range []string{"too long to be a command", "example.com"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%.2000s", want, out)
+		}
+	}
+	if !strings.Contains(out, "Domain example.com") && !strings.Contains(out, "registered") {
+		t.Errorf("the line after the long one did not run:\n%.2000s", out)
+	}
+	if strings.Contains(out, strings.Repeat("a", 200)) {
+		t.Errorf("the answer repeats the long line")
+	}
+}
+
+// TestPlainConsoleLineBound: a line of maxLineBytes is a line, one byte
+// more is too long, and either way the next line follows; the last line
+// needs no end, and CRLF ends a line as LF does.
+func TestPlainConsoleLineBound(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", maxLineBytes)
+	con := &plainConsole{in: bufio.NewReader(strings.NewReader(long + "\r\n" + long + "y\nnext\r\n\nlast")), out: io.Discard}
+	for i, want := range []struct {
+		line string
+		err  error
+	}{{long, nil}, {"", errLineTooLong}, {"next", nil}, {"", nil}, {"last", nil}, {"", io.EOF}} {
+		got, err := con.ReadLine()
+		if got != want.line || !errors.Is(err, want.err) || (want.err == nil) != (err == nil) {
+			t.Fatalf("line %d: ReadLine() = %.20q (%d bytes), %v; want %.20q, %v", i, got, len(got), err, want.line, want.err)
+		}
+	}
+}
