@@ -184,6 +184,12 @@ type Capabilities struct {
 	// VerifiesOwnership: a new domain must prove its owner before it
 	// works (PDD, Yandex 360); mailcow works once DNS points at it.
 	VerifiesOwnership bool
+	// OwnAddresses: users belong to an organisation, not to a domain
+	// (Yandex 360). An address names the user with that user name in any
+	// of the organisation's domains, and the user's own address, as
+	// LookupMailbox and AddMailbox give it, may be at another one: the
+	// allow-list and every reply use that address.
+	OwnAddresses bool
 }
 
 // Domain is a provider's view of a domain.

@@ -172,12 +172,22 @@ func (c *Core) checkOp(op Operation) *UsageError {
 	} else if op.Login != "" {
 		return &UsageError{Command: cmd, Problem: "Registering a domain takes no user name.", Fix: fix}
 	}
-	if !allowed(c.domains, op.Domain) {
-		return &UsageError{Command: cmd,
-			Problem: fmt.Sprintf("mailbot may not touch %s: it is not in the list of allowed domains (%s).", op.Domain, strings.Join(c.domains, ", ")),
-			Fix:     "a domain from that list, or ask an operator to add it to MAILBOT_DOMAINS"}
+	return c.checkAllowed(cmd, op.Domain, op.Domain)
+}
+
+// checkAllowed refuses what, at domain, when the allow-list does not
+// have domain: a refusal in words, or nil.
+func (c *Core) checkAllowed(cmd, domain, what string) *UsageError {
+	if allowed(c.domains, domain) {
+		return nil
 	}
-	return nil
+	which := "it"
+	if what != domain {
+		which = domain
+	}
+	return &UsageError{Command: cmd,
+		Problem: fmt.Sprintf("mailbot may not touch %s: %s is not in the list of allowed domains (%s).", what, which, strings.Join(c.domains, ", ")),
+		Fix:     "a domain from that list, or ask an operator to add it to MAILBOT_DOMAINS"}
 }
 
 // authorise decides, by the approval mode, whether userID may run op now,

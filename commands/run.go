@@ -127,6 +127,9 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if c.api.Capabilities().OwnAddresses {
+		n.Op = ownAddress(n.Op, m)
+	}
 	n.OK, n.UID, n.Warnings = true, m.UID, m.Warnings
 	return Result{Reply: c.passwordReply(n, pw, m), Notice: n}, nil
 }

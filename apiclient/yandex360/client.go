@@ -97,9 +97,10 @@ func (c *Client) Name() string { return apiclient.ProviderYandex360 }
 // Capabilities: a password change can be required (UserService_Create and
 // Update take passwordChangeRequired); a blocked user (isEnabled false) is
 // not documented to keep receiving mail, so the core promises it does not;
-// users have IDs; the user list is paged; domains are verified.
+// users have IDs; the user list is paged; domains are verified; a user
+// belongs to the organisation and has its own address (email).
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true}
+	return apiclient.Capabilities{ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OwnAddresses: true}
 }
 
 // OrgID is the organisation the client acts on, 0 before [Client.Check]
