@@ -111,10 +111,14 @@ func parseRegister(text string, toks []token) (Invocation, error) {
 }
 
 // parseRead parses "/mailbox list <domain>" and "/maildomain status
-// <domain>"; without a domain they answer with the usage.
+// <domain>"; without a domain status answers with the usage, and list
+// leaves the domain empty (the default domain's, if any).
 func parseRead(action Action, toks []token) (Invocation, error) {
 	cmd := action.Command()
 	fix := cmd + " " + string(action) + " example.com"
+	if len(toks) == 0 && action == ActionListMailboxes {
+		return Invocation{Command: cmd, Read: true, Op: Operation{Action: action}}, nil
+	}
 	if len(toks) != 1 {
 		return Invocation{}, &UsageError{Command: cmd, Problem: "Give exactly one domain.", Fix: fix, Usage: true}
 	}

@@ -54,6 +54,10 @@ func (c *Core) clickMore(ctx context.Context, k Click) string {
 		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: "Only mailbot admins may read what the provider holds.", Error: true})
 		return LabelRefused
 	}
+	if ue := c.checkAllowed(CmdMailbox, w.Domain, w.Domain); ue != nil {
+		c.deliver(ctx, k.Route, usageReply(ue))
+		return LabelRefused
+	}
 	c.deliver(ctx, k.Route, c.listPage(ctx, w))
 	return LabelAnswered
 }

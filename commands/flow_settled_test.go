@@ -1,0 +1,197 @@
+package commands_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands"
+)
+
+// worldAPI is a hand-written fake of a Provider that keeps its domains
+// and mailboxes, and counts the calls that read and those that write.
+type worldAPI struct {
+	mu        sync.Mutex
+	name      string
+	caps      apiclient.Capabilities
+	domains   map[string]string                 // domain → status
+	mailboxes map[string]apiclient.MailboxState // address → state
+	reads     int
+	writes    int
+}
+
+var _ commands.Provider = (*worldAPI)(nil)
+
+// newWorld is a PDD-shaped provider whose account has example.com, with
+// the mailboxes given (address → state).
+func newWorld(boxes map[string]apiclient.MailboxState) *worldAPI {
+	w := &worldAPI{name: apiclient.ProviderPDD, caps: apiclient.Capabilities{UIDs: true, Paged: true, VerifiesOwnership: true},
+		domains: map[string]string{"example.com": commands.StatusAdded}, mailboxes: map[string]apiclient.MailboxState{}}
+	for a, s := range boxes {
+		w.mailboxes[a] = s
+	}
+	return w
+}
+
+func (w *worldAPI) count(write bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if write {
+		w.writes++
+	} else {
+		w.reads++
+	}
+}
+
+// calls returns how many reads and writes reached the fake.
+func (w *worldAPI) calls() (reads, writes int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.reads, w.writes
+}
+
+func (w *worldAPI) Name() string                         { return w.name }
+func (w *worldAPI) Capabilities() apiclient.Capabilities { return w.caps }
+
+func (w *worldAPI) refused(op apiclient.Op, r apiclient.Reason, code string) error {
+	return &apiclient.Error{Provider: w.name, Op: op, Class: apiclient.ClassRefused, Reason: r, Code: code, Attempts: 1}
+}
+
+func (w *worldAPI) RegisterDomain(_ context.Context, domain string) (*apiclient.Domain, error) {
+	w.count(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.domains[domain]; ok {
+		return nil, w.refused(apiclient.OpRegister, apiclient.ReasonExists, "occupied")
+	}
+	w.domains[domain] = commands.StatusDomainActivate
+	return &apiclient.Domain{Name: domain, Status: commands.StatusDomainActivate, Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
+}
+
+func (w *worldAPI) DomainStatus(_ context.Context, domain string) (*apiclient.Domain, error) {
+	w.count(false)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s, ok := w.domains[domain]
+	if !ok {
+		return nil, w.refused(apiclient.OpDomainStatus, apiclient.ReasonNotFound, "not_found")
+	}
+	return &apiclient.Domain{Name: domain, Status: s, Verified: s == commands.StatusAdded}, nil
+}
+
+func (w *worldAPI) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
+}
+
+func (w *worldAPI) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
+	m := w.MailHosts()
+	return &m, nil
+}
+
+func (w *worldAPI) AddMailbox(_ context.Context, domain, login, _ string, _ bool) (*apiclient.Mailbox, error) {
+	w.count(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	a := login + "@" + domain
+	if _, ok := w.mailboxes[a]; ok {
+		return nil, w.refused(apiclient.OpAdd, apiclient.ReasonExists, "occupied")
+	}
+	w.mailboxes[a] = apiclient.StateActive
+	return &apiclient.Mailbox{Address: a, UID: "42", State: apiclient.StateActive}, nil
+}
+
+func (w *worldAPI) SetPassword(_ context.Context, domain, login, _ string, _ bool) (*apiclient.Mailbox, error) {
+	w.count(true)
+	return w.mailbox(apiclient.OpReset, login+"@"+domain)
+}
+
+func (w *worldAPI) SetLoginEnabled(_ context.Context, domain, login string, enabled bool) (*apiclient.Mailbox, error) {
+	w.count(true)
+	w.mu.Lock()
+	a := login + "@" + domain
+	if _, ok := w.mailboxes[a]; ok {
+		w.mailboxes[a] = map[bool]apiclient.MailboxState{true: apiclient.StateActive, false: apiclient.StateBlocked}[enabled]
+	}
+	w.mu.Unlock()
+	return w.mailbox(apiclient.OpBlock, a)
+}
+
+func (w *worldAPI) LookupMailbox(_ context.Context, domain, login string) (*apiclient.Mailbox, error) {
+	w.count(false)
+	return w.mailbox(apiclient.OpLookup, login+"@"+domain)
+}
+
+func (w *worldAPI) mailbox(op apiclient.Op, a string) (*apiclient.Mailbox, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s, ok := w.mailboxes[a]
+	if !ok {
+		return nil, w.refused(op, apiclient.ReasonNotFound, "no_login")
+	}
+	return &apiclient.Mailbox{Address: a, UID: "42", State: s}, nil
+}
+
+func (w *worldAPI) ListMailboxes(_ context.Context, domain, _ string, _ int) (*apiclient.Page, error) {
+	w.count(false)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := &apiclient.Page{Total: 0}
+	for a, s := range w.mailboxes {
+		if strings.HasSuffix(a, "@"+domain) {
+			p.Mailboxes = append(p.Mailboxes, apiclient.Mailbox{Address: a, State: s})
+			p.Total++
+		}
+	}
+	return p, nil
+}
+
+// TestReadsHonourTheAllowList: list, status and a More button of a domain
+// outside MAILBOT_DOMAINS are refused in words, with no provider call.
+func TestReadsHonourTheAllowList(t *testing.T) {
+	t.Parallel()
+	api := newWorld(map[string]apiclient.MailboxState{"alice@other.com": apiclient.StateActive})
+	api.domains["other.com"] = commands.StatusAdded
+	for i := range 60 {
+		api.mailboxes[strings.Repeat("u", i+1)+"@other.com"] = apiclient.StateActive
+	}
+	open := newEnv(t, api, commands.Config{}, nil)
+	open.typed(admin1, "/mailbox list other.com")
+	more := open.msgr.lastTo(admin1).Buttons
+	if len(more) != 1 || more[0].Kind != commands.ButtonMore {
+		t.Fatalf("the list of 61 mailboxes offers no More button: %+v", more)
+	}
+	e := newEnv(t, api, commands.Config{Domains: []string{"example.com"}}, nil)
+	reads, _ := api.calls()
+	for _, line := range []string{"/mailbox list other.com", "/maildomain status other.com"} {
+		e.typed(admin1, line)
+		if r := e.msgr.lastTo(admin1); !r.Error || !strings.Contains(r.Text, "not in the list of allowed domains") {
+			t.Errorf("%s: answered %+v, want a refusal naming the allow-list", line, r)
+		}
+	}
+	e.clickValue(commands.ButtonMore, more[0].Value, admin1, commands.MessageRef{})
+	if r := e.msgr.lastTo(admin1); !r.Error || !strings.Contains(r.Text, "not in the list of allowed domains") {
+		t.Errorf("More of other.com: answered %+v, want a refusal naming the allow-list", r)
+	}
+	if now, _ := api.calls(); now != reads {
+		t.Errorf("%d provider calls for reads outside the allow-list, want none", now-reads)
+	}
+}
+
+// TestListUsesTheDefaultDomain: /mailbox list without a domain lists
+// MAILBOT_DEFAULT_DOMAIN when it is set, and answers the usage when not.
+func TestListUsesTheDefaultDomain(t *testing.T) {
+	t.Parallel()
+	api := newWorld(map[string]apiclient.MailboxState{"alice@example.com": apiclient.StateActive})
+	e := newEnv(t, api, commands.Config{DefaultDomain: "example.com"}, nil)
+	e.typed(admin1, "/mailbox list")
+	if r := e.msgr.lastTo(admin1); r.Error || !strings.Contains(r.Title, "example.com") || len(r.Fields) != 1 || r.Fields[0].Label != "alice@example.com" {
+		t.Errorf("/mailbox list with a default domain answered %+v", r)
+	}
+	e = newEnv(t, api, commands.Config{}, nil)
+	e.typed(admin1, "/mailbox list")
+	if r := e.msgr.lastTo(admin1); !r.Error {
+		t.Errorf("/mailbox list without a default domain answered %+v, want the usage", r)
+	}
+}
