@@ -91,6 +91,9 @@ type Notice struct {
 	// Uncertain is set when the operation may or may not have happened
 	// (an add that was sent and got no answer).
 	Uncertain bool
+	// Unchanged is set on a success that changed nothing: the target
+	// already was as asked (Code is CodeUnchanged).
+	Unchanged bool
 }
 
 // Result is what running an operation produced.

@@ -195,3 +195,40 @@ func TestListUsesTheDefaultDomain(t *testing.T) {
 		t.Errorf("/mailbox list without a default domain answered %+v, want the usage", r)
 	}
 }
+
+// TestBlockNeverLoosens: block of a mailbox that is blocked or inactive,
+// and unblock of an active one, change nothing: no write, a reply that
+// says it already was, and an ops notice and audit entry that say
+// nothing changed.
+func TestBlockNeverLoosens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line, address string
+		state         apiclient.MailboxState
+	}{
+		{"/mailbox block bob@example.com", "bob@example.com", apiclient.StateBlocked},
+		{"/mailbox block carol@example.com", "carol@example.com", apiclient.StateInactive},
+		{"/mailbox unblock alice@example.com", "alice@example.com", apiclient.StateActive},
+	} {
+		api := newWorld(map[string]apiclient.MailboxState{tc.address: tc.state})
+		e := newEnv(t, api, commands.Config{}, nil)
+		e.typed(admin1, tc.line)
+		if _, writes := api.calls(); writes != 0 {
+			t.Errorf("%s: %d write calls, want none", tc.line, writes)
+		}
+		if got := api.mailboxes[tc.address]; got != tc.state {
+			t.Errorf("%s: the mailbox is %s, want it left %s", tc.line, got, tc.state)
+		}
+		r := e.msgr.lastTo(admin1)
+		if r.Error || !strings.Contains(r.Title, "already") {
+			t.Errorf("%s: answered %q (error %v), want that it already was", tc.line, r.Title, r.Error)
+		}
+		notices := e.msgr.of("notify")
+		if len(notices) != 1 || !strings.Contains(notices[0].Text, "nothing changed") {
+			t.Errorf("%s: ops notices %+v, want one that says nothing changed", tc.line, notices)
+		}
+		if a := e.audit(); len(a) != 1 || a[0].Result != commands.ResultOK || a[0].Code != commands.CodeUnchanged {
+			t.Errorf("%s: audit %+v, want one entry ok and unchanged", tc.line, a)
+		}
+	}
+}

@@ -52,11 +52,14 @@ func (c *Core) setPassword(ctx context.Context, n Notice) (Result, error) {
 // provider does with its mail meanwhile.
 func (c *Core) setLogin(ctx context.Context, n Notice) (Result, error) {
 	enable := n.Op.Action == ActionUnblock
-	n, _, refused, err := c.lookupTarget(ctx, n)
+	n, m, refused, err := c.lookupTarget(ctx, n)
 	if refused != nil || err != nil {
 		return deref(refused), err
 	}
-	m, err := c.api.SetLoginEnabled(ctx, n.Op.Domain, n.Op.Login, enable)
+	if enable == (m.State == apiclient.StateActive) {
+		return c.loginUnchanged(n, m), nil
+	}
+	m, err = c.api.SetLoginEnabled(ctx, n.Op.Domain, n.Op.Login, enable)
 	if err != nil {
 		return Result{}, err
 	}
@@ -68,6 +71,19 @@ func (c *Core) setLogin(ctx context.Context, n Notice) (Result, error) {
 		Steps:  warningSteps(n.Warnings),
 	}
 	return Result{Reply: r, Notice: n}, nil
+}
+
+// loginUnchanged is the result of a block or unblock of a mailbox that
+// already was as asked: nothing was sent. Block never loosens: an
+// inactive mailbox (no logins, mail refused) stays inactive.
+func (c *Core) loginUnchanged(n Notice, m *apiclient.Mailbox) Result {
+	n.OK, n.Unchanged, n.Code, n.UID, n.Status = true, true, CodeUnchanged, m.UID, string(m.State)
+	r := Reply{
+		Title:  "Mailbox " + n.Op.Target() + " already " + string(m.State),
+		Text:   "Nothing was changed.",
+		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "State", Value: stateWords(m.State)}},
+	}
+	return Result{Reply: r, Notice: n}
 }
 
 // loginText says what blocking or unblocking means at this provider.
@@ -96,17 +112,22 @@ func stateWords(s apiclient.MailboxState) string {
 }
 
 // lookupTarget reads n's mailbox before it is changed, where that is
-// needed (m is nil where it is not). Where users have their own address
+// needed (m is nil where it is not): before a block or unblock, which
+// change nothing for a mailbox that already is as asked. Where users have their own address
 // (OwnAddresses), n's operation is made to name that address, which the
 // allow-list must have: else the result is a refusal and nothing is
 // changed.
 func (c *Core) lookupTarget(ctx context.Context, n Notice) (Notice, *apiclient.Mailbox, *Result, error) {
-	if !c.api.Capabilities().OwnAddresses {
+	own := c.api.Capabilities().OwnAddresses
+	if !own && n.Op.Action == ActionResetPassword {
 		return n, nil, nil, nil
 	}
 	m, err := c.api.LookupMailbox(ctx, n.Op.Domain, n.Op.Login)
 	if err != nil {
 		return n, nil, nil, err
+	}
+	if !own {
+		return n, m, nil, nil
 	}
 	n.Op = ownAddress(n.Op, m)
 	if ue := c.checkAllowed(CmdMailbox, n.Op.Domain, n.Op.Target()); ue != nil {

@@ -19,6 +19,7 @@ const (
 	CodeInvalid     = "invalid"     // the operation did not validate; nothing was sent
 	CodeStore       = "store"       // not run: it could not be recorded in the database
 	CodeCredentials = "credentials" // the provider refused mailbot's credentials
+	CodeUnchanged   = "unchanged"   // a success that changed nothing: the target already was as asked
 )
 
 // codeWords say what the core's own codes mean.

@@ -173,7 +173,7 @@ type AuditEntry struct {
 	Status    string // register: the domain's status
 	Stage     string // register: the domain's stage
 	UID       int64  // add: the new mailbox's uid
-	Code      string // on failure: the provider's error code or a notice code
+	Code      string // on failure: the provider's error code or a notice code; CodeUnchanged on a success that changed nothing
 }
 
 // Event is the kind of an [AuditEntry].
