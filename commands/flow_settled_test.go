@@ -232,3 +232,23 @@ func TestBlockNeverLoosens(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondPendingRequestRefused: while one request to reset a mailbox's
+// password waits, a second one, by anyone, is refused naming the first:
+// no second request message, and nobody's password is replaced.
+func TestSecondPendingRequestRefused(t *testing.T) {
+	t.Parallel()
+	api := newWorld(map[string]apiclient.MailboxState{"alice@example.com": apiclient.StateActive})
+	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests}, nil)
+	first, _ := e.request(user1, "/mailbox reset alice@example.com")
+	posts := len(e.msgr.of("post"))
+	_, label := e.typed(user2, "/mailbox reset alice@example.com")
+	r := e.msgr.lastTo(user2)
+	if label != commands.LabelRefused || !r.Error || !strings.Contains(r.Text, first.ID) {
+		t.Errorf("a second reset request: label %q, reply %+v; want a refusal naming %s", label, r, first.ID)
+	}
+	if n := len(e.msgr.of("post")); n != posts {
+		t.Errorf("%d request messages posted for the second request, want none", n-posts)
+	}
+	e.request(user2, "/mailbox block alice@example.com") // another action is its own request
+}

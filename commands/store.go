@@ -21,7 +21,11 @@ type Store interface {
 	// transport before it runs a request the store does not know.
 	Durable() bool
 
-	// Submit records p as a new pending request.
+	// Submit records p as a new pending request. While another request
+	// of the same action on the same domain and mailbox is pending and
+	// not past its expiry (at p.Created), it records nothing and returns
+	// a *PendingExistsError naming that request: of concurrent submits
+	// of one target, on one replica or many, exactly one is recorded.
 	Submit(ctx context.Context, p Pending) error
 	// Attach records where the request's message is, so that expiry and
 	// reminders can update it without a click.
@@ -94,6 +98,16 @@ type Pruner interface {
 	// Prune deletes the decided requests and the audit entries past their
 	// retention at now, and says how many of each.
 	Prune(ctx context.Context, now time.Time) (requests, entries int64, err error)
+}
+
+// PendingExistsError is Submit's refusal of a second request of an
+// action on a target while one is pending.
+type PendingExistsError struct {
+	ID string // the pending request
+}
+
+func (e *PendingExistsError) Error() string {
+	return "request " + e.ID + " is pending for the same operation"
 }
 
 // ErrStoreUnavailable wraps a store's failure to reach its database, so
