@@ -252,3 +252,25 @@ func TestSecondPendingRequestRefused(t *testing.T) {
 	}
 	e.request(user2, "/mailbox block alice@example.com") // another action is its own request
 }
+
+// TestRegisterAgainSaysItAlreadyWas: a register of a domain the account
+// already has, which the provider refuses as existing, says so, with its
+// status (read from the provider); the ops notice and the audit entry say
+// nothing changed.
+func TestRegisterAgainSaysItAlreadyWas(t *testing.T) {
+	t.Parallel()
+	api := newWorld(nil)
+	e := newEnv(t, api, commands.Config{}, nil)
+	e.typed(admin1, "/maildomain register example.com")
+	r := e.msgr.lastTo(admin1)
+	if r.Error || !strings.Contains(r.Title, "already") || !strings.Contains(r.PlainText(), commands.StatusAdded) {
+		t.Errorf("answered %+v, want that it already was, with its status", r)
+	}
+	notices := e.msgr.of("notify")
+	if len(notices) != 1 || !strings.Contains(notices[0].Text, "nothing changed") {
+		t.Errorf("ops notices %+v, want one that says nothing changed", notices)
+	}
+	if a := e.audit(); len(a) != 1 || a[0].Result != commands.ResultOK || a[0].Code != commands.CodeUnchanged {
+		t.Errorf("audit %+v, want one entry ok and unchanged", a)
+	}
+}

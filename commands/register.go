@@ -125,3 +125,27 @@ func lowerFirst(s string) string {
 	}
 	return strings.ToLower(s[:1]) + s[1:]
 }
+
+// domainHad reads domain's status when ask is set (a register was refused
+// as existing), and returns it when the account has the domain; nil
+// otherwise (a failed read included).
+func (c *Core) domainHad(ctx context.Context, domain string, ask bool) *apiclient.Domain {
+	if !ask {
+		return nil
+	}
+	d, err := c.api.DomainStatus(ctx, domain)
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// registeredAlready is the result of a register of a domain the account
+// already has: its status, and nothing changed.
+func (c *Core) registeredAlready(ctx context.Context, n Notice, d *apiclient.Domain) Result {
+	n.OK, n.Unchanged, n.Code, n.Status, n.Stage = true, true, CodeUnchanged, d.Status, d.Stage
+	r := c.registerReply(ctx, n.Op.Domain, d)
+	r.Title = "Domain " + displayDomain(n.Op.Domain) + " was registered already"
+	r.Text = strings.TrimSpace("Nothing was changed: the account already has it. " + r.Text)
+	return Result{Reply: r, Notice: n}
+}

@@ -106,7 +106,7 @@ func (n Notice) Summary(mention func(userID string) string) string {
 	var s string
 	switch {
 	case n.OK && n.Unchanged:
-		s = fmt.Sprintf("%s: %s: already %s, nothing changed", who, n.Op, n.Status)
+		s = fmt.Sprintf("%s: %s: nothing changed, it already was so (%s)", who, n.Op, n.Status)
 	case n.OK && (n.Op.Action == ActionRegisterDomain || n.Status != ""):
 		s = fmt.Sprintf("%s %s: %s", who, n.Op.pastTense(), n.Status)
 	case n.OK:

@@ -104,6 +104,9 @@ func (c *Core) perform(ctx context.Context, n Notice) (Result, error) {
 
 func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
 	d, err := c.api.RegisterDomain(ctx, n.Op.Domain)
+	if d := c.domainHad(ctx, n.Op.Domain, apiclient.ReasonOf(err) == apiclient.ReasonExists); d != nil {
+		return c.registeredAlready(ctx, n, d), nil
+	}
 	if err != nil {
 		return Result{}, err
 	}
