@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -125,3 +127,45 @@ func dash(s string) string {
 
 // tabless keeps a reason on its column.
 func tabless(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
+
+// sinceFlag is audit's --since: a Go duration (12h, 90m), or days first
+// (30d, 1d12h).
+type sinceFlag time.Duration
+
+func (f *sinceFlag) String() string { return time.Duration(*f).String() }
+
+func (f *sinceFlag) Set(s string) error {
+	d, err := parseSince(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: write days, hours or minutes, such as 30d, 12h or 90m", s)
+	}
+	*f = sinceFlag(d)
+	return nil
+}
+
+// parseSince parses a duration: days first ("30d", "1d12h"),
+// then what time.ParseDuration takes.
+func parseSince(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, errors.New("empty")
+	}
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i >= 0 {
+		n, err := strconv.ParseUint(s[:i], 10, 16)
+		if err != nil {
+			return 0, err
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+	}
+	var rest time.Duration
+	if s != "" {
+		var err error
+		if rest, err = time.ParseDuration(s); err != nil {
+			return 0, err
+		}
+	}
+	if rest > 0 && days > math.MaxInt64-rest {
+		return 0, errors.New("too long")
+	}
+	return days + rest, nil
+}
