@@ -49,9 +49,11 @@ func shellHelp() string {
 }
 
 // withoutForms drops the usage lines of the forms from fields: in the
-// registry, a command without words opens a form.
+// registry, a command without words ("/mailbox") opens a form.
 func withoutForms(fields []commands.Field) []commands.Field {
-	return slices.DeleteFunc(slices.Clone(fields), func(f commands.Field) bool { return !strings.Contains(f.Label, " ") })
+	return slices.DeleteFunc(slices.Clone(fields), func(f commands.Field) bool {
+		return strings.HasPrefix(f.Label, "/") && !strings.Contains(f.Label, " ")
+	})
 }
 
 // runShell reads slash-command lines from stdin and prints the replies:
@@ -315,6 +317,9 @@ func (sh *shell) command(ctx context.Context, cmd, text string) {
 		d = sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: "help"})
 		d.Reply.Fields = withoutForms(d.Reply.Fields)
 		d.Reply.Text = strings.TrimSpace("The shell has no forms: type the command with its words. " + d.Reply.Text)
+	}
+	if d.Verdict == commands.VerdictReply {
+		d.Reply.Fields = withoutForms(d.Reply.Fields) // usage and help: the shell opens no form
 	}
 	sh.core.Execute(ctx, commands.Route{User: sh.user}, d)
 }

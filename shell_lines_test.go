@@ -47,3 +47,26 @@ func TestPlainConsoleLineBound(t *testing.T) {
 		}
 	}
 }
+
+// TestShellUsageOffersNoForm: the shell's usage and help, whatever brings
+// them up, never offer to open a form; a mistyped sub-command gets a
+// "did you mean".
+func TestShellUsageOffersNoForm(t *testing.T) {
+	t.Parallel()
+	in := strings.NewReader("/mailbox lsit example.com\n/mailbox help\n/maildomain nope\n/maildomain regster example.com\n/mailbox\n")
+	out, log, err := runShellCmd(t, nil, in)
+	if err != nil {
+		t.Fatalf("run(shell) = %v; log:\n%s", err, log)
+	}
+	if strings.Contains(out, "Open a form") || strings.Contains(out, "form to") {
+		t.Errorf("the shell offers a form:\n%s", out)
+	}
+	for _, want := range []string{"Did you mean /mailbox list?", "Did you mean /maildomain register?"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Did you mean /maildomain nope") || strings.Count(out, "Did you mean") != 2 {
+		t.Errorf("a guess for a word that is nothing like a sub-command:\n%s", out)
+	}
+}

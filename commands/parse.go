@@ -88,8 +88,8 @@ func Parse(command, text string) (Invocation, error) {
 	case command == CmdMailbox && sub.OnMailbox():
 		inv, err = parseMailboxOp(sub, text, toks[1:])
 	default:
-		err = &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)),
-			Fix: command + " help", Usage: true}
+		err = &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)) +
+			didYouMean(command, string(sub)), Fix: command + " help", Usage: true}
 	}
 	if err != nil {
 		return Invocation{}, err

@@ -266,3 +266,28 @@ func TestCleanText(t *testing.T) {
 		}
 	}
 }
+
+// TestDidYouMean: a mistyped sub-command is answered with the closest
+// one, within two edits (a swap of neighbours is one); a word far from
+// every sub-command gets no guess.
+func TestDidYouMean(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ cmd, text, want string }{
+		{CmdMailbox, "lsit example.com", "Did you mean /mailbox list?"},
+		{CmdMailbox, "ad bob@example.com", "Did you mean /mailbox add?"},
+		{CmdMailbox, "unblcok bob@example.com", "Did you mean /mailbox unblock?"},
+		{CmdDomain, "regsiter example.com", "Did you mean /maildomain register?"},
+		{CmdDomain, "stauts example.com", "Did you mean /maildomain status?"},
+		{CmdMailbox, "frobnicate", ""},
+		{CmdDomain, "list example.com", ""},
+	} {
+		_, err := Parse(tc.cmd, tc.text)
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			t.Fatalf("Parse(%s %s) = %v, want a usage error", tc.cmd, tc.text, err)
+		}
+		if got := strings.Contains(ue.Problem, "Did you mean"); got != (tc.want != "") || tc.want != "" && !strings.Contains(ue.Problem, tc.want) {
+			t.Errorf("Parse(%s %s): %q, want %q", tc.cmd, tc.text, ue.Problem, tc.want)
+		}
+	}
+}
