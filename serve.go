@@ -56,6 +56,11 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	if err := checkProvider(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
 		return err
 	}
+	if w, ok := unwrapProvider(provider).(interface{ StartWarnings() []string }); ok {
+		for _, line := range w.StartWarnings() {
+			logger.Warn(line, zap.String("provider", cfg.Provider))
+		}
+	}
 	api := newSlackClient(cfg, logger)
 	auth, err := bot.CheckAuth(ctx, api, logger)
 	if err != nil {
