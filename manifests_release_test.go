@@ -194,3 +194,28 @@ func dockerLabel(t *testing.T, key string) string {
 	t.Fatalf("%s: no LABEL %s in the final stage", dockerfile, key)
 	return ""
 }
+
+// pinnedAction is a step's uses: of an action of another repository,
+// pinned to a full commit SHA with its tag in a comment.
+var pinnedAction = regexp.MustCompile(`^\s*(?:- )?uses: [\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(?:\.\d+){0,2}\s*$`)
+
+// TestWorkflowActionsPinnedBySHA checks that every action the workflows
+// take from another repository is pinned to a full commit SHA, with the
+// tag it stands for in a comment: a tag can be moved, a commit cannot.
+func TestWorkflowActionsPinnedBySHA(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{ciWorkflow, releaseWorkflow} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if !strings.Contains(line, "uses:") || strings.Contains(line, "uses: ./") {
+				continue
+			}
+			if !pinnedAction.MatchString(line) {
+				t.Errorf("%s:%d: %q is not pinned to a commit SHA with its tag in a comment", path, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+}
