@@ -70,3 +70,30 @@ func TestShellUsageOffersNoForm(t *testing.T) {
 		t.Errorf("a guess for a word that is nothing like a sub-command:\n%s", out)
 	}
 }
+
+// TestShellUserNameRules: each provider's own rule of user names, the same
+// for add as for the commands on an existing mailbox: mailcow takes "_",
+// digits first and 64 characters; PDD does not; neither takes "..".
+func TestShellUserNameRules(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 64)
+	lines := "/maildomain register example.com\n/mailbox add 123@example.com\n/mailbox add john_doe@example.com\n" +
+		"/mailbox add " + long + "@example.com\n/mailbox add bad..name@example.com\n/mailbox block bad..name@example.com\n/mailbox block john_doe@example.com\n"
+	for provider, created := range map[string]bool{providerMailcow: true, providerPDD: false} {
+		out, log, err := runShellCmd(t, map[string]string{"MAILBOT_PROVIDER": provider}, strings.NewReader(lines))
+		if err != nil {
+			t.Fatalf("%s: run(shell) = %v; log:\n%s", provider, err, log)
+		}
+		for _, name := range []string{"123", "john_doe", long} {
+			if got := strings.Contains(out, "Mailbox "+name+"@example.com created"); got != created {
+				t.Errorf("%s: add %s created %v, want %v:\n%s", provider, name, got, created, out)
+			}
+		}
+		if got := strings.Contains(out, "Mailbox john_doe@example.com blocked"); got != created {
+			t.Errorf("%s: block john_doe blocked %v, want %v:\n%s", provider, got, created, out)
+		}
+		if n := strings.Count(out, `"bad..name" is not a valid user name`); n != 2 {
+			t.Errorf("%s: bad..name refused %d times, want by add and block alike:\n%s", provider, n, out)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -272,5 +273,53 @@ func TestRegisterAgainSaysItAlreadyWas(t *testing.T) {
 	}
 	if a := e.audit(); len(a) != 1 || a[0].Result != commands.ResultOK || a[0].Code != commands.CodeUnchanged {
 		t.Errorf("audit %+v, want one entry ok and unchanged", a)
+	}
+}
+
+// loginRuled is worldAPI with a provider's own user-name rule.
+type loginRuled struct {
+	*worldAPI
+	rule func(string) error
+}
+
+func (l loginRuled) CheckLogin(login string) error { return l.rule(login) }
+
+// TestOneUserNameRulePerProvider: add refuses what block and reset
+// refuse ("bad..name"), with no provider call; a provider's own rule
+// (mailcow's: "_", digits first, up to 64) is the rule for every command.
+func TestOneUserNameRulePerProvider(t *testing.T) {
+	t.Parallel()
+	api := newWorld(nil)
+	e := newEnv(t, api, commands.Config{}, nil)
+	for _, line := range []string{"/mailbox add bad..name@example.com", "/mailbox block bad..name@example.com", "/mailbox reset bad..name@example.com"} {
+		if d, _ := e.typed(admin1, line); d.Verdict != commands.VerdictReply || !d.Reply.Error {
+			t.Errorf("%s: verdict %v, want a refusal", line, d.Verdict)
+		}
+	}
+	long := strings.Repeat("a", 64)
+	for _, name := range []string{"john_doe", "123", long} {
+		if d, _ := e.typed(admin1, "/mailbox add "+name+"@example.com"); d.Verdict != commands.VerdictReply {
+			t.Errorf("add %s with a provider without a rule of its own: verdict %v, want a refusal by the default rule", name, d.Verdict)
+		}
+	}
+	if r, w := api.calls(); r+w != 0 {
+		t.Errorf("%d provider calls for names that were refused", r+w)
+	}
+	mailcowish := loginRuled{worldAPI: newWorld(map[string]apiclient.MailboxState{"john_doe@example.com": apiclient.StateActive}), rule: func(s string) error {
+		if len(s) > 64 || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789._-") != "" {
+			return errors.New("not a mailcow local part")
+		}
+		return nil
+	}}
+	m := newEnv(t, mailcowish, commands.Config{}, nil)
+	for _, line := range []string{"/mailbox add 123@example.com", "/mailbox add " + long + "@example.com", "/mailbox block john_doe@example.com"} {
+		if d, _ := m.typed(admin1, line); d.Verdict != commands.VerdictRun {
+			t.Errorf("%s on a provider whose rule takes it: verdict %v (%s), want a run", line, d.Verdict, d.Reply.Text)
+		}
+	}
+	for _, line := range []string{"/mailbox add a+b@example.com", "/mailbox block a+b@example.com"} {
+		if d, _ := m.typed(admin1, line); d.Verdict != commands.VerdictReply {
+			t.Errorf("%s on a provider whose rule refuses it: verdict %v, want a refusal", line, d.Verdict)
+		}
 	}
 }

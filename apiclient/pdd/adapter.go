@@ -225,3 +225,7 @@ func strictJSON(body []byte, v any) string {
 	}
 	return ""
 }
+
+// CheckLogin checks a user name by PDD's rule ([apiclient.StrictLogin]),
+// for every command alike.
+func (a *Adapter) CheckLogin(login string) error { return apiclient.StrictLogin(login) }

@@ -219,3 +219,8 @@ func (c *Client) domainName(op apiclient.Op, domain string) (string, error) {
 	}
 	return d, nil
 }
+
+// CheckLogin checks a nickname by the rule mailbot keeps for Yandex 360
+// ([apiclient.StrictLogin]: its public record states none stricter), for
+// every command alike.
+func (c *Client) CheckLogin(login string) error { return apiclient.StrictLogin(login) }
