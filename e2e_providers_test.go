@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // Issue 19 through the binary: the same commands against each provider's
@@ -186,7 +187,9 @@ func faultAddReset(t *testing.T, pw *providerWorld, p *proc) {
 	if !regexp.MustCompile(`^(read )*add( read)+$`).MatchString(ops) {
 		t.Errorf("%s: an add whose answer was lost made the requests %q, want the add once, then the look-up's reads", pw.provider, ops)
 	}
-	if !lostAddFound(p, address) {
+	// The log line reaches p's stderr through a pipe that the reply over
+	// Slack may overtake: wait for it.
+	if !testkit.Until(e2eWait, nil, func() bool { return lostAddFound(p, address) }) {
 		t.Errorf("%s: an add whose answer was lost: mailbot never logged that it found %s", pw.provider, address)
 	}
 }
