@@ -72,6 +72,7 @@ type auditJSON struct {
 	Stage     string    `json:"stage,omitempty"`
 	UID       int64     `json:"uid,omitempty"`
 	Code      string    `json:"code,omitempty"`
+	Source    string    `json:"source,omitempty"` // slack or shell; empty before sources were recorded
 }
 
 // writeAuditJSON writes one page of entries, a JSON object a line.
@@ -80,7 +81,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 	for _, e := range entries {
 		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
 			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Result,
-			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code}
+			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code, Source: e.Source}
 		if e.Login != "" {
 			j.Mailbox = e.Login + "@" + e.Domain
 		}
@@ -96,7 +97,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if header {
-		fmt.Fprintln(tw, "TIME\tREQUEST\tEVENT\tACTOR\tDECIDERS\tACTION\tTARGET\tOUTCOME\tDETAIL\tREASON")
+		fmt.Fprintln(tw, "TIME\tREQUEST\tEVENT\tACTOR\tDECIDERS\tACTION\tTARGET\tOUTCOME\tSOURCE\tDETAIL\tREASON")
 	}
 	for _, e := range entries {
 		target := e.Domain
@@ -112,8 +113,8 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 		if e.UID != 0 {
 			detail = append(detail, "uid="+strconv.FormatInt(e.UID, 10))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
-			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Result), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
+			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Result), dash(e.Source), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
 	}
 	return tw.Flush()
 }

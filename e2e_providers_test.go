@@ -406,6 +406,9 @@ func testE2EProviderAudit(t *testing.T, bin string, cluster *pgtest.Cluster) {
 			if !strings.Contains(line, `"provider":"`+pw.provider+`"`) {
 				t.Errorf("an audit line does not name the provider %s: %s", pw.provider, line)
 			}
+			if !strings.Contains(line, `"source":"slack"`) {
+				t.Errorf("an audit line of serve does not say it came from Slack: %s", line)
+			}
 		}
 		scanDatabase(t, dsn, pw.world)
 	})

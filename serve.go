@@ -88,6 +88,7 @@ func runServe(ctx context.Context, cfg *config, logger *zap.Logger, stdout io.Wr
 	hooks := &http.Client{Timeout: 10 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
 	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, ms.bot)
 	coreCfg := cfg.coreConfig()
+	coreCfg.Source = commands.SourceSlack
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
 	if groups != nil {

@@ -76,6 +76,7 @@ func runShell(ctx context.Context, cfg *config, as string, logger *zap.Logger, s
 	}
 	defer closeStore()
 	ccfg := cfg.coreConfig()
+	ccfg.Source = commands.SourceShell
 	ccfg.Admins = append(slices.Clone(ccfg.Admins), shellUser)
 	con, err := newConsole(stdin, stdout)
 	if err != nil {

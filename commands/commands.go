@@ -64,6 +64,9 @@ type Config struct {
 	// token comes from a file): a reply to a refusal of the credentials
 	// asks an operator to check it. Empty names no setting.
 	CredentialsVariable string
+	// Source names the transport the core serves (SourceSlack,
+	// SourceShell): each audit entry records it.
+	Source string
 }
 
 // MaxApprovalsRequired bounds Config.ApprovalsRequired.

@@ -42,7 +42,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: reqID, Event: EventRun, Actor: actor, Deciders: deciders,
+	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: reqID, Event: EventRun, Actor: actor, Deciders: deciders,
 		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason}
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {

@@ -187,6 +187,7 @@ type AuditEntry struct {
 	Status    string // register: the domain's status
 	Stage     string // register: the domain's stage
 	UID       int64  // add: the new mailbox's uid
+	Source    string // where the entry came from: SourceSlack, SourceShell; "" before sources were recorded
 	Code      string // on failure: the provider's error code or a notice code; CodeUnchanged on a success that changed nothing
 }
 
@@ -201,6 +202,12 @@ const (
 	EventDenied    Event = "denied"    // denied by an admin
 	EventCancelled Event = "cancelled" // withdrawn by the requester
 	EventExpired   Event = "expired"   // expired without a decision
+)
+
+// Where an audit entry came from ([Config.Source]).
+const (
+	SourceSlack = "slack" // mailbot serve: a slash command, click or form in Slack
+	SourceShell = "shell" // mailbot shell
 )
 
 // The outcomes of a run in the audit trail.
