@@ -97,3 +97,19 @@ func TestShellUserNameRules(t *testing.T) {
 		}
 	}
 }
+
+// TestShellReadWording: the status of a domain the account does not have
+// reads as such on every provider: not as mailcow's "{}" shown as a code,
+// nor as PDD's "not the domain administrator".
+func TestShellReadWording(t *testing.T) {
+	t.Parallel()
+	for provider, want := range map[string]string{providerMailcow: "not on the mailcow server", providerPDD: "not in this account"} {
+		out, log, err := runShellCmd(t, map[string]string{"MAILBOT_PROVIDER": provider}, strings.NewReader("/maildomain status unknown-domain.example\n"))
+		if err != nil {
+			t.Fatalf("%s: run(shell) = %v; log:\n%s", provider, err, log)
+		}
+		if !strings.Contains(out, want) || strings.Contains(out, "{}") || strings.Contains(out, "administrator") {
+			t.Errorf("%s: status of an unknown domain, want %q, without {} or administrator:\n%s", provider, want, out)
+		}
+	}
+}

@@ -323,3 +323,29 @@ func TestOneUserNameRulePerProvider(t *testing.T) {
 		}
 	}
 }
+
+// takenElsewhere is worldAPI where a register of taken.example is refused
+// as existing and its status cannot be read: the provider has it, the
+// account does not.
+type takenElsewhere struct{ *worldAPI }
+
+func (t takenElsewhere) RegisterDomain(_ context.Context, domain string) (*apiclient.Domain, error) {
+	return nil, &apiclient.Error{Provider: apiclient.ProviderMailcow, Op: apiclient.OpRegister, Class: apiclient.ClassRefused,
+		Reason: apiclient.ReasonExists, Code: "domain_exists", Message: "the domain is already on the mailcow server", Attempts: 1}
+}
+
+// TestRegisterExistsWording: a register refused as existing never claims
+// that another account has the domain (a self-hosted server has no other
+// accounts): it says what the provider said, and how to see more.
+func TestRegisterExistsWording(t *testing.T) {
+	t.Parallel()
+	api := takenElsewhere{newWorld(nil)}
+	api.name = apiclient.ProviderMailcow
+	e := newEnv(t, api, commands.Config{}, nil)
+	e.typed(admin1, "/maildomain register taken.example")
+	r := e.msgr.lastTo(admin1)
+	if !r.Error || strings.Contains(r.PlainText(), "account") && strings.Contains(r.PlainText(), "Another") ||
+		!strings.Contains(r.PlainText(), "already on the mailcow server") || !strings.Contains(r.PlainText(), "/maildomain status taken.example") {
+		t.Errorf("answered:\n%s", r.PlainText())
+	}
+}

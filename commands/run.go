@@ -321,7 +321,7 @@ func (c *Core) advice(op Operation, e *apiclient.Error) string {
 		if op.Action == ActionAddMailbox {
 			return "Choose another user name."
 		}
-		return "Another account has connected this domain, or it is connected already."
+		return "Nothing was done. /maildomain status " + op.Domain + " shows whether this account has it."
 	case apiclient.ReasonNotFound:
 		return "Check the name: " + c.providerName() + " does not know it."
 	case apiclient.ReasonPassword:
