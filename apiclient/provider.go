@@ -227,6 +227,10 @@ type Secrets struct {
 type VerifyMethod struct {
 	Method string
 	Code   string
+	// Record says where and what to publish for this method, in words,
+	// where the adapter knows it ("a TXT record at example.com with the
+	// value …"); "" where it does not. It holds the code: a secret.
+	Record string
 }
 
 // MailboxState says whether a mailbox logs in and receives mail.

@@ -91,7 +91,7 @@ func isASCII(s string) bool {
 	return true
 }
 
-// displayDomain is the ASCII name, followed by its Unicode form when the
+// displayDomain is the Unicode name, followed by its ASCII (punycode) form when the
 // name is internationalised: "xn--e1afmkfd.xn--p1ai (пример.рф)".
 func displayDomain(ascii string) string {
 	if !strings.Contains(ascii, "xn--") {
@@ -101,7 +101,7 @@ func displayDomain(ascii string) string {
 	if err != nil || u == ascii {
 		return ascii
 	}
-	return ascii + " (" + u + ")"
+	return u + " (" + ascii + ")"
 }
 
 // CheckDomainPatterns validates MAILBOT_DOMAINS patterns: domain names and

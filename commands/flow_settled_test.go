@@ -349,3 +349,42 @@ func TestRegisterExistsWording(t *testing.T) {
 		t.Errorf("answered:\n%s", r.PlainText())
 	}
 }
+
+// TestRegisterReplyWording: an IDN domain is shown in Unicode first, its
+// punycode beside it; the register reply's next steps name the records
+// the DNS checklist then checks (SPF included); and where the provider
+// says what a verification method publishes (Yandex 360's DNS method: a
+// TXT record), the reply says where and what.
+func TestRegisterReplyWording(t *testing.T) {
+	t.Parallel()
+	api := newWorld(nil)
+	e := newEnv(t, api, commands.Config{}, nil)
+	e.typed(admin1, "/maildomain register пример.рф")
+	r := e.msgr.lastTo(admin1).PlainText()
+	if !strings.Contains(r, "пример.рф (xn--e1afmkfd.xn--p1ai)") || strings.Contains(r, "xn--e1afmkfd.xn--p1ai (пример.рф)") {
+		t.Errorf("an IDN domain is not shown Unicode first:\n%s", r)
+	}
+	if !strings.Contains(r, "SPF") || !strings.Contains(r, "include:_spf.yandex.net") {
+		t.Errorf("the register reply's steps lack the SPF record the checklist checks:\n%s", r)
+	}
+	y := verifying{newWorld(nil)}
+	y.name, y.caps = apiclient.ProviderYandex360, apiclient.Capabilities{VerifiesOwnership: true, OwnAddresses: true}
+	e = newEnv(t, y, commands.Config{}, nil)
+	e.typed(admin1, "/maildomain register new.example")
+	r = e.msgr.lastTo(admin1).PlainText()
+	for _, want := range []string{"TXT record at new.example", "yandex-verification: c0de", "include:_spf.yandex.net"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the Yandex 360 register reply lacks %q:\n%s", want, r)
+		}
+	}
+}
+
+// verifying is worldAPI whose register answers as Yandex 360's adapter
+// does: not verified, with its verification methods.
+type verifying struct{ *worldAPI }
+
+func (v verifying) RegisterDomain(_ context.Context, domain string) (*apiclient.Domain, error) {
+	return &apiclient.Domain{Name: domain, Status: "need-validation", Methods: []apiclient.VerifyMethod{
+		{Method: "webmaster.dns", Code: "c0de", Record: "a TXT record at " + domain + " with the value yandex-verification: c0de"},
+		{Method: "webmaster.file", Code: "c0de"}}}, nil
+}

@@ -42,10 +42,13 @@ func StatusMeaning(s string) string {
 // with what to publish next. Verification secrets and codes go to that
 // person alone.
 func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
-	r := Reply{Title: "Domain " + domain + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
+	r := Reply{Title: "Domain " + displayDomain(domain) + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
 	hosts := c.api.MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
 	mx := mxStep(domain, dns.MX)
+	if spf := spfStep(dns); spf != "" {
+		mx += " " + spf
+	}
 	switch {
 	case c.api.Name() == apiclient.ProviderPDD:
 		c.pddRegisterReply(&r, domain, d, dns, mx)
@@ -62,7 +65,7 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status + " (not verified yet)"})
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
 		r.Fields = append(r.Fields, methodFields(d.Methods)...)
-		r.Steps = []string{mx}
+		r.Steps = append(recordSteps(d.Methods), mx)
 		r.Note = "Only you can see the verification codes. The service checks ownership by itself; that can take a few hours."
 		r.Buttons = []Button{c.checkButton(domain, "")}
 	}
@@ -106,6 +109,27 @@ func mxStep(domain, host string) string {
 		return "Add an MX record for " + domain + " as the provider documents it, so that mail flows."
 	}
 	return fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, host, mxPriority)
+}
+
+// spfStep tells which SPF record the DNS checklist expects, where the
+// provider names an include ("" otherwise: mailcow's reply says it).
+func spfStep(dns *apiclient.MailDNS) string {
+	if dns.SPFInclude == "" {
+		return ""
+	}
+	return "Add an SPF record, a TXT record that includes " + dns.SPFInclude + ", such as: v=spf1 include:" + dns.SPFInclude + " ~all"
+}
+
+// recordSteps says where and what to publish for the verification
+// methods whose record the provider describes.
+func recordSteps(ms []apiclient.VerifyMethod) []string {
+	var steps []string
+	for _, m := range ms {
+		if m.Record != "" {
+			steps = append(steps, "To verify by "+m.Method+", publish "+m.Record+".")
+		}
+	}
+	return steps
 }
 
 // methodFields shows verification methods and their codes, as received
