@@ -113,3 +113,21 @@ func TestShellReadWording(t *testing.T) {
 		}
 	}
 }
+
+// TestShellRegisterAgain: a register of a domain the account already has
+// says it already was, with its status, and the ops notice says nothing
+// changed: on Yandex 360 (which answers 409) and mailcow (domain_exists).
+func TestShellRegisterAgain(t *testing.T) {
+	t.Parallel()
+	for _, provider := range []string{providerYandex360, providerMailcow} {
+		in := strings.NewReader("/maildomain register again.example\n/maildomain register again.example\n")
+		out, log, err := runShellCmd(t, map[string]string{"MAILBOT_PROVIDER": provider}, in)
+		if err != nil {
+			t.Fatalf("%s: run(shell) = %v; log:\n%s", provider, err, log)
+		}
+		if !strings.Contains(out, "Domain again.example was registered already") || !strings.Contains(out, "nothing changed") ||
+			strings.Count(out, "Domain again.example registered") != 1 {
+			t.Errorf("%s: a second register of a domain the account has:\n%s", provider, out)
+		}
+	}
+}

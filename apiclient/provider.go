@@ -214,6 +214,9 @@ type Domain struct {
 	// Warnings are a partial success's notes (mailcow's "warning"
 	// entries), to be shown with the result.
 	Warnings []string
+	// Existed, on a register: the account had the domain already and
+	// nothing was added (the adapter read it instead).
+	Existed bool
 }
 
 // Secrets are PDD's domain verification secrets: a file or CNAME name,

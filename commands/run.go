@@ -110,6 +110,9 @@ func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if d.Existed {
+		return c.registeredAlready(ctx, n, d), nil
+	}
 	n.OK, n.Status, n.Stage, n.Warnings = true, d.Status, d.Stage, d.Warnings
 	return Result{Reply: c.registerReply(ctx, n.Op.Domain, d), Notice: n}, nil
 }

@@ -57,7 +57,8 @@ func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.
 	err = c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: map[string]string{"domain": name}, out: &added, create: true})
 	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
 		if d, serr := c.domainState(ctx, op, name); serr == nil {
-			return d, nil // ours already
+			d.Existed = true // ours already
+			return d, nil
 		}
 		return nil, err
 	}
