@@ -35,3 +35,14 @@ func StrictLogin(s string) error {
 	}
 	return nil
 }
+
+// SplitName splits a person's name from the add form into given and
+// family names on its last space: "Ada King Lovelace" is "Ada King" and
+// "Lovelace"; a name of one word is a given name alone.
+func SplitName(name string) (given, family string) {
+	name = strings.TrimSpace(name)
+	if i := strings.LastIndexByte(name, ' '); i > 0 {
+		return strings.TrimSpace(name[:i]), name[i+1:]
+	}
+	return name, ""
+}

@@ -24,6 +24,7 @@ var formBlockIDs = map[string]string{
 	commands.FieldDomain: "mailbot_domain",
 	commands.FieldUser:   "mailbot_user",
 	commands.FieldReason: "mailbot_reason",
+	commands.FieldName:   "mailbot_name",
 }
 
 // openForm opens the form of a command typed bare. Its trigger lives
@@ -54,6 +55,9 @@ func formView(f *commands.Form) slack.ModalViewRequest {
 	var blocks []slack.Block
 	if f.Action.OnMailbox() {
 		blocks = append(blocks, textInput(commands.FieldUser, "User name", "alice", "", false))
+	}
+	if f.Action == commands.ActionAddMailbox {
+		blocks = append(blocks, textInput(commands.FieldName, "Name (optional)", "Alice Smith", "", true))
 	}
 	blocks = append(blocks, domainInput(f))
 	reason := textInput(commands.FieldReason, "Reason", "New hire in sales", "", !f.ReasonRequired)
@@ -106,7 +110,8 @@ func (b *Bot) submitForm(cb slack.InteractionCallback) any {
 	if cb.View.CallbackID != formCallbackID {
 		return nil
 	}
-	v := commands.FormValues{Domain: formField(cb, commands.FieldDomain), User: formField(cb, commands.FieldUser), Reason: formField(cb, commands.FieldReason)}
+	v := commands.FormValues{Domain: formField(cb, commands.FieldDomain), User: formField(cb, commands.FieldUser),
+		Name: formField(cb, commands.FieldName), Reason: formField(cb, commands.FieldReason)}
 	d, channel, problems := b.core.SubmitForm(cb.User.ID, cb.View.PrivateMetadata, v)
 	if len(problems) > 0 {
 		errs := make(map[string]string, len(problems))

@@ -32,6 +32,7 @@ type wirePending struct {
 	Domain    string `json:"d"`
 	Login     string `json:"l,omitempty"`
 	Reason    string `json:"r,omitempty"`
+	Name      string `json:"n,omitempty"`
 	Created   int64  `json:"t"` // Unix milliseconds
 	Expires   int64  `json:"x"` // Unix milliseconds
 }
@@ -43,7 +44,7 @@ var b64 = base64.RawURLEncoding
 // the reason would make it longer, the reason is cut.
 func (c *Core) EncodePending(p Pending) string {
 	w := wirePending{ID: p.ID, Requester: p.Requester, Channel: p.Channel, Action: p.Op.Action,
-		Domain: p.Op.Domain, Login: p.Op.Login, Reason: p.Op.Reason, Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
+		Domain: p.Op.Domain, Login: p.Op.Login, Reason: p.Op.Reason, Name: p.Op.Name, Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
 	for {
 		s := c.encode(w)
 		if len(s) <= MaxEncodedPending || w.Reason == "" {
@@ -113,7 +114,7 @@ func (c *Core) DecodePending(s string) (Pending, error) {
 		return Pending{}, ErrBadPending
 	}
 	return Pending{ID: w.ID, Requester: w.Requester, Channel: w.Channel,
-		Op:      Operation{Action: w.Action, Domain: w.Domain, Login: w.Login, Reason: w.Reason},
+		Op:      Operation{Action: w.Action, Domain: w.Domain, Login: w.Login, Reason: w.Reason, Name: w.Name},
 		Created: created, Expires: expires}, nil
 }
 

@@ -125,6 +125,10 @@ type Operation struct {
 	Domain string // lower case, ASCII (punycode), no trailing dot
 	Login  string // the user name (no @domain); empty for register
 	Reason string // the free text after the target, may be empty
+	// Name is, for add, the person's name from the form ("Ada Lovelace":
+	// given and family names split on the last space), plain text; empty
+	// when none was given. Providers that keep a name take it.
+	Name string
 }
 
 // Verdict is what the core decided to do with a request.

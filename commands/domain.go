@@ -167,7 +167,7 @@ type loginChecker interface {
 // every action: its own, or, for a provider that states none, the
 // strictest (apiclient.StrictLogin).
 func (c *Core) checkLogin(login string) error {
-	if lc, ok := c.api.(loginChecker); ok {
+	if lc, ok := providerAs[loginChecker](c.api); ok {
 		return lc.CheckLogin(login)
 	}
 	return apiclient.StrictLogin(login)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
@@ -387,4 +388,58 @@ func (v verifying) RegisterDomain(_ context.Context, domain string) (*apiclient.
 	return &apiclient.Domain{Name: domain, Status: "need-validation", Methods: []apiclient.VerifyMethod{
 		{Method: "webmaster.dns", Code: "c0de", Record: "a TXT record at " + domain + " with the value yandex-verification: c0de"},
 		{Method: "webmaster.file", Code: "c0de"}}}, nil
+}
+
+// named is worldAPI that takes a person's name for a new mailbox.
+type named struct {
+	*worldAPI
+	got *string
+}
+
+func (n named) AddNamedMailbox(ctx context.Context, domain, login, name, password string, force bool) (*apiclient.Mailbox, error) {
+	*n.got = name
+	return n.AddMailbox(ctx, domain, login, password, force)
+}
+
+// TestAddFormName: the add form's optional name reaches a provider that
+// takes one, also through an approval (it travels in the signed request),
+// as plain text; without a name, nothing is sent for it.
+func TestAddFormName(t *testing.T) {
+	t.Parallel()
+	var got string
+	api := named{newWorld(nil), &got}
+	e := newEnv(t, api, commands.Config{}, nil)
+	d, _ := e.typed(admin1, "/mailbox add")
+	if d.Verdict != commands.VerdictForm {
+		t.Fatalf("/mailbox add: verdict %v, want a form", d.Verdict)
+	}
+	sub, _, errs := e.core.SubmitForm(admin1, d.Form.Metadata, commands.FormValues{Domain: "example.com", User: "ada", Name: "  Ada   King Lovelace <@U1> ", Reason: "r"})
+	if len(errs) > 0 || sub.Op.Name != "Ada King Lovelace @U1" {
+		t.Fatalf("SubmitForm: %+v, %v; want the name as plain text", sub.Op, errs)
+	}
+	e.core.Execute(t.Context(), commands.Route{User: admin1}, sub)
+	if got != "Ada King Lovelace @U1" {
+		t.Errorf("the provider got the name %q", got)
+	}
+	p := commands.Pending{ID: "n1", Requester: user1, Op: sub.Op, Created: start, Expires: start.Add(time.Hour)}
+	back, err := e.core.DecodePending(e.core.EncodePending(p))
+	if err != nil || back.Op.Name != sub.Op.Name {
+		t.Errorf("the name did not travel in the signed request: %+v, %v", back.Op, err)
+	}
+}
+
+// wrapped is a Provider that wraps another, as main's metrics do.
+type wrapped struct{ commands.Provider }
+
+func (w wrapped) Unwrap() commands.Provider { return w.Provider }
+
+// TestLoginRuleThroughAWrapper: the provider's own user-name rule is
+// found behind a wrapper (the metered provider of serve).
+func TestLoginRuleThroughAWrapper(t *testing.T) {
+	t.Parallel()
+	inner := loginRuled{worldAPI: newWorld(nil), rule: func(string) error { return nil }}
+	e := newEnv(t, wrapped{inner}, commands.Config{}, nil)
+	if d, _ := e.typed(admin1, "/mailbox add 123@example.com"); d.Verdict != commands.VerdictRun {
+		t.Errorf("add 123 behind a wrapper of a provider that takes it: verdict %v (%s)", d.Verdict, d.Reply.Text)
+	}
 }

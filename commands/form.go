@@ -25,7 +25,8 @@ type Form struct {
 // FormValues is what a person submitted in a [Form].
 type FormValues struct {
 	Domain string
-	User   string // add only
+	User   string // add, reset, block, unblock
+	Name   string // add only, optional: the person's name
 	Reason string
 }
 
@@ -34,7 +35,12 @@ const (
 	FieldDomain = "domain"
 	FieldUser   = "user"
 	FieldReason = "reason"
+	FieldName   = "name" // add only, optional
 )
+
+// maxName bounds the person's name of a new mailbox (Google's limit of a
+// given or family name is 60; two of them and a space).
+const maxName = 121
 
 // formKind prefixes a form's signed metadata.
 const formKind = "f1"
@@ -128,6 +134,9 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 			errs = addErr(errs, FieldUser, fmt.Sprintf("%q is not a valid user name: %v.", trunc(v.User, 40), err))
 		}
 		op.Login = login
+	}
+	if action == ActionAddMailbox {
+		op.Name = trunc(strings.TrimSpace(cleanText(v.Name)), maxName)
 	}
 	if len(errs) == 0 {
 		if ue := c.checkOp(op); ue != nil {

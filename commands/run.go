@@ -127,7 +127,7 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 		return Result{}, err
 	}
 	force := c.cfg.ForcePasswordChange
-	m, err := c.api.AddMailbox(ctx, n.Op.Domain, n.Op.Login, pw, force)
+	m, err := c.add(ctx, n.Op, pw, force)
 	if apiclient.MayHaveHappened(err) && ctx.Err() == nil {
 		m, err = c.afterLostAdd(ctx, n, pw, force, err)
 	}
@@ -141,6 +141,15 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 	return Result{Reply: c.passwordReply(n, pw, m), Notice: n}, nil
 }
 
+// add creates op's mailbox, with op's name where one was given and the
+// provider keeps names.
+func (c *Core) add(ctx context.Context, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
+	if na, ok := c.api.(NamedAdder); ok && op.Name != "" {
+		return na.AddNamedMailbox(ctx, op.Domain, op.Login, op.Name, pw, force)
+	}
+	return c.api.AddMailbox(ctx, op.Domain, op.Login, pw, force)
+}
+
 // afterLostAdd looks up a mailbox whose add got no usable answer (lost
 // is that add's error).
 func (c *Core) afterLostAdd(ctx context.Context, n Notice, pw string, force bool, lost error) (*apiclient.Mailbox, error) {
@@ -151,7 +160,7 @@ func (c *Core) afterLostAdd(ctx context.Context, n Notice, pw string, force bool
 		m.PasswordChangeRequired = m.PasswordChangeRequired || force && c.api.Capabilities().ForcePasswordChange
 		return m, nil
 	case apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
-		return c.api.AddMailbox(ctx, n.Op.Domain, n.Op.Login, pw, force)
+		return c.add(ctx, n.Op, pw, force)
 	}
 	c.logger.Warn("a lost add's mailbox could not be looked up", zap.String("target", n.Op.Target()), zap.Error(err))
 	return nil, lost
