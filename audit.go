@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -73,6 +75,7 @@ type auditJSON struct {
 	UID       int64     `json:"uid,omitempty"`
 	Code      string    `json:"code,omitempty"`
 	HandedTo  string    `json:"handed_to,omitempty"` // whom the credentials went to, in a hand-over
+	Source    string    `json:"source,omitempty"`    // slack or shell; empty before sources were recorded
 }
 
 // writeAuditJSON writes one page of entries, a JSON object a line.
@@ -81,7 +84,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 	for _, e := range entries {
 		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
 			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Result,
-			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code, HandedTo: e.HandedTo, To: e.To}
+			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code, HandedTo: e.HandedTo, To: e.To, Source: e.Source}
 		if e.Login != "" {
 			j.Mailbox = e.Login + "@" + e.Domain
 		}
@@ -97,7 +100,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if header {
-		fmt.Fprintln(tw, "TIME\tREQUEST\tEVENT\tACTOR\tDECIDERS\tACTION\tTARGET\tOUTCOME\tDETAIL\tREASON")
+		fmt.Fprintln(tw, "TIME\tREQUEST\tEVENT\tACTOR\tDECIDERS\tACTION\tTARGET\tOUTCOME\tSOURCE\tDETAIL\tREASON")
 	}
 	for _, e := range entries {
 		target := e.Domain
@@ -113,8 +116,8 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 		if e.UID != 0 {
 			detail = append(detail, "uid="+strconv.FormatInt(e.UID, 10))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
-			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Result), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
+			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Result), dash(e.Source), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
 	}
 	return tw.Flush()
 }
@@ -128,3 +131,45 @@ func dash(s string) string {
 
 // tabless keeps a reason on its column.
 func tabless(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
+
+// sinceFlag is audit's --since: a Go duration (12h, 90m), or days first
+// (30d, 1d12h).
+type sinceFlag time.Duration
+
+func (f *sinceFlag) String() string { return time.Duration(*f).String() }
+
+func (f *sinceFlag) Set(s string) error {
+	d, err := parseSince(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: write days, hours or minutes, such as 30d, 12h or 90m", s)
+	}
+	*f = sinceFlag(d)
+	return nil
+}
+
+// parseSince parses a duration: days first ("30d", "1d12h"),
+// then what time.ParseDuration takes.
+func parseSince(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, errors.New("empty")
+	}
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i >= 0 {
+		n, err := strconv.ParseUint(s[:i], 10, 16)
+		if err != nil {
+			return 0, err
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+	}
+	var rest time.Duration
+	if s != "" {
+		var err error
+		if rest, err = time.ParseDuration(s); err != nil {
+			return 0, err
+		}
+	}
+	if rest > 0 && days > math.MaxInt64-rest {
+		return 0, errors.New("too long")
+	}
+	return days + rest, nil
+}

@@ -96,8 +96,8 @@ func formAdd(t *testing.T, w *world) {
 	for _, b := range view.Blocks {
 		ids = append(ids, b.BlockID)
 	}
-	if strings.Join(ids, ",") != e2eFormUser+","+e2eFormDomain+",mailbot_for,"+e2eFormReason {
-		t.Fatalf("the form of /mailbox has the blocks %q, want user, domain, the optional person and reason", ids)
+	if strings.Join(ids, ",") != e2eFormUser+",mailbot_name,"+e2eFormDomain+",mailbot_for,"+e2eFormReason {
+		t.Fatalf("the form of /mailbox has the blocks %q, want user, name (optional), domain, the optional person and reason", ids)
 	}
 	submit := func(domain string) map[string]any {
 		t.Helper()

@@ -121,10 +121,18 @@ func newProviderWorld(t *testing.T, bin, provider string) *providerWorld {
 func (pw *providerWorld) newSandbox() map[string]string {
 	switch pw.provider {
 	case e2eY360:
-		sim := y360sim.New()
+		// The account's own domain is the organisation's default one, so
+		// that users' own addresses (nickname@default domain) are at it.
+		sim := y360sim.New(y360sim.WithDefaultDomain(e2eOwnDomain))
 		pw.y360, pw.y360Cred = sim, sim.NewAccount()
 		pw.rec.keep(pddSecret{value: pw.y360Cred.Token, kind: "token", target: "Y360_TOKEN"})
-		pw.sim = e2eSandbox{faulter: sim, ownDomain: sim.AddDomain, stored: func(a string) (string, bool) {
+		ownDomain := func(n string) error {
+			if n == e2eOwnDomain {
+				return nil
+			}
+			return sim.AddDomain(n)
+		}
+		pw.sim = e2eSandbox{faulter: sim, ownDomain: ownDomain, stored: func(a string) (string, bool) {
 			m, ok := sim.Mailbox(a)
 			return m.Password, ok
 		}}

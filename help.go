@@ -71,12 +71,13 @@ var subcommands = []subcommand{
 	{name: "audit", synopsis: "audit [--since DURATION] [--json]", summary: "print the audit trail from MAILBOT_DATABASE_URL",
 		about: "Prints the audit trail kept in MAILBOT_DATABASE_URL, oldest first: a table, or one\nJSON object a line with --json.",
 		flags: func(fs *flag.FlagSet, o *options) {
-			fs.DurationVar(&o.since, "since", 168*time.Hour, "print the entries of the last `DURATION`")
+			o.since = 168 * time.Hour
+			fs.Var((*sinceFlag)(&o.since), "since", "print the entries of the last `DURATION` (30d, 12h, 90m)")
 			fs.BoolVar(&o.json, "json", false, "print one JSON object a line")
 		},
 		check: func(o *options) error {
 			if o.since <= 0 {
-				return fmt.Errorf("--since must be a positive duration, got %s", o.since)
+				return fmt.Errorf("--since must be a positive duration such as 30d, 12h or 90m, got %s", o.since)
 			}
 			return nil
 		}},

@@ -142,6 +142,18 @@ func (p *meteredProvider) AddMailbox(ctx context.Context, domain, login, passwor
 	})
 }
 
+// AddNamedMailbox is AddMailbox with the person's name, for a provider
+// that keeps names; others get AddMailbox. Counted as the op "add".
+func (p *meteredProvider) AddNamedMailbox(ctx context.Context, domain, login, name, password string, force bool) (*apiclient.Mailbox, error) {
+	na, ok := p.Provider.(commands.NamedAdder)
+	if !ok {
+		return p.AddMailbox(ctx, domain, login, password, force)
+	}
+	return metered(p, apiclient.OpAdd, func() (*apiclient.Mailbox, error) {
+		return na.AddNamedMailbox(ctx, domain, login, name, password, force)
+	})
+}
+
 func (p *meteredProvider) SetPassword(ctx context.Context, domain, login, password string, force bool) (*apiclient.Mailbox, error) {
 	return metered(p, apiclient.OpReset, func() (*apiclient.Mailbox, error) {
 		return p.Provider.SetPassword(ctx, domain, login, password, force)

@@ -54,6 +54,11 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	if err := providers.Check(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
 		return err
 	}
+	if w, ok := unwrapProvider(provider).(interface{ StartWarnings() []string }); ok {
+		for _, line := range w.StartWarnings() {
+			logger.Warn(line, zap.String("provider", cfg.Provider))
+		}
+	}
 	api := bot.NewClient(cfg.SlackBotToken.Reveal(), cfg.SlackAppToken.Reveal(), cfg.SlackAPIURL,
 		&http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}, logger)
 	auth, err := bot.CheckAuth(ctx, api, logger)
@@ -82,6 +87,7 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	hooks := &http.Client{Timeout: 10 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
 	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, ms.bot)
 	coreCfg := cfg.CoreConfig()
+	coreCfg.Source = commands.SourceSlack
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
 	coreCfg.People, coreCfg.OnHandover = bot.NewPeople(api, auth.TeamID), ms.bot.Handover

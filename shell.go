@@ -53,9 +53,11 @@ func shellHelp() string {
 }
 
 // withoutForms drops the usage lines of the forms from fields: in the
-// registry, a command without words opens a form.
+// registry, a command without words ("/mailbox") opens a form.
 func withoutForms(fields []commands.Field) []commands.Field {
-	return slices.DeleteFunc(slices.Clone(fields), func(f commands.Field) bool { return !strings.Contains(f.Label, " ") })
+	return slices.DeleteFunc(slices.Clone(fields), func(f commands.Field) bool {
+		return strings.HasPrefix(f.Label, "/") && !strings.Contains(f.Label, " ")
+	})
 }
 
 // runShell reads slash-command lines from stdin and prints the replies:
@@ -78,6 +80,7 @@ func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Lo
 	}
 	defer closeStore()
 	ccfg := cfg.CoreConfig()
+	ccfg.Source = commands.SourceShell
 	ccfg.Admins = append(slices.Clone(ccfg.Admins), shellUser)
 	con, err := newConsole(stdin, stdout)
 	if err != nil {
@@ -204,7 +207,7 @@ func (sh *shell) loop(ctx context.Context, con console) error {
 			case <-ctx.Done():
 				return
 			}
-			if err != nil {
+			if err != nil && !errors.Is(err, errLineTooLong) {
 				return
 			}
 		}
@@ -217,6 +220,10 @@ func (sh *shell) loop(ctx context.Context, con console) error {
 		case l := <-lines:
 			if errors.Is(l.err, io.EOF) {
 				return nil
+			}
+			if errors.Is(l.err, errLineTooLong) {
+				fmt.Fprintf(sh.out, "Invalid input: the line is over %d KiB, too long to be a command; nothing was done.\n", maxLineBytes>>10)
+				continue
 			}
 			if l.err != nil {
 				return fmt.Errorf("shell: reading input: %w", l.err)
@@ -301,6 +308,9 @@ func (sh *shell) command(ctx context.Context, cmd, text string) {
 		d = sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: "help"})
 		d.Reply.Fields = withoutForms(d.Reply.Fields)
 		d.Reply.Text = strings.TrimSpace("The shell has no forms: type the command with its words. " + d.Reply.Text)
+	}
+	if d.Verdict == commands.VerdictReply {
+		d.Reply.Fields = withoutForms(d.Reply.Fields) // usage and help: the shell opens no form
 	}
 	sh.core.Execute(ctx, commands.Route{User: sh.user}, d)
 }

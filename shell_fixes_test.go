@@ -47,7 +47,7 @@ func TestShellRealProviderIsRecorded(t *testing.T) {
 		strings.NewReader(""), &audit, &auditLog); err != nil {
 		t.Fatalf("run(audit) = %v; log:\n%s", err, auditLog.String())
 	}
-	re := regexp.MustCompile(`"actor":"USHELL".*"action":"add".*"mailbox":"alice@example.com".*"reason":"onboarding".*"outcome":"ok"`)
+	re := regexp.MustCompile(`"actor":"USHELL".*"action":"add".*"mailbox":"alice@example.com".*"reason":"onboarding".*"outcome":"ok".*"source":"shell"`)
 	if !re.MatchString(audit.String()) {
 		t.Errorf("mailbot audit does not show the shell's add (want %s):\n%s", re, audit.String())
 	}

@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -37,9 +39,7 @@ type console interface {
 // SIGINT or SIGTERM, restore it.
 func newConsole(stdin io.Reader, stdout io.Writer) (console, error) {
 	if !consoleIsTerminal(stdin, stdout) {
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-		return &plainConsole{in: sc, out: stdout}, nil
+		return &plainConsole{in: bufio.NewReader(stdin), out: stdout}, nil
 	}
 	fd, _ := terminalFD(stdin)
 	outFD, _ := terminalFD(stdout)
@@ -83,20 +83,47 @@ func consoleIsTerminal(stdin io.Reader, stdout io.Writer) bool {
 	return in && out
 }
 
-// plainConsole reads lines with a scanner, up to 1 MiB each.
+// maxLineBytes bounds a line the shell takes as a command: longer than any
+// valid command can be (a command is a few hundred bytes; Slack sends at
+// most 4000 characters of text).
+const maxLineBytes = 64 << 10
+
+// errLineTooLong is a line over maxLineBytes: it was read to its end and
+// dropped, and the next line can be read.
+var errLineTooLong = errors.New("the line is too long to be a command")
+
+// plainConsole reads lines of any length, keeping at most maxLineBytes of
+// one.
 type plainConsole struct {
-	in  *bufio.Scanner
+	in  *bufio.Reader
 	out io.Writer
 }
 
 func (c *plainConsole) ReadLine() (string, error) {
-	if c.in.Scan() {
-		return c.in.Text(), nil
-	}
-	if err := c.in.Err(); err != nil {
+	var line []byte
+	tooLong := false
+	for {
+		chunk, err := c.in.ReadSlice('\n')
+		if !tooLong && len(line)+len(chunk) > maxLineBytes+2 {
+			tooLong, line = true, nil
+		}
+		if !tooLong {
+			line = append(line, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case tooLong && (err == nil || errors.Is(err, io.EOF)):
+			return "", errLineTooLong
+		case err == nil || errors.Is(err, io.EOF) && len(line) > 0:
+			text := strings.TrimRight(string(line), "\r\n")
+			if len(text) > maxLineBytes {
+				return "", errLineTooLong
+			}
+			return text, nil
+		}
 		return "", err
 	}
-	return "", io.EOF
 }
 
 func (c *plainConsole) SetPrompt(string)            {}

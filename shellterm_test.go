@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -30,7 +29,7 @@ func readAll(c console) ([]string, error) {
 // no prompt and writes replies as they are.
 func TestPlainConsole(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", 200<<10)
+	long := strings.Repeat("x", maxLineBytes)
 	var out bytes.Buffer
 	c, err := newConsole(strings.NewReader("/mailbox help\r\n\n  as UBOB \n"+long+"\nlast"), &out)
 	if err != nil {
@@ -57,12 +56,15 @@ func TestPlainConsole(t *testing.T) {
 
 func TestPlainConsoleLineTooLong(t *testing.T) {
 	t.Parallel()
-	c, err := newConsole(strings.NewReader(strings.Repeat("x", 2<<20)+"\n"), io.Discard)
+	c, err := newConsole(strings.NewReader(strings.Repeat("x", 2<<20)+"\nnext\n"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ReadLine(); !errors.Is(err, bufio.ErrTooLong) {
-		t.Errorf("ReadLine of a 2 MiB line = %v, want bufio.ErrTooLong", err)
+	if _, err := c.ReadLine(); !errors.Is(err, errLineTooLong) {
+		t.Errorf("ReadLine of a 2 MiB line = %v, want errLineTooLong", err)
+	}
+	if l, err := c.ReadLine(); l != "next" || err != nil {
+		t.Errorf("ReadLine after the long line = %q, %v; want the next line", l, err)
 	}
 }
 

@@ -207,10 +207,13 @@ type Capabilities struct {
 	// VerifiesOwnership: a new domain must prove its owner before it
 	// works (PDD, Yandex 360); mailcow works once DNS points at it.
 	VerifiesOwnership bool
-	// OrgUsers: mailboxes belong to an organisation, not to one domain
-	// (Yandex 360), so a domain's list is the organisation's users, with
-	// the addresses the provider gives them.
-	OrgUsers bool
+	// OwnAddresses: users belong to an organisation, not to a domain
+	// (Yandex 360). An address names the user with that user name in any
+	// of the organisation's domains, and the user's own address, as
+	// LookupMailbox and AddMailbox give it, may be at another one: the
+	// allow-list and every reply use that address, and a domain's list is
+	// the organisation's users.
+	OwnAddresses bool
 	// Aliases: the provider has aliases, addresses that deliver to a
 	// mailbox, and its adapter implements the core's alias interface.
 	Aliases bool
@@ -253,6 +256,9 @@ type Domain struct {
 	// Warnings are a partial success's notes (mailcow's "warning"
 	// entries), to be shown with the result.
 	Warnings []string
+	// Existed, on a register: the account had the domain already and
+	// nothing was added (the adapter read it instead).
+	Existed bool
 }
 
 // Secrets are PDD's domain verification secrets: a file or CNAME name,
@@ -266,6 +272,10 @@ type Secrets struct {
 type VerifyMethod struct {
 	Method string
 	Code   string
+	// Record says where and what to publish for this method, in words,
+	// where the adapter knows it ("a TXT record at example.com with the
+	// value …"); "" where it does not. It holds the code: a secret.
+	Record string
 }
 
 // MailboxState says whether a mailbox logs in and receives mail.

@@ -25,6 +25,7 @@ var formBlockIDs = map[string]string{
 	commands.FieldUser:   "mailbot_user",
 	commands.FieldReason: "mailbot_reason",
 	commands.FieldFor:    "mailbot_for",
+	commands.FieldName:   "mailbot_name",
 }
 
 // openForm opens the form of a command typed bare. Its trigger lives
@@ -55,6 +56,9 @@ func formView(f *commands.Form) slack.ModalViewRequest {
 	var blocks []slack.Block
 	if f.Action.OnMailbox() {
 		blocks = append(blocks, textInput(commands.FieldUser, "User name", "alice", "", false))
+	}
+	if f.Action == commands.ActionAddMailbox {
+		blocks = append(blocks, textInput(commands.FieldName, "Name (optional)", "Alice Smith", "", true))
 	}
 	blocks = append(blocks, domainInput(f))
 	if f.OffersFor {
@@ -110,8 +114,8 @@ func (b *Bot) submitForm(cb slack.InteractionCallback) any {
 	if cb.View.CallbackID != formCallbackID {
 		return nil
 	}
-	v := commands.FormValues{Domain: formField(cb, commands.FieldDomain), User: formField(cb, commands.FieldUser), Reason: formField(cb, commands.FieldReason),
-		For: formField(cb, commands.FieldFor)}
+	v := commands.FormValues{Domain: formField(cb, commands.FieldDomain), User: formField(cb, commands.FieldUser),
+		Name: formField(cb, commands.FieldName), Reason: formField(cb, commands.FieldReason), For: formField(cb, commands.FieldFor)}
 	d, channel, problems := b.core.SubmitForm(cb.User.ID, cb.View.PrivateMetadata, v)
 	if len(problems) > 0 {
 		errs := make(map[string]string, len(problems))

@@ -90,12 +90,12 @@ func TestBareCommandOpensForm(t *testing.T) {
 		want                  []formInput
 	}{
 		{"mailbox, exact domains", admin, "/mailbox", "", []option{withDomains("example.com", "example.org"), withDefaultDomain("example.org")},
-			[]formInput{{userInput, "plain_text_input", false, nil, ""},
+			[]formInput{{userInput, "plain_text_input", false, nil, ""}, {"mailbot_name", "plain_text_input", true, nil, ""},
 				{domainInput, "static_select", false, []string{"example.com", "example.org"}, "example.org"},
 				{forInput, "users_select", true, nil, ""},
 				{reasonInput, "plain_text_input", true, nil, ""}}},
 		{"mailbox add, approval needed", stranger, "/mailbox", "add", []option{withApprovals(commands.ApprovalsRequests), withDomains("example.com")},
-			[]formInput{{userInput, "plain_text_input", false, nil, ""},
+			[]formInput{{userInput, "plain_text_input", false, nil, ""}, {"mailbot_name", "plain_text_input", true, nil, ""},
 				{domainInput, "static_select", false, []string{"example.com"}, ""},
 				{forInput, "users_select", true, nil, ""},
 				{reasonInput, "plain_text_input", false, nil, ""}}},

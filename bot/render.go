@@ -159,10 +159,13 @@ func appendSections(blocks []slack.Block, lines []string) []slack.Block {
 }
 
 // Per-line bounds of a field, so that a line always fits in a section and
-// a secret (a few dozen characters) always fits whole.
+// a secret (a few dozen characters) always fits whole. A label is the
+// core's words or an address (up to 254 characters, five times that
+// escaped): it is never cut below maxFieldLabel. A value that is not a
+// secret is cut to the room the label leaves.
 const (
-	maxFieldLabel = 100
-	maxFieldValue = maxSectionText - maxFieldLabel - 20
+	maxFieldLabel = 1500
+	maxFieldLine  = maxSectionText - 20
 )
 
 func fieldLines(fields []commands.Field, markup bool) []string {
@@ -171,7 +174,7 @@ func fieldLines(fields []commands.Field, markup bool) []string {
 		label := fitText(escape(f.Label), maxFieldLabel)
 		v := escape(f.Value)
 		if !f.Secret {
-			v = fitText(v, maxFieldValue)
+			v = fitText(v, maxFieldLine-textLen(label))
 		}
 		if markup && f.Secret {
 			v = "`" + v + "`"

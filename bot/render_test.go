@@ -229,3 +229,29 @@ func randomReply(rng *rand.Rand) commands.Reply {
 	}
 	return r
 }
+
+// TestRenderAddressLabelWhole: a list's lines are labelled with the
+// mailbox's address, which runs to 254 characters: every one shows whole,
+// in the blocks of one message within Slack's limits.
+func TestRenderAddressLabelWhole(t *testing.T) {
+	t.Parallel()
+	local := strings.Repeat("a", 64)
+	domain := strings.Repeat("d", 63) + "." + strings.Repeat("e", 63) + "." + strings.Repeat("f", 57) + ".org"
+	r := commands.Reply{Title: "Mailboxes of " + domain}
+	for i := range 20 {
+		addr := fmt.Sprintf("%s%02d@%s", local[2:], i, domain)
+		if len(addr) != 254 {
+			t.Fatalf("test address of %d characters, want 254", len(addr))
+		}
+		r.Fields = append(r.Fields, commands.Field{Label: addr, Value: "active · uid 1130000061922106"})
+	}
+	if problems := renderProblems(r); len(problems) > 0 {
+		t.Fatalf("over Slack's limits:\n%s", strings.Join(problems, "\n"))
+	}
+	blocks := mustJSONString(replyBlocks(r))
+	for _, f := range r.Fields {
+		if want := "*" + f.Label + ":* " + f.Value; !strings.Contains(blocks, jsonString(want)) {
+			t.Errorf("the line of %s… does not show the address whole", f.Label[:20])
+		}
+	}
+}

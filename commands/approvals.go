@@ -34,8 +34,9 @@ type wirePending struct {
 	Reason    string `json:"r,omitempty"`
 	For       string `json:"f,omitempty"`
 	To        string `json:"o,omitempty"` // Operation.To
-	Created   int64  `json:"t"`           // Unix milliseconds
-	Expires   int64  `json:"x"`           // Unix milliseconds
+	Name      string `json:"n,omitempty"`
+	Created   int64  `json:"t"` // Unix milliseconds
+	Expires   int64  `json:"x"` // Unix milliseconds
 }
 
 var b64 = base64.RawURLEncoding
@@ -45,7 +46,8 @@ var b64 = base64.RawURLEncoding
 // the reason would make it longer, the reason is cut.
 func (c *Core) EncodePending(p Pending) string {
 	w := wirePending{ID: p.ID, Requester: p.Requester, Channel: p.Channel, Action: p.Op.Action,
-		Domain: p.Op.Domain, Login: p.Op.Login, Reason: p.Op.Reason, For: p.Op.For, To: p.Op.To, Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
+		Domain: p.Op.Domain, Login: p.Op.Login, Reason: p.Op.Reason, For: p.Op.For, To: p.Op.To, Name: p.Op.Name,
+		Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
 	for {
 		s := c.encode(w)
 		if len(s) <= MaxEncodedPending || w.Reason == "" {
@@ -115,7 +117,7 @@ func (c *Core) DecodePending(s string) (Pending, error) {
 		return Pending{}, ErrBadPending
 	}
 	return Pending{ID: w.ID, Requester: w.Requester, Channel: w.Channel,
-		Op:      Operation{Action: w.Action, Domain: w.Domain, Login: w.Login, Reason: w.Reason, For: w.For, To: w.To},
+		Op:      Operation{Action: w.Action, Domain: w.Domain, Login: w.Login, Reason: w.Reason, For: w.For, To: w.To, Name: w.Name},
 		Created: created, Expires: expires}, nil
 }
 

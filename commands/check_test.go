@@ -46,7 +46,7 @@ func mailcowProvider(dns *apiclient.MailDNS, err error) *dnsProvider {
 }
 
 func yandex360Provider(dns *apiclient.MailDNS, err error) *dnsProvider {
-	return &dnsProvider{name: apiclient.ProviderYandex360, caps: apiclient.Capabilities{Title: "Yandex 360", Paged: true, VerifiesOwnership: true, OrgUsers: true}, dns: dns, err: err}
+	return &dnsProvider{name: apiclient.ProviderYandex360, caps: apiclient.Capabilities{Title: "Yandex 360", Paged: true, VerifiesOwnership: true, OwnAddresses: true}, dns: dns, err: err}
 }
 
 // A mailcow server's DKIM key, as get/dkim gives it.

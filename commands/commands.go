@@ -79,6 +79,9 @@ type Config struct {
 	// token comes from a file): a reply to a refusal of the credentials
 	// asks an operator to check it. Empty names no setting.
 	CredentialsVariable string
+	// Source names the transport the core serves (SourceSlack,
+	// SourceShell): each audit entry records it.
+	Source string
 }
 
 // MaxApprovalsRequired bounds Config.ApprovalsRequired.
@@ -156,6 +159,10 @@ type Operation struct {
 	// is the alias), the successor that receives the mailbox's aliases
 	// (offboard; may be empty). Empty for the other operations.
 	To string
+	// Name is, for add, the person's name from the form ("Ada Lovelace":
+	// given and family names split on the last space), plain text; empty
+	// when none was given. Providers that keep a name take it.
+	Name string
 }
 
 // Verdict is what the core decided to do with a request.

@@ -105,6 +105,9 @@ type Notice struct {
 	// Steps are the steps of an operation of several (offboard), each
 	// with its outcome in words, in order; never a secret.
 	Steps []string
+	// Unchanged is set on a success that changed nothing: the target
+	// already was as asked (Code is CodeUnchanged).
+	Unchanged bool
 }
 
 // Result is what running an operation produced.

@@ -39,7 +39,7 @@ func (c *Core) Decide(req Request) Decision {
 		if !c.IsAdmin(req.UserID) {
 			return c.notAllowed("Only mailbot admins may read what the provider holds.")
 		}
-		return Decision{Verdict: VerdictRead, Op: op}
+		return c.decideRead(op)
 	}
 	op, aue := c.aliasDefaults(op)
 	if aue != nil {
@@ -79,4 +79,22 @@ func (c *Core) decideOp(req Request, op Operation) Decision {
 func (c *Core) notAllowed(why string) Decision {
 	return Decision{Verdict: VerdictReply, Reply: Reply{Title: "Not allowed", Text: why,
 		Note: "Ask a mailbot admin to do it for you.", Error: true}}
+}
+
+// decideRead reads op.Domain, or the default domain when none is given
+// (list), once the allow-list has it.
+func (c *Core) decideRead(op Operation) Decision {
+	cmd := op.Action.Command()
+	if op.Domain == "" {
+		if c.cfg.DefaultDomain == "" {
+			return Decision{Verdict: VerdictReply, Reply: usageReply(&UsageError{Command: cmd,
+				Problem: "Give exactly one domain: mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).",
+				Fix:     cmd + " " + string(op.Action) + " example.com", Usage: true})}
+		}
+		op.Domain = c.cfg.DefaultDomain
+	}
+	if ue := c.checkAllowed(cmd, op.Domain, op.Domain); ue != nil {
+		return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
+	}
+	return Decision{Verdict: VerdictRead, Op: op}
 }

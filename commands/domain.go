@@ -7,15 +7,15 @@ import (
 
 	"golang.org/x/net/idna"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/internal/dnsname"
 )
 
 // Limits of domain names (RFC 1035 §2.3.4) and of mailbox names (the real
 // service's rules).
 const (
-	maxLoginLen = 30
-	// maxExistingLoginLen bounds the user name of a mailbox that exists:
-	// the local part of an address (RFC 5321 §4.5.3.1.1).
+	// maxExistingLoginLen bounds the syntax of a user name: the local part
+	// of an address (RFC 5321 §4.5.3.1.1).
 	maxExistingLoginLen = 64
 )
 
@@ -23,7 +23,7 @@ const (
 // ASCII (punycode), without a trailing dot (the rule of internal/dnsname).
 func NormalizeDomain(s string) (string, error) { return dnsname.Normalize(s) }
 
-// displayDomain is the ASCII name, followed by its Unicode form when the
+// displayDomain is the Unicode name, followed by its ASCII (punycode) form when the
 // name is internationalised: "xn--e1afmkfd.xn--p1ai (пример.рф)".
 func displayDomain(ascii string) string {
 	if !strings.Contains(ascii, "xn--") {
@@ -33,7 +33,7 @@ func displayDomain(ascii string) string {
 	if err != nil || u == ascii {
 		return ascii
 	}
-	return ascii + " (" + u + ")"
+	return u + " (" + ascii + ")"
 }
 
 // CheckDomainPatterns validates MAILBOT_DOMAINS patterns: domain names and
@@ -79,39 +79,30 @@ func allowed(patterns []string, domain string) bool {
 	return false
 }
 
-// normalizeLogin validates the user name of a mailbox that action acts
-// on and returns it lower case. A new mailbox (add) gets mailbot's own
-// rule, the strictest of the providers' (PDD's and Yandex 360's): Latin
-// letters, digits, '-' and '.'; starting with a letter, ending with a
-// letter or digit; at most 30. A mailbox that exists already (reset,
-// block, unblock) may have been made elsewhere, under a provider's looser
-// rule (mailcow's "john_doe", "2024.intern"), so any user name of Latin
-// letters, digits, '.', '_', '+' and '-' is taken, up to 64 characters,
-// not starting or ending with '.' and without "..": the provider says
-// whether it knows the mailbox. Neither rule lets through a character
-// that could change an API request's path or query.
-func normalizeLogin(action Action, s string) (string, error) {
-	s = strings.ToLower(s)
-	if action != ActionAddMailbox {
-		return existingLogin(s)
+// normalizeLogin validates the syntax of a user name, whatever the
+// action, and returns it lower case: any user name of Latin letters,
+// digits, '.', '_', '+' and '-' up to 64 characters, not starting or
+// ending with '.' and without "..". It lets through no character that
+// could change an API request's path or query. The selected provider's
+// own rule (checkLogin) then applies to every action alike.
+func normalizeLogin(_ Action, s string) (string, error) {
+	return existingLogin(strings.ToLower(s))
+}
+
+// loginChecker is a provider that states its own rule of user names
+// (CheckLogin returns why a name breaks it, in words, or nil).
+type loginChecker interface {
+	CheckLogin(login string) error
+}
+
+// checkLogin checks login by the selected provider's rule, the same for
+// every action: its own, or, for a provider that states none, the
+// strictest (apiclient.StrictLogin).
+func (c *Core) checkLogin(login string) error {
+	if lc, ok := providerAs[loginChecker](c.api); ok {
+		return lc.CheckLogin(login)
 	}
-	switch {
-	case s == "":
-		return "", errors.New("it is empty")
-	case len(s) > maxLoginLen:
-		return "", fmt.Errorf("it is longer than %d characters", maxLoginLen)
-	case !(s[0] >= 'a' && s[0] <= 'z'):
-		return "", errors.New("it must start with a Latin letter")
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
-			return "", errors.New("it may hold only Latin letters, digits, '-' and '.'")
-		}
-	}
-	if c := s[len(s)-1]; c == '-' || c == '.' {
-		return "", errors.New("it must end with a letter or a digit")
-	}
-	return s, nil
+	return apiclient.StrictLogin(login)
 }
 
 // existingLogin is normalizeLogin's rule for a mailbox that exists.

@@ -134,6 +134,12 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 // requester it waits, with a Cancel button. Nothing reaches the PDD API.
 func (c *Core) submit(ctx context.Context, to Route, p Pending) string {
 	if err := c.store.Submit(ctx, p); err != nil {
+		var pe *PendingExistsError
+		if errors.As(err, &pe) {
+			c.deliver(ctx, to, Reply{Title: "A request for this is waiting already", Error: true,
+				Text: fmt.Sprintf("Request %s to %s is pending: nothing more was asked. It can be decided, or cancelled by its requester, before another is made.", pe.ID, p.Op)})
+			return LabelRefused
+		}
 		c.logger.Warn("request not recorded", zap.String("request_id", p.ID), zap.Error(err))
 		if !errors.Is(err, ErrStoreUnavailable) {
 			c.deliver(ctx, to, Reply{Title: "Your request could not be recorded", Error: true, Text: "Nothing was done. Try again."})

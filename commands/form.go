@@ -28,7 +28,8 @@ type Form struct {
 // FormValues is what a person submitted in a [Form].
 type FormValues struct {
 	Domain string
-	User   string // add only
+	User   string // add, reset, block, unblock
+	Name   string // add only, optional: the person's name
 	Reason string
 	For    string // the Slack user ID the credentials go to; empty: the requester
 }
@@ -39,7 +40,12 @@ const (
 	FieldUser   = "user"
 	FieldReason = "reason"
 	FieldFor    = "for"
+	FieldName   = "name" // add only, optional
 )
+
+// maxName bounds the person's name of a new mailbox (Google's limit of a
+// given or family name is 60; two of them and a space).
+const maxName = 121
 
 // formKind prefixes a form's signed metadata.
 const formKind = "f1"
@@ -127,6 +133,9 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 	}
 	if action.OnMailbox() {
 		login, err := normalizeLogin(action, strings.TrimSpace(v.User))
+		if err == nil {
+			err = c.checkLogin(login)
+		}
 		if err != nil {
 			errs = addErr(errs, FieldUser, fmt.Sprintf("%q is not a valid user name: %v.", trunc(v.User, 40), err))
 		}
@@ -137,6 +146,9 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 		if ue := checkFor(op); ue != nil {
 			errs = addErr(errs, FieldFor, ue.Problem)
 		}
+	}
+	if action == ActionAddMailbox {
+		op.Name = trunc(strings.TrimSpace(cleanText(v.Name)), maxName)
 	}
 	if len(errs) == 0 {
 		if ue := c.checkOp(op); ue != nil {

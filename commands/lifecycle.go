@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"strings"
 
 	"github.com/mailbot/mailbot/apiclient"
 )
@@ -12,6 +13,15 @@ import (
 // password, with the warning that it may not be set, so that no password
 // is set that nobody was given.
 func (c *Core) resetPassword(ctx context.Context, n Notice) (Result, error) {
+	n, _, refused, err := c.lookupTarget(ctx, n)
+	if refused != nil || err != nil {
+		return deref(refused), err
+	}
+	return c.setPassword(ctx, n)
+}
+
+// setPassword sets the new password of n's mailbox.
+func (c *Core) setPassword(ctx context.Context, n Notice) (Result, error) {
 	pw, err := c.newPassword(n.Op.Login, n.Op.Domain)
 	if err != nil {
 		return Result{}, err
@@ -42,7 +52,14 @@ func (c *Core) resetPassword(ctx context.Context, n Notice) (Result, error) {
 // provider does with its mail meanwhile.
 func (c *Core) setLogin(ctx context.Context, n Notice) (Result, error) {
 	enable := n.Op.Action == ActionUnblock
-	m, err := c.api.SetLoginEnabled(ctx, n.Op.Domain, n.Op.Login, enable)
+	n, m, refused, err := c.lookupTarget(ctx, n)
+	if refused != nil || err != nil {
+		return deref(refused), err
+	}
+	if enable == (m.State == apiclient.StateActive) {
+		return c.loginUnchanged(n, m), nil
+	}
+	m, err = c.api.SetLoginEnabled(ctx, n.Op.Domain, n.Op.Login, enable)
 	if err != nil {
 		return Result{}, err
 	}
@@ -54,6 +71,19 @@ func (c *Core) setLogin(ctx context.Context, n Notice) (Result, error) {
 		Steps:  warningSteps(n.Warnings),
 	}
 	return Result{Reply: r, Notice: n}, nil
+}
+
+// loginUnchanged is the result of a block or unblock of a mailbox that
+// already was as asked: nothing was sent. Block never loosens: an
+// inactive mailbox (no logins, mail refused) stays inactive.
+func (c *Core) loginUnchanged(n Notice, m *apiclient.Mailbox) Result {
+	n.OK, n.Unchanged, n.Code, n.UID, n.Status = true, true, CodeUnchanged, m.UID, string(m.State)
+	r := Reply{
+		Title:  "Mailbox " + n.Op.Target() + " already " + string(m.State),
+		Text:   "Nothing was changed.",
+		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "State", Value: stateWords(m.State)}},
+	}
+	return Result{Reply: r, Notice: n}
 }
 
 // loginText says what blocking or unblocking means at this provider.
@@ -81,4 +111,52 @@ func stateWords(s apiclient.MailboxState) string {
 		return "inactive (no logins, mail refused)"
 	}
 	return string(s)
+}
+
+// lookupTarget reads n's mailbox before it is changed, where that is
+// needed (m is nil where it is not): before a block or unblock, which
+// change nothing for a mailbox that already is as asked. Where users have their own address
+// (OwnAddresses), n's operation is made to name that address, which the
+// allow-list must have: else the result is a refusal and nothing is
+// changed.
+func (c *Core) lookupTarget(ctx context.Context, n Notice) (Notice, *apiclient.Mailbox, *Result, error) {
+	own := c.api.Capabilities().OwnAddresses
+	if !own && n.Op.Action == ActionResetPassword {
+		return n, nil, nil, nil
+	}
+	m, err := c.api.LookupMailbox(ctx, n.Op.Domain, n.Op.Login)
+	if err != nil {
+		return n, nil, nil, err
+	}
+	if !own {
+		return n, m, nil, nil
+	}
+	n.Op = ownAddress(n.Op, m)
+	if ue := c.checkAllowed(CmdMailbox, n.Op.Domain, n.Op.Target()); ue != nil {
+		n.Code, n.Detail = CodeInvalid, "the mailbox's own address is outside the allow-list"
+		return n, m, &Result{Reply: usageReply(ue), Notice: n}, nil
+	}
+	return n, m, nil, nil
+}
+
+// ownAddress is op naming m's own address, where the provider gives one
+// that is a valid address; else op as it is.
+func ownAddress(op Operation, m *apiclient.Mailbox) Operation {
+	at := strings.LastIndexByte(m.Address, '@')
+	if at < 1 {
+		return op
+	}
+	d, err := NormalizeDomain(m.Address[at+1:])
+	if err != nil {
+		return op
+	}
+	op.Login, op.Domain = strings.ToLower(m.Address[:at]), d
+	return op
+}
+
+func deref(r *Result) Result {
+	if r == nil {
+		return Result{}
+	}
+	return *r
 }

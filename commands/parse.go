@@ -90,8 +90,8 @@ func Parse(command, text string) (Invocation, error) {
 	case command == CmdMailbox && sub.OnMailbox():
 		inv, err = parseMailboxOp(sub, text, toks[1:])
 	default:
-		err = &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)),
-			Fix: command + " help", Usage: true}
+		err = &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)) +
+			didYouMean(command, string(sub)), Fix: command + " help", Usage: true}
 	}
 	if err != nil {
 		return Invocation{}, err
@@ -113,10 +113,14 @@ func parseRegister(text string, toks []token) (Invocation, error) {
 }
 
 // parseRead parses "/mailbox list <domain>" and "/maildomain status
-// <domain>"; without a domain they answer with the usage.
+// <domain>"; without a domain status answers with the usage, and list
+// leaves the domain empty (the default domain's, if any).
 func parseRead(action Action, toks []token) (Invocation, error) {
 	cmd := action.Command()
 	fix := cmd + " " + string(action) + " example.com"
+	if len(toks) == 0 && action == ActionListMailboxes {
+		return Invocation{Command: cmd, Read: true, Op: Operation{Action: action}}, nil
+	}
 	if len(toks) != 1 {
 		return Invocation{}, &UsageError{Command: cmd, Problem: "Give exactly one domain.", Fix: fix, Usage: true}
 	}

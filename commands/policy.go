@@ -187,6 +187,9 @@ func (c *Core) checkOp(op Operation) *UsageError {
 		if l, err := normalizeLogin(op.Action, op.Login); err != nil || l != op.Login {
 			return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid user name.", trunc(op.Login, 40)), Fix: fix}
 		}
+		if err := c.checkLogin(op.Login); err != nil {
+			return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid user name at %s: %v.", trunc(op.Login, 40), c.providerName(), err), Fix: fix}
+		}
 	} else if op.Login != "" {
 		return &UsageError{Command: cmd, Problem: "Registering a domain takes no user name.", Fix: fix}
 	}
@@ -196,12 +199,22 @@ func (c *Core) checkOp(op Operation) *UsageError {
 	if ue := c.checkAliasOp(op, fix); ue != nil {
 		return ue
 	}
-	if !allowed(c.domains, op.Domain) {
-		return &UsageError{Command: cmd,
-			Problem: fmt.Sprintf("mailbot may not touch %s: it is not in the list of allowed domains (%s).", op.Domain, strings.Join(c.domains, ", ")),
-			Fix:     "a domain from that list, or ask an operator to add it to MAILBOT_DOMAINS"}
+	return c.checkAllowed(cmd, op.Domain, op.Domain)
+}
+
+// checkAllowed refuses what, at domain, when the allow-list does not
+// have domain: a refusal in words, or nil.
+func (c *Core) checkAllowed(cmd, domain, what string) *UsageError {
+	if allowed(c.domains, domain) {
+		return nil
 	}
-	return nil
+	which := "it"
+	if what != domain {
+		which = domain
+	}
+	return &UsageError{Command: cmd,
+		Problem: fmt.Sprintf("mailbot may not touch %s: %s is not in the list of allowed domains (%s).", what, which, strings.Join(c.domains, ", ")),
+		Fix:     "a domain from that list, or ask an operator to add it to MAILBOT_DOMAINS"}
 }
 
 // authorise decides, by the approval mode, whether userID may run op now,

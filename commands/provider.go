@@ -52,3 +52,27 @@ type Provider interface {
 	// pages; it never loads more than a page from a provider that pages.
 	ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error)
 }
+
+// providerAs returns p, or the first provider p wraps (a wrapper's
+// Unwrap, such as the metrics'), that implements T.
+func providerAs[T any](p Provider) (T, bool) {
+	for {
+		if t, ok := p.(T); ok {
+			return t, true
+		}
+		u, ok := p.(interface{ Unwrap() Provider })
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		p = u.Unwrap()
+	}
+}
+
+// NamedAdder is a Provider that keeps a person's name on a mailbox:
+// AddNamedMailbox is AddMailbox with the name from the add form (given
+// and family names split on the last space, apiclient.SplitName). The
+// core calls it when a name was given.
+type NamedAdder interface {
+	AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error)
+}

@@ -58,6 +58,10 @@ func (c *Core) clickMore(ctx context.Context, k Click) string {
 		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: "Only mailbot admins may read what the provider holds.", Error: true})
 		return LabelRefused
 	}
+	if ue := c.checkAllowed(CmdMailbox, w.Domain, w.Domain); ue != nil {
+		c.deliver(ctx, k.Route, usageReply(ue))
+		return LabelRefused
+	}
 	c.deliver(ctx, k.Route, c.listPage(ctx, w))
 	return LabelAnswered
 }
@@ -114,7 +118,7 @@ func (c *Core) listSummary(page *apiclient.Page, first bool, shown int) string {
 		s = fmt.Sprintf("Continued (%d in all); ", page.Total)
 	}
 	s += fmt.Sprintf("%d shown here.", shown)
-	if c.api.Capabilities().OrgUsers {
+	if c.api.Capabilities().OwnAddresses {
 		s += " " + capitalise(c.providerName()) + " users belong to the organisation, not to one domain: these are its users, with the addresses it gives."
 	}
 	return s

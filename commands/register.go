@@ -17,12 +17,15 @@ const verifyFileURL = "http://%s/%s.html" // domain, secret name
 // with what to publish next. Verification secrets and codes go to that
 // person alone.
 func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
-	r := Reply{Title: "Domain " + domain + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
+	r := Reply{Title: "Domain " + displayDomain(domain) + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
 	hosts := c.api.MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
 	mx := mxStep(domain, dns.MX)
 	if len(dns.MXSets) > 0 {
 		mx = mxSetStep(domain, dns.MXSets[0])
+	}
+	if spf := spfStep(dns); spf != "" {
+		mx += " " + spf
 	}
 	caps := c.api.Capabilities()
 	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, caps)})
@@ -48,7 +51,7 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 	default:
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
 		r.Fields = append(r.Fields, methodFields(d.Methods)...)
-		r.Steps = []string{mx}
+		r.Steps = append(recordSteps(d.Methods), mx)
 		r.Note = "Only you can see the verification codes. The service checks ownership by itself; that can take a few hours."
 		r.Buttons = []Button{c.checkButton(domain, "")}
 	}
@@ -106,6 +109,27 @@ func mxSetStep(domain string, set []apiclient.MXRecord) string {
 	return "Make these the only MX records of " + domain + ", so that mail flows: " + strings.Join(rs, ", ")
 }
 
+// spfStep tells which SPF record the DNS checklist expects, where the
+// provider names an include ("" otherwise: mailcow's reply says it).
+func spfStep(dns *apiclient.MailDNS) string {
+	if dns.SPFInclude == "" {
+		return ""
+	}
+	return "Add an SPF record, a TXT record that includes " + dns.SPFInclude + ", such as: v=spf1 include:" + dns.SPFInclude + " ~all"
+}
+
+// recordSteps says where and what to publish for the verification
+// methods whose record the provider describes.
+func recordSteps(ms []apiclient.VerifyMethod) []string {
+	var steps []string
+	for _, m := range ms {
+		if m.Record != "" {
+			steps = append(steps, "To verify by "+m.Method+", publish "+m.Record+".")
+		}
+	}
+	return steps
+}
+
 // methodFields shows verification methods and their codes, as received
 // (secrets: the requester's alone).
 func methodFields(ms []apiclient.VerifyMethod) []Field {
@@ -122,4 +146,28 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// domainHad reads domain's status when ask is set (a register was refused
+// as existing), and returns it when the account has the domain; nil
+// otherwise (a failed read included).
+func (c *Core) domainHad(ctx context.Context, domain string, ask bool) *apiclient.Domain {
+	if !ask {
+		return nil
+	}
+	d, err := c.api.DomainStatus(ctx, domain)
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// registeredAlready is the result of a register of a domain the account
+// already has: its status, and nothing changed.
+func (c *Core) registeredAlready(ctx context.Context, n Notice, d *apiclient.Domain) Result {
+	n.OK, n.Unchanged, n.Code, n.Status, n.Stage = true, true, CodeUnchanged, d.Status, d.Stage
+	r := c.registerReply(ctx, n.Op.Domain, d)
+	r.Title = "Domain " + displayDomain(n.Op.Domain) + " was registered already"
+	r.Text = strings.TrimSpace("Nothing was changed: the account already has it. " + r.Text)
+	return Result{Reply: r, Notice: n}
 }

@@ -109,6 +109,8 @@ func (n Notice) Summary(mention func(userID string) string) string {
 	who := mention(n.Actor)
 	var s string
 	switch {
+	case n.OK && n.Unchanged:
+		s = fmt.Sprintf("%s: %s: nothing changed, it already was so (%s)", who, n.Op, n.Status)
 	case n.OK && (n.Op.Action == ActionRegisterDomain || n.Status != ""):
 		s = fmt.Sprintf("%s %s: %s", who, n.Op.pastTense(), n.Status)
 	case n.OK:

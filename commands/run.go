@@ -19,6 +19,7 @@ const (
 	CodeInvalid     = "invalid"     // the operation did not validate; nothing was sent
 	CodeStore       = "store"       // not run: it could not be recorded in the database
 	CodeCredentials = "credentials" // the provider refused mailbot's credentials
+	CodeUnchanged   = "unchanged"   // a success that changed nothing: the target already was as asked
 )
 
 // codeWords say what the core's own codes mean.
@@ -44,7 +45,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 	if res, refused := c.refuseHandover(ctx, n); refused {
 		return res
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: reqID, Event: runEvent(op), Actor: actor, Deciders: deciders,
+	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: reqID, Event: runEvent(op), Actor: actor, Deciders: deciders,
 		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For, To: op.To}
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
@@ -113,8 +114,14 @@ func (c *Core) perform(ctx context.Context, n Notice) (Result, error) {
 
 func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
 	d, err := c.api.RegisterDomain(ctx, n.Op.Domain)
+	if d := c.domainHad(ctx, n.Op.Domain, apiclient.ReasonOf(err) == apiclient.ReasonExists); d != nil {
+		return c.registeredAlready(ctx, n, d), nil
+	}
 	if err != nil {
 		return Result{}, err
+	}
+	if d.Existed {
+		return c.registeredAlready(ctx, n, d), nil
 	}
 	n.OK, n.Status, n.Stage, n.Warnings = true, d.Status, d.Stage, d.Warnings
 	return Result{Reply: c.registerReply(ctx, n.Op.Domain, d), Notice: n}, nil
@@ -130,15 +137,27 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 		return Result{}, err
 	}
 	force := c.cfg.ForcePasswordChange
-	m, err := c.api.AddMailbox(ctx, n.Op.Domain, n.Op.Login, pw, force)
+	m, err := c.add(ctx, n.Op, pw, force)
 	if apiclient.MayHaveHappened(err) && ctx.Err() == nil {
 		m, err = c.afterLostAdd(ctx, n, pw, force, err)
 	}
 	if err != nil {
 		return Result{}, err
 	}
+	if c.api.Capabilities().OwnAddresses {
+		n.Op = ownAddress(n.Op, m)
+	}
 	n.OK, n.UID, n.Warnings = true, m.UID, m.Warnings
 	return Result{Reply: c.passwordReply(n, pw, m), Notice: n}, nil
+}
+
+// add creates op's mailbox, with op's name where one was given and the
+// provider keeps names.
+func (c *Core) add(ctx context.Context, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
+	if na, ok := c.api.(NamedAdder); ok && op.Name != "" {
+		return na.AddNamedMailbox(ctx, op.Domain, op.Login, op.Name, pw, force)
+	}
+	return c.api.AddMailbox(ctx, op.Domain, op.Login, pw, force)
 }
 
 // afterLostAdd looks up a mailbox whose add got no usable answer (lost
@@ -151,7 +170,7 @@ func (c *Core) afterLostAdd(ctx context.Context, n Notice, pw string, force bool
 		m.PasswordChangeRequired = m.PasswordChangeRequired || force && c.api.Capabilities().ForcePasswordChange
 		return m, nil
 	case apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
-		return c.api.AddMailbox(ctx, n.Op.Domain, n.Op.Login, pw, force)
+		return c.add(ctx, n.Op, pw, force)
 	}
 	c.logger.Warn("a lost add's mailbox could not be looked up", zap.String("target", n.Op.Target()), zap.Error(err))
 	return nil, lost
@@ -310,7 +329,7 @@ func (c *Core) advice(op Operation, e *apiclient.Error) string {
 		if op.Action == ActionAddMailbox {
 			return "Choose another user name."
 		}
-		return "Another account has connected this domain, or it is connected already."
+		return "Nothing was done. /maildomain status " + op.Domain + " shows whether this account has it."
 	case apiclient.ReasonNotFound:
 		return "Check the name: " + c.providerName() + " does not know it."
 	case apiclient.ReasonPassword:

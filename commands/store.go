@@ -21,7 +21,11 @@ type Store interface {
 	// transport before it runs a request the store does not know.
 	Durable() bool
 
-	// Submit records p as a new pending request.
+	// Submit records p as a new pending request. While another request
+	// of the same action on the same domain and mailbox is pending and
+	// not past its expiry (at p.Created), it records nothing and returns
+	// a *PendingExistsError naming that request: of concurrent submits
+	// of one target, on one replica or many, exactly one is recorded.
 	Submit(ctx context.Context, p Pending) error
 	// Attach records where the request's message is, so that expiry and
 	// reminders can update it without a click.
@@ -96,6 +100,16 @@ type Pruner interface {
 	// Prune deletes the decided requests and the audit entries past their
 	// retention at now, and says how many of each.
 	Prune(ctx context.Context, now time.Time) (requests, entries int64, err error)
+}
+
+// PendingExistsError is Submit's refusal of a second request of an
+// action on a target while one is pending.
+type PendingExistsError struct {
+	ID string // the pending request
+}
+
+func (e *PendingExistsError) Error() string {
+	return "request " + e.ID + " is pending for the same operation"
 }
 
 // ErrStoreUnavailable wraps a store's failure to reach its database, so
@@ -176,7 +190,8 @@ type AuditEntry struct {
 	Status    string // register: the domain's status
 	Stage     string // register: the domain's stage
 	UID       int64  // add: the new mailbox's uid
-	Code      string // on failure: the provider's error code or a notice code
+	Source    string // where the entry came from: SourceSlack, SourceShell; "" before sources were recorded
+	Code      string // on failure: the provider's error code or a notice code; CodeUnchanged on a success that changed nothing
 	To        string // the operation's second address (Operation.To), or an offboarding step's
 }
 
@@ -197,6 +212,12 @@ const (
 	EventHandoverShown Event = "handover_shown"
 	// A hand-over whose deadline passed before its owner saw it.
 	EventHandoverExpired Event = "handover_expired"
+)
+
+// Where an audit entry came from ([Config.Source]).
+const (
+	SourceSlack = "slack" // mailbot serve: a slash command, click or form in Slack
+	SourceShell = "shell" // mailbot shell
 )
 
 // The outcomes of a run in the audit trail.

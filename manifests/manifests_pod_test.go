@@ -296,7 +296,14 @@ func loadPodConfig(t *testing.T, b kubeBuild) {
 		}
 	}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	// The admins are the operator's to set: left empty, start-up stops
+	// with one line naming MAILBOT_ADMINS, and nothing else is wrong.
+	_, err := loadConfig(lookup, "serve")
+	if err == nil || strings.Count(strings.TrimSpace(err.Error()), "\n") != 0 || !strings.Contains(err.Error(), "MAILBOT_ADMINS") {
+		t.Errorf("the manifests' configuration as shipped: %v; want one line naming MAILBOT_ADMINS", err)
+	}
+	env["MAILBOT_ADMINS"] = "U0OPERATOR"
 	if _, err := loadConfig(lookup, "serve"); err != nil {
-		t.Errorf("the manifests' configuration does not load for serve: %v", err)
+		t.Errorf("the manifests' configuration with MAILBOT_ADMINS set does not load for serve: %v", err)
 	}
 }

@@ -56,8 +56,14 @@ func readWorkflow(t *testing.T, path string) workflow {
 // or "- Unreleased" while the release is being prepared.
 var changelogVersion = regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\] - (\d{4}-\d{2}-\d{2}|Unreleased)$`)
 
+// unreleasedTag is the base's pin while the newest version of
+// CHANGELOG.md is not released: it names no image that could exist, so
+// that nobody deploys a tag that was never published.
+const unreleasedTag = "unreleased"
+
 // TestManifestReleasePin checks that the manifests pin the newest version
-// of CHANGELOG.md, which names the metrics this release renames.
+// of CHANGELOG.md once it is released (dated), and unreleasedTag while it
+// is not; CHANGELOG.md names the metrics this release renames.
 func TestManifestReleasePin(t *testing.T) {
 	t.Parallel()
 	b, err := os.ReadFile(fromRoot(changelogPath))
@@ -74,9 +80,13 @@ func TestManifestReleasePin(t *testing.T) {
 			t.Errorf("%s: heading %q is neither ## [Unreleased] nor ## [X.Y.Z] - YYYY-MM-DD", changelogPath, l)
 		}
 	}
+	want := "v" + m[1]
+	if m[2] == "Unreleased" {
+		want = unreleasedTag
+	}
 	forEachVariant(t, func(t *testing.T, kb kubeBuild) {
-		if _, tag := imageTag(kb.container.Image); tag != "v"+m[1] {
-			t.Errorf("the manifests pin %s, want v%s, the newest version of %s", tag, m[1], changelogPath)
+		if _, tag := imageTag(kb.container.Image); tag != want {
+			t.Errorf("the manifests pin %s, want %s (the newest version of %s is %s, %s)", tag, want, changelogPath, m[1], m[2])
 		}
 	})
 	for _, name := range []string{
@@ -183,4 +193,29 @@ func dockerLabel(t *testing.T, key string) string {
 	}
 	t.Fatalf("%s: no LABEL %s in the final stage", dockerfile, key)
 	return ""
+}
+
+// pinnedAction is a step's uses: of an action of another repository,
+// pinned to a full commit SHA with its tag in a comment.
+var pinnedAction = regexp.MustCompile(`^\s*(?:- )?uses: [\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(?:\.\d+){0,2}\s*$`)
+
+// TestWorkflowActionsPinnedBySHA checks that every action the workflows
+// take from another repository is pinned to a full commit SHA, with the
+// tag it stands for in a comment: a tag can be moved, a commit cannot.
+func TestWorkflowActionsPinnedBySHA(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{ciWorkflow, releaseWorkflow} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if !strings.Contains(line, "uses:") || strings.Contains(line, "uses: ./") {
+				continue
+			}
+			if !pinnedAction.MatchString(line) {
+				t.Errorf("%s:%d: %q is not pinned to a commit SHA with its tag in a comment", path, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
 }

@@ -124,9 +124,10 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 	return dns, nil
 }
 
-// notFound is the refusal of a read answered {}.
+// notFound is the refusal of a read answered {}: mailcow's way of saying
+// it has nothing, not a code of its own, so the error has none.
 func (c *Client) notFound(op apiclient.Op, words string) *apiclient.Error {
-	e := c.caller.Fail(op, apiclient.ClassRefused, http.StatusOK, "{}", words)
+	e := c.caller.Fail(op, apiclient.ClassRefused, http.StatusOK, "", words)
 	e.Reason = apiclient.ReasonNotFound
 	e.Sent = true
 	return e

@@ -84,7 +84,16 @@ func address(domain, login string) string { return strings.ToLower(login + "@" +
 // active, force_pw_update as asked). It is never retried once it may have
 // reached mailcow: an uncertain add is for the caller to look up.
 func (c *Client) AddMailbox(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error) {
-	body := addMailboxBody{LocalPart: login, Domain: domain, Name: login, Password: password, Password2: password,
+	return c.AddNamedMailbox(ctx, domain, login, "", password, forceChange)
+}
+
+// AddNamedMailbox is AddMailbox with the person's name as the mailbox's
+// name (mailcow keeps one full name); without one, the local part.
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	if name == "" {
+		name = login
+	}
+	body := addMailboxBody{LocalPart: login, Domain: domain, Name: name, Password: password, Password2: password,
 		Active: activeActive, ForcePwUpdate: flag(forceChange)}
 	k := call{op: apiclient.OpAdd, path: "add/mailbox", password: password}
 	warnings, err := c.write(ctx, k, body, apiclient.ReasonNotAllowed)

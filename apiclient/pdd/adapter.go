@@ -29,6 +29,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -40,10 +41,30 @@ import (
 // lifecycle. Every failure is an *apiclient.Error whose Class sorts it; the
 // PDD code, when the API answered one, is its Code. It is safe for
 // concurrent use.
-type Adapter struct{ c *apiclient.Caller }
+type Adapter struct {
+	c       *apiclient.Caller
+	retired bool // baseURL is the real PDD host, switched off in 2023
+}
 
 // DefaultBaseURL is the production PDD API.
 const DefaultBaseURL = "https://pddimp.yandex.ru"
+
+// retiredHost is the real PDD API's host: Yandex switched it off on
+// 2023-04-01 ("no longer available" from late March 2023).
+const retiredHost = "pddimp.yandex.ru"
+
+// StartWarnings says, for the log at start, that the real PDD API is
+// switched off when the adapter drives its host, and names its
+// successors; nil for another host (a sandbox, a service that speaks the
+// same API).
+func (a *Adapter) StartWarnings() []string {
+	if !a.retired {
+		return nil
+	}
+	return []string{"Yandex switched the PDD API off in 2023 (" + retiredHost + " answers \"no longer available\"): " +
+		"its users moved to Yandex 360 for Business, which mailbot supports (MAILBOT_PROVIDER=yandex360); " +
+		"self-hosted mail is supported with mailcow (MAILBOT_PROVIDER=mailcow). Commands sent there fail."}
+}
 
 // NewAdapter returns an adapter of the PDD API at baseURL (scheme and
 // host, such as [DefaultBaseURL]), acting with token.
@@ -55,7 +76,8 @@ func NewAdapter(baseURL, token string, opts ...apiclient.Option) (*Adapter, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Adapter{c: c}, nil
+	u, _ := url.Parse(baseURL) // NewCaller has checked it
+	return &Adapter{c: c, retired: u != nil && strings.EqualFold(u.Hostname(), retiredHost)}, nil
 }
 
 // Name is apiclient.ProviderPDD.
@@ -203,3 +225,7 @@ func strictJSON(body []byte, v any) string {
 	}
 	return ""
 }
+
+// CheckLogin checks a user name by PDD's rule ([apiclient.StrictLogin]),
+// for every command alike.
+func (a *Adapter) CheckLogin(login string) error { return apiclient.StrictLogin(login) }

@@ -117,9 +117,10 @@ var codeClasses = map[Code]struct {
 // codeClass returns the class and reason of a PDD code answered to op.
 // email/edit answers an unknown login no_login or not_allowed (the record
 // does not say which): both are ReasonNotFound there, since the adapter
-// always sends the login.
+// always sends the login. domain/registration_status answers not_allowed
+// for a domain the account does not hold: ReasonNotFound too.
 func codeClass(op apiclient.Op, code Code) (apiclient.Class, apiclient.Reason) {
-	if isEdit(op) && (code == CodeNoLogin || code == CodeNotAllowed) {
+	if isEdit(op) && (code == CodeNoLogin || code == CodeNotAllowed) || op == apiclient.OpDomainStatus && code == CodeNotAllowed {
 		return apiclient.ClassRefused, apiclient.ReasonNotFound
 	}
 	if c, ok := codeClasses[code]; ok {
@@ -135,6 +136,8 @@ func meaning(op apiclient.Op, code Code) string {
 		return "the mailbox already exists"
 	case isEdit(op) && (code == CodeNoLogin || code == CodeNotAllowed):
 		return "no such mailbox in this domain"
+	case op == apiclient.OpDomainStatus && code == CodeNotAllowed:
+		return "the domain is not in this account (PDD answers so for a domain the account does not hold, registered elsewhere or not)"
 	}
 	return code.Meaning()
 }

@@ -97,11 +97,11 @@ func (c *Client) Name() string { return apiclient.ProviderYandex360 }
 // Capabilities: a password change can be required (UserService_Create and
 // Update take passwordChangeRequired); a blocked user (isEnabled false) is
 // not documented to keep receiving mail, so the core promises it does not;
-// users have IDs; the user list is paged; domains are verified; users
-// belong to the organisation, not to a domain; users have aliases, names
-// valid at every domain of the organisation (alias.go).
+// users have IDs; the user list is paged; domains are verified; a user
+// belongs to the organisation and has its own address (email); users have
+// aliases, names valid at every domain of the organisation (alias.go).
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "Yandex 360", ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OrgUsers: true,
+	return apiclient.Capabilities{Title: "Yandex 360", ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OwnAddresses: true,
 		Aliases: true, OrgWideAliases: true}
 }
 
@@ -221,3 +221,8 @@ func (c *Client) domainName(op apiclient.Op, domain string) (string, error) {
 	}
 	return d, nil
 }
+
+// CheckLogin checks a nickname by the rule mailbot keeps for Yandex 360
+// ([apiclient.StrictLogin]: its public record states none stricter), for
+// every command alike.
+func (c *Client) CheckLogin(login string) error { return apiclient.StrictLogin(login) }

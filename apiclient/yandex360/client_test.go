@@ -130,7 +130,7 @@ func TestNew(t *testing.T) {
 	if err != nil || c.OrgID() != 5 || c.Name() != apiclient.ProviderYandex360 {
 		t.Fatalf("New = %v, %v", c, err)
 	}
-	want := apiclient.Capabilities{Title: "Yandex 360", ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OrgUsers: true,
+	want := apiclient.Capabilities{Title: "Yandex 360", ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OwnAddresses: true,
 		Aliases: true, OrgWideAliases: true}
 	if got := c.Capabilities(); got != want {
 		t.Errorf("Capabilities = %+v, want %+v", got, want)

@@ -57,7 +57,8 @@ func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.
 	err = c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: map[string]string{"domain": name}, out: &added, create: true})
 	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
 		if d, serr := c.domainState(ctx, op, name); serr == nil {
-			return d, nil // ours already
+			d.Existed = true // ours already
+			return d, nil
 		}
 		return nil, err
 	}
@@ -138,9 +139,24 @@ func (c *Client) status(ctx context.Context, op apiclient.Op, name string) (*api
 	}
 	d := &apiclient.Domain{Name: name, Status: s.Status}
 	for _, m := range s.Methods {
-		d.Methods = append(d.Methods, apiclient.VerifyMethod{Method: m.Method, Code: m.Code})
+		d.Methods = append(d.Methods, apiclient.VerifyMethod{Method: m.Method, Code: m.Code, Record: methodRecord(name, m.Method, m.Code)})
 	}
 	return d, nil
+}
+
+// methodDNS is Yandex's DNS verification method, as the status call names
+// it (the Webmaster methods: webmaster.dns, webmaster.meta, webmaster.file).
+const methodDNS = "webmaster.dns"
+
+// methodRecord says where and what to publish for a verification method
+// whose record Yandex documents: for the DNS method, a TXT record at the
+// domain whose value is "yandex-verification: <code>" (Yandex Webmaster's
+// verification, which Yandex 360 uses); "" for the others.
+func methodRecord(domain, method, code string) string {
+	if method != methodDNS || code == "" {
+		return ""
+	}
+	return "a TXT record at " + domain + " with the value yandex-verification: " + code
 }
 
 // findDomain pages through the organisation's domains for name; a domain

@@ -87,6 +87,13 @@ type patchUser struct {
 // its nickname. A create is never sent twice: an uncertain attempt is
 // reported as such.
 func (c *Client) AddMailbox(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	return c.AddNamedMailbox(ctx, domain, login, "", password, forceChange)
+}
+
+// AddNamedMailbox is AddMailbox with the person's name: given and family
+// names split on its last space (the API requires both: a name of one
+// word is both, as the login is without a name).
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
 	op := apiclient.OpAdd
 	if _, err := c.orgDomain(ctx, op, domain); err != nil {
 		return nil, err
@@ -95,7 +102,14 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string,
 	if err != nil {
 		return nil, err
 	}
-	in := createUser{Nickname: login, DepartmentID: c.dept, Name: userName{First: login, Last: login},
+	first, last := apiclient.SplitName(name)
+	if first == "" {
+		first = login
+	}
+	if last == "" {
+		last = first
+	}
+	in := createUser{Nickname: login, DepartmentID: c.dept, Name: userName{First: first, Last: last},
 		Password: password, PasswordChangeRequired: forceChange}
 	var u userJSON
 	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: in, out: &u, create: true, secret: password}); err != nil {

@@ -29,6 +29,12 @@ func TestDomains(t *testing.T) {
 		t.Errorf("RegisterDomain = %+v, want unverified with three methods", d)
 	}
 	again, err := e.c.RegisterDomain(ctx, "new.example")
+	if d.Existed || err != nil || !again.Existed {
+		t.Errorf("RegisterDomain: Existed %v, then %v (%v); want false, then true", d.Existed, again != nil && again.Existed, err)
+	}
+	if again != nil {
+		again.Existed = false
+	}
 	if err != nil || cmp.Diff(d, again) != "" {
 		t.Errorf("RegisterDomain again = %+v, %v; want the same domain (-first +again):\n%s", again, err, cmp.Diff(d, again))
 	}

@@ -94,6 +94,12 @@ func (s *Store) Submit(ctx context.Context, p commands.Pending) error {
 	if _, ok := s.reqs[p.ID]; ok {
 		return fmt.Errorf("memstore: request %s exists", p.ID)
 	}
+	for id, r := range s.reqs {
+		if r.State == commands.StatePending && r.Expires.After(p.Created) && r.Op.Action == p.Op.Action &&
+			r.Op.Domain == p.Op.Domain && r.Op.Login == p.Op.Login {
+			return &commands.PendingExistsError{ID: id}
+		}
+	}
 	s.add(p)
 	return nil
 }

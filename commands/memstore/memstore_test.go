@@ -25,7 +25,7 @@ func TestNotDurable(t *testing.T) {
 
 func pending(id string, created time.Time) commands.Pending {
 	return commands.Pending{ID: id, Requester: "U0REQ", Op: commands.Operation{Action: commands.ActionRegisterDomain,
-		Domain: "example.com"}, Created: created, Expires: created.Add(24 * time.Hour)}
+		Domain: id + ".example.com"}, Created: created, Expires: created.Add(24 * time.Hour)}
 }
 
 func TestForgetsOldFinalRequests(t *testing.T) {

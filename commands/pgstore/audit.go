@@ -44,7 +44,7 @@ func (s *Store) Record(ctx context.Context, e commands.AuditEntry) error {
 
 // insertEntry adds an audit entry; $1..$16 as entryArgs returns.
 const insertEntry = `INSERT INTO audit (time, request_id, event, actor, deciders, action, domain, login, reason,
-	outcome, status, stage, uid, code, provider, handed_to, to_address) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`
+	outcome, status, stage, uid, code, provider, handed_to, to_address, source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`
 
 // entryArgs returns insertEntry's arguments for e.
 func entryArgs(e commands.AuditEntry) []any {
@@ -52,13 +52,13 @@ func entryArgs(e commands.AuditEntry) []any {
 		e.Time = time.Now()
 	}
 	return []any{e.Time, e.RequestID, string(e.Event), e.Actor, nonNil(e.Deciders), string(e.Action),
-		e.Domain, e.Login, e.Reason, e.Result, e.Status, e.Stage, e.UID, e.Code, e.Provider, e.HandedTo, e.To}
+		e.Domain, e.Login, e.Reason, e.Result, e.Status, e.Stage, e.UID, e.Code, e.Provider, e.HandedTo, e.To, e.Source}
 }
 
 // entryList is the audit columns that make an AuditEntry, in scanEntry's
 // order.
 const entryList = `id, time, request_id, event, actor, deciders, action, domain, login, reason, outcome,
-	status, stage, uid, code, provider, handed_to, to_address`
+	status, stage, uid, code, provider, handed_to, to_address, source`
 
 // Audit lists entries at or after since, by time and then ID, oldest or
 // newest first, at most limit (0: all).
@@ -138,7 +138,7 @@ func scanEntry(row pgx.CollectableRow) (commands.AuditEntry, error) {
 	var e commands.AuditEntry
 	var event, action string
 	err := row.Scan(&e.ID, &e.Time, &e.RequestID, &event, &e.Actor, &e.Deciders, &action, &e.Domain,
-		&e.Login, &e.Reason, &e.Result, &e.Status, &e.Stage, &e.UID, &e.Code, &e.Provider, &e.HandedTo, &e.To)
+		&e.Login, &e.Reason, &e.Result, &e.Status, &e.Stage, &e.UID, &e.Code, &e.Provider, &e.HandedTo, &e.To, &e.Source)
 	e.Event, e.Action = commands.Event(event), commands.Action(action)
 	return e, err
 }

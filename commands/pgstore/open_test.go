@@ -67,7 +67,7 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 		"audit.id bigint", "audit.time timestamp with time zone", "audit.request_id text", "audit.event text",
 		"audit.actor text", "audit.deciders ARRAY", "audit.action text", "audit.domain text", "audit.login text",
 		"audit.reason text", "audit.outcome text", "audit.status text", "audit.stage text", "audit.uid bigint",
-		"audit.code text", "audit.provider text", "audit.handed_to text", "audit.to_address text",
+		"audit.code text", "audit.provider text", "audit.handed_to text", "audit.to_address text", "audit.source text",
 		"requests.id text", "requests.requester text", "requests.channel text", "requests.action text",
 		"requests.domain text", "requests.login text", "requests.reason text",
 		"requests.created timestamp with time zone", "requests.expires timestamp with time zone",
@@ -94,7 +94,8 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 }
 
 // allMigrations are the rows of schema_migrations after Open.
-var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql", "3 003_audit_provider.sql", "4 004_handovers.sql", "5 005_second_address.sql"}
+var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql", "3 003_audit_provider.sql", "4 004_handovers.sql", "5 005_second_address.sql",
+	"6 006_audit_source.sql"}
 
 // secretPassword stands for the database password in the URLs below.
 const secretPassword = "S3cret-Pa55/w0rd"

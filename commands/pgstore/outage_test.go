@@ -18,7 +18,7 @@ import (
 // pending returns a request created at now, expiring a day later.
 func pending(id string, now time.Time) commands.Pending {
 	return commands.Pending{ID: id, Requester: "U0REQUESTER", Channel: "C0HELPDESK",
-		Op:      commands.Operation{Action: commands.ActionAddMailbox, Domain: "example.com", Login: "ada.lovelace"},
+		Op:      commands.Operation{Action: commands.ActionAddMailbox, Domain: "example.com", Login: "ada.lovelace." + id},
 		Created: now, Expires: now.Add(24 * time.Hour)}
 }
 

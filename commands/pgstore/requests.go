@@ -58,9 +58,33 @@ func scanRecord(row pgx.CollectableRow) (commands.Record, error) {
 // is an error.
 func (s *Store) Submit(ctx context.Context, p commands.Pending) error {
 	return s.call(ctx, "submit", func(ctx context.Context) error {
-		_, err := s.pool.Exec(ctx, insert, args(p)...)
-		return err
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			return submitOne(ctx, tx, p)
+		})
 	})
+}
+
+// submitOne records p in tx unless a request of its action on its target
+// is pending and not past its expiry: a transaction-level advisory lock
+// on the target makes the check and the insert one step for every
+// replica.
+func submitOne(ctx context.Context, tx pgx.Tx, p commands.Pending) error {
+	target := string(p.Op.Action) + " " + p.Op.Login + "@" + p.Op.Domain
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, target); err != nil {
+		return err
+	}
+	var id string
+	err := tx.QueryRow(ctx, `SELECT id FROM requests WHERE state = 'pending' AND action = $1 AND domain = $2
+		AND login = $3 AND expires > $4 ORDER BY created LIMIT 1`,
+		string(p.Op.Action), p.Op.Domain, p.Op.Login, p.Created).Scan(&id)
+	switch {
+	case err == nil:
+		return &commands.PendingExistsError{ID: id}
+	case !errors.Is(err, pgx.ErrNoRows):
+		return err
+	}
+	_, err = tx.Exec(ctx, insert, args(p)...)
+	return err
 }
 
 // Attach records where the request's message is.

@@ -13,7 +13,7 @@ import (
 func entry(ev commands.Event, at time.Time) commands.AuditEntry {
 	e := commands.AuditEntry{Time: at, RequestID: "r1", Event: ev, Actor: "U0REQUESTER",
 		Action: commands.ActionAddMailbox, Domain: "example.com", Login: "ada.lovelace",
-		Reason: "new hire, starts on Monday", To: "grace.hopper@example.com"}
+		Reason: "new hire, starts on Monday", To: "grace.hopper@example.com", Source: commands.SourceSlack}
 	if ev != commands.EventRun {
 		e.Deciders = []string{"U0ADA", "U0BOB"}
 	}

@@ -31,6 +31,8 @@ func Run(t *testing.T, open func(t *testing.T) commands.Store) {
 		fn   func(t *testing.T, open func(t *testing.T) commands.Store)
 	}{
 		{"SubmitGet", testSubmitGet},
+		{"SubmitOnePendingPerTarget", testSubmitOnePending},
+		{"SubmitOnePendingConcurrent", testSubmitOnePendingConcurrent},
 		{"Attach", testAttach},
 		{"ApproveNofM", testApproveNofM},
 		{"ApproveDuplicates", testApproveDuplicates},
@@ -71,14 +73,15 @@ var opts = cmp.Options{
 func clock() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
 // request returns a realistic pending request with the ID, created at
-// created and expiring a day later.
+// created and expiring a day later. Each ID has its own mailbox, since
+// one target has at most one pending request of an action.
 func request(id string, created time.Time) commands.Pending {
 	return commands.Pending{
 		ID:        id,
 		Requester: "U0REQUESTER",
 		Channel:   "C0HELPDESK",
 		Op: commands.Operation{Action: commands.ActionAddMailbox, Domain: "example.com",
-			Login: "ada.lovelace", Reason: "new hire, starts on Monday", To: "grace.hopper@example.com"},
+			Login: "ada.lovelace." + id, Reason: "new hire, starts on Monday", To: "grace.hopper@example.com"},
 		Created: created,
 		Expires: created.Add(24 * time.Hour),
 	}

@@ -1,0 +1,48 @@
+package apiclient
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxStrictLoginLen bounds a user name by [StrictLogin].
+const MaxStrictLoginLen = 30
+
+// StrictLogin checks a user name by the strictest rule of the providers
+// (PDD's, which Yandex 360's nicknames also meet): Latin letters, digits,
+// '-' and '.'; starting with a letter, ending with a letter or a digit,
+// without ".."; at most 30 characters. s is lower case. It returns why s
+// breaks the rule, in words, or nil.
+func StrictLogin(s string) error {
+	switch {
+	case s == "":
+		return errors.New("it is empty")
+	case len(s) > MaxStrictLoginLen:
+		return fmt.Errorf("it is longer than %d characters", MaxStrictLoginLen)
+	case !(s[0] >= 'a' && s[0] <= 'z'):
+		return errors.New("it must start with a Latin letter")
+	case strings.Contains(s, ".."):
+		return errors.New("it may not start or end with '.', nor hold '..'")
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return errors.New("it may hold only Latin letters, digits, '-' and '.'")
+		}
+	}
+	if c := s[len(s)-1]; c == '-' || c == '.' {
+		return errors.New("it must end with a letter or a digit")
+	}
+	return nil
+}
+
+// SplitName splits a person's name from the add form into given and
+// family names on its last space: "Ada King Lovelace" is "Ada King" and
+// "Lovelace"; a name of one word is a given name alone.
+func SplitName(name string) (given, family string) {
+	name = strings.TrimSpace(name)
+	if i := strings.LastIndexByte(name, ' '); i > 0 {
+		return strings.TrimSpace(name[:i]), name[i+1:]
+	}
+	return name, ""
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAuditSinceTakesDays: --since takes days (30d, 1d12h) besides Go
+// durations, and a bad value is refused with a hint of what to write.
+func TestAuditSinceTakesDays(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Duration{"30d": 720 * time.Hour, "1d12h": 36 * time.Hour, "90m": 90 * time.Minute, "168h": 168 * time.Hour} {
+		o, err := parseArgs([]string{"audit", "--since", in}, io.Discard)
+		if err != nil || o.since != want {
+			t.Errorf("audit --since %s = %s, %v; want %s", in, o.since, err, want)
+		}
+	}
+	for _, in := range []string{"30x", "d", "-3d", "0d", "1e400d"} {
+		_, err := parseArgs([]string{"audit", "--since", in}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "30d") {
+			t.Errorf("audit --since %s = %v, want a refusal with a hint such as 30d", in, err)
+		}
+	}
+}
+
+// FuzzParseSince: parseSince never panics, and what it takes is what
+// time.ParseDuration takes, or days before it.
+func FuzzParseSince(f *testing.F) {
+	for _, s := range []string{"30d", "1d12h", "90m", "0d", "65535d", "d", "1dd", "-1d", "1.5d", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseSince(s)
+		if err != nil {
+			return
+		}
+		days, rest, hasDays := strings.Cut(s, "d")
+		if !hasDays {
+			if want, err := time.ParseDuration(s); err != nil || want != d {
+				t.Fatalf("parseSince(%q) = %s, time.ParseDuration = %s, %v", s, d, want, err)
+			}
+			return
+		}
+		if strings.Trim(days, "0123456789") != "" || days == "" || strings.Contains(rest, "d") {
+			t.Fatalf("parseSince(%q) = %s, want a refusal", s, d)
+		}
+	})
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
+)
+
+// y360Shell starts a Yandex 360 sandbox whose organisation has the
+// domains example.org (its default) and b.example, and the user
+// user0001 (user0001@example.org). run drives the shell against it with
+// MAILBOT_DOMAINS set to allow; writes counts the calls that change
+// something.
+func y360Shell(t *testing.T) (sim *y360sim.Server, writes *atomic.Int64, run func(allow, lines string) string) {
+	t.Helper()
+	sim = y360sim.New()
+	creds := sim.NewAccount()
+	if err := sim.AddDomain("b.example"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.AddMailboxes("example.org", 1); err != nil {
+		t.Fatal(err)
+	}
+	writes = new(atomic.Int64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			writes.Add(1)
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return sim, writes, func(allow, lines string) string {
+		env := map[string]string{"MAILBOT_PROVIDER": providerYandex360, "Y360_BASE_URL": srv.URL, "Y360_TOKEN": creds.Token,
+			"Y360_ORG_ID": strconv.FormatInt(creds.OrgID, 10), "MAILBOT_DOMAINS": allow}
+		out, log, err := runShellCmd(t, env, strings.NewReader(lines))
+		if err != nil {
+			t.Fatalf("run(shell) = %v; output:\n%s\nlog:\n%s", err, out, log)
+		}
+		return out
+	}
+}
+
+// TestShellYandex360OwnAddress: an address names the organisation's user
+// with that nickname, and the allow-list and every reply use the user's
+// own address: a block through a domain that is allowed of a user whose
+// address is at one that is not is refused with no write, and replies
+// never name an address the provider does not give.
+func TestShellYandex360OwnAddress(t *testing.T) {
+	t.Parallel()
+	sim, writes, run := y360Shell(t)
+	out := run("b.example", "/mailbox block user0001@b.example\n/mailbox reset user0001@b.example\n")
+	if n := writes.Load(); n != 0 {
+		t.Errorf("%d write calls for a user outside the allow-list:\n%s", n, out)
+	}
+	if m, _ := sim.Mailbox("user0001@example.org"); m.State != "active" {
+		t.Errorf("user0001 is %s, want active", m.State)
+	}
+	if got := strings.Count(out, "user0001@example.org"); got < 2 || !strings.Contains(out, "not in the list of allowed domains") {
+		t.Errorf("the refusals do not name the user's own address and the allow-list:\n%s", out)
+	}
+	out = run("b.example, example.org", "/mailbox block user0001@b.example\n/mailbox add bob@b.example\n")
+	if strings.Contains(out, "user0001@b.example") || strings.Contains(out, "bob@b.example") {
+		t.Errorf("a reply names an address Yandex 360 does not give the user:\n%s", out)
+	}
+	for _, want := range []string{"Mailbox user0001@example.org blocked", "Mailbox bob@example.org created"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if m, _ := sim.Mailbox("user0001@example.org"); m.State != "blocked" {
+		t.Errorf("user0001 is %s, want blocked", m.State)
+	}
+}
