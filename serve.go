@@ -54,7 +54,7 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	if err := providers.Check(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
 		return err
 	}
-	if w, ok := unwrapProvider(provider).(interface{ StartWarnings() []string }); ok {
+	if w, ok := providers.Unwrap(provider).(interface{ StartWarnings() []string }); ok {
 		for _, line := range w.StartWarnings() {
 			logger.Warn(line, zap.String("provider", cfg.Provider))
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // TestShellLineOfAnyLength: a line too long to be a command (2 MiB here)
@@ -79,7 +81,7 @@ func TestShellUserNameRules(t *testing.T) {
 	long := strings.Repeat("x", 64)
 	lines := "/maildomain register example.com\n/mailbox add 123@example.com\n/mailbox add john_doe@example.com\n" +
 		"/mailbox add " + long + "@example.com\n/mailbox add bad..name@example.com\n/mailbox block bad..name@example.com\n/mailbox block john_doe@example.com\n"
-	for provider, created := range map[string]bool{providerMailcow: true, providerPDD: false} {
+	for provider, created := range map[string]bool{apiclient.ProviderMailcow: true, apiclient.ProviderPDD: false} {
 		out, log, err := runShellCmd(t, map[string]string{"MAILBOT_PROVIDER": provider}, strings.NewReader(lines))
 		if err != nil {
 			t.Fatalf("%s: run(shell) = %v; log:\n%s", provider, err, log)
@@ -103,7 +105,7 @@ func TestShellUserNameRules(t *testing.T) {
 // nor as PDD's "not the domain administrator".
 func TestShellReadWording(t *testing.T) {
 	t.Parallel()
-	for provider, want := range map[string]string{providerMailcow: "not on the mailcow server", providerPDD: "not in this account"} {
+	for provider, want := range map[string]string{apiclient.ProviderMailcow: "not on the mailcow server", apiclient.ProviderPDD: "not in this account"} {
 		out, log, err := runShellCmd(t, map[string]string{"MAILBOT_PROVIDER": provider}, strings.NewReader("/maildomain status unknown-domain.example\n"))
 		if err != nil {
 			t.Fatalf("%s: run(shell) = %v; log:\n%s", provider, err, log)
@@ -119,7 +121,7 @@ func TestShellReadWording(t *testing.T) {
 // changed: on Yandex 360 (which answers 409) and mailcow (domain_exists).
 func TestShellRegisterAgain(t *testing.T) {
 	t.Parallel()
-	for _, provider := range []string{providerYandex360, providerMailcow} {
+	for _, provider := range []string{apiclient.ProviderYandex360, apiclient.ProviderMailcow} {
 		in := strings.NewReader("/maildomain register again.example\n/maildomain register again.example\n")
 		out, log, err := runShellCmd(t, map[string]string{"MAILBOT_PROVIDER": provider}, in)
 		if err != nil {

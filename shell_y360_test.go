@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 )
 
@@ -35,7 +36,7 @@ func y360Shell(t *testing.T) (sim *y360sim.Server, writes *atomic.Int64, run fun
 	}))
 	t.Cleanup(srv.Close)
 	return sim, writes, func(allow, lines string) string {
-		env := map[string]string{"MAILBOT_PROVIDER": providerYandex360, "Y360_BASE_URL": srv.URL, "Y360_TOKEN": creds.Token,
+		env := map[string]string{"MAILBOT_PROVIDER": apiclient.ProviderYandex360, "Y360_BASE_URL": srv.URL, "Y360_TOKEN": creds.Token,
 			"Y360_ORG_ID": strconv.FormatInt(creds.OrgID, 10), "MAILBOT_DOMAINS": allow}
 		out, log, err := runShellCmd(t, env, strings.NewReader(lines))
 		if err != nil {

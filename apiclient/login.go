@@ -36,6 +36,28 @@ func StrictLogin(s string) error {
 	return nil
 }
 
+// MaxLocalPartLen bounds a mailbox's local part (RFC 5321 §4.5.3.1.1).
+const MaxLocalPartLen = 64
+
+// LocalPartLogin checks a user name by the rule of providers that take
+// most local parts (mailcow, Google Workspace): Latin letters, digits,
+// '.', '-' and '_', digits first allowed, up to 64 characters, and a valid
+// address (no '.' at either end, no ".."). s is lower case. It returns why
+// s breaks the rule, in words, or nil.
+func LocalPartLogin(s string) error {
+	switch {
+	case s == "":
+		return errors.New("it is empty")
+	case len(s) > MaxLocalPartLen:
+		return fmt.Errorf("it is longer than %d characters", MaxLocalPartLen)
+	case s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, ".."):
+		return errors.New("it may not start or end with '.', nor hold '..'")
+	case strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789.-_") != "":
+		return errors.New("it may hold only Latin letters, digits, '.', '-' and '_'")
+	}
+	return nil
+}
+
 // SplitName splits a person's name from the add form into given and
 // family names on its last space: "Ada King Lovelace" is "Ada King" and
 // "Lovelace"; a name of one word is a given name alone.

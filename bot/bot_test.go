@@ -140,7 +140,7 @@ func TestAPIErrorsInWords(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(h)
 			}
-			before := h.sim.Requests("") - h.sim.Requests(pdd.OpRegistrationStatus)
+			before := h.sim.Requests("") - h.sim.Requests(pddsim.OpRegistrationStatus)
 			id, _ := h.command(admin, tc.cmd, tc.text)
 			got := h.result(id).shown()
 			wantContains(t, "reply", got, tc.want...)
@@ -154,7 +154,7 @@ func TestAPIErrorsInWords(t *testing.T) {
 			wantContains(t, "ops notice", calls[0].Form.Get("text"), tc.wantNotice)
 			// A register refused as existing is followed by one read of the
 			// domain's status (does the account have it?): not an attempt.
-			if n := h.sim.Requests("") - h.sim.Requests(pdd.OpRegistrationStatus) - before; n != tc.wantCalls {
+			if n := h.sim.Requests("") - h.sim.Requests(pddsim.OpRegistrationStatus) - before; n != tc.wantCalls {
 				t.Errorf("the API saw %d attempts, want %d", n, tc.wantCalls)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/commands"
 )
 
@@ -30,7 +31,7 @@ var _ commands.Provider = (*worldAPI)(nil)
 // the mailboxes given (address → state).
 func newWorld(boxes map[string]apiclient.MailboxState) *worldAPI {
 	w := &worldAPI{name: apiclient.ProviderPDD, caps: apiclient.Capabilities{UIDs: true, Paged: true, VerifiesOwnership: true},
-		domains: map[string]string{"example.com": commands.StatusAdded}, mailboxes: map[string]apiclient.MailboxState{}}
+		domains: map[string]string{"example.com": pdd.StatusAdded}, mailboxes: map[string]apiclient.MailboxState{}}
 	for a, s := range boxes {
 		w.mailboxes[a] = s
 	}
@@ -68,8 +69,8 @@ func (w *worldAPI) RegisterDomain(_ context.Context, domain string) (*apiclient.
 	if _, ok := w.domains[domain]; ok {
 		return nil, w.refused(apiclient.OpRegister, apiclient.ReasonExists, "occupied")
 	}
-	w.domains[domain] = commands.StatusDomainActivate
-	return &apiclient.Domain{Name: domain, Status: commands.StatusDomainActivate, Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
+	w.domains[domain] = pdd.StatusDomainActivate
+	return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
 }
 
 func (w *worldAPI) DomainStatus(_ context.Context, domain string) (*apiclient.Domain, error) {
@@ -80,7 +81,7 @@ func (w *worldAPI) DomainStatus(_ context.Context, domain string) (*apiclient.Do
 	if !ok {
 		return nil, w.refused(apiclient.OpDomainStatus, apiclient.ReasonNotFound, "not_found")
 	}
-	return &apiclient.Domain{Name: domain, Status: s, Verified: s == commands.StatusAdded}, nil
+	return &apiclient.Domain{Name: domain, Status: s, Verified: s == pdd.StatusAdded}, nil
 }
 
 func (w *worldAPI) MailHosts() apiclient.MailDNS {
@@ -154,7 +155,7 @@ func (w *worldAPI) ListMailboxes(_ context.Context, domain, _ string, _ int) (*a
 func TestReadsHonourTheAllowList(t *testing.T) {
 	t.Parallel()
 	api := newWorld(map[string]apiclient.MailboxState{"alice@other.com": apiclient.StateActive})
-	api.domains["other.com"] = commands.StatusAdded
+	api.domains["other.com"] = pdd.StatusAdded
 	for i := range 60 {
 		api.mailboxes[strings.Repeat("u", i+1)+"@other.com"] = apiclient.StateActive
 	}
@@ -265,7 +266,7 @@ func TestRegisterAgainSaysItAlreadyWas(t *testing.T) {
 	e := newEnv(t, api, commands.Config{}, nil)
 	e.typed(admin1, "/maildomain register example.com")
 	r := e.msgr.lastTo(admin1)
-	if r.Error || !strings.Contains(r.Title, "already") || !strings.Contains(r.PlainText(), commands.StatusAdded) {
+	if r.Error || !strings.Contains(r.Title, "already") || !strings.Contains(r.PlainText(), pdd.StatusAdded) {
 		t.Errorf("answered %+v, want that it already was, with its status", r)
 	}
 	notices := e.msgr.of("notify")

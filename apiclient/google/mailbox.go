@@ -70,6 +70,19 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string,
 	return c.AddUser(ctx, domain, login, password, forceChange, login, login)
 }
 
+// AddNamedMailbox is AddMailbox with the person's name from the add
+// form: given and family names split on its last space
+// ([apiclient.SplitName]); a blank part is the login.
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	given, family := apiclient.SplitName(name)
+	return c.AddUser(ctx, domain, login, password, forceChange, given, family)
+}
+
+// CheckLogin checks a user name by the rule mailbot keeps for Google
+// Workspace, [apiclient.LocalPartLogin] (Google also takes apostrophes,
+// which mailbot does not).
+func (c *Client) CheckLogin(login string) error { return apiclient.LocalPartLogin(login) }
+
 // AddUser is AddMailbox with the user's given and family names (each 1 to
 // 60 characters; "" is the login).
 func (c *Client) AddUser(ctx context.Context, domain, login, password string, forceChange bool, given, family string) (*apiclient.Mailbox, error) {

@@ -189,24 +189,7 @@ func (c *Client) segment(op apiclient.Op, s string) (string, error) {
 	return url.PathEscape(s), nil
 }
 
-// maxLocalPart bounds a mailbox's local part (RFC 5321 §4.5.3.1.1).
-const maxLocalPart = 64
-
 // CheckLogin checks a local part by mailcow's rule, for every command
-// alike: Latin letters, digits, '.', '-' and '_' (mailcow takes a local
-// part whose letters and digits remain once those are removed), digits
-// first allowed, up to 64 characters, and a valid address (no '.' at
-// either end, no "..").
-func (c *Client) CheckLogin(login string) error {
-	switch {
-	case login == "":
-		return errors.New("it is empty")
-	case len(login) > maxLocalPart:
-		return fmt.Errorf("it is longer than %d characters", maxLocalPart)
-	case login[0] == '.' || login[len(login)-1] == '.' || strings.Contains(login, ".."):
-		return errors.New("it may not start or end with '.', nor hold '..'")
-	case strings.Trim(login, "abcdefghijklmnopqrstuvwxyz0123456789.-_") != "":
-		return errors.New("it may hold only Latin letters, digits, '.', '-' and '_'")
-	}
-	return nil
-}
+// alike: [apiclient.LocalPartLogin] (mailcow takes a local part whose
+// letters and digits remain once '.', '-' and '_' are removed).
+func (c *Client) CheckLogin(login string) error { return apiclient.LocalPartLogin(login) }

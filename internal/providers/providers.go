@@ -85,7 +85,7 @@ var providerTable = []providerKind{
 			return "Y360_BASE_URL"
 		},
 		checked: func(cfg *config.Config, p commands.Provider, logger *zap.Logger) {
-			if y, ok := unwrapProvider(p).(*yandex360.Client); ok && cfg.Y360OrgID == "" {
+			if y, ok := Unwrap(p).(*yandex360.Client); ok && cfg.Y360OrgID == "" {
 				logger.Info("Yandex 360 organisation chosen: the one the token sees", zap.Int64("org_id", y.OrgID()))
 			}
 		},
@@ -189,8 +189,8 @@ func Check(ctx context.Context, cfg *config.Config, p commands.Provider, logger 
 	return &config.Error{Var: checkedVariable(cfg, err), Reason: what + err.Error()}
 }
 
-// unwrapProvider returns the adapter inside p's wrappers (the metrics').
-func unwrapProvider(p commands.Provider) commands.Provider {
+// Unwrap returns the adapter inside p's wrappers (the metrics').
+func Unwrap(p commands.Provider) commands.Provider {
 	for {
 		w, ok := p.(interface{ Unwrap() commands.Provider })
 		if !ok {

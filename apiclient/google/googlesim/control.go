@@ -63,6 +63,8 @@ type MailboxInfo struct {
 	State               string `json:"state"` // "active" or "blocked" (suspended: no logins, no new mail)
 	ForcePasswordChange bool   `json:"forcePasswordChange"`
 	UID                 string `json:"uid"`
+	GivenName           string `json:"givenName"`
+	FamilyName          string `json:"familyName"`
 }
 
 // Mailbox reads the user whose primary e-mail is address.
@@ -77,7 +79,8 @@ func (s *Server) Mailbox(address string) (MailboxInfo, bool) {
 	if u.suspended {
 		state = "blocked"
 	}
-	return MailboxInfo{Password: u.password, State: state, ForcePasswordChange: u.changeAtNext, UID: u.id}, true
+	return MailboxInfo{Password: u.password, State: state, ForcePasswordChange: u.changeAtNext, UID: u.id,
+		GivenName: u.given, FamilyName: u.family}, true
 }
 
 // AddDomain adds a verified domain to the customer (nothing if it has it).
