@@ -205,7 +205,7 @@ var pinnedAction = regexp.MustCompile(`^\s*(?:- )?uses: [\w.-]+/[\w./-]+@[0-9a-f
 func TestWorkflowActionsPinnedBySHA(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{ciWorkflow, releaseWorkflow} {
-		b, err := os.ReadFile(path)
+		b, err := os.ReadFile(fromRoot(path))
 		if err != nil {
 			t.Fatal(err)
 		}
