@@ -33,6 +33,8 @@ type wirePending struct {
 	Login     string `json:"l,omitempty"`
 	Reason    string `json:"r,omitempty"`
 	For       string `json:"f,omitempty"`
+	Rows      int    `json:"n,omitempty"`
+	Digest    string `json:"g,omitempty"`
 	Created   int64  `json:"t"` // Unix milliseconds
 	Expires   int64  `json:"x"` // Unix milliseconds
 }
@@ -44,7 +46,7 @@ var b64 = base64.RawURLEncoding
 // the reason would make it longer, the reason is cut.
 func (c *Core) EncodePending(p Pending) string {
 	w := wirePending{ID: p.ID, Requester: p.Requester, Channel: p.Channel, Action: p.Op.Action,
-		Domain: p.Op.Domain, Login: p.Op.Login, Reason: p.Op.Reason, For: p.Op.For, Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
+		Domain: p.Op.Domain, Login: p.Op.Login, Reason: p.Op.Reason, For: p.Op.For, Rows: p.Op.Rows, Digest: p.Op.Digest, Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
 	for {
 		s := c.encode(w)
 		if len(s) <= MaxEncodedPending || w.Reason == "" {
@@ -114,7 +116,7 @@ func (c *Core) DecodePending(s string) (Pending, error) {
 		return Pending{}, ErrBadPending
 	}
 	return Pending{ID: w.ID, Requester: w.Requester, Channel: w.Channel,
-		Op:      Operation{Action: w.Action, Domain: w.Domain, Login: w.Login, Reason: w.Reason, For: w.For},
+		Op:      Operation{Action: w.Action, Domain: w.Domain, Login: w.Login, Reason: w.Reason, For: w.For, Rows: w.Rows, Digest: w.Digest},
 		Created: created, Expires: expires}, nil
 }
 

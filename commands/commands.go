@@ -79,6 +79,12 @@ type Config struct {
 	// token comes from a file): a reply to a refusal of the credentials
 	// asks an operator to check it. Empty names no setting.
 	CredentialsVariable string
+	// ImportMaxRows is the most rows one import may have
+	// (MAILBOT_IMPORT_MAX_ROWS), 1 to MaxImportMaxRows; zero means 1000.
+	ImportMaxRows int
+	// ImportConcurrency is how many rows of an import run at once
+	// (MAILBOT_CONCURRENCY); zero means 8.
+	ImportConcurrency int
 }
 
 // MaxApprovalsRequired bounds Config.ApprovalsRequired.
@@ -142,6 +148,10 @@ type Operation struct {
 	For string
 	// SelfService marks a reset that a person runs on their own mailbox.
 	SelfService bool
+	// Rows and Digest describe an import (ActionImport): how many rows,
+	// and the digest of the rows the store keeps under the request's ID.
+	Rows   int
+	Digest string
 }
 
 // Verdict is what the core decided to do with a request.

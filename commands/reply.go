@@ -28,6 +28,8 @@ func (o Operation) String() string {
 		return "block mailbox " + o.Target()
 	case ActionUnblock:
 		return "unblock mailbox " + o.Target()
+	case ActionImport:
+		return fmt.Sprintf("import %d mailboxes in %s", o.Rows, o.Domain)
 	}
 	return string(o.Action) + " " + o.Target()
 }
