@@ -60,11 +60,10 @@ func ParseRows(text string, limit int) (rows []RawRow, problems []RowProblem, mo
 		if errors.Is(err, io.EOF) {
 			return rows, problems, more
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if !errors.As(err, &pe) {
-				return rows, append(problems, RowProblem{Line: line, Text: "cannot be read"}), more
+				return rows, append(problems, RowProblem{Text: "cannot be read"}), more
 			}
 			problems = append(problems, RowProblem{Line: pe.StartLine, Text: "is not a CSV row: " + pe.Err.Error() + "."})
 			if len(problems) > maxRowErrors(limit) {
@@ -72,6 +71,7 @@ func ParseRows(text string, limit int) (rows []RawRow, problems []RowProblem, mo
 			}
 			continue
 		}
+		line, _ := r.FieldPos(0) // after a record read: FieldPos panics otherwise
 		if first && isHeader(rec) {
 			first = false
 			continue
