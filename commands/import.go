@@ -71,15 +71,15 @@ type ImportInput struct {
 // returns.
 const FieldRows = "rows"
 
-// checkImport checks and defaults the import's settings of cfg.
+// checkImport checks the import's settings of cfg; a zero ImportMaxRows
+// is the default.
 func (cfg Config) checkImport(refuse func(Setting, error)) Config {
-	if cfg.ImportMaxRows == 0 {
-		cfg.ImportMaxRows = DefaultImportMaxRows
-	}
 	if cfg.ImportConcurrency <= 0 {
 		cfg.ImportConcurrency = defaultImportConcurrency
 	}
-	refuse(SettingImportMaxRows, CheckRange(cfg.ImportMaxRows, 1, MaxImportMaxRows))
+	if cfg.ImportMaxRows != 0 { // zero: the default
+		refuse(SettingImportMaxRows, CheckRange(cfg.ImportMaxRows, 1, MaxImportMaxRows))
+	}
 	return cfg
 }
 

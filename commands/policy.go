@@ -132,6 +132,9 @@ func (cfg Config) withDefaults() Config {
 	if cfg.HandoverTTL == 0 {
 		cfg.HandoverTTL = DefaultHandoverTTL
 	}
+	if cfg.ImportMaxRows == 0 {
+		cfg.ImportMaxRows = DefaultImportMaxRows
+	}
 	return cfg
 }
 
