@@ -25,7 +25,7 @@ var registry = []usage{
 	{CmdMailbox, "/mailbox reset <address> for @person [reason…]", "The same for a new password: nobody else, you included, sees it."},
 	{CmdMailbox, "/mailbox block <address> [reason…]", "Stop the mailbox's logins (where the provider can, mail still arrives)."},
 	{CmdMailbox, "/mailbox unblock <address> [reason…]", "Let the mailbox log in again."},
-	{CmdMailbox, "/mailbox import", "Open a form to create many mailboxes at once, from lines or a CSV file: address[,owner[,given name[,family name]]]; one request, each owner gets their own password."},
+	{CmdMailbox, "/mailbox import", "A form for many mailboxes at once, typed or from a CSV file, a row each: address[,owner[,given name[,family name]]]. One request; each owner gets their own password."},
 	{CmdMailbox, "/mailbox list <domain>", "List the domain's mailboxes and their state (admins; changes nothing)."},
 	{CmdMailbox, "/mailbox", "Open a form to create a mailbox (so do /mailbox add, reset, block and unblock alone, for theirs)."},
 	{CmdMailbox, "/mailbox help", "Show this help."},
