@@ -107,10 +107,10 @@ type Server struct {
 	cond    *sync.Cond
 	arrived chan struct{} // closed and replaced by changed: Wait's wake-up
 
-	sockets // connections, envelopes, acks: socket.go
-	web     // failure injection and calls: webapi.go
-	store   // messages, groups, views: messages.go, usergroups.go, views.go
-	hooks   // response_url posts and faults: responseurl.go
+	sockets       // connections, envelopes, acks: socket.go
+	web           // failure injection and calls: webapi.go
+	store         // messages, groups, views: messages.go, usergroups.go, views.go
+	hooks         // response_url posts and faults: responseurl.go
 	files   files // uploaded files: files.go
 
 	ts        atomic.Int64
