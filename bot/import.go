@@ -94,10 +94,10 @@ func (b *Bot) submitImport(req *socketmode.Request, cb slack.InteractionCallback
 		in.Text = a.Value
 	}
 	if files := submissionFiles(req.Payload); len(files) > 0 {
-		text, err := b.readFile(ctx, files[0])
+		text, problem, err := b.readFile(ctx, files[0])
 		if err != nil {
 			b.log.Warn("import file not read", zap.String("file_id", files[0].ID), zap.Error(err))
-			return slack.NewErrorsViewSubmissionResponse(map[string]string{importFileBlock: fitText(err.Error(), maxFormError)})
+			return slack.NewErrorsViewSubmissionResponse(map[string]string{importFileBlock: problem})
 		}
 		in.File, in.FileName = text, files[0].Name
 	}
@@ -122,27 +122,34 @@ func (b *Bot) submitImport(req *socketmode.Request, cb slack.InteractionCallback
 }
 
 // errFileTooLarge is a CSV file over commands.MaxImportFile.
-var errFileTooLarge = errors.New("The file is larger than 1 MiB, the most an import reads: split it.")
+var errFileTooLarge = errors.New("file larger than 1 MiB")
+
+// The form's words for a file that cannot be read.
+const (
+	tooLargeWords = "The file is larger than 1 MiB, the most an import reads: split it."
+	notSlackWords = "mailbot reads files from Slack only."
+	unreadWords   = "mailbot could not read the file from Slack. Try again."
+)
 
 // readFile downloads a submitted file from its url_private with the bot
 // token (scope files:read), at most commands.MaxImportFile bytes. The
 // token goes only to Slack: the URL must be on the Web API's host or a
-// subdomain of its domain.
-func (b *Bot) readFile(ctx context.Context, f submittedFile) (string, error) {
+// subdomain of its domain. problem is what the form says when it fails.
+func (b *Bot) readFile(ctx context.Context, f submittedFile) (text, problem string, err error) {
 	if f.Size > commands.MaxImportFile {
-		return "", errFileTooLarge
+		return "", tooLargeWords, errFileTooLarge
 	}
 	if !b.slackHost(f.URLPrivate) {
-		return "", fmt.Errorf("mailbot reads files from Slack only, not from %q.", fitText(f.URLPrivate, 80))
+		return "", notSlackWords, fmt.Errorf("url_private not on Slack's host: %q", fitText(f.URLPrivate, 80))
 	}
 	w := &boundedWriter{limit: commands.MaxImportFile}
 	if err := b.api.GetFileContext(ctx, f.URLPrivate, w); err != nil {
 		if errors.Is(err, errFileTooLarge) {
-			return "", err
+			return "", tooLargeWords, err
 		}
-		return "", fmt.Errorf("mailbot could not read the file from Slack (%v). Try again.", err)
+		return "", unreadWords, err
 	}
-	return w.b.String(), nil
+	return w.b.String(), "", nil
 }
 
 // slackHost reports whether raw is an https URL (http on loopback, for

@@ -295,8 +295,11 @@ func TestImportResumesAfterAStop(t *testing.T) {
 			t.Fatal(st, err)
 		}
 	}
-	api.AddMailbox(ctx, "example.com", "user000", "x", true)
-	api.AddMailbox(ctx, "example.com", "user001", "x", true)
+	for _, login := range []string{"user000", "user001"} {
+		if _, err := api.AddMailbox(ctx, "example.com", login, "x", true); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := is.FinishRow(ctx, id, 0, "dead", commands.RowCreated, ""); err != nil {
 		t.Fatal(err)
 	}
