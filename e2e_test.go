@@ -83,6 +83,7 @@ func TestE2E(t *testing.T) {
 		{"ProviderSim", testE2EProviderSim},
 		{"Lifecycle", testE2ELifecycle},
 		{"Handover", testE2EHandover},
+		{"ImportKill", testE2EImportKill},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
