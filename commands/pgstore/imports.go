@@ -183,3 +183,11 @@ func (s *Store) StaleImports(ctx context.Context, stale time.Time, limit int) (i
 	})
 	return ids, err
 }
+
+// pruneImports deletes, with their rows, the imports done before cutoff
+// and those saved before cutoff and never run (their request was denied,
+// cancelled or expired).
+func (s *Store) pruneImports(ctx context.Context, cutoff time.Time) (int64, error) {
+	return s.pruneBatches(ctx, "prune imports", `DELETE FROM imports WHERE id IN (SELECT id FROM imports
+		WHERE (state = 'done' AND done_at < $1) OR (state = 'saved' AND created < $1) LIMIT $2)`, cutoff)
+}
