@@ -92,10 +92,8 @@ func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
 		if ctx.Err() != nil {
 			return "", ""
 		}
-		if op.For != "" {
-			if why := c.reachable(ctx, op.For); why != "" {
-				return RowFailed, why
-			}
+		if why := r.reachable(ctx, op.For); why != "" {
+			return RowFailed, why
 		}
 		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
 		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
@@ -134,4 +132,23 @@ func rowWhy(n Notice) string {
 		return n.Code + ": " + n.Why()
 	}
 	return n.Why()
+}
+
+// reachable says why a direct message cannot reach owner ("" for none, or
+// when it can), read once per owner in a run: many rows share an owner.
+func (r *importRun) reachable(ctx context.Context, owner string) string {
+	if owner == "" {
+		return ""
+	}
+	r.mu.Lock()
+	why, ok := r.owners[owner]
+	r.mu.Unlock()
+	if ok {
+		return why
+	}
+	why = r.c.reachable(ctx, owner)
+	r.mu.Lock()
+	r.owners[owner] = why
+	r.mu.Unlock()
+	return why
 }

@@ -68,6 +68,7 @@ func (c *Core) runApprovedImport(ctx context.Context, k Click, rec Record, p Pen
 	if !c.markRunning(ctx, k, rec) {
 		return LabelError
 	}
+	forgetPreview(rec.ID) // the message no longer shows the rows
 	text := fmt.Sprintf("Approved by %s: the import of %d mailboxes runs; %s follows its progress in a direct message.",
 		c.storedMentions(rec.Approvers), len(got.Rows), storedMention(rec.Requester))
 	c.finish(ectx, rec.ID, StateDone, text)
@@ -101,6 +102,7 @@ type importRun struct {
 	mu       sync.Mutex
 	states   []RowState
 	details  []string
+	owners   map[string]string // owner -> why a DM cannot reach them ("": it can)
 	changed  bool
 	leaseOff bool
 }
@@ -116,7 +118,7 @@ func (c *Core) runImport(ctx context.Context, id string, deciders []string) stri
 	if c.storeFailed(err, "lease import") || !ok {
 		return LabelError // another runner has it, or the sweep tries again
 	}
-	r := &importRun{c: c, is: is, rec: rec, runner: runner, deciders: deciders, pause: &pause{}}
+	r := &importRun{c: c, is: is, rec: rec, runner: runner, deciders: deciders, pause: &pause{}, owners: map[string]string{}}
 	r.states = make([]RowState, len(rec.States))
 	r.details = make([]string, len(rec.States))
 	for i, s := range rec.States {

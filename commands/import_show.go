@@ -12,9 +12,37 @@ import (
 // previewRows is how many rows a request message shows.
 const previewRows = 5
 
+// maxPreviews bounds the previews kept in the process.
+const maxPreviews = 1000
+
 // previews keeps the first rows of recent imports, for their request
-// messages; the store has them too.
-var previews sync.Map // request ID -> string
+// messages; the store has the rows too, so one forgotten is read again.
+var previews = struct {
+	sync.Mutex
+	m map[string]string // request ID -> the rows in words
+}{m: map[string]string{}}
+
+func loadPreview(id string) (string, bool) {
+	previews.Lock()
+	defer previews.Unlock()
+	s, ok := previews.m[id]
+	return s, ok
+}
+
+func storePreview(id, s string) {
+	previews.Lock()
+	defer previews.Unlock()
+	if len(previews.m) >= maxPreviews {
+		clear(previews.m)
+	}
+	previews.m[id] = s
+}
+
+func forgetPreview(id string) {
+	previews.Lock()
+	defer previews.Unlock()
+	delete(previews.m, id)
+}
 
 // rememberPreview keeps imp's first rows for its request message.
 func (c *Core) rememberPreview(imp Import) {
@@ -31,13 +59,13 @@ func (c *Core) rememberPreview(imp Import) {
 		}
 		fmt.Fprintf(&b, " %s (credentials to %s);", r.Target(), owner)
 	}
-	previews.Store(imp.ID, strings.TrimSuffix(b.String(), ";"))
+	storePreview(imp.ID, strings.TrimSuffix(b.String(), ";"))
 }
 
 // importPreview is the first rows of import id, for its request message.
 func (c *Core) importPreview(ctx context.Context, id string) string {
-	if s, ok := previews.Load(id); ok {
-		return c.unstore(s.(string))
+	if s, ok := loadPreview(id); ok {
+		return c.unstore(s)
 	}
 	is := c.importStore()
 	if is == nil {
@@ -48,8 +76,8 @@ func (c *Core) importPreview(ctx context.Context, id string) string {
 		return ""
 	}
 	c.rememberPreview(rec.Import)
-	s, _ := previews.Load(id)
-	return c.unstore(s.(string))
+	s, _ := loadPreview(id)
+	return c.unstore(s)
 }
 
 // importHandoverText is the requester's direct message with the Show
