@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,6 +117,35 @@ func TestImportOverSlack(t *testing.T) {
 	if progress != 1 {
 		t.Errorf("%d progress messages, want one updated in place", progress)
 	}
+	// The rows without an owner: one Show button for the requester, which
+	// sets and shows all ten passwords, those the sandbox then holds.
+	var bundleTS, bundleValue string
+	for _, m := range h.slack.Messages(dm) {
+		if v, ok := (message{mustPayload(t, m)}).Button(handoverBlk, showButton); ok {
+			bundleTS, bundleValue = m.TS, v
+		}
+	}
+	if bundleValue == "" {
+		t.Fatal("no Show button for the rows without an owner in the requester's DM")
+	}
+	click, err := h.slack.Click(stranger, dm, bundleTS, handoverBlk, showButton, bundleValue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.slack.WaitAck(click, wait); err != nil {
+		t.Fatal(err)
+	}
+	shown := codeSpans(h.result(click).blocksText())
+	var want []string
+	for i := 2; i < 30; i += 3 {
+		pw, _ := h.sim.Mailbox(fmt.Sprintf("p%02d@example.com", i))
+		want = append(want, pw)
+	}
+	slices.Sort(shown)
+	slices.Sort(want)
+	if !slices.Equal(shown, want) {
+		t.Errorf("the requester was shown %q, the sandbox holds %q", shown, want)
+	}
 	notices := 0
 	for _, m := range h.opsMessages() {
 		if strings.Contains(m.shown(), "added mailbox") {
@@ -128,4 +158,14 @@ func TestImportOverSlack(t *testing.T) {
 	if notices != 1 {
 		t.Errorf("%d ops notices for the import, want 1", notices)
 	}
+}
+
+// mustPayload decodes a message as the fake keeps it.
+func mustPayload(t *testing.T, m slackfake.Message) slackfake.Payload {
+	t.Helper()
+	p, err := slackfake.DecodePayload(`{"text":` + mustJSON(m.Text) + `,"blocks":` + mustJSON(m.Blocks) + `}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
