@@ -9,3 +9,11 @@ func SetProgressEvery(d time.Duration) (restore func()) {
 	progressEvery = d
 	return func() { progressEvery = old }
 }
+
+// SetRowPause sets the first shared pause after a temporary failure, for
+// a test; it returns the function that restores it.
+func SetRowPause(d time.Duration) (restore func()) {
+	old := rowPause
+	rowPause = d
+	return func() { rowPause = old }
+}
