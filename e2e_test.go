@@ -86,6 +86,7 @@ func TestE2E(t *testing.T) {
 		{"Lifecycle", testE2ELifecycle},
 		{"Handover", testE2EHandover},
 		{"Aliases", testE2EAliases},
+		{"ImportKill", testE2EImportKill},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

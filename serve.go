@@ -105,6 +105,7 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 		WorkTimeout:      workTimeout(cfg.ProviderTimeout),
 		CloseSocketFirst: store.Durable(),
 		SweepEvery:       sweepEvery(cfg.ApprovalTTL, cfg.ApprovalRemind),
+		APIURL:           cfg.SlackAPIURL,
 	}, logger, ms.bot)
 	ready.Store(b)
 	logger.Info("starting", zap.String("team", auth.Team), zap.String("bot_user_id", auth.UserID),

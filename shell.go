@@ -33,6 +33,7 @@ const shellLines = `Shell lines:
   cancel <ID>       withdraw your own pending request
   more              the next page of the last list of mailboxes
   show <ID>         click Show my password of a hand-over, as the acting user
+  import <FILE> [reason…]  create the mailboxes of a CSV file's rows (address[,owner[,given name[,family name]]])
   email <ADDRESS>   give the acting user a confirmed Slack e-mail (for self-service)
   home              what the Slack Home tab shows the acting user
   audit             the audit trail of this session
@@ -186,8 +187,11 @@ type shell struct {
 	more   string            // the signed value of the last "More" button
 	// handovers are the signed values of the Show buttons, by hand-over ID.
 	handovers map[string]string
-	people    *shellPeople
-	started   time.Time // the session's start: its audit trail begins here
+	// bundles are the imports' hand-overs to their requester, shown as
+	// soon as they are offered: the shell has no buttons.
+	bundles []string
+	people  *shellPeople
+	started time.Time // the session's start: its audit trail begins here
 }
 
 // loop reads lines until exit, end of input or ctx's end. The reader runs
@@ -240,6 +244,7 @@ func (sh *shell) loop(ctx context.Context, con console) error {
 // does every 20 s.
 func (sh *shell) handle(ctx context.Context, line string) bool {
 	sh.core.Sweep(ctx)
+	defer sh.showBundles(ctx)
 	word, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch strings.ToLower(word) {
@@ -262,6 +267,8 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 		sh.core.Click(ctx, commands.Click{Kind: commands.ButtonMore, Value: value, User: sh.user, Route: commands.Route{User: sh.user}})
 	case "show":
 		sh.show(ctx, rest)
+	case "import":
+		sh.importFile(ctx, rest)
 	case "email":
 		sh.setEmail(rest)
 	case "home":

@@ -56,6 +56,9 @@ func escapeMentions(text string) string { return mentionWord.ReplaceAllString(te
 func (sh *shell) OfferHandover(_ context.Context, v commands.HandoverView) (commands.MessageRef, error) {
 	id := v.Handover.ID
 	sh.handovers[id] = v.Value
+	if v.Handover.Action == commands.ActionImport {
+		sh.bundles = append(sh.bundles, id)
+	}
 	fmt.Fprintf(sh.out, "[direct message to %s, only them] %s\n  [Show my password: %s types show %s]\n", v.Handover.Owner, v.Text, v.Handover.Owner, id)
 	return commands.MessageRef{Channel: "dm-" + v.Handover.Owner, TS: id}, nil
 }

@@ -38,6 +38,9 @@ type Config struct {
 	// SweepEvery is how often requests are expired and reminders sent;
 	// zero means commands.SweepEvery, negative never.
 	SweepEvery time.Duration
+	// APIURL is the Web API's base URL: an import's CSV file is read with
+	// the bot token only from its host, or from a subdomain of its domain.
+	APIURL string
 }
 
 func (c *Config) defaults() {

@@ -52,6 +52,9 @@ func (b *Bot) openForm(cmd slack.SlashCommand, d commands.Decision, to commands.
 
 // formView is the modal of a form: the fields of the typed command.
 func formView(f *commands.Form) slack.ModalViewRequest {
+	if f.Action == commands.ActionImport {
+		return importView(f)
+	}
 	words := f.Words()
 	var blocks []slack.Block
 	if f.Action.OnMailbox() {

@@ -139,7 +139,7 @@ func (e *env) defaults() settings {
 	return settings{
 		core: commands.Config{Admins: []string{admin, admin2}, SigningKey: e.key,
 			Mention: bot.Mention, MentionGroup: bot.MentionGroup},
-		bot:   bot.Config{ShutdownTimeout: 5 * time.Second, WorkTimeout: 20 * time.Second, SweepEvery: -1},
+		bot:   bot.Config{ShutdownTimeout: 5 * time.Second, WorkTimeout: 20 * time.Second, SweepEvery: -1, APIURL: e.slack.URL},
 		ops:   ops,
 		retry: apiclient.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
 	}

@@ -17,6 +17,10 @@ import (
 // to the workers. A form's acknowledgement carries its answer: the
 // problems by field, or "clear".
 func (b *Bot) interaction(ctx context.Context, req *socketmode.Request, cb slack.InteractionCallback, received time.Time) {
+	if cb.Type == slack.InteractionTypeViewSubmission && cb.View.CallbackID == importCallbackID {
+		b.ack(ctx, req, b.submitImport(req, cb), received)
+		return
+	}
 	switch cb.Type {
 	case slack.InteractionTypeViewSubmission:
 		b.ack(ctx, req, b.submitForm(cb), received)

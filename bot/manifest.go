@@ -32,6 +32,11 @@ func WebAPIMethods() map[string][]string {
 		// Before a hand-over, that the person can get a direct message;
 		// for a self-service reset, their confirmed e-mail.
 		"users.info": {"users:read", "users:read.email"},
+		// An import's owner given by e-mail.
+		"users.lookupByEmail": {"users:read.email"},
+		// Not a Web API method: an import's CSV file, downloaded from the
+		// url_private of the form's file_input with the bot token.
+		"url_private": {"files:read"},
 	}
 }
 

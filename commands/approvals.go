@@ -35,6 +35,8 @@ type wirePending struct {
 	For       string `json:"f,omitempty"`
 	To        string `json:"o,omitempty"` // Operation.To
 	Name      string `json:"n,omitempty"`
+	Rows      int    `json:"k,omitempty"`
+	Digest    string `json:"g,omitempty"`
 	Created   int64  `json:"t"` // Unix milliseconds
 	Expires   int64  `json:"x"` // Unix milliseconds
 }
@@ -47,7 +49,7 @@ var b64 = base64.RawURLEncoding
 func (c *Core) EncodePending(p Pending) string {
 	w := wirePending{ID: p.ID, Requester: p.Requester, Channel: p.Channel, Action: p.Op.Action,
 		Domain: p.Op.Domain, Login: p.Op.Login, Reason: p.Op.Reason, For: p.Op.For, To: p.Op.To, Name: p.Op.Name,
-		Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
+		Rows: p.Op.Rows, Digest: p.Op.Digest, Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
 	for {
 		s := c.encode(w)
 		if len(s) <= MaxEncodedPending || w.Reason == "" {
@@ -117,7 +119,8 @@ func (c *Core) DecodePending(s string) (Pending, error) {
 		return Pending{}, ErrBadPending
 	}
 	return Pending{ID: w.ID, Requester: w.Requester, Channel: w.Channel,
-		Op:      Operation{Action: w.Action, Domain: w.Domain, Login: w.Login, Reason: w.Reason, For: w.For, To: w.To, Name: w.Name},
+		Op: Operation{Action: w.Action, Domain: w.Domain, Login: w.Login, Reason: w.Reason, For: w.For, To: w.To, Name: w.Name,
+			Rows: w.Rows, Digest: w.Digest},
 		Created: created, Expires: expires}, nil
 }
 

@@ -175,6 +175,9 @@ func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 		return LabelCounted
 	}
 	c.record(ctx, rec, EventApproved, rec.Approvers)
+	if p.Op.Action == ActionImport {
+		return c.runApprovedImport(ctx, k, rec, p)
+	}
 	return c.runApproved(ctx, k, rec)
 }
 

@@ -82,6 +82,12 @@ type Config struct {
 	// Source names the transport the core serves (SourceSlack,
 	// SourceShell): each audit entry records it.
 	Source string
+	// ImportMaxRows is the most rows one import may have
+	// (MAILBOT_IMPORT_MAX_ROWS), 1 to MaxImportMaxRows; zero means 1000.
+	ImportMaxRows int
+	// ImportConcurrency is how many rows of an import run at once
+	// (MAILBOT_CONCURRENCY); zero means 8.
+	ImportConcurrency int
 }
 
 // MaxApprovalsRequired bounds Config.ApprovalsRequired.
@@ -163,6 +169,10 @@ type Operation struct {
 	// given and family names split on the last space), plain text; empty
 	// when none was given. Providers that keep a name take it.
 	Name string
+	// Rows and Digest describe an import (ActionImport): how many rows,
+	// and the digest of the rows the store keeps under the request's ID.
+	Rows   int
+	Digest string
 }
 
 // Verdict is what the core decided to do with a request.

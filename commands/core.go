@@ -26,6 +26,8 @@ type Decision struct {
 	// Fallback is, for VerdictSelfService on a typed address, what the
 	// reset is when the address is not the caller's own.
 	Fallback *Decision
+	// Import is, for an import, the checked rows to keep and run.
+	Import *Import
 }
 
 // Reply is a transport-free answer to the person who asked. The Slack

@@ -29,6 +29,9 @@ func (c *Core) Decide(req Request) Decision {
 		if outcome, why := c.authorise(req.UserID); outcome == VerdictReply {
 			return c.notAllowed(why)
 		}
+		if inv.Op.Action == ActionImport {
+			return Decision{Verdict: VerdictForm, Op: inv.Op, Form: c.importForm(req), Reply: c.help(inv.Command)}
+		}
 		return Decision{Verdict: VerdictForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
 	}
 	op := inv.Op

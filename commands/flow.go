@@ -98,6 +98,9 @@ const (
 // it runs the operation, posts the approval request, or checks DNS, and
 // answers to.User through the messenger. It returns a label for metrics.
 func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
+	if d.Import != nil {
+		return c.executeImport(ctx, to, d)
+	}
 	switch d.Verdict {
 	case VerdictRun:
 		res := c.run(ctx, to.User, nil, "", d.Op)
@@ -302,6 +305,9 @@ func (c *Core) requestView(rec Record) RequestView {
 		Text: c.stateText(rec), AdminGroups: c.adminGroupNames()}
 	if rec.State == StatePending {
 		v.Value = c.EncodePending(rec.Pending)
+		if rec.Op.Action == ActionImport {
+			v.Text = strings.TrimSpace(c.importPreview(context.Background(), rec.ID) + " " + v.Text)
+		}
 	}
 	return v
 }

@@ -220,6 +220,9 @@ func (c *Core) handoverView(rec HandoverRecord) HandoverView {
 // asked, and what became of the hand-over.
 func (c *Core) handoverText(rec HandoverRecord) string {
 	h, m := rec.Handover, c.cfg.Mention
+	if h.Action == ActionImport {
+		return c.importHandoverText(rec)
+	}
 	what := fmt.Sprintf("%s asked mailbot to create the mailbox %s for you.", m(h.Requester), h.Target())
 	switch {
 	case h.SelfService:

@@ -121,6 +121,9 @@ func (c *Core) markShowing(ctx context.Context, k Click, rec HandoverRecord) boo
 // alone. A failure that certainly changed nothing gives the claim back;
 // an unconfirmed reset shows the password sent, with a warning.
 func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
+	if rec.Action == ActionImport {
+		return c.showImport(ctx, k, rec)
+	}
 	h := rec.Handover
 	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: h.ID, Event: EventHandoverShown, Actor: h.Owner,
 		Action: ActionResetPassword, Provider: c.api.Name(), Domain: h.Domain, Login: h.Login, HandedTo: h.Owner}

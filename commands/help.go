@@ -25,6 +25,7 @@ var registry = []usage{
 	{CmdMailbox, "/mailbox reset <address> for @person [reason…]", "The same for a new password: nobody else, you included, sees it."},
 	{CmdMailbox, "/mailbox block <address> [reason…]", "Stop the mailbox's logins (where the provider can, mail still arrives)."},
 	{CmdMailbox, "/mailbox unblock <address> [reason…]", "Let the mailbox log in again."},
+	{CmdMailbox, "/mailbox import", "A form for many mailboxes at once, typed or from a CSV file, a row each: address[,owner[,given name[,family name]]]. One request; each owner gets their own password."},
 	{CmdMailbox, "/mailbox list <domain>", "List the domain's mailboxes and their state (admins; changes nothing)."},
 	{CmdMailbox, "/mailbox alias add <alias> <mailbox> [reason…]", "Make the alias deliver to the mailbox, where the provider has aliases."},
 	{CmdMailbox, "/mailbox alias remove <alias> [reason…]", "Remove the alias."},

@@ -77,6 +77,8 @@ func Parse(command, text string) (Invocation, error) {
 	switch {
 	case sub == "help":
 		inv = Invocation{Command: command, Help: true}
+	case command == CmdMailbox && sub == ActionImport && len(toks) == 1:
+		inv = Invocation{Command: command, Bare: true, Op: Operation{Action: ActionImport}}
 	case command == CmdMailbox && aliasWords[sub]:
 		inv, err = parseAliasCommand(text, toks)
 	case len(toks) == 1 && sub.IsOperation() && sub.Command() == command:

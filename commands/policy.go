@@ -106,6 +106,7 @@ func (cfg Config) Check() (Config, []*SettingError) {
 	refuse(SettingPasswordLength, CheckRange(cfg.PasswordLength, apiclient.MinPasswordLen, apiclient.MaxPasswordLen))
 	refuse(SettingDomains, CheckDomainPatterns(cfg.Domains))
 	cfg = cfg.checkHandover(refuse)
+	cfg = cfg.checkImport(refuse)
 	if cfg.DefaultDomain != "" {
 		var d string
 		if d, err = NormalizeDomain(cfg.DefaultDomain); err == nil {
@@ -130,6 +131,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.HandoverTTL == 0 {
 		cfg.HandoverTTL = DefaultHandoverTTL
+	}
+	if cfg.ImportMaxRows == 0 {
+		cfg.ImportMaxRows = DefaultImportMaxRows
 	}
 	return cfg
 }
@@ -176,6 +180,9 @@ func (c *Core) checkOp(op Operation) *UsageError {
 	cmd, fix := CmdDomain, "/maildomain register example.com"
 	if op.Action.OnMailbox() {
 		cmd, fix = CmdMailbox, "/mailbox "+string(op.Action)+" alice@example.com"
+	}
+	if op.Action == ActionImport {
+		return nil // each row is checked when it runs
 	}
 	if !op.Action.IsOperation() {
 		return &UsageError{Command: cmd, Problem: fmt.Sprintf("Unknown operation %q.", trunc(string(op.Action), 20)), Fix: fix}

@@ -30,6 +30,8 @@ func (o Operation) String() string {
 		return "unblock mailbox " + o.Target()
 	case ActionAliasAdd, ActionAliasRemove, ActionOffboard:
 		return o.aliasString(false)
+	case ActionImport:
+		return fmt.Sprintf("import %d mailboxes in %s", o.Rows, o.Domain)
 	}
 	return string(o.Action) + " " + o.Target()
 }

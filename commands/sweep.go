@@ -44,6 +44,7 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 	c.retryFinishes(ctx)
 	c.sweepHandovers(ctx, now)
 	c.sweepStale(ctx, now)
+	c.sweepImports(ctx, now)
 	c.prune(ctx, now)
 	if c.cfg.RemindAfter <= 0 {
 		return len(recs), 0

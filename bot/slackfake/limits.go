@@ -219,6 +219,10 @@ func (c *checker) element(p string, e map[string]any) {
 		}
 	case "plain_text_input":
 		c.textInput(p, e)
+	case "file_input":
+		if n, ok := e["max_files"].(float64); ok && (n < 1 || n > 10) {
+			c.add(p+"/max_files", "must be 1 to 10, got %v", n)
+		}
 	}
 	if cf, ok := e["confirm"].(map[string]any); ok {
 		c.text(p+"/confirm/title", cf["title"], maxConfirmTitle, true)

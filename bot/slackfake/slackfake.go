@@ -107,10 +107,11 @@ type Server struct {
 	cond    *sync.Cond
 	arrived chan struct{} // closed and replaced by changed: Wait's wake-up
 
-	sockets // connections, envelopes, acks: socket.go
-	web     // failure injection and calls: webapi.go
-	store   // messages, groups, views: messages.go, usergroups.go, views.go
-	hooks   // response_url posts and faults: responseurl.go
+	sockets       // connections, envelopes, acks: socket.go
+	web           // failure injection and calls: webapi.go
+	store         // messages, groups, views: messages.go, usergroups.go, views.go
+	hooks         // response_url posts and faults: responseurl.go
+	files   files // uploaded files: files.go
 
 	ts        atomic.Int64
 	envelopes atomic.Int64
@@ -133,6 +134,7 @@ func New() *Server {
 	mux.HandleFunc("/api/", s.webAPI)
 	mux.HandleFunc("/ws", s.websocket)
 	mux.HandleFunc("/response/", s.responseURL)
+	mux.HandleFunc("/files-pri/", s.filePrivate)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/api/"
 	return s

@@ -26,6 +26,7 @@ type Value struct {
 	ActionID string
 	Type     string // the element's type; "" takes it from the view (plain_text_input without one)
 	Value    string // the text typed, or the value of the option chosen; "" for none
+	Files    []File // the files of a file_input
 }
 
 // Text is the text typed in a plain_text_input.
@@ -85,8 +86,11 @@ func stateOf(blocks any, vals []Value) (map[string]any, error) {
 		for _, v := range vals {
 			typ := cmp.Or(v.Type, "plain_text_input")
 			st := map[string]any{"type": typ, "value": orNil(v.Value)}
-			if typ == "static_select" {
+			switch typ {
+			case "static_select":
 				st = map[string]any{"type": typ, "selected_option": option(v.Value, v.Value)}
+			case "file_input":
+				st = fileState(v.Files)
 			}
 			addState(values, v.BlockID, v.ActionID, st)
 		}
@@ -134,6 +138,9 @@ func addState(values map[string]any, blockID, actionID string, st map[string]any
 // Slack's client would not submit it.
 func inputState(el map[string]any, optional bool, vals []Value, given int) (map[string]any, error) {
 	typ, _ := el["type"].(string)
+	if typ == "file_input" {
+		return fileInputState(el, optional, vals, given)
+	}
 	var v string
 	if given >= 0 {
 		if t := vals[given].Type; t != "" && t != typ {

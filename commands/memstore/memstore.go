@@ -62,6 +62,7 @@ type Store struct {
 	nextID int64
 	writes int // since the last pruning of the requests
 	ho     handovers
+	im     map[string]*commands.ImportRecord
 }
 
 var _ commands.Store = (*Store)(nil)

@@ -95,7 +95,7 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 
 // allMigrations are the rows of schema_migrations after Open.
 var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql", "3 003_audit_provider.sql", "4 004_handovers.sql", "5 005_second_address.sql",
-	"6 006_audit_source.sql"}
+	"6 006_audit_source.sql", "7 007_imports.sql"}
 
 // secretPassword stands for the database password in the URLs below.
 const secretPassword = "S3cret-Pa55/w0rd"

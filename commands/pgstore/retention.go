@@ -55,6 +55,11 @@ func (s *Store) Prune(ctx context.Context, now time.Time) (requests, entries int
 		n, err = s.pruneHandovers(ctx, cutoff)
 		requests += n
 	}
+	if err == nil {
+		var n int64
+		n, err = s.pruneImports(ctx, cutoff)
+		requests += n
+	}
 	if err != nil || s.auditRetention <= 0 {
 		return requests, 0, err
 	}

@@ -95,6 +95,7 @@ func (c *Config) valueChecks() []check {
 		{v(&c.LogFormat), oneOf(c.LogFormat, "json", "console")},
 		{v(&c.ShutdownTimeout), positive(c.ShutdownTimeout)},
 		{v(&c.Concurrency), commands.CheckRange(c.Concurrency, 1, 1024)},
+		{v(&c.ImportMaxRows), commands.CheckRange(c.ImportMaxRows, 1, commands.MaxImportMaxRows)},
 	}
 }
 

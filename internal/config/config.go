@@ -77,6 +77,7 @@ type Config struct {
 	ApprovalRemind      time.Duration `envconfig:"MAILBOT_APPROVAL_REMIND" scope:"serve,shell" desc:"empty: no reminders; a duration shorter than MAILBOT_APPROVAL_TTL: a request still pending after it gets one reminder"`
 	HandoverTTL         time.Duration `envconfig:"MAILBOT_HANDOVER_TTL" core:"HandoverTTL" scope:"serve,shell" default:"72h" desc:"how long a hand-over's Show my password button works"`
 	SelfService         string        `envconfig:"MAILBOT_SELF_SERVICE" core:"SelfService" scope:"serve,shell" default:"off" desc:"off, or reset: anyone may reset the password of the mailbox whose address is their own confirmed Slack e-mail"`
+	ImportMaxRows       int           `envconfig:"MAILBOT_IMPORT_MAX_ROWS" core:"ImportMaxRows" scope:"serve,shell" default:"1000" desc:"the most mailboxes one import may create, 1 to 10000"`
 	Domains             []string      `envconfig:"MAILBOT_DOMAINS" core:"Domains" scope:"serve,shell" desc:"allow-list of domains: example.com, *.example.org (subdomains only)"`
 	DefaultDomain       string        `envconfig:"MAILBOT_DEFAULT_DOMAIN" core:"DefaultDomain" scope:"serve,shell" desc:"domain for /mailbox add with a bare user name"`
 	PasswordLength      int           `envconfig:"MAILBOT_PASSWORD_LENGTH" core:"PasswordLength" scope:"serve,shell" default:"16" desc:"length of generated passwords, {password.min} to {password.max}"`
@@ -228,6 +229,8 @@ func (c *Config) CoreConfig() commands.Config {
 		PasswordLength:    c.PasswordLength,
 		HandoverTTL:       c.HandoverTTL,
 		SelfService:       commands.SelfServiceMode(c.SelfService), // commands.Config.Check parses it
+		ImportMaxRows:     c.ImportMaxRows,
+		ImportConcurrency: c.Concurrency,
 
 		ForcePasswordChange: c.ForcePasswordChange,
 		CredentialsVariable: c.files.variable(c.CredentialsVar()),

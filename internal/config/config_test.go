@@ -59,7 +59,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		SlackAPIURL: "https://slack.com/api/", Provider: "pdd", PDDBaseURL: "https://pddimp.yandex.ru", ProviderTimeout: 15 * time.Second,
 		Y360BaseURL: "https://api360.yandex.net", Y360DepartmentID: 1, ForcePasswordChange: true,
 		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
-		HandoverTTL: 72 * time.Hour, SelfService: "off",
+		HandoverTTL: 72 * time.Hour, SelfService: "off", ImportMaxRows: 1000,
 		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
 		AuditRetention: 8760 * time.Hour, providers: testProviders, GoogleCustomer: "my_customer", GoogleBaseURL: "https://www.googleapis.com",
 	}
@@ -394,7 +394,7 @@ func TestWriteVarsListsEveryVariable(t *testing.T) {
 		"Y360_TOKEN", "Y360_ORG_ID", "Y360_BASE_URL", "Y360_DEPARTMENT_ID", "MAILCOW_URL", "MAILCOW_API_KEY", "MAILCOW_MX",
 		"MAILBOT_FORCE_PASSWORD_CHANGE",
 		"MAILBOT_ADMINS", "MAILBOT_OPS_CHANNEL", "MAILBOT_APPROVALS", "MAILBOT_APPROVAL_TTL", "MAILBOT_APPROVALS_REQUIRED",
-		"MAILBOT_APPROVAL_REMIND", "MAILBOT_HANDOVER_TTL", "MAILBOT_SELF_SERVICE", "MAILBOT_DOMAINS", "MAILBOT_DEFAULT_DOMAIN", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL",
+		"MAILBOT_APPROVAL_REMIND", "MAILBOT_HANDOVER_TTL", "MAILBOT_SELF_SERVICE", "MAILBOT_IMPORT_MAX_ROWS", "MAILBOT_DOMAINS", "MAILBOT_DEFAULT_DOMAIN", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL",
 		"MAILBOT_AUDIT_RETENTION", "GOOGLE_CREDENTIALS", "GOOGLE_ADMIN", "GOOGLE_CUSTOMER", "GOOGLE_BASE_URL",
 		"MAILBOT_DNS_RESOLVER", "MAILBOT_HTTP_ADDR", "MAILBOT_SHUTDOWN_TIMEOUT", "MAILBOT_CONCURRENCY", "MAILBOT_LOG_LEVEL", "MAILBOT_LOG_FORMAT"}
 	var tagged []string

@@ -1,0 +1,176 @@
+package commands
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ActionImport creates many mailboxes at once, from rows: one request,
+// one approval, each row run with the guarantees of add (docs/import.md).
+const ActionImport Action = "import"
+
+// The import's limits.
+const (
+	DefaultImportMaxRows = 1000  // MAILBOT_IMPORT_MAX_ROWS when it is not set
+	MaxImportMaxRows     = 10000 // the most MAILBOT_IMPORT_MAX_ROWS may be
+	// MaxImportFile is the most bytes of a CSV file an import reads.
+	MaxImportFile = 1 << 20
+	// maxShownProblems is how many row problems a form shows.
+	maxShownProblems = 20
+	// defaultImportConcurrency is how many rows run at once when
+	// Config.ImportConcurrency is zero.
+	defaultImportConcurrency = 8
+)
+
+// SettingImportMaxRows is the setting of MAILBOT_IMPORT_MAX_ROWS.
+const SettingImportMaxRows Setting = "ImportMaxRows"
+
+// ImportRow is one checked row of an import: the mailbox to create, and
+// who gets its credentials.
+type ImportRow struct {
+	Line   int // where it was in the input, for people
+	Domain string
+	Login  string
+	// Owner is the Slack user ID the row's credentials go to; empty: the
+	// requester, with one Show button for all such rows.
+	Owner  string
+	Given  string
+	Family string
+}
+
+// Target is the row's address.
+func (r ImportRow) Target() string { return r.Login + "@" + r.Domain }
+
+// Import is a checked import, kept in the store under its request's ID.
+// It holds no secret.
+type Import struct {
+	ID        string // the request's ID
+	Requester string
+	Channel   string
+	Reason    string
+	Rows      []ImportRow
+	Digest    string // of the rows: the signed request carries it
+	Created   time.Time
+}
+
+// ImportInput is what a person gave to an import: the form's text field
+// and the CSV file (its name and content), either may be empty.
+type ImportInput struct {
+	Text     string
+	File     string
+	FileName string
+	Reason   string
+}
+
+// FieldRows names the import form's rows in the problems SubmitImport
+// returns.
+const FieldRows = "rows"
+
+// checkImport checks the import's settings of cfg; a zero ImportMaxRows
+// is the default.
+func (cfg Config) checkImport(refuse func(Setting, error)) Config {
+	if cfg.ImportConcurrency <= 0 {
+		cfg.ImportConcurrency = defaultImportConcurrency
+	}
+	if cfg.ImportMaxRows != 0 { // zero: the default
+		refuse(SettingImportMaxRows, CheckRange(cfg.ImportMaxRows, 1, MaxImportMaxRows))
+	}
+	return cfg
+}
+
+// importOp is the operation an import's request carries: the rows'
+// count, their domains and their digest. The rows stay in the store.
+func importOp(imp Import) Operation {
+	return Operation{Action: ActionImport, Domain: importDomains(imp.Rows), Login: imp.ID, Reason: imp.Reason,
+		Rows: len(imp.Rows), Digest: imp.Digest}
+}
+
+// importDomains lists the rows' domains, sorted, for people.
+func importDomains(rows []ImportRow) string {
+	var ds []string
+	for _, r := range rows {
+		if !slices.Contains(ds, r.Domain) {
+			ds = append(ds, r.Domain)
+		}
+	}
+	slices.Sort(ds)
+	if len(ds) > 5 {
+		return strings.Join(ds[:5], ", ") + fmt.Sprintf(" and %d more", len(ds)-5)
+	}
+	return strings.Join(ds, ", ")
+}
+
+// rowsDigest is the digest of rows: what the request's signature covers.
+func rowsDigest(rows []ImportRow) string {
+	h := sha256.New()
+	for _, r := range rows {
+		fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%s\x00%s\n", r.Line, r.Login, r.Domain, r.Owner, r.Given, r.Family)
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
+}
+
+// importForm is the form of /mailbox import.
+func (c *Core) importForm(req Request) *Form {
+	outcome, _ := c.authorise(req.UserID)
+	return &Form{Action: ActionImport, Command: CmdMailbox, ReasonRequired: outcome == VerdictApproval,
+		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: ActionImport})}
+}
+
+// SubmitImport checks a submitted import form: every row, the policy,
+// and the limit. When something is wrong it returns the problems by
+// field (FieldRows, FieldReason), the first rows' problems one a line,
+// and nothing runs. Otherwise the decision to carry out with
+// [Core.Execute], as for a typed command.
+func (c *Core) SubmitImport(ctx context.Context, user, metadata string, in ImportInput) (d Decision, channel string, errs map[string]string) {
+	var w wireForm
+	if err := c.unseal(formKind, metadata, &w); err != nil || w.Action != ActionImport {
+		return Decision{}, "", map[string]string{FieldRows: "This form is not valid: mailbot cannot read it. Close it and type the command again."}
+	}
+	d, errs = c.PrepareImport(ctx, Request{UserID: user, ChannelID: w.Channel, Command: CmdMailbox}, in)
+	return d, w.Channel, errs
+}
+
+// PrepareImport checks an import for req's user (the shell's import FILE
+// and the form both come here) and decides what becomes of it.
+func (c *Core) PrepareImport(ctx context.Context, req Request, in ImportInput) (Decision, map[string]string) {
+	outcome, why := c.authorise(req.UserID)
+	if outcome == VerdictReply {
+		return Decision{}, map[string]string{FieldRows: why}
+	}
+	reason := cleanReason(in.Reason)
+	if outcome == VerdictApproval && reason == "" {
+		return Decision{}, map[string]string{FieldReason: "An import needs an admin's approval: say why it is needed."}
+	}
+	rows, problems := c.checkRows(ctx, in)
+	if len(problems) > 0 {
+		return Decision{}, map[string]string{FieldRows: problemLines(problems)}
+	}
+	now := c.now()
+	imp := Import{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Reason: reason, Rows: rows,
+		Digest: rowsDigest(rows), Created: now}
+	d := Decision{Verdict: VerdictRun, Op: importOp(imp), Import: &imp}
+	if outcome == VerdictApproval {
+		d.Verdict = VerdictApproval
+		d.Pending = &Pending{ID: imp.ID, Requester: req.UserID, Channel: req.ChannelID, Op: d.Op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
+	}
+	return d, nil
+}
+
+// problemLines writes the first problems one a line, then how many more.
+func problemLines(ps []RowProblem) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i == maxShownProblems {
+			fmt.Fprintf(&b, "…and %d more problems.", len(ps)-maxShownProblems)
+			break
+		}
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	return strings.TrimSpace(b.String())
+}

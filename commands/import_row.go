@@ -1,0 +1,154 @@
+package commands
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// rowAttempts is how many times a row is tried when the provider is
+// temporarily unavailable (each attempt with the adapter's own retries);
+// between them the whole import pauses.
+const rowAttempts = 4
+
+// rowPause is the first shared pause after a temporary failure; it
+// doubles at each attempt.
+var rowPause = time.Second
+
+// row claims row i and runs it: once, on any replica.
+func (r *importRun) row(ctx context.Context, i int) {
+	st, err := r.is.ClaimRow(ctx, r.rec.ID, i, r.runner)
+	if err != nil {
+		r.c.logger.Warn("import row not claimed", zap.String("request_id", r.rec.ID), zap.Int("row", i), zap.Error(err))
+		return // left without an outcome: the import is resumed
+	}
+	if st.Final() {
+		r.set(i, st, "")
+		return
+	}
+	row := r.rec.Rows[i]
+	op := Operation{Action: ActionAddMailbox, Domain: row.Domain, Login: row.Login, For: row.Owner, Reason: r.rec.Reason}
+	if st == RowClaimed { // claimed by a runner that stopped: its answer may be lost
+		if to, detail, done := r.lookUp(ctx, op); done {
+			r.finishRow(ctx, i, to, detail)
+			return
+		}
+	}
+	to, detail := r.add(ctx, op)
+	if to == "" {
+		return // cut off: the row stays claimed and is looked up on resume
+	}
+	r.finishRow(ctx, i, to, detail)
+}
+
+func (r *importRun) finishRow(ctx context.Context, i int, to RowState, detail string) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	if err := r.is.FinishRow(ectx, r.rec.ID, i, r.runner, to, detail); err != nil {
+		r.c.logger.Error("import row outcome not recorded", zap.String("request_id", r.rec.ID), zap.Int("row", i), zap.Error(err))
+	}
+	r.set(i, to, detail)
+}
+
+// lookUp finds out whether a row claimed before a stop was created:
+// found, it counts as created (and its owner gets the hand-over); not
+// found, it is run; unknown, it fails in words.
+func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string, bool) {
+	c := r.c
+	_, err := c.api.LookupMailbox(ctx, op.Domain, op.Login)
+	switch {
+	case err == nil:
+		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
+			Action: ActionAddMailbox, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For,
+			Result: ResultOK, Code: "found_after_restart"}
+		ectx, cancel := detach(ctx)
+		defer cancel()
+		if err := c.store.Record(ectx, e); err != nil {
+			c.logger.Error("import row not recorded in the audit trail", zap.String("target", op.Target()), zap.Error(err))
+		}
+		if op.For != "" {
+			n := Notice{Actor: r.rec.Requester, Op: op, OK: true, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
+			c.handOver(ctx, Result{Notice: n}, r.rec.ID)
+		}
+		return RowCreated, "", true
+	case apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
+		return "", "", false
+	case ctx.Err() != nil:
+		return "", "", false
+	}
+	return RowFailed, "mailbot stopped while creating it and could not check afterwards whether it exists: check before trying again", true
+}
+
+// add runs the add of one row with the guarantees of add: audited before
+// and after, a lost answer looked up. A temporary failure pauses the whole
+// import and is tried again. An empty state means it was cut off.
+func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
+	c := r.c
+	for attempt := 1; ; attempt++ {
+		r.pause.wait(ctx)
+		if ctx.Err() != nil {
+			return "", ""
+		}
+		if why := r.reachable(ctx, op.For); why != "" {
+			return RowFailed, why
+		}
+		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
+		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
+			Action: ActionAddMailbox, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For}
+		id, err := c.store.Begin(ctx, e)
+		if c.storeFailed(err, "begin") {
+			return RowFailed, codeWords[CodeStore]
+		}
+		res, err := c.addMailbox(ctx, n)
+		if err != nil {
+			res = cutOff(ctx, c.failure(n, err))
+		}
+		c.complete(ctx, id, e, res.Notice)
+		c.logResult(res.Notice, err)
+		switch {
+		case err == nil:
+			if op.For != "" {
+				c.handOver(ctx, res, r.rec.ID)
+			}
+			return RowCreated, ""
+		case apiclient.ReasonOf(err) == apiclient.ReasonExists:
+			return RowExisting, ""
+		case res.Notice.Uncertain && ctx.Err() != nil:
+			return "", ""
+		case res.Notice.NothingDone && attempt < rowAttempts && ctx.Err() == nil:
+			r.pause.set(rowPause << (attempt - 1))
+			continue
+		}
+		return RowFailed, rowWhy(res.Notice)
+	}
+}
+
+// rowWhy is why a row failed, in words.
+func rowWhy(n Notice) string {
+	if n.Detail != "" {
+		return n.Code + ": " + n.Why()
+	}
+	return n.Why()
+}
+
+// reachable says why a direct message cannot reach owner ("" for none, or
+// when it can), read once per owner in a run: many rows share an owner.
+func (r *importRun) reachable(ctx context.Context, owner string) string {
+	if owner == "" {
+		return ""
+	}
+	r.mu.Lock()
+	why, ok := r.owners[owner]
+	r.mu.Unlock()
+	if ok {
+		return why
+	}
+	why = r.c.reachable(ctx, owner)
+	r.mu.Lock()
+	r.owners[owner] = why
+	r.mu.Unlock()
+	return why
+}

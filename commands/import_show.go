@@ -1,0 +1,202 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+)
+
+// previewRows is how many rows a request message shows.
+const previewRows = 5
+
+// maxPreviews bounds the previews kept in the process.
+const maxPreviews = 1000
+
+// previews keeps the first rows of recent imports, for their request
+// messages; the store has the rows too, so one forgotten is read again.
+var previews = struct {
+	sync.Mutex
+	m map[string]string // request ID -> the rows in words
+}{m: map[string]string{}}
+
+func loadPreview(id string) (string, bool) {
+	previews.Lock()
+	defer previews.Unlock()
+	s, ok := previews.m[id]
+	return s, ok
+}
+
+func storePreview(id, s string) {
+	previews.Lock()
+	defer previews.Unlock()
+	if len(previews.m) >= maxPreviews {
+		clear(previews.m)
+	}
+	previews.m[id] = s
+}
+
+func forgetPreview(id string) {
+	previews.Lock()
+	defer previews.Unlock()
+	delete(previews.m, id)
+}
+
+// rememberPreview keeps imp's first rows for its request message.
+func (c *Core) rememberPreview(imp Import) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d mailboxes in %s. First rows:", len(imp.Rows), importDomains(imp.Rows))
+	for i, r := range imp.Rows {
+		if i == previewRows {
+			fmt.Fprintf(&b, " …and %d more.", len(imp.Rows)-previewRows)
+			break
+		}
+		owner := "the requester"
+		if r.Owner != "" {
+			owner = storedMention(r.Owner)
+		}
+		fmt.Fprintf(&b, " %s (credentials to %s);", r.Target(), owner)
+	}
+	storePreview(imp.ID, strings.TrimSuffix(b.String(), ";"))
+}
+
+// importPreview is the first rows of import id, for its request message.
+func (c *Core) importPreview(ctx context.Context, id string) string {
+	if s, ok := loadPreview(id); ok {
+		return c.unstore(s)
+	}
+	is := c.importStore()
+	if is == nil {
+		return ""
+	}
+	rec, ok, err := is.GetImport(ctx, id)
+	if err != nil || !ok {
+		return ""
+	}
+	c.rememberPreview(rec.Import)
+	s, _ := loadPreview(id)
+	return c.unstore(s)
+}
+
+// importHandoverText is the requester's direct message with the Show
+// button of an import's rows without an owner.
+func (c *Core) importHandoverText(rec HandoverRecord) string {
+	what := fmt.Sprintf("Your import %s created mailboxes without an owner: their credentials are yours.", rec.Login)
+	switch rec.State {
+	case HandoverStateShowing:
+		return what + " Their passwords are being set and shown to you."
+	case HandoverStateShown:
+		return fmt.Sprintf("%s Their passwords were shown to you at %s. mailbot keeps no copy.", what, fmtTime(rec.DoneAt))
+	case HandoverStateExpired:
+		return fmt.Sprintf("%s This offer expired at %s without being used: reset those mailboxes to give them passwords.", what, fmtTime(rec.Expires))
+	}
+	return fmt.Sprintf("%s Click *Show my password* to set and see all of their passwords, once, until %s: only you can.", what, fmtTime(rec.Expires))
+}
+
+// showRowsPerReply is how many passwords one answer shows: Slack's
+// limits of blocks and characters for an ephemeral message.
+const showRowsPerReply = 40
+
+// showImport sets a new password on each created row of the import that
+// has no owner and shows them all to the requester, in as few answers as
+// fit.
+func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) string {
+	is := c.importStore()
+	imp, ok, err := ImportRecord{}, false, error(nil)
+	if is != nil {
+		imp, ok, err = is.GetImport(ctx, rec.Login)
+	}
+	if err != nil || !ok {
+		c.release(ctx, rec)
+		c.deliver(ctx, k.Route, Reply{Title: "Try again in a minute", Error: true, Text: "mailbot could not read the import's rows. Nothing was changed."})
+		return LabelError
+	}
+	var rows []ImportRow
+	for _, s := range imp.States {
+		if s.State == RowCreated && s.Owner == "" {
+			rows = append(rows, s.ImportRow)
+		}
+	}
+	fields, failed := c.setPasswords(ctx, rec, rows)
+	if len(fields) == 0 && len(rows) > 0 {
+		c.release(ctx, rec)
+		c.deliver(ctx, k.Route, Reply{Title: "No password could be set", Error: true, Text: "Nothing was changed: your button still works. Try again later."})
+		return LabelError
+	}
+	for i := 0; i < len(fields); i += 2 * showRowsPerReply {
+		r := Reply{Title: fmt.Sprintf("Passwords of import %s", rec.Login), Fields: fields[i:min(i+2*showRowsPerReply, len(fields))],
+			Note: "Only you can see these passwords, shown once: mailbot keeps no copy. Pass each on privately."}
+		if c.cfg.ForcePasswordChange {
+			r.Note += " Each must be changed at the first login, where the provider can require it."
+		}
+		c.deliver(ctx, k.Route, r)
+	}
+	if len(failed) > 0 {
+		c.deliver(ctx, k.Route, Reply{Title: "Some passwords could not be set", Error: true, Steps: failed})
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	now := c.cfg.Now()
+	if err := c.store.ShownHandover(ectx, rec.ID, now); err != nil {
+		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
+	}
+	rec.State, rec.DoneAt = HandoverStateShown, now
+	c.updateHandover(ectx, rec)
+	c.observe(HandoverShown)
+	return LabelShown
+}
+
+// setPasswords sets a generated password on each row, at the import's
+// concurrency, each audited; it returns the fields to show (address,
+// password) and the rows that failed, in words.
+func (c *Core) setPasswords(ctx context.Context, rec HandoverRecord, rows []ImportRow) ([]Field, []string) {
+	out := make([][]Field, len(rows))
+	why := make([]string, len(rows))
+	sem := make(chan struct{}, c.cfg.ImportConcurrency)
+	var wg sync.WaitGroup
+	for i, row := range rows {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], why[i] = c.setRowPassword(ctx, rec, row)
+		}()
+	}
+	wg.Wait()
+	var fields []Field
+	var failed []string
+	for i := range rows {
+		fields = append(fields, out[i]...)
+		if why[i] != "" {
+			failed = append(failed, rows[i].Target()+": "+why[i])
+		}
+	}
+	return fields, failed
+}
+
+func (c *Core) setRowPassword(ctx context.Context, rec HandoverRecord, row ImportRow) ([]Field, string) {
+	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: rec.Login, Event: EventHandoverShown, Actor: rec.Owner,
+		Action: ActionResetPassword, Provider: c.api.Name(), Domain: row.Domain, Login: row.Login, HandedTo: rec.Owner}
+	id, err := c.store.Begin(ctx, e)
+	if c.storeFailed(err, "begin") {
+		return nil, codeWords[CodeStore]
+	}
+	n := Notice{Actor: rec.Owner, Op: Operation{Action: ActionResetPassword, Domain: row.Domain, Login: row.Login}, Provider: c.api.Name(), ProviderTitle: c.providerName()}
+	res, err := c.resetPassword(ctx, n)
+	if err != nil {
+		res = c.failure(n, err)
+	}
+	c.complete(ctx, id, e, res.Notice)
+	c.logResult(res.Notice, err)
+	if !res.Notice.OK && !res.Notice.Uncertain {
+		return nil, rowWhy(res.Notice)
+	}
+	for _, f := range res.Reply.Fields {
+		if f.Secret {
+			return []Field{{Label: "Address", Value: row.Target()}, {Label: "Password", Value: f.Value, Secret: true}}, ""
+		}
+	}
+	return nil, "no password was set"
+}
