@@ -83,7 +83,7 @@ func writeAuditJSON(w io.Writer, entries []commands.AuditEntry, _ bool) error {
 	enc := json.NewEncoder(w)
 	for _, e := range entries {
 		j := auditJSON{ID: e.ID, Time: e.Time.UTC(), RequestID: e.RequestID, Event: string(e.Event), Actor: e.Actor,
-			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Result,
+			Deciders: e.Deciders, Action: string(e.Action), Provider: e.Provider, Domain: e.Domain, Reason: e.Reason, Outcome: e.Outcome,
 			Status: e.Status, Stage: e.Stage, UID: e.UID, Code: e.Code, HandedTo: e.HandedTo, To: e.To, Source: e.Source}
 		if e.Login != "" {
 			j.Mailbox = e.Login + "@" + e.Domain
@@ -117,7 +117,7 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 			detail = append(detail, "uid="+strconv.FormatInt(e.UID, 10))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
-			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Result), dash(e.Source), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
+			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Outcome), dash(e.Source), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
 	}
 	return tw.Flush()
 }

@@ -311,12 +311,12 @@ func (sh *shell) role(user string) string {
 // forms: a command that would open one answers with the command's help.
 func (sh *shell) command(ctx context.Context, cmd, text string) {
 	d := sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: escapeMentions(text)})
-	if d.Verdict == commands.VerdictForm {
+	if d.Step == commands.StepForm {
 		d = sh.core.Decide(commands.Request{UserID: sh.user, Command: cmd, Text: "help"})
 		d.Reply.Fields = withoutForms(d.Reply.Fields)
 		d.Reply.Text = strings.TrimSpace("The shell has no forms: type the command with its words. " + d.Reply.Text)
 	}
-	if d.Verdict == commands.VerdictReply {
+	if d.Step == commands.StepReply {
 		d.Reply.Fields = withoutForms(d.Reply.Fields) // usage and help: the shell opens no form
 	}
 	sh.core.Execute(ctx, commands.Route{User: sh.user}, d)

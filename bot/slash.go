@@ -22,12 +22,12 @@ func (b *Bot) slashCommand(ctx context.Context, req *socketmode.Request, cmd sla
 	}
 	d := b.core.Decide(commands.Request{UserID: cmd.UserID, ChannelID: cmd.ChannelID, Command: cmd.Command, Text: cmd.Text})
 	to := commands.Route{User: cmd.UserID, Channel: cmd.ChannelID, Handle: cmd.ResponseURL, Replace: true}
-	switch d.Verdict {
-	case commands.VerdictReply:
+	switch d.Step {
+	case commands.StepReply:
 		b.ack(ctx, req, ephemeralPayload(d.Reply), received)
 		b.m.commands.WithLabelValues(cmd.Command, replyLabel(d.Reply)).Inc()
 		return
-	case commands.VerdictForm:
+	case commands.StepForm:
 		if !b.openForm(cmd, d, to, log) {
 			log.Warn("form not opened: stopping or busy; answering with the usage")
 			b.ack(ctx, req, ephemeralPayload(d.Reply), received)

@@ -18,22 +18,22 @@ func (c *Core) decideAliasesRead(userID string, op Operation) Decision {
 	}
 	if op.Domain == "" {
 		if c.cfg.DefaultDomain == "" {
-			return Decision{Verdict: VerdictReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
+			return Decision{Step: StepReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
 				Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.Login),
 				Fix:     "/mailbox " + aliasFix(ActionListAliases)})}
 		}
 		op.Domain = c.cfg.DefaultDomain
 	}
 	if !allowed(c.domains, op.Domain) {
-		return Decision{Verdict: VerdictReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
+		return Decision{Step: StepReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
 			Problem: fmt.Sprintf("mailbot may not touch %s: it is not in the list of allowed domains (%s).", op.Domain, strings.Join(c.domains, ", ")),
 			Fix:     "a domain from that list, or ask an operator to add it to MAILBOT_DOMAINS"})}
 	}
 	if c.aliasAPI() == nil {
-		return Decision{Verdict: VerdictReply, Reply: Reply{Title: "No aliases at " + c.providerName(),
+		return Decision{Step: StepReply, Reply: Reply{Title: "No aliases at " + c.providerName(),
 			Text: capitalise(c.providerName()) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent.", Error: true}}
 	}
-	return Decision{Verdict: VerdictRead, Op: op}
+	return Decision{Step: StepRead, Op: op}
 }
 
 // listAliases answers the aliases of the mailbox op.Target(): every

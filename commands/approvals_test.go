@@ -16,7 +16,7 @@ func request(t *testing.T, c *Core, user, text string) Pending {
 	t.Helper()
 	cmd, rest, _ := strings.Cut(text, " ")
 	d := c.Decide(Request{UserID: user, ChannelID: "C1", Command: cmd, Text: rest})
-	if d.Verdict != VerdictApproval || d.Pending == nil {
+	if d.Step != StepApproval || d.Pending == nil {
 		t.Fatalf("Decide(%s, %q) = %+v, want a pending request", user, text, d)
 	}
 	return *d.Pending

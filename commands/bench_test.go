@@ -9,7 +9,7 @@ func BenchmarkDecide(b *testing.B) {
 	req := Request{UserID: "UADMIN1", ChannelID: "C1", Command: "/mailbox", Text: "add <mailto:alice@example.com|alice@example.com> new hire"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if d := c.Decide(req); d.Verdict != VerdictRun {
+		if d := c.Decide(req); d.Step != StepRun {
 			b.Fatal(d.Reply.Text)
 		}
 	}
@@ -21,7 +21,7 @@ func BenchmarkDecideIDN(b *testing.B) {
 	req := Request{UserID: "UADMIN1", Command: "/maildomain", Text: "register пример.рф"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if d := c.Decide(req); d.Verdict != VerdictRun {
+		if d := c.Decide(req); d.Step != StepRun {
 			b.Fatal(d.Reply.Text)
 		}
 	}

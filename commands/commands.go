@@ -175,16 +175,16 @@ type Operation struct {
 	Digest string
 }
 
-// Verdict is what the core decided to do with a request.
-type Verdict int
+// Step is what the core decided to do with a request.
+type Step int
 
 // The verdicts of [Core.Decide].
 const (
-	VerdictReply       Verdict = iota // Reply is the whole answer: help, usage, invalid input or refusal
-	VerdictRun                        // run Op now, with Core.Run
-	VerdictApproval                   // Op needs an admin's approval: post Pending, tell the requester
-	VerdictForm                       // a bare command: show Form (the shell answers with the usage)
-	VerdictCheck                      // run the DNS checklist of Op.Domain
-	VerdictRead                       // read Op.Domain at the provider (list, status): an admin's, no approval
-	VerdictSelfService                // a reset that may be the caller's own mailbox: Execute checks and runs it
+	StepReply       Step = iota // Reply is the whole answer: help, usage, invalid input or refusal
+	StepRun                        // run Op now, with Core.Run
+	StepApproval                   // Op needs an admin's approval: post Pending, tell the requester
+	StepForm                       // a bare command: show Form (the shell answers with the usage)
+	StepCheck                      // run the DNS checklist of Op.Domain
+	StepRead                       // read Op.Domain at the provider (list, status): an admin's, no approval
+	StepSelfService                // a reset that may be the caller's own mailbox: Execute checks and runs it
 )

@@ -18,12 +18,12 @@ import (
 
 // Decision is the core's answer to a [Request] before anything is run.
 type Decision struct {
-	Verdict Verdict
-	Op      Operation // for VerdictRun, VerdictApproval and VerdictCheck (its Domain)
-	Reply   Reply     // for VerdictReply: the answer
-	Pending *Pending  // for VerdictApproval: the request to post for the admins
-	Form    *Form     // for VerdictForm: the form to show
-	// Fallback is, for VerdictSelfService on a typed address, what the
+	Step Step
+	Op      Operation // for StepRun, StepApproval and StepCheck (its Domain)
+	Reply   Reply     // for StepReply: the answer
+	Pending *Pending  // for StepApproval: the request to post for the admins
+	Form    *Form     // for StepForm: the form to show
+	// Fallback is, for StepSelfService on a typed address, what the
 	// reset is when the address is not the caller's own.
 	Fallback *Decision
 	// Import is, for an import, the checked rows to keep and run.

@@ -14,25 +14,25 @@ func (c *Core) Decide(req Request) Decision {
 	if err != nil {
 		var ue *UsageError
 		if errors.As(err, &ue) {
-			return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
+			return Decision{Step: StepReply, Reply: usageReply(ue)}
 		}
-		return Decision{Verdict: VerdictReply, Reply: Help(req.Command)}
+		return Decision{Step: StepReply, Reply: Help(req.Command)}
 	}
 	switch {
 	case inv.Help:
-		return Decision{Verdict: VerdictReply, Reply: c.help(inv.Command)}
+		return Decision{Step: StepReply, Reply: c.help(inv.Command)}
 	case inv.Check:
-		return Decision{Verdict: VerdictCheck, Op: inv.Op}
+		return Decision{Step: StepCheck, Op: inv.Op}
 	case inv.Bare && inv.Op.Action == ActionResetPassword && c.cfg.SelfService == SelfServiceReset:
-		return Decision{Verdict: VerdictSelfService, Op: inv.Op}
+		return Decision{Step: StepSelfService, Op: inv.Op}
 	case inv.Bare:
-		if outcome, why := c.authorise(req.UserID); outcome == VerdictReply {
+		if outcome, why := c.authorise(req.UserID); outcome == StepReply {
 			return c.notAllowed(why)
 		}
 		if inv.Op.Action == ActionImport {
-			return Decision{Verdict: VerdictForm, Op: inv.Op, Form: c.importForm(req), Reply: c.help(inv.Command)}
+			return Decision{Step: StepForm, Op: inv.Op, Form: c.importForm(req), Reply: c.help(inv.Command)}
 		}
-		return Decision{Verdict: VerdictForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
+		return Decision{Step: StepForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
 	}
 	op := inv.Op
 	if inv.Read && op.Action == ActionListAliases {
@@ -46,11 +46,11 @@ func (c *Core) Decide(req Request) Decision {
 	}
 	op, aue := c.aliasDefaults(op)
 	if aue != nil {
-		return Decision{Verdict: VerdictReply, Reply: usageReply(aue)}
+		return Decision{Step: StepReply, Reply: usageReply(aue)}
 	}
 	if op.Action.OnMailbox() && op.Domain == "" {
 		if c.cfg.DefaultDomain == "" {
-			return Decision{Verdict: VerdictReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
+			return Decision{Step: StepReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
 				Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.Login),
 				Fix:     fmt.Sprintf("/mailbox %s %s@example.com or /mailbox %s %s example.com", op.Action, op.Login, op.Action, op.Login)})}
 		}
@@ -58,7 +58,7 @@ func (c *Core) Decide(req Request) Decision {
 	}
 	ue := c.checkOp(op)
 	if ue != nil {
-		return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
+		return Decision{Step: StepReply, Reply: usageReply(ue)}
 	}
 	return c.selfServiceOr(req, op, c.decideOp(req, op))
 }
@@ -68,19 +68,19 @@ func (c *Core) Decide(req Request) Decision {
 func (c *Core) decideOp(req Request, op Operation) Decision {
 	outcome, why := c.authorise(req.UserID)
 	switch outcome {
-	case VerdictReply:
+	case StepReply:
 		return c.notAllowed(why)
-	case VerdictRun:
-		return Decision{Verdict: VerdictRun, Op: op}
+	case StepRun:
+		return Decision{Step: StepRun, Op: op}
 	}
 	now := c.now()
 	p := &Pending{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Op: op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
-	return Decision{Verdict: VerdictApproval, Op: op, Pending: p}
+	return Decision{Step: StepApproval, Op: op, Pending: p}
 }
 
 // notAllowed refuses a person who may not run operations.
 func (c *Core) notAllowed(why string) Decision {
-	return Decision{Verdict: VerdictReply, Reply: Reply{Title: "Not allowed", Text: why,
+	return Decision{Step: StepReply, Reply: Reply{Title: "Not allowed", Text: why,
 		Note: "Ask a mailbot admin to do it for you.", Error: true}}
 }
 
@@ -90,14 +90,14 @@ func (c *Core) decideRead(op Operation) Decision {
 	cmd := op.Action.Command()
 	if op.Domain == "" {
 		if c.cfg.DefaultDomain == "" {
-			return Decision{Verdict: VerdictReply, Reply: usageReply(&UsageError{Command: cmd,
+			return Decision{Step: StepReply, Reply: usageReply(&UsageError{Command: cmd,
 				Problem: "Give exactly one domain: mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).",
 				Fix:     cmd + " " + string(op.Action) + " example.com", Usage: true})}
 		}
 		op.Domain = c.cfg.DefaultDomain
 	}
 	if ue := c.checkAllowed(cmd, op.Domain, op.Domain); ue != nil {
-		return Decision{Verdict: VerdictReply, Reply: usageReply(ue)}
+		return Decision{Step: StepReply, Reply: usageReply(ue)}
 	}
-	return Decision{Verdict: VerdictRead, Op: op}
+	return Decision{Step: StepRead, Op: op}
 }

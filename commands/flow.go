@@ -101,15 +101,15 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 	if d.Import != nil {
 		return c.executeImport(ctx, to, d)
 	}
-	switch d.Verdict {
-	case VerdictRun:
+	switch d.Step {
+	case StepRun:
 		res := c.run(ctx, to.User, nil, "", d.Op)
 		c.deliverResult(ctx, to, res)
 		if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid { // nothing reached the PDD API
 			c.notify(ctx, res.Notice.Summary(c.cfg.Mention))
 		}
 		return res.label()
-	case VerdictApproval:
+	case StepApproval:
 		if d.Op.For != "" {
 			if why := c.reachable(ctx, d.Op.For); why != "" {
 				c.deliver(ctx, to, Reply{Title: "Not allowed", Text: why + " Nothing was asked of the admins.", Error: true})
@@ -117,12 +117,12 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 			}
 		}
 		return c.submit(ctx, to, *d.Pending)
-	case VerdictSelfService:
+	case StepSelfService:
 		return c.selfService(ctx, to, d)
-	case VerdictCheck:
+	case StepCheck:
 		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain, ""))
 		return LabelAnswered
-	case VerdictRead:
+	case StepRead:
 		c.deliver(ctx, to, c.read(ctx, to.User, d.Op, ""))
 		return LabelAnswered
 	}

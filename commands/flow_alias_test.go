@@ -68,8 +68,8 @@ func TestAliasAddListRemove(t *testing.T) {
 	sim, api := mailcowWorld(t)
 	e := newEnv(t, api, commands.Config{Domains: []string{"example.com"}}, nil)
 	d, label := e.typed(admin1, "/mailbox alias add sales@example.com bob@example.com new team")
-	if d.Verdict != commands.VerdictRun || label != commands.LabelOK {
-		t.Fatalf("alias add: verdict %v, label %q: %s", d.Verdict, label, e.msgr.lastTo(admin1).PlainText())
+	if d.Step != commands.StepRun || label != commands.LabelOK {
+		t.Fatalf("alias add: verdict %v, label %q: %s", d.Step, label, e.msgr.lastTo(admin1).PlainText())
 	}
 	if got := sim.Aliases("bob@example.com"); !slices.Equal(got, []string{"sales@example.com"}) {
 		t.Fatalf("bob's aliases at the sandbox: %q", got)
@@ -79,7 +79,7 @@ func TestAliasAddListRemove(t *testing.T) {
 		t.Errorf("ops notice %q, want %q", notice.Text, want)
 	}
 	a := e.audit()
-	if last := a[len(a)-1]; last.Action != commands.ActionAliasAdd || last.Login != "sales" || last.To != "bob@example.com" || last.Result != commands.ResultOK {
+	if last := a[len(a)-1]; last.Action != commands.ActionAliasAdd || last.Login != "sales" || last.To != "bob@example.com" || last.Outcome != commands.OutcomeOK {
 		t.Errorf("audit entry %+v", last)
 	}
 	e.typed(admin1, "/mailbox aliases bob@example.com")
@@ -111,8 +111,8 @@ func TestAliasAllowList(t *testing.T) {
 		"/mailbox aliases bob@other.org",
 	} {
 		d, _ := e.typed(admin1, line)
-		if d.Verdict != commands.VerdictReply || !strings.Contains(e.msgr.lastTo(admin1).Text, "other.org") {
-			t.Errorf("%s: verdict %v, reply %q; want a refusal naming other.org", line, d.Verdict, e.msgr.lastTo(admin1).Text)
+		if d.Step != commands.StepReply || !strings.Contains(e.msgr.lastTo(admin1).Text, "other.org") {
+			t.Errorf("%s: verdict %v, reply %q; want a refusal naming other.org", line, d.Step, e.msgr.lastTo(admin1).Text)
 		}
 	}
 	if sim.Requests() != before {
@@ -160,8 +160,8 @@ func TestAliasesOnPDD(t *testing.T) {
 	} {
 		d, _ := e.typed(admin1, line)
 		r := e.msgr.lastTo(admin1)
-		if d.Verdict != commands.VerdictReply || !strings.Contains(r.Text, "has no aliases") {
-			t.Errorf("%s: verdict %v, reply %q", line, d.Verdict, r.Text)
+		if d.Step != commands.StepReply || !strings.Contains(r.Text, "has no aliases") {
+			t.Errorf("%s: verdict %v, reply %q", line, d.Step, r.Text)
 		}
 	}
 	if len(e.audit()) != 0 {

@@ -65,17 +65,17 @@ func TestAuditTrail(t *testing.T) {
 
 	want := []commands.AuditEntry{
 		{Time: at(1), Event: commands.EventRun, Actor: admin1, Action: commands.ActionRegisterDomain, Provider: "pdd", Domain: "example.com", Reason: "launch",
-			Result: commands.ResultOK, Status: "domain-activate", Stage: "owner-check"},
+			Outcome: commands.OutcomeOK, Status: "domain-activate", Stage: "owner-check"},
 		{Time: at(2), Event: commands.EventRun, Actor: admin1, Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "taken",
-			Result: commands.ResultError, Code: "occupied"},
+			Outcome: commands.OutcomeError, Code: "occupied"},
 		{Time: at(3), Event: commands.EventRun, Actor: admin1, Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "lost",
-			Result: commands.ResultUnknown, Code: commands.CodeTransport},
+			Outcome: commands.OutcomeUnknown, Code: commands.CodeTransport},
 		{Time: at(5), RequestID: p.ID, Event: commands.EventApproval, Actor: user1, Deciders: []string{admin2},
 			Action: commands.ActionAddMailbox, Domain: "example.com", Login: "mia", Reason: "new hire"},
 		{Time: at(6), RequestID: p.ID, Event: commands.EventApproved, Actor: user1, Deciders: []string{admin2, admin3},
 			Action: commands.ActionAddMailbox, Domain: "example.com", Login: "mia", Reason: "new hire"},
 		{Time: at(6), RequestID: p.ID, Event: commands.EventRun, Actor: user1, Deciders: []string{admin2, admin3},
-			Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "mia", Reason: "new hire", Result: commands.ResultOK, UID: 42},
+			Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "mia", Reason: "new hire", Outcome: commands.OutcomeOK, UID: 42},
 		{Time: at(8), RequestID: q.ID, Event: commands.EventDenied, Actor: user1, Deciders: []string{admin1},
 			Action: commands.ActionAddMailbox, Domain: "example.com", Login: "ned"},
 		{Time: at(10), RequestID: r.ID, Event: commands.EventCancelled, Actor: user2, Deciders: []string{user2},
@@ -104,7 +104,7 @@ func TestAuditNotRecordedNotRun(t *testing.T) {
 		t.Errorf("the result was not delivered with its password: %+v", r)
 	}
 	entries := e.audit()
-	if len(entries) != 1 || entries[0].Result != "" {
+	if len(entries) != 1 || entries[0].Outcome != "" {
 		t.Errorf("audit = %+v, want the begun entry, not completed", entries)
 	}
 	if !errors.Is(errDown, commands.ErrStoreUnavailable) {

@@ -195,7 +195,7 @@ func TestStopCutsOff(t *testing.T) {
 	if n, ok := e.msgr.last("notify"); !ok || !strings.Contains(n.Text, "may exist") {
 		t.Errorf("ops notice = %q, want that the mailbox may exist", n.Text)
 	}
-	if a := e.audit(); len(a) != 1 || a[0].Result != commands.ResultUnknown {
+	if a := e.audit(); len(a) != 1 || a[0].Outcome != commands.OutcomeUnknown {
 		t.Errorf("audit = %+v, want the run completed as unknown", a)
 	}
 }

@@ -219,8 +219,8 @@ func (e *env) typed(user, line string) (commands.Decision, string) {
 func (e *env) request(user, line string) (commands.Pending, commands.MessageRef) {
 	e.t.Helper()
 	d, label := e.typed(user, line)
-	if d.Verdict != commands.VerdictApproval || label != commands.LabelRequested {
-		e.t.Fatalf("%s typed %q: outcome %v, label %q; want an approval request", user, line, d.Verdict, label)
+	if d.Step != commands.StepApproval || label != commands.LabelRequested {
+		e.t.Fatalf("%s typed %q: outcome %v, label %q; want an approval request", user, line, d.Step, label)
 	}
 	post, ok := e.msgr.last("post")
 	if !ok || post.View.Pending.ID != d.Pending.ID {

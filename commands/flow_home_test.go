@@ -123,7 +123,7 @@ func TestFormFlow(t *testing.T) {
 	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, Domains: []string{"example.com"}}, nil)
 	for _, who := range []string{admin1, user1} {
 		d := e.core.Decide(commands.Request{UserID: who, ChannelID: "CFORM", Command: commands.CmdMailbox})
-		if d.Verdict != commands.VerdictForm {
+		if d.Step != commands.StepForm {
 			t.Fatalf("bare /mailbox by %s = %+v, want a form", who, d)
 		}
 		mark, calls := e.msgr.mark(), api.calls.Load()

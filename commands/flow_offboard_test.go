@@ -34,7 +34,7 @@ func TestOffboardMailcow(t *testing.T) {
 	}
 	var steps []string
 	for _, a := range e.audit() {
-		steps = append(steps, string(a.Action)+" "+a.Login+"@"+a.Domain+" "+a.Result)
+		steps = append(steps, string(a.Action)+" "+a.Login+"@"+a.Domain+" "+a.Outcome)
 	}
 	want := []string{"offboard alice@example.com ok", "block alice@example.com ok", "alias_move info@example.com ok",
 		"alias_move jobs@example.com ok", "alias_move sales@example.com ok"}

@@ -17,8 +17,8 @@ func TestSelfServiceResetOwnMailbox(t *testing.T) {
 	t.Parallel()
 	e, api := selfServiceEnv(t)
 	d, label := e.typed(newHire, "/mailbox reset")
-	if d.Verdict != commands.VerdictSelfService || label != commands.LabelOK || len(api.sets()) != 1 {
-		t.Fatalf("self-service reset: verdict %v, label %q, %d resets", d.Verdict, label, len(api.sets()))
+	if d.Step != commands.StepSelfService || label != commands.LabelOK || len(api.sets()) != 1 {
+		t.Fatalf("self-service reset: verdict %v, label %q, %d resets", d.Step, label, len(api.sets()))
 	}
 	offer := offered(t, e)
 	if offer.View.Handover.Owner != newHire || offer.View.Handover.Target() != "ada@example.com" || !offer.View.Handover.SelfService {
@@ -37,8 +37,8 @@ func TestSelfServiceResetOwnMailbox(t *testing.T) {
 	e.noSecretsFor([]string{newHire}, api.sets()...)
 	// Typed with their own address, in another letter case: the same.
 	e.clk.Advance(commands.SelfServiceEvery)
-	if d, label := e.typed(newHire, "/mailbox reset ADA@example.com"); d.Verdict != commands.VerdictSelfService || label != commands.LabelOK {
-		t.Errorf("reset of their own typed address: %v, %q", d.Verdict, label)
+	if d, label := e.typed(newHire, "/mailbox reset ADA@example.com"); d.Step != commands.StepSelfService || label != commands.LabelOK {
+		t.Errorf("reset of their own typed address: %v, %q", d.Step, label)
 	}
 }
 
@@ -98,15 +98,15 @@ func TestSelfServiceSomeoneElsesMailboxIsARequest(t *testing.T) {
 	if _, label := e.typed(newHire, "/mailbox reset bob@example.com lost it"); label != commands.LabelRequested || len(api.sets()) != 0 {
 		t.Errorf("reset of someone else's mailbox with self-service on: %q; want an approval request", label)
 	}
-	if d, label := e.typed(admin1, "/mailbox reset ada@example.com"); d.Verdict != commands.VerdictRun || label != commands.LabelOK {
-		t.Errorf("an admin's reset: %v, %q; want what it was, a run", d.Verdict, label)
+	if d, label := e.typed(admin1, "/mailbox reset ada@example.com"); d.Step != commands.StepRun || label != commands.LabelOK {
+		t.Errorf("an admin's reset: %v, %q; want what it was, a run", d.Step, label)
 	}
 }
 
 func TestSelfServiceOffOpensTheForm(t *testing.T) {
 	t.Parallel()
 	e, _ := handoverEnv(t, commands.Config{Approvals: commands.ApprovalsRequests})
-	if d, _ := e.typed(newHire, "/mailbox reset"); d.Verdict != commands.VerdictForm {
-		t.Errorf("/mailbox reset with self-service off: %v, want the form", d.Verdict)
+	if d, _ := e.typed(newHire, "/mailbox reset"); d.Step != commands.StepForm {
+		t.Errorf("/mailbox reset with self-service off: %v, want the form", d.Step)
 	}
 }

@@ -230,7 +230,7 @@ func TestBlockNeverLoosens(t *testing.T) {
 		if len(notices) != 1 || !strings.Contains(notices[0].Text, "nothing changed") {
 			t.Errorf("%s: ops notices %+v, want one that says nothing changed", tc.line, notices)
 		}
-		if a := e.audit(); len(a) != 1 || a[0].Result != commands.ResultOK || a[0].Code != commands.CodeUnchanged {
+		if a := e.audit(); len(a) != 1 || a[0].Outcome != commands.OutcomeOK || a[0].Code != commands.CodeUnchanged {
 			t.Errorf("%s: audit %+v, want one entry ok and unchanged", tc.line, a)
 		}
 	}
@@ -273,7 +273,7 @@ func TestRegisterAgainSaysItAlreadyWas(t *testing.T) {
 	if len(notices) != 1 || !strings.Contains(notices[0].Text, "nothing changed") {
 		t.Errorf("ops notices %+v, want one that says nothing changed", notices)
 	}
-	if a := e.audit(); len(a) != 1 || a[0].Result != commands.ResultOK || a[0].Code != commands.CodeUnchanged {
+	if a := e.audit(); len(a) != 1 || a[0].Outcome != commands.OutcomeOK || a[0].Code != commands.CodeUnchanged {
 		t.Errorf("audit %+v, want one entry ok and unchanged", a)
 	}
 }
@@ -294,14 +294,14 @@ func TestOneUserNameRulePerProvider(t *testing.T) {
 	api := newWorld(nil)
 	e := newEnv(t, api, commands.Config{}, nil)
 	for _, line := range []string{"/mailbox add bad..name@example.com", "/mailbox block bad..name@example.com", "/mailbox reset bad..name@example.com"} {
-		if d, _ := e.typed(admin1, line); d.Verdict != commands.VerdictReply || !d.Reply.Error {
-			t.Errorf("%s: verdict %v, want a refusal", line, d.Verdict)
+		if d, _ := e.typed(admin1, line); d.Step != commands.StepReply || !d.Reply.Error {
+			t.Errorf("%s: verdict %v, want a refusal", line, d.Step)
 		}
 	}
 	long := strings.Repeat("a", 64)
 	for _, name := range []string{"john_doe", "123", long} {
-		if d, _ := e.typed(admin1, "/mailbox add "+name+"@example.com"); d.Verdict != commands.VerdictReply {
-			t.Errorf("add %s with a provider without a rule of its own: verdict %v, want a refusal by the default rule", name, d.Verdict)
+		if d, _ := e.typed(admin1, "/mailbox add "+name+"@example.com"); d.Step != commands.StepReply {
+			t.Errorf("add %s with a provider without a rule of its own: verdict %v, want a refusal by the default rule", name, d.Step)
 		}
 	}
 	if r, w := api.calls(); r+w != 0 {
@@ -315,13 +315,13 @@ func TestOneUserNameRulePerProvider(t *testing.T) {
 	}}
 	m := newEnv(t, mailcowish, commands.Config{}, nil)
 	for _, line := range []string{"/mailbox add 123@example.com", "/mailbox add " + long + "@example.com", "/mailbox block john_doe@example.com"} {
-		if d, _ := m.typed(admin1, line); d.Verdict != commands.VerdictRun {
-			t.Errorf("%s on a provider whose rule takes it: verdict %v (%s), want a run", line, d.Verdict, d.Reply.Text)
+		if d, _ := m.typed(admin1, line); d.Step != commands.StepRun {
+			t.Errorf("%s on a provider whose rule takes it: verdict %v (%s), want a run", line, d.Step, d.Reply.Text)
 		}
 	}
 	for _, line := range []string{"/mailbox add a+b@example.com", "/mailbox block a+b@example.com"} {
-		if d, _ := m.typed(admin1, line); d.Verdict != commands.VerdictReply {
-			t.Errorf("%s on a provider whose rule refuses it: verdict %v, want a refusal", line, d.Verdict)
+		if d, _ := m.typed(admin1, line); d.Step != commands.StepReply {
+			t.Errorf("%s on a provider whose rule refuses it: verdict %v, want a refusal", line, d.Step)
 		}
 	}
 }
@@ -411,8 +411,8 @@ func TestAddFormName(t *testing.T) {
 	api := named{newWorld(nil), &got}
 	e := newEnv(t, api, commands.Config{}, nil)
 	d, _ := e.typed(admin1, "/mailbox add")
-	if d.Verdict != commands.VerdictForm {
-		t.Fatalf("/mailbox add: verdict %v, want a form", d.Verdict)
+	if d.Step != commands.StepForm {
+		t.Fatalf("/mailbox add: verdict %v, want a form", d.Step)
 	}
 	sub, _, errs := e.core.SubmitForm(admin1, d.Form.Metadata, commands.FormValues{Domain: "example.com", User: "ada", Name: "  Ada   King Lovelace <@U1> ", Reason: "r"})
 	if len(errs) > 0 || sub.Op.Name != "Ada King Lovelace @U1" {
@@ -440,7 +440,7 @@ func TestLoginRuleThroughAWrapper(t *testing.T) {
 	t.Parallel()
 	inner := loginRuled{worldAPI: newWorld(nil), rule: func(string) error { return nil }}
 	e := newEnv(t, wrapped{inner}, commands.Config{}, nil)
-	if d, _ := e.typed(admin1, "/mailbox add 123@example.com"); d.Verdict != commands.VerdictRun {
-		t.Errorf("add 123 behind a wrapper of a provider that takes it: verdict %v (%s)", d.Verdict, d.Reply.Text)
+	if d, _ := e.typed(admin1, "/mailbox add 123@example.com"); d.Step != commands.StepRun {
+		t.Errorf("add 123 behind a wrapper of a provider that takes it: verdict %v (%s)", d.Step, d.Reply.Text)
 	}
 }

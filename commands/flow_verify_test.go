@@ -79,7 +79,7 @@ func TestStatusVerifiesOncePublished(t *testing.T) {
 	}
 	entries := e.audit()
 	if len(entries) != 1 || entries[0].Event != commands.EventVerify || entries[0].Domain != "example.com" ||
-		entries[0].Actor != admin1 || entries[0].Result != commands.ResultOK || entries[0].Status != "verified" {
+		entries[0].Actor != admin1 || entries[0].Outcome != commands.OutcomeOK || entries[0].Status != "verified" {
 		t.Errorf("audit after the verification: %+v; want one verify entry of admin1's, ok", entries)
 	}
 	if n := len(e.msgr.of("notify")); n != 0 {

@@ -60,7 +60,7 @@ type wireForm struct {
 func (c *Core) form(req Request, action Action) *Form {
 	cmd := action.Command()
 	outcome, _ := c.authorise(req.UserID)
-	f := &Form{Action: action, Command: cmd, ReasonRequired: outcome == VerdictApproval,
+	f := &Form{Action: action, Command: cmd, ReasonRequired: outcome == StepApproval,
 		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: action})}
 	if exact := c.exactDomains(); len(exact) > 0 {
 		f.Domains = exact
@@ -96,20 +96,20 @@ func (c *Core) SubmitForm(user, metadata string, v FormValues) (d Decision, chan
 	op, errs := c.formOperation(w.Action, v)
 	outcome, why := c.authorise(user)
 	switch {
-	case outcome == VerdictReply:
+	case outcome == StepReply:
 		errs = addErr(errs, FieldDomain, why)
-	case outcome == VerdictApproval && op.Reason == "":
+	case outcome == StepApproval && op.Reason == "":
 		errs = addErr(errs, FieldReason, "This operation needs an admin's approval: say why it is needed.")
 	}
 	if len(errs) > 0 {
 		return Decision{}, w.Channel, errs
 	}
-	if outcome == VerdictRun {
-		return Decision{Verdict: VerdictRun, Op: op}, w.Channel, nil
+	if outcome == StepRun {
+		return Decision{Step: StepRun, Op: op}, w.Channel, nil
 	}
 	now := c.now()
 	p := &Pending{ID: newID(), Requester: user, Channel: w.Channel, Op: op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
-	return Decision{Verdict: VerdictApproval, Op: op, Pending: p}, w.Channel, nil
+	return Decision{Step: StepApproval, Op: op, Pending: p}, w.Channel, nil
 }
 
 // formOperation validates the fields of a form into an operation.

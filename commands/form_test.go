@@ -49,12 +49,12 @@ func TestDecideBare(t *testing.T) {
 			c := newCore(t, &fakeAPI{}, tc.cfg)
 			d := c.Decide(Request{UserID: tc.user, ChannelID: "C1", Command: tc.cmd, Text: tc.text})
 			if tc.refused {
-				if d.Verdict != VerdictReply || d.Form != nil || !d.Reply.Error || !strings.Contains(d.Reply.Text, "Only mailbot admins") {
+				if d.Step != StepReply || d.Form != nil || !d.Reply.Error || !strings.Contains(d.Reply.Text, "Only mailbot admins") {
 					t.Errorf("Decide = %+v, want a refusal without a form", d)
 				}
 				return
 			}
-			if d.Verdict != VerdictForm || d.Form == nil {
+			if d.Step != StepForm || d.Form == nil {
 				t.Fatalf("Decide = %+v, want a form", d)
 			}
 			if diff := cmp.Diff(tc.want, d.Form, cmpopts.IgnoreFields(Form{}, "Metadata"), cmpopts.EquateEmpty()); diff != "" {
@@ -131,7 +131,7 @@ func TestSubmitFormErrors(t *testing.T) {
 			if !strings.Contains(errs[tc.fields[0]], tc.text) {
 				t.Errorf("SubmitForm error for %s = %q, want it to contain %q", tc.fields[0], errs[tc.fields[0]], tc.text)
 			}
-			if d.Verdict != VerdictReply || d.Pending != nil || d.Op != (Operation{}) {
+			if d.Step != StepReply || d.Pending != nil || d.Op != (Operation{}) {
 				t.Errorf("SubmitForm with errors returned the decision %+v, want none", d)
 			}
 		})
@@ -153,12 +153,12 @@ func TestSubmitFormAsTyped(t *testing.T) {
 	tests := []struct {
 		user, cmd, typed string
 		values           FormValues
-		outcome          Verdict
+		outcome          Step
 	}{
-		{"UADMIN1", CmdMailbox, "add Bob@Example.com new hire", FormValues{Domain: "Example.com", User: " Bob ", Reason: "new  hire"}, VerdictRun},
-		{"UADMIN1", CmdMailbox, "add bob", FormValues{User: "bob"}, VerdictRun},
-		{"UUSER1", CmdMailbox, "add bob example.com asked by <@U1|ann>", FormValues{Domain: "example.com", User: "bob", Reason: "asked by <@U1|ann>"}, VerdictApproval},
-		{"UUSER1", CmdDomain, "register example.org. launch", FormValues{Domain: "example.org.", Reason: "launch"}, VerdictApproval},
+		{"UADMIN1", CmdMailbox, "add Bob@Example.com new hire", FormValues{Domain: "Example.com", User: " Bob ", Reason: "new  hire"}, StepRun},
+		{"UADMIN1", CmdMailbox, "add bob", FormValues{User: "bob"}, StepRun},
+		{"UUSER1", CmdMailbox, "add bob example.com asked by <@U1|ann>", FormValues{Domain: "example.com", User: "bob", Reason: "asked by <@U1|ann>"}, StepApproval},
+		{"UUSER1", CmdDomain, "register example.org. launch", FormValues{Domain: "example.org.", Reason: "launch"}, StepApproval},
 	}
 	for _, tc := range tests {
 		typed := c.Decide(Request{UserID: tc.user, ChannelID: "CTYPED", Command: tc.cmd, Text: tc.typed})
@@ -168,8 +168,8 @@ func TestSubmitFormAsTyped(t *testing.T) {
 			t.Errorf("SubmitForm(%s, %+v) = channel %q, errors %q; want channel CFORM and no error", tc.user, tc.values, channel, errs)
 			continue
 		}
-		if got.Verdict != tc.outcome || typed.Verdict != tc.outcome {
-			t.Errorf("%s %s: form outcome %v, typed %v; want %v", tc.cmd, tc.typed, got.Verdict, typed.Verdict, tc.outcome)
+		if got.Step != tc.outcome || typed.Step != tc.outcome {
+			t.Errorf("%s %s: form outcome %v, typed %v; want %v", tc.cmd, tc.typed, got.Step, typed.Step, tc.outcome)
 		}
 		if diff := cmp.Diff(typed, got, cmpopts.IgnoreFields(Pending{}, "ID", "Channel")); diff != "" {
 			t.Errorf("%s %s: form decision differs from the typed one (-typed +form):\n%s", tc.cmd, tc.typed, diff)

@@ -146,7 +146,7 @@ func FuzzSubmitForm(f *testing.F) {
 					t.Fatalf("SubmitForm error %q: %q, want a problem keyed by a field", field, problem)
 				}
 			}
-			if d.Verdict != VerdictReply || d.Pending != nil {
+			if d.Step != StepReply || d.Pending != nil {
 				t.Fatalf("SubmitForm = %+v and errors %q", d, errs)
 			}
 			return
@@ -154,17 +154,17 @@ func FuzzSubmitForm(f *testing.F) {
 		if ue := c.checkOp(d.Op); ue != nil {
 			t.Fatalf("SubmitForm decided %+v, which does not validate: %s", d.Op, ue.Problem)
 		}
-		switch d.Verdict {
-		case VerdictRun:
+		switch d.Step {
+		case StepRun:
 			if !c.IsAdmin(user) {
 				t.Fatalf("SubmitForm lets non-admin %q run %+v", user, d.Op)
 			}
-		case VerdictApproval:
+		case StepApproval:
 			if d.Pending == nil || d.Pending.Requester != user || d.Pending.Channel != channel || d.Pending.Op != d.Op || d.Op.Reason == "" {
 				t.Fatalf("SubmitForm approval = %+v (channel %q), want the requester's pending request with a reason", d, channel)
 			}
 		default:
-			t.Fatalf("SubmitForm outcome %v without errors", d.Verdict)
+			t.Fatalf("SubmitForm outcome %v without errors", d.Step)
 		}
 		if strings.ContainsAny(d.Op.Reason, "\n\r\t\x00") || utf8.RuneCountInString(d.Op.Reason) > maxReason {
 			t.Fatalf("SubmitForm reason %q is not plain text within %d characters", d.Op.Reason, maxReason)

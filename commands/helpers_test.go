@@ -134,7 +134,7 @@ func (s *auditStore) Complete(_ context.Context, id int64, e AuditEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := &s.entries[id-1]
-	a.Result, a.Status, a.Stage, a.UID, a.Code = e.Result, e.Status, e.Stage, e.UID, e.Code
+	a.Outcome, a.Status, a.Stage, a.UID, a.Code = e.Outcome, e.Status, e.Stage, e.UID, e.Code
 	return nil
 }
 

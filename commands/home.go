@@ -128,8 +128,8 @@ func (e AuditEntry) Line(mention func(string) string) string {
 	if e.HandedTo != "" {
 		s += ", credentials to " + mention(e.HandedTo)
 	}
-	if e.Result != "" {
-		s += ": " + e.Result
+	if e.Outcome != "" {
+		s += ": " + e.Outcome
 	}
 	for _, kv := range [][2]string{{"provider", e.Provider}, {"status", e.Status}, {"code", e.Code}} {
 		if kv[1] != "" {

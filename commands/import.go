@@ -117,7 +117,7 @@ func rowsDigest(rows []ImportRow) string {
 // importForm is the form of /mailbox import.
 func (c *Core) importForm(req Request) *Form {
 	outcome, _ := c.authorise(req.UserID)
-	return &Form{Action: ActionImport, Command: CmdMailbox, ReasonRequired: outcome == VerdictApproval,
+	return &Form{Action: ActionImport, Command: CmdMailbox, ReasonRequired: outcome == StepApproval,
 		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: ActionImport})}
 }
 
@@ -139,11 +139,11 @@ func (c *Core) SubmitImport(ctx context.Context, user, metadata string, in Impor
 // and the form both come here) and decides what becomes of it.
 func (c *Core) PrepareImport(ctx context.Context, req Request, in ImportInput) (Decision, map[string]string) {
 	outcome, why := c.authorise(req.UserID)
-	if outcome == VerdictReply {
+	if outcome == StepReply {
 		return Decision{}, map[string]string{FieldRows: why}
 	}
 	reason := cleanReason(in.Reason)
-	if outcome == VerdictApproval && reason == "" {
+	if outcome == StepApproval && reason == "" {
 		return Decision{}, map[string]string{FieldReason: "An import needs an admin's approval: say why it is needed."}
 	}
 	rows, problems := c.checkRows(ctx, in)
@@ -153,9 +153,9 @@ func (c *Core) PrepareImport(ctx context.Context, req Request, in ImportInput) (
 	now := c.now()
 	imp := Import{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Reason: reason, Rows: rows,
 		Digest: rowsDigest(rows), Created: now}
-	d := Decision{Verdict: VerdictRun, Op: importOp(imp), Import: &imp}
-	if outcome == VerdictApproval {
-		d.Verdict = VerdictApproval
+	d := Decision{Step: StepRun, Op: importOp(imp), Import: &imp}
+	if outcome == StepApproval {
+		d.Step = StepApproval
 		d.Pending = &Pending{ID: imp.ID, Requester: req.UserID, Channel: req.ChannelID, Op: d.Op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
 	}
 	return d, nil

@@ -160,9 +160,9 @@ func (r *importRun) finish(ctx context.Context) string {
 	r.notifyEnd(ectx)
 	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
 		Action: ActionImport, Provider: c.api.Name(), Domain: trunc(importDomains(r.rec.Rows), 200), Reason: r.rec.Reason,
-		Result: ResultOK, Code: fmt.Sprintf("created=%d existing=%d failed=%d", n.created, n.existing, n.failed)}
+		Outcome: OutcomeOK, Code: fmt.Sprintf("created=%d existing=%d failed=%d", n.created, n.existing, n.failed)}
 	if n.failed > 0 {
-		e.Result = ResultError
+		e.Outcome = OutcomeError
 	}
 	if err := c.store.Record(ectx, e); err != nil {
 		c.logger.Error("import not recorded in the audit trail", zap.String("request_id", r.rec.ID), zap.Error(err))

@@ -63,7 +63,7 @@ func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string,
 	case err == nil:
 		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
 			Action: ActionAddMailbox, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For,
-			Result: ResultOK, Code: "found_after_restart"}
+			Outcome: OutcomeOK, Code: "found_after_restart"}
 		ectx, cancel := detach(ctx)
 		defer cancel()
 		if err := c.store.Record(ectx, e); err != nil {

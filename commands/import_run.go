@@ -36,7 +36,7 @@ func (c *Core) executeImport(ctx context.Context, to Route, d Decision) string {
 		return LabelStoreDown
 	}
 	c.rememberPreview(*d.Import)
-	if d.Verdict == VerdictApproval {
+	if d.Step == StepApproval {
 		return c.submit(ctx, to, *d.Pending)
 	}
 	c.deliver(ctx, to, Reply{Title: "Import started", Text: fmt.Sprintf("mailbot is creating %d mailboxes (%s). Progress follows in your direct message with mailbot.",

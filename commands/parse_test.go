@@ -304,8 +304,8 @@ func TestDefaultLoginRule(t *testing.T) {
 		{"add bad..name@example.com", "nor hold '..'"},
 	} {
 		d := c.Decide(Request{UserID: "UADMIN1", Command: CmdMailbox, Text: tc.text})
-		if d.Verdict != VerdictReply || !strings.Contains(d.Reply.Text, tc.problem) {
-			t.Errorf("/mailbox %s: verdict %v, %q; want a refusal containing %q", tc.text, d.Verdict, d.Reply.Text, tc.problem)
+		if d.Step != StepReply || !strings.Contains(d.Reply.Text, tc.problem) {
+			t.Errorf("/mailbox %s: verdict %v, %q; want a refusal containing %q", tc.text, d.Step, d.Reply.Text, tc.problem)
 		}
 	}
 	if n := api.calls.Load(); n != 0 {

@@ -226,15 +226,15 @@ func (c *Core) checkAllowed(cmd, domain, what string) *UsageError {
 
 // authorise decides, by the approval mode, whether userID may run op now,
 // must ask for approval, or is refused (with the reason).
-func (c *Core) authorise(userID string) (Verdict, string) {
+func (c *Core) authorise(userID string) (Step, string) {
 	admin := c.IsAdmin(userID)
 	switch {
 	case c.cfg.Approvals == ApprovalsAll:
-		return VerdictApproval, ""
+		return StepApproval, ""
 	case admin:
-		return VerdictRun, ""
+		return StepRun, ""
 	case c.cfg.Approvals == ApprovalsRequests:
-		return VerdictApproval, ""
+		return StepApproval, ""
 	}
-	return VerdictReply, "Only mailbot admins may register domains and add, reset, block or unblock mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
+	return StepReply, "Only mailbot admins may register domains and add, reset, block or unblock mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
 }

@@ -62,16 +62,16 @@ func TestDecidePolicy(t *testing.T) {
 	tests := []struct {
 		mode ApprovalMode
 		user string
-		want Verdict
+		want Step
 	}{
-		{ApprovalsOff, admin, VerdictRun},
-		{ApprovalsOff, user, VerdictReply},
-		{ApprovalsOff, "", VerdictReply},
-		{ApprovalsRequests, admin, VerdictRun},
-		{ApprovalsRequests, user, VerdictApproval},
-		{ApprovalsAll, admin, VerdictApproval},
-		{ApprovalsAll, user, VerdictApproval},
-		{"", user, VerdictReply}, // zero value is off
+		{ApprovalsOff, admin, StepRun},
+		{ApprovalsOff, user, StepReply},
+		{ApprovalsOff, "", StepReply},
+		{ApprovalsRequests, admin, StepRun},
+		{ApprovalsRequests, user, StepApproval},
+		{ApprovalsAll, admin, StepApproval},
+		{ApprovalsAll, user, StepApproval},
+		{"", user, StepReply}, // zero value is off
 	}
 	for _, tc := range tests {
 		for _, cmd := range []Request{
@@ -83,15 +83,15 @@ func TestDecidePolicy(t *testing.T) {
 			c := newCore(t, api, Config{Approvals: tc.mode, Now: clk.Now})
 			cmd.UserID, cmd.ChannelID = tc.user, "C1"
 			d := c.Decide(cmd)
-			if d.Verdict != tc.want {
-				t.Errorf("mode %q, user %q, %s %s: outcome %v, want %v (reply %q)", tc.mode, tc.user, cmd.Command, cmd.Text, d.Verdict, tc.want, d.Reply.Text)
+			if d.Step != tc.want {
+				t.Errorf("mode %q, user %q, %s %s: outcome %v, want %v (reply %q)", tc.mode, tc.user, cmd.Command, cmd.Text, d.Step, tc.want, d.Reply.Text)
 			}
-			switch d.Verdict {
-			case VerdictReply:
+			switch d.Step {
+			case StepReply:
 				if !d.Reply.Error || !strings.Contains(d.Reply.Text, "Only mailbot admins") {
 					t.Errorf("refusal reply = %+v, want an error explaining who may", d.Reply)
 				}
-			case VerdictApproval:
+			case StepApproval:
 				p := d.Pending
 				if p == nil || len(p.ID) != 10 || p.Requester != tc.user || p.Channel != "C1" || p.Op != d.Op ||
 					!p.Created.Equal(clk.Now()) || !p.Expires.Equal(clk.Now().Add(DefaultApprovalTTL)) {
@@ -105,7 +105,7 @@ func TestDecidePolicy(t *testing.T) {
 				if got, err := c.DecodePending(r.Buttons[0].Value); err != nil || got != *p {
 					t.Errorf("Cancel button value decodes to %+v, %v; want the request %+v", got, err, *p)
 				}
-			case VerdictRun:
+			case StepRun:
 				if d.Pending != nil || d.Form != nil {
 					t.Errorf("run decision = %+v, want no pending request and no form", d)
 				}
@@ -127,44 +127,44 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name    string
 		req     Request
-		outcome Verdict
+		outcome Step
 		op      Operation
-		text    string // a part of the reply's text, for VerdictReply
+		text    string // a part of the reply's text, for StepReply
 		err     bool
 	}{
 		{name: "register", req: Request{UserID: "UADMIN1", Command: "/maildomain", Text: "register example.com why"},
-			outcome: VerdictRun, op: Operation{Action: ActionRegisterDomain, Domain: "example.com", Reason: "why"}},
+			outcome: StepRun, op: Operation{Action: ActionRegisterDomain, Domain: "example.com", Reason: "why"}},
 		{name: "wildcard", req: Request{UserID: "UADMIN1", Command: "/maildomain", Text: "register a.example.org"},
-			outcome: VerdictRun, op: Operation{Action: ActionRegisterDomain, Domain: "a.example.org"}},
+			outcome: StepRun, op: Operation{Action: ActionRegisterDomain, Domain: "a.example.org"}},
 		{name: "default domain", req: Request{UserID: "UADMIN1", Command: "/mailbox", Text: "add Bob for sales"},
-			outcome: VerdictRun, op: Operation{Action: ActionAddMailbox, Domain: "example.com", Login: "bob", Reason: "for sales"}},
+			outcome: StepRun, op: Operation{Action: ActionAddMailbox, Domain: "example.com", Login: "bob", Reason: "for sales"}},
 		{name: "not in allow-list", req: Request{UserID: "UADMIN1", Command: "/maildomain", Text: "register example.net"},
-			outcome: VerdictReply, text: "mailbot may not touch example.net", err: true},
+			outcome: StepReply, text: "mailbot may not touch example.net", err: true},
 		{name: "wildcard is not apex", req: Request{UserID: "UADMIN1", Command: "/maildomain", Text: "register example.org"},
-			outcome: VerdictReply, text: "example.com, *.example.org", err: true},
+			outcome: StepReply, text: "example.com, *.example.org", err: true},
 		{name: "mailbox not in allow-list", req: Request{UserID: "UADMIN1", Command: "/mailbox", Text: "add a@example.net"},
-			outcome: VerdictReply, text: "may not touch", err: true},
+			outcome: StepReply, text: "may not touch", err: true},
 		{name: "validation before authorisation", req: Request{UserID: "UNOBODY", Command: "/maildomain", Text: "register bad_name.com"},
-			outcome: VerdictReply, text: "is not a valid domain name", err: true},
+			outcome: StepReply, text: "is not a valid domain name", err: true},
 		{name: "help", req: Request{UserID: "UNOBODY", Command: "/mailbox", Text: "help"},
-			outcome: VerdictReply, text: "The default domain is example.com."},
+			outcome: StepReply, text: "The default domain is example.com."},
 		{name: "empty by a non-admin in mode off", req: Request{UserID: "UNOBODY", Command: "/maildomain"},
-			outcome: VerdictReply, text: "Only mailbot admins", err: true},
+			outcome: StepReply, text: "Only mailbot admins", err: true},
 		{name: "check needs no admin", req: Request{UserID: "UNOBODY", Command: "/maildomain", Text: "check Example.NET."},
-			outcome: VerdictCheck, op: Operation{Domain: "example.net"}},
+			outcome: StepCheck, op: Operation{Domain: "example.net"}},
 		{name: "check one domain", req: Request{UserID: "UNOBODY", Command: "/maildomain", Text: "check a.com b.com"},
-			outcome: VerdictReply, text: "exactly one domain", err: true},
+			outcome: StepReply, text: "exactly one domain", err: true},
 		{name: "unknown", req: Request{UserID: "UADMIN1", Command: "/maildomain", Text: "remove example.com"},
-			outcome: VerdictReply, text: "no sub-command", err: true},
+			outcome: StepReply, text: "no sub-command", err: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			d := c.Decide(tc.req)
-			if d.Verdict != tc.outcome {
-				t.Fatalf("Decide(%+v) outcome = %v, want %v; reply %+v", tc.req, d.Verdict, tc.outcome, d.Reply)
+			if d.Step != tc.outcome {
+				t.Fatalf("Decide(%+v) outcome = %v, want %v; reply %+v", tc.req, d.Step, tc.outcome, d.Reply)
 			}
-			if tc.outcome == VerdictRun || tc.outcome == VerdictCheck {
+			if tc.outcome == StepRun || tc.outcome == StepCheck {
 				if diff := cmp.Diff(tc.op, d.Op); diff != "" {
 					t.Errorf("Decide(%+v) op mismatch (-want +got):\n%s", tc.req, diff)
 				}
@@ -184,7 +184,7 @@ func TestDecideNoDefaultDomain(t *testing.T) {
 	t.Parallel()
 	c := newCore(t, &fakeAPI{}, Config{})
 	d := c.Decide(Request{UserID: "UADMIN1", Command: "/mailbox", Text: "add bob"})
-	if d.Verdict != VerdictReply || !d.Reply.Error || !strings.Contains(d.Reply.Note, "/mailbox add bob@example.com") {
+	if d.Step != StepReply || !d.Reply.Error || !strings.Contains(d.Reply.Note, "/mailbox add bob@example.com") {
 		t.Errorf("Decide(add bob) without a default domain = %+v, want a refusal showing the full form", d)
 	}
 }

@@ -56,10 +56,10 @@ var (
 
 // Interim is the acknowledgement of work handed to the workers for d.
 func (d Decision) Interim() Reply {
-	switch d.Verdict {
-	case VerdictApproval:
+	switch d.Step {
+	case StepApproval:
 		return ReplySending
-	case VerdictCheck:
+	case StepCheck:
 		return ReplyChecking
 	}
 	return ReplyWorking

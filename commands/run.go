@@ -67,13 +67,13 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 
 // complete records the outcome of the audit entry id.
 func (c *Core) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
-	e.Result, e.Status, e.Stage, e.Code = ResultOK, n.Status, n.Stage, n.Code
+	e.Outcome, e.Status, e.Stage, e.Code = OutcomeOK, n.Status, n.Stage, n.Code
 	e.UID, _ = strconv.ParseInt(n.UID, 10, 64) // 0 where the provider has no numeric uid
 	switch {
 	case n.Uncertain:
-		e.Result = ResultUnknown
+		e.Outcome = OutcomeUnknown
 	case !n.OK:
-		e.Result = ResultError
+		e.Outcome = OutcomeError
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()

@@ -203,14 +203,14 @@ func checkRunEntry(t *testing.T, entries []AuditEntry, n Notice) {
 		t.Fatalf("audit entries = %+v, want exactly one", entries)
 	}
 	e := entries[0]
-	want := ResultOK
+	want := OutcomeOK
 	switch {
 	case n.Uncertain:
-		want = ResultUnknown
+		want = OutcomeUnknown
 	case !n.OK:
-		want = ResultError
+		want = OutcomeError
 	}
-	if e.Event != EventRun || e.Actor != n.Actor || e.Result != want || e.Code != n.Code || auditUID(e.UID) != n.UID ||
+	if e.Event != EventRun || e.Actor != n.Actor || e.Outcome != want || e.Code != n.Code || auditUID(e.UID) != n.UID ||
 		e.Status != string(n.Status) || e.Domain != n.Op.Domain || e.Login != n.Op.Login || e.Reason != n.Op.Reason {
 		t.Errorf("audit entry = %+v, want a run by %s with outcome %q for notice %+v", e, n.Actor, want, n)
 	}

@@ -50,7 +50,7 @@ func (c *Core) selfServiceOr(req Request, op Operation, d Decision) Decision {
 	if c.cfg.SelfService != SelfServiceReset || op.Action != ActionResetPassword || op.For != "" || c.IsAdmin(req.UserID) {
 		return d
 	}
-	return Decision{Verdict: VerdictSelfService, Op: op, Fallback: &d}
+	return Decision{Step: StepSelfService, Op: op, Fallback: &d}
 }
 
 // selfService runs a reset of the caller's own mailbox, handed over to

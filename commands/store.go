@@ -186,7 +186,7 @@ type AuditEntry struct {
 	Login     string
 	Reason    string
 	HandedTo  string // the user ID the credentials went to, in a hand-over
-	Result    string // ResultOK, ResultError, ResultUnknown; empty while running and for decisions
+	Outcome   string // OutcomeOK, OutcomeError, OutcomeUnknown; empty while running and for decisions
 	Status    string // register: the domain's status
 	Stage     string // register: the domain's stage
 	UID       int64  // add: the new mailbox's uid
@@ -222,7 +222,7 @@ const (
 
 // The outcomes of a run in the audit trail.
 const (
-	ResultOK      = "ok"
-	ResultError   = "error"
-	ResultUnknown = "unknown"
+	OutcomeOK      = "ok"
+	OutcomeError   = "error"
+	OutcomeUnknown = "unknown"
 )

@@ -53,14 +53,14 @@ func (c *Core) verifyIfPublished(ctx context.Context, actor string, d *apiclient
 		return d, "mailbot could not look the TXT record up in DNS: ask for the status again later."
 	}
 	e := AuditEntry{Time: c.cfg.Now().UTC(), Event: EventVerify, Actor: actor, Action: ActionDomainStatus,
-		Provider: c.api.Name(), Domain: d.Name, Result: ResultOK}
+		Provider: c.api.Name(), Domain: d.Name, Outcome: OutcomeOK}
 	got, err := v.VerifyDomain(ctx, d.Name)
 	var said string
 	switch {
 	case errors.Is(err, ErrNoVerify):
 		return d, ""
 	case err != nil:
-		e.Result, e.Code = ResultError, codeOf(err)
+		e.Outcome, e.Code = OutcomeError, codeOf(err)
 		said = "The TXT record is in DNS, but " + c.providerName() + " did not verify the domain yet: " + c.readFailure("verify "+d.Name, err).Text
 		got = d
 	case got.Verified:

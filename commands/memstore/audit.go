@@ -29,7 +29,7 @@ func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) e
 		return fmt.Errorf("%w: %d", errNoEntry, id)
 	}
 	a := &s.audit[i]
-	a.Result, a.Status, a.Stage, a.UID, a.Code = e.Result, e.Status, e.Stage, e.UID, e.Code
+	a.Outcome, a.Status, a.Stage, a.UID, a.Code = e.Outcome, e.Status, e.Stage, e.UID, e.Code
 	return nil
 }
 

@@ -26,7 +26,7 @@ func (s *Store) Begin(ctx context.Context, e commands.AuditEntry) (int64, error)
 func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) error {
 	return s.call(ctx, "audit complete", func(ctx context.Context) error {
 		tag, err := s.pool.Exec(ctx, `UPDATE audit SET outcome = $2, status = $3, stage = $4, uid = $5, code = $6
-			WHERE id = $1`, id, e.Result, e.Status, e.Stage, e.UID, e.Code)
+			WHERE id = $1`, id, e.Outcome, e.Status, e.Stage, e.UID, e.Code)
 		if err == nil && tag.RowsAffected() == 0 {
 			return fmt.Errorf("no audit entry %d", id)
 		}
@@ -52,7 +52,7 @@ func entryArgs(e commands.AuditEntry) []any {
 		e.Time = time.Now()
 	}
 	return []any{e.Time, e.RequestID, string(e.Event), e.Actor, nonNil(e.Deciders), string(e.Action),
-		e.Domain, e.Login, e.Reason, e.Result, e.Status, e.Stage, e.UID, e.Code, e.Provider, e.HandedTo, e.To, e.Source}
+		e.Domain, e.Login, e.Reason, e.Outcome, e.Status, e.Stage, e.UID, e.Code, e.Provider, e.HandedTo, e.To, e.Source}
 }
 
 // entryList is the audit columns that make an AuditEntry, in scanEntry's
@@ -138,7 +138,7 @@ func scanEntry(row pgx.CollectableRow) (commands.AuditEntry, error) {
 	var e commands.AuditEntry
 	var event, action string
 	err := row.Scan(&e.ID, &e.Time, &e.RequestID, &event, &e.Actor, &e.Deciders, &action, &e.Domain,
-		&e.Login, &e.Reason, &e.Result, &e.Status, &e.Stage, &e.UID, &e.Code, &e.Provider, &e.HandedTo, &e.To, &e.Source)
+		&e.Login, &e.Reason, &e.Outcome, &e.Status, &e.Stage, &e.UID, &e.Code, &e.Provider, &e.HandedTo, &e.To, &e.Source)
 	e.Event, e.Action = commands.Event(event), commands.Action(action)
 	return e, err
 }

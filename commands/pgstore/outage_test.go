@@ -70,7 +70,7 @@ func TestOutage(t *testing.T) {
 			_, err := s.Begin(ctx, commands.AuditEntry{Event: commands.EventRun})
 			return err
 		},
-		"Complete": func(s *pgstore.Store) error { return s.Complete(ctx, id, commands.AuditEntry{Result: "ok"}) },
+		"Complete": func(s *pgstore.Store) error { return s.Complete(ctx, id, commands.AuditEntry{Outcome: "ok"}) },
 		"Record":   func(s *pgstore.Store) error { return s.Record(ctx, commands.AuditEntry{Event: commands.EventDenied}) },
 		"Audit":    func(s *pgstore.Store) error { _, err := s.Audit(ctx, time.Time{}, 0, false); return err },
 	}

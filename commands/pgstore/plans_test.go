@@ -127,7 +127,7 @@ func callsOf(t *testing.T, s *pgstore.Store, now time.Time) map[string]func() {
 			check(err)
 			id, err := s.Begin(ctx, commands.AuditEntry{Event: commands.EventRun, RequestID: p.ID})
 			check(err)
-			check(s.Complete(ctx, id, commands.AuditEntry{Result: commands.ResultOK}))
+			check(s.Complete(ctx, id, commands.AuditEntry{Outcome: commands.OutcomeOK}))
 			check(s.Finish(ctx, p.ID, commands.StateDone, "done", now))
 			_, _, err = s.End(ctx, open, commands.StateDenied, "U0ADA", now)
 			check(err)

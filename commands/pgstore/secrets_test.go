@@ -53,9 +53,9 @@ func drive(t *testing.T, s commands.Store) {
 		must(t, err)
 		// The API answered; its password or verification secret went into
 		// the requester's reply, and this is what the trail gets.
-		result := commands.AuditEntry{Result: commands.ResultOK, UID: 1130000000000000 + int64(i)}
+		result := commands.AuditEntry{Outcome: commands.OutcomeOK, UID: 1130000000000000 + int64(i)}
 		if op.Action == commands.ActionRegisterDomain {
-			result = commands.AuditEntry{Result: commands.ResultOK, Status: "domain-not-verified", Stage: "owner-check"}
+			result = commands.AuditEntry{Outcome: commands.OutcomeOK, Status: "domain-not-verified", Stage: "owner-check"}
 		}
 		must(t, s.Complete(ctx, id, result))
 		must(t, s.Finish(ctx, p.ID, commands.StateDone, "done: "+string(op.Action)+" "+op.Domain, now))

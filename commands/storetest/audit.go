@@ -90,17 +90,17 @@ func testAuditBeginComplete(t *testing.T, open func(t *testing.T) commands.Store
 	if err != nil || id2 == id {
 		t.Fatalf("second Begin = %d, %v; want a new ID", id2, err)
 	}
-	done := commands.AuditEntry{Actor: "U0SOMEONEELSE", Domain: "other.example", Result: commands.ResultOK,
+	done := commands.AuditEntry{Actor: "U0SOMEONEELSE", Domain: "other.example", Outcome: commands.OutcomeOK,
 		Status: "added", Stage: "owner-check", UID: 1130000012345678, Code: ""}
 	if err := s.Complete(t.Context(), id, done); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	failed := commands.AuditEntry{Result: commands.ResultError, Code: "occupied"}
+	failed := commands.AuditEntry{Outcome: commands.OutcomeError, Code: "occupied"}
 	if err := s.Complete(t.Context(), id2, failed); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	e.Result, e.Status, e.Stage, e.UID = commands.ResultOK, "added", "owner-check", 1130000012345678
-	other.ID, other.Result, other.Code = id2, commands.ResultError, "occupied"
+	e.Outcome, e.Status, e.Stage, e.UID = commands.OutcomeOK, "added", "owner-check", 1130000012345678
+	other.ID, other.Outcome, other.Code = id2, commands.OutcomeError, "occupied"
 	if diff := cmp.Diff([]commands.AuditEntry{e, other}, audit(t, s, now, 0, false), opts); diff != "" {
 		t.Errorf("Audit after Complete: only the outcome fields change (-want +got):\n%s", diff)
 	}
