@@ -1,103 +1,359 @@
 package commands
 
 import (
-	"errors"
+	"context"
 	"fmt"
+	"strings"
+
+	"go.uber.org/zap"
 )
 
-// Decide parses and validates req and decides, by the policy, whether it is
-// answered at once, run now, or needs approval. It never calls the API.
-// Validation comes before authorisation, so that a person learns what is
-// wrong with the input whoever they are.
-func (c *Core) Decide(req Request) Decision {
-	inv, err := Parse(req.Command, req.Text)
+// Click is a person's click on a button that mailbot offered.
+type Click struct {
+	Kind  ButtonKind
+	Value string // the button's value, as the transport hands it back
+	User  string // who clicked
+	Route Route  // where to answer the person who clicked
+	// Message is the request message clicked, when the click came from
+	// it (the ops channel's Approve and Deny); zero from the Home tab
+	// and for Cancel, which sits in the requester's own notice.
+	Message MessageRef
+}
+
+// Click carries out a click: it checks the signed value and who clicked,
+// takes the decision by compare-and-set in the store, runs an approved
+// operation once, and tells everyone concerned through the messenger. It
+// returns a label for metrics.
+func (c *Core) Click(ctx context.Context, k Click) string {
+	switch k.Kind {
+	case ButtonCheckDNS:
+		return c.clickCheck(ctx, k)
+	case ButtonMore:
+		return c.clickMore(ctx, k)
+	case ButtonShow:
+		return c.clickShow(ctx, k)
+	}
+	p, err := c.DecodePending(k.Value)
 	if err != nil {
-		var ue *UsageError
-		if errors.As(err, &ue) {
-			return Decision{Step: StepReply, Reply: usageReply(ue)}
-		}
-		return Decision{Step: StepReply, Reply: Help(req.Command)}
+		c.logger.Warn("button value rejected", zap.String("user_id", k.User), zap.String("button", string(k.Kind)), zap.Error(err))
+		c.deliver(ctx, k.Route, Reply{Title: "This request is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
+		return LabelInvalid
 	}
+	if why := c.mayClick(k, p); why != "" {
+		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: why + " Nothing was changed.", Error: true})
+		return LabelRefused
+	}
+	if ok, label := c.confirmPending(ctx, &k, p); !ok {
+		return label
+	}
+	switch k.Kind {
+	case ButtonApprove:
+		return c.approve(ctx, k, p)
+	case ButtonDeny:
+		return c.end(ctx, k, p, StateDenied)
+	default:
+		return c.end(ctx, k, p, StateCancelled)
+	}
+}
+
+// mayClick says why k.User may not make this click, or "" when they may.
+func (c *Core) mayClick(k Click, p Pending) string {
+	switch k.Kind {
+	case ButtonCancel:
+		if k.User != p.Requester {
+			return "Only the person who made the request may cancel it."
+		}
+		return ""
+	case ButtonApprove, ButtonDeny:
+		if !c.IsAdmin(k.User) {
+			return "Only mailbot admins may approve or deny requests."
+		}
+		if c.cfg.Approvals == ApprovalsAll && k.User == p.Requester {
+			return "You made this request yourself: another admin must decide it."
+		}
+		return ""
+	}
+	return "mailbot does not know this button."
+}
+
+// confirmPending makes sure that a click acts on its own request, and
+// not on one decided before a restart. A value is honoured only on the
+// message of the request it carries: the store's record of that message,
+// or, when the store has none, the clicked message read back. Without a
+// database a request the store does not know may have been decided before
+// a restart, so its message is read back and nothing runs when it shows
+// a decision. When the store cannot be read, the clicked message is
+// dropped unchecked (the store's own answer comes next, with the message
+// it knows). It answers the clicker and returns false when the click must
+// go no further.
+func (c *Core) confirmPending(ctx context.Context, k *Click, p Pending) (bool, string) {
+	rec, known, err := c.store.Get(ctx, p.ID)
 	switch {
-	case inv.Help:
-		return Decision{Step: StepReply, Reply: c.help(inv.Command)}
-	case inv.Check:
-		return Decision{Step: StepCheck, Op: inv.Op}
-	case inv.Bare && inv.Op.Action == ActionResetPassword && c.cfg.SelfService == SelfServiceReset:
-		return Decision{Step: StepSelfService, Op: inv.Op}
-	case inv.Bare:
-		if outcome, why := c.authorise(req.UserID); outcome == StepReply {
-			return c.notAllowed(why)
+	case c.storeFailed(err, "get"):
+		k.Message = MessageRef{}
+		return true, ""
+	case known && !rec.Message.IsZero():
+		if k.Message.IsZero() || k.Message == rec.Message {
+			return true, ""
 		}
-		if inv.Op.Action == ActionImport {
-			return Decision{Step: StepForm, Op: inv.Op, Form: c.importForm(req), Reply: c.help(inv.Command)}
-		}
-		return Decision{Step: StepForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
+		return false, c.refuseMoved(ctx, *k, p)
+	case !k.Message.IsZero():
+		return c.readBack(ctx, *k, p)
+	case known || c.store.Durable():
+		return true, ""
 	}
-	op := inv.Op
-	if inv.Read && op.Action == ActionListAliases {
-		return c.decideAliasesRead(req.UserID, op)
+	advice := "use the buttons of the request message in the ops channel."
+	if k.Kind == ButtonCancel {
+		advice = "ask an admin to deny it, or let it expire."
 	}
-	if inv.Read {
-		if !c.IsAdmin(req.UserID) {
-			return c.notAllowed("Only mailbot admins may read what the provider holds.")
-		}
-		return c.decideRead(op)
-	}
-	op, aue := c.aliasDefaults(op)
-	if aue != nil {
-		return Decision{Step: StepReply, Reply: usageReply(aue)}
-	}
-	if op.Action.OnMailbox() && op.Domain == "" {
-		if c.cfg.DefaultDomain == "" {
-			return Decision{Step: StepReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
-				Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.Login),
-				Fix:     fmt.Sprintf("/mailbox %s %s@example.com or /mailbox %s %s example.com", op.Action, op.Login, op.Action, op.Login)})}
-		}
-		op.Domain = c.cfg.DefaultDomain
-	}
-	ue := c.checkOp(op)
-	if ue != nil {
-		return Decision{Step: StepReply, Reply: usageReply(ue)}
-	}
-	return c.selfServiceOr(req, op, c.decideOp(req, op))
+	c.deliver(ctx, k.Route, Reply{Title: "Cannot confirm this request", Error: true,
+		Text: "mailbot restarted since this request was made and cannot tell from here whether it is still pending. Nothing was done: " + advice})
+	return false, LabelInvalid
 }
 
-// decideOp decides, by the policy, what becomes of the valid operation op
-// that req asks for.
-func (c *Core) decideOp(req Request, op Operation) Decision {
-	outcome, why := c.authorise(req.UserID)
-	switch outcome {
-	case StepReply:
-		return c.notAllowed(why)
-	case StepRun:
-		return Decision{Step: StepRun, Op: op}
+// readBack reads the clicked message back: the click goes on only when
+// the message still offers the buttons of p itself.
+func (c *Core) readBack(ctx context.Context, k Click, p Pending) (bool, string) {
+	value, err := c.msgr.RequestValue(ctx, k.Message)
+	if err != nil {
+		c.logger.Warn("request message not read back", zap.String("request_id", p.ID), zap.Error(err))
+		c.deliver(ctx, k.Route, Reply{Title: "Cannot confirm this request", Error: true,
+			Text: "mailbot could not read the request message back to check that nobody decided it before. Nothing was done; try again in a minute."})
+		return false, LabelError
 	}
-	now := c.now()
-	p := &Pending{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Op: op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
-	return Decision{Step: StepApproval, Op: op, Pending: p}
+	if value == "" {
+		c.deliver(ctx, k.Route, Reply{Title: "Already decided",
+			Text: fmt.Sprintf("The request to %s by %s was decided before; its message shows the decision. Nothing more was done.", p.Op, c.cfg.Mention(p.Requester))})
+		return false, LabelDecided
+	}
+	if shown, err := c.DecodePending(value); err != nil || shown.ID != p.ID {
+		return false, c.refuseMoved(ctx, k, p)
+	}
+	return true, ""
 }
 
-// notAllowed refuses a person who may not run operations.
-func (c *Core) notAllowed(why string) Decision {
-	return Decision{Step: StepReply, Reply: Reply{Title: "Not allowed", Text: why,
-		Note: "Ask a mailbot admin to do it for you.", Error: true}}
+// refuseMoved refuses a value clicked on a message that is not its
+// request's: a genuine Slack client never sends that, so it is logged.
+func (c *Core) refuseMoved(ctx context.Context, k Click, p Pending) string {
+	c.logger.Warn("button value refused: it belongs to another message", zap.String("request_id", p.ID), zap.String("user_id", k.User),
+		zap.String("button", string(k.Kind)), zap.String("channel", k.Message.Channel), zap.String("message_ts", k.Message.TS))
+	c.deliver(ctx, k.Route, Reply{Title: "This button is not valid here", Error: true,
+		Text: "It carries another request than the message it was clicked on. Nothing was done, to either request."})
+	return LabelInvalid
 }
 
-// decideRead reads op.Domain, or the default domain when none is given
-// (list), once the allow-list has it.
-func (c *Core) decideRead(op Operation) Decision {
-	cmd := op.Action.Command()
-	if op.Domain == "" {
-		if c.cfg.DefaultDomain == "" {
-			return Decision{Step: StepReply, Reply: usageReply(&UsageError{Command: cmd,
-				Problem: "Give exactly one domain: mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).",
-				Fix:     cmd + " " + string(op.Action) + " example.com", Usage: true})}
-		}
-		op.Domain = c.cfg.DefaultDomain
+// approve counts an approval and, on the last one, runs the operation.
+func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
+	if ue := c.checkOp(p.Op); ue != nil {
+		c.deliver(ctx, k.Route, Reply{Title: "Request no longer valid", Error: true, Text: ue.Problem + " Nothing was sent to " + c.providerName() + "."})
+		return LabelInvalid
 	}
-	if ue := c.checkAllowed(cmd, op.Domain, op.Domain); ue != nil {
-		return Decision{Step: StepReply, Reply: usageReply(ue)}
+	rec, res, err := c.store.Approve(ctx, p, k.User, c.cfg.ApprovalsRequired, c.cfg.Now())
+	if c.storeFailed(err, "approve") {
+		c.deliver(ctx, k.Route, replyStoreDown)
+		return LabelStoreDown
 	}
-	return Decision{Step: StepRead, Op: op}
+	rec.Message = c.messageOf(ctx, rec, k)
+	switch res {
+	case ApproveDuplicate:
+		c.deliver(ctx, k.Route, Reply{Title: "Already counted",
+			Text: fmt.Sprintf("You approved this request already. %s; another admin must approve it too.", c.approvalsLine(rec.Approvers))})
+		return LabelDecided
+	case ApproveClosed:
+		c.deliver(ctx, k.Route, c.alreadyDecided(rec))
+		return LabelDecided
+	case ApproveExpired:
+		c.announceExpiry(ctx, rec)
+		c.deliver(ctx, k.Route, c.expiredReply(rec.Pending))
+		return LabelExpired
+	case ApproveCounted:
+		c.record(ctx, rec, EventApproval, rec.Approvers)
+		c.updateRequest(ctx, rec)
+		c.deliver(ctx, k.Route, Reply{Title: "Approval counted",
+			Text: fmt.Sprintf("You approved the request to %s by %s. %s: it runs when %d admins have approved.",
+				p.Op, c.cfg.Mention(p.Requester), c.approvalsLine(rec.Approvers), c.cfg.ApprovalsRequired)})
+		return LabelCounted
+	}
+	c.record(ctx, rec, EventApproved, rec.Approvers)
+	if p.Op.Action == ActionImport {
+		return c.runApprovedImport(ctx, k, rec, p)
+	}
+	return c.runApproved(ctx, k, rec)
+}
+
+// messageOf is where rec's message is: as the store knows it, or else
+// the message clicked (confirmPending found it is rec's), which the store
+// is then told.
+func (c *Core) messageOf(ctx context.Context, rec Record, k Click) MessageRef {
+	if !rec.Message.IsZero() || k.Message.IsZero() {
+		return rec.Message
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	c.attach(ectx, rec.ID, k.Message)
+	return k.Message
+}
+
+// runApproved runs the operation of a request that Approve moved to
+// running, records how it ended, updates the request message (the ops
+// notice of the operation) and gives the result to the requester.
+func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
+	p := rec.Pending
+	if !c.markRunning(ctx, k, rec) {
+		return LabelError
+	}
+	res := c.run(ctx, p.Requester, rec.Approvers, p.ID, p.Op)
+	n := res.Notice
+	bare := n
+	bare.Approvers = nil // said first
+	to, summary := StateDone, bare.Summary(storedMention)
+	switch {
+	case !n.OK && n.NothingDone:
+		return c.reopen(ctx, k, rec, n)
+	case n.Uncertain:
+		to = StateUncertain
+	case !n.OK:
+		to = StateFailed
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	c.finish(ectx, p.ID, to, summary)
+	rec.State, rec.RunText = to, summary
+	c.updateRequest(ctx, rec)
+	c.deliverResult(ctx, Route{User: p.Requester, Channel: p.Channel}, res)
+	outcome := "It succeeded; " + c.cfg.Mention(p.Requester) + " gets the result."
+	switch {
+	case n.Uncertain:
+		outcome = "Whether it happened is unknown (" + n.Code + "): it may have. " + c.cfg.Mention(p.Requester) + " is told to check before asking again."
+	case !n.OK:
+		outcome = "It failed: " + n.Code + " (" + n.Why() + "). " + c.cfg.Mention(p.Requester) + " is told."
+	}
+	c.deliver(ctx, k.Route, Reply{Title: "Request approved", Error: !n.OK,
+		Text: fmt.Sprintf("You approved the request to %s by %s. %s", p.Op, c.cfg.Mention(p.Requester), outcome)})
+	return res.label()
+}
+
+// markRunning makes the decision durable before the PDD API is called,
+// when the store alone cannot: without a database the request message is
+// the only record that outlives the process, so it must show the
+// decision (no buttons) before the run. When that update fails, nothing
+// runs: the request is pending again and the clicker is told. With a
+// database the store's compare-and-set is the record.
+func (c *Core) markRunning(ctx context.Context, k Click, rec Record) bool {
+	if c.store.Durable() || rec.Message.IsZero() {
+		return true
+	}
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	err := c.msgr.UpdateRequest(ectx, rec.Message, c.requestView(rec))
+	if err == nil {
+		return true
+	}
+	c.logger.Warn("request message not marked running: nothing runs", zap.String("request_id", rec.ID), zap.Error(err))
+	text := "mailbot could not mark the request as approved in its message, the only record of the decision it keeps, so nothing was done: the request can be approved again."
+	c.backToPending(ectx, rec, text)
+	c.deliver(ctx, k.Route, Reply{Title: "The approved operation did not run", Error: true,
+		Text: fmt.Sprintf("You approved the request to %s, but %s Try again in a minute.", rec.Op, text)})
+	return false
+}
+
+// reopen returns a request whose run certainly did nothing to pending:
+// the approval is not used up, and the message offers the buttons again.
+func (c *Core) reopen(ctx context.Context, k Click, rec Record, n Notice) string {
+	why := fmt.Sprintf("%s (%s)", n.Code, n.Why())
+	approvers := make([]string, len(rec.Approvers))
+	for i, a := range rec.Approvers {
+		approvers[i] = storedMention(a)
+	}
+	text := fmt.Sprintf("Approved by %s, but the run failed at %s: %s. Nothing was done: the request can be approved again.",
+		strings.Join(approvers, ", "), fmtTime(c.cfg.Now()), why)
+	c.backToPending(ctx, rec, text)
+	c.deliver(ctx, k.Route, Reply{Title: "The approved operation failed", Error: true,
+		Text: fmt.Sprintf("You approved the request to %s, but it failed: %s. Nothing was done, and the request waits for approval again: try again later.", rec.Op, why)})
+	return LabelError
+}
+
+// backToPending returns a running request whose run did nothing to
+// pending, its approvals cleared, and shows that, with text, in its
+// message: the approval is not used up.
+func (c *Core) backToPending(ctx context.Context, rec Record, text string) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	c.finish(ectx, rec.ID, StatePending, text)
+	rec.State, rec.Approvers, rec.RunText = StatePending, nil, text
+	c.updateRequest(ctx, rec)
+}
+
+// end denies or cancels p.
+func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
+	now := c.cfg.Now()
+	if !now.Before(p.Expires) {
+		to = StateExpired
+	}
+	rec, ended, err := c.store.End(ctx, p, to, k.User, now)
+	if c.storeFailed(err, "end") {
+		c.deliver(ctx, k.Route, replyStoreDown)
+		return LabelStoreDown
+	}
+	rec.Message = c.messageOf(ctx, rec, k)
+	switch {
+	case !ended:
+		c.deliver(ctx, k.Route, c.alreadyDecided(rec))
+		return LabelDecided
+	case to == StateExpired:
+		c.announceExpiry(ctx, rec)
+		c.deliver(ctx, k.Route, c.expiredReply(p))
+		return LabelExpired
+	case to == StateDenied:
+		c.record(ctx, rec, EventDenied, []string{k.User})
+		c.updateRequest(ctx, rec)
+		c.deliver(ctx, Route{User: p.Requester, Channel: p.Channel}, Reply{Title: "Request denied", Error: true,
+			Text: fmt.Sprintf("%s denied your request to %s. Nothing was done.", c.cfg.Mention(k.User), p.Op)})
+		c.deliver(ctx, k.Route, Reply{Title: "Request denied",
+			Text: fmt.Sprintf("You denied the request to %s by %s. Nothing was sent to %s.", p.Op, c.cfg.Mention(p.Requester), c.providerName())})
+		return LabelDenied
+	}
+	c.record(ctx, rec, EventCancelled, []string{k.User})
+	c.updateRequest(ctx, rec)
+	c.deliver(ctx, k.Route, Reply{Title: "Request cancelled",
+		Text: fmt.Sprintf("You cancelled your request to %s. Nothing was done.", p.Op)})
+	return LabelCancelled
+}
+
+// alreadyDecided tells a clicker what became of a request decided before.
+func (c *Core) alreadyDecided(rec Record) Reply {
+	var what string
+	switch rec.State {
+	case StateRunning:
+		what = "was approved by " + c.mentionAll(rec.Approvers) + " and is running"
+	case StateDone, StateFailed, StateUncertain:
+		what = fmt.Sprintf("was approved by %s at %s (%s)", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), rec.State)
+	case StateDenied:
+		what = fmt.Sprintf("was denied by %s at %s", c.cfg.Mention(rec.DecidedBy), fmtTime(rec.DecidedAt))
+	case StateCancelled:
+		what = fmt.Sprintf("was cancelled by the requester at %s", fmtTime(rec.DecidedAt))
+	case StateExpired:
+		what = "expired without a decision"
+	default:
+		what = "was decided before"
+	}
+	return Reply{Title: "Already decided", Text: fmt.Sprintf("The request to %s by %s %s. Nothing more was done.", rec.Op, c.cfg.Mention(rec.Requester), what)}
+}
+
+// expiredReply tells a clicker that p expired.
+func (c *Core) expiredReply(p Pending) Reply {
+	return Reply{Title: "Request expired", Error: true,
+		Text: fmt.Sprintf("The request to %s by %s expired at %s and can no longer be decided. Nothing was sent to %s; %s may ask again.",
+			p.Op, c.cfg.Mention(p.Requester), fmtTime(p.Expires), c.providerName(), c.cfg.Mention(p.Requester))}
+}
+
+// record adds a decision to the audit trail; a failure is logged.
+func (c *Core) record(ctx context.Context, rec Record, ev Event, deciders []string) {
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: rec.ID, Event: ev, Actor: rec.Requester, Deciders: deciders,
+		Action: rec.Op.Action, Domain: rec.Op.Domain, Login: rec.Op.Login, Reason: rec.Op.Reason, To: rec.Op.To}
+	if err := c.store.Record(ectx, e); err != nil {
+		c.logger.Error("decision not recorded in the audit trail", zap.String("request_id", rec.ID), zap.String("event", string(ev)), zap.Error(err))
+	}
 }

@@ -11,58 +11,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// Messenger is what the application flow needs of a transport (the Slack
-// adapter, the shell): where private answers, approval requests and ops
-// notices go. Its methods are called with a context of their own, not the
-// work's, so that an answer is sent even when the work ran out of time.
-type Messenger interface {
-	// Deliver gives r to to.User alone. The Slack adapter tries every
-	// route it has (docs/delivery.md) before it gives up with an error.
-	Deliver(ctx context.Context, to Route, r Reply) error
-	// PostRequest shows a new request to the admins and says where.
-	PostRequest(ctx context.Context, v RequestView) (MessageRef, error)
-	// UpdateRequest shows the request's new state in its message: the
-	// buttons only while it is pending.
-	UpdateRequest(ctx context.Context, ref MessageRef, v RequestView) error
-	// Notify tells the ops channel text, which never holds a secret.
-	Notify(ctx context.Context, text string) error
-	// Remind posts text as a reply to the request message.
-	Remind(ctx context.Context, ref MessageRef, text string) error
-	// RequestValue reads the request message back and returns the
-	// signed value its Approve and Deny buttons carry: "" when it offers
-	// none (it shows a decision) or is gone.
-	RequestValue(ctx context.Context, ref MessageRef) (string, error)
-
-	HandoverMessenger
-}
-
-// Route says where a private answer goes: the person, where they typed
-// or clicked, and the transport's reply handle for that (Slack's
-// response_url), if any.
-type Route struct {
-	User    string
-	Channel string
-	Handle  string
-	Replace bool // the answer replaces the interim answer at Handle
-}
-
-// RequestView is what a request message shows: the request, its state,
-// the approvals so far and a line on what happened, without a secret.
-type RequestView struct {
-	Pending   Pending
-	Value     string // the signed request, for the Approve and Deny buttons
-	State     State
-	Approvers []string
-	Need      int    // approvals needed in all
-	Text      string // what happened, in words; user IDs marked by Config.Mention
-	// AdminGroups names the admin user groups by handle ("@mail-admins"),
-	// as plain text that notifies nobody.
-	AdminGroups []string
-}
-
-// Buttons reports whether the message offers Approve and Deny.
-func (v RequestView) Buttons() bool { return v.State == StatePending }
-
 // effectTimeout bounds one answer or notice. It is not the work's
 // deadline: answers go out even after the work ran out of time (docs/delivery.md).
 const effectTimeout = 15 * time.Second

@@ -142,3 +142,53 @@ func (p Pending) Summary(mention func(userID string) string) string {
 	}
 	return s
 }
+
+// Pending is a request waiting for an admin's decision. It travels outside
+// the process (Encode, in a Slack button's value) and comes back signed.
+type Pending struct {
+	ID        string    // random, unique
+	Requester string    // user ID
+	Channel   string    // where the request was typed; may be empty
+	Op        Operation // exactly what will be sent to the API (never a password)
+	Created   time.Time
+	Expires   time.Time // after this it can no longer be decided
+}
+
+func (c *Core) pendingReply(p Pending) Reply {
+	who := "an admin's approval"
+	if c.cfg.Approvals == ApprovalsAll && c.IsAdmin(p.Requester) {
+		who = "another admin's approval"
+	}
+	if n := c.cfg.ApprovalsRequired; n > 1 {
+		who = fmt.Sprintf("the approval of %d admins", n)
+	}
+	r := Reply{
+		Title: "Request waiting for approval",
+		Text: fmt.Sprintf("Your request to %s needs %s. Nothing has been done yet: you will get the result here when the admins decide. The request expires at %s.",
+			p.Op, who, fmtTime(p.Expires)),
+		Fields:  []Field{{Label: "Request", Value: p.ID}, {Label: "Operation", Value: p.Op.String()}},
+		Buttons: []Button{{Kind: ButtonCancel, Label: "Cancel request", Value: c.EncodePending(p)}},
+	}
+	if p.Op.Reason != "" {
+		r.Fields = append(r.Fields, Field{Label: "Reason", Value: p.Op.Reason})
+	}
+	switch {
+	case p.Op.For != "":
+		r.Text += " If it is approved, the credentials go to " + c.cfg.Mention(p.Op.For) + " alone, in a direct message: nobody else, you included, sees the password."
+		r.Fields = append(r.Fields, Field{Label: "Credentials for", Value: c.cfg.Mention(p.Op.For)})
+	case p.Op.Action == ActionResetPassword:
+		r.Text += " If it is approved, the new password comes to you alone."
+	}
+	return r
+}
+
+// fmtDuration writes whole hours and minutes without the zero units: 24h, 90m.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
+}
