@@ -99,6 +99,35 @@ func (e *usageError) Error() string { return e.msg }
 // configuration. On a subcommand's --help it writes the usage to stdout
 // and sets helped.
 func parseArgs(args []string, stdout io.Writer) (options, error) {
+	sc, rest, err := lookupSubcommand(args)
+	if err != nil {
+		return options{}, err
+	}
+	name := sc.name
+	o := options{sub: name}
+	fs := sc.flagSet(&o)
+	if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
+		o.helped = true
+		_, err := io.WriteString(stdout, sc.usage())
+		return o, err
+	} else if err != nil {
+		return o, &usageError{msg: name + ": " + err.Error(), usage: sc.usage()}
+	}
+	if err := sc.checkArgs(fs, &o); err != nil {
+		return o, err
+	}
+	if sc.check != nil {
+		if err := sc.check(&o); err != nil {
+			return o, &usageError{msg: name + ": " + err.Error(), usage: sc.usage()}
+		}
+	}
+	return o, nil
+}
+
+// lookupSubcommand is the subcommand args name (serve without one; the
+// help and version flags stand for theirs) and the arguments after its
+// name.
+func lookupSubcommand(args []string) (_ subcommand, rest []string, _ error) {
 	name, rest := "serve", args
 	if len(args) > 0 {
 		name, rest = args[0], args[1:]
@@ -115,33 +144,25 @@ func parseArgs(args []string, stdout io.Writer) (options, error) {
 		if strings.HasPrefix(name, "-") {
 			what = "flag"
 		}
-		return options{}, &usageError{msg: fmt.Sprintf("unknown %s %q", what, textcut.Runes(name, 40)), usage: mainUsage()}
+		return subcommand{}, nil, &usageError{msg: fmt.Sprintf("unknown %s %q", what, textcut.Runes(name, 40)), usage: mainUsage()}
 	}
-	sc := subcommands[i]
-	o := options{sub: name}
-	fs := sc.flagSet(&o)
-	if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
-		o.helped = true
-		_, err := io.WriteString(stdout, sc.usage())
-		return o, err
-	} else if err != nil {
-		return o, &usageError{msg: name + ": " + err.Error(), usage: sc.usage()}
-	}
+	return subcommands[i], rest, nil
+}
+
+// checkArgs checks the positional arguments left in fs after the flags:
+// no more than the subcommand takes, and help's a subcommand's name,
+// which it sets as o's topic.
+func (sc subcommand) checkArgs(fs *flag.FlagSet, o *options) error {
 	if fs.NArg() > sc.args {
-		return o, &usageError{msg: fmt.Sprintf("%s: unexpected argument %q", name, textcut.Runes(fs.Arg(sc.args), 40)), usage: sc.usage()}
+		return &usageError{msg: fmt.Sprintf("%s: unexpected argument %q", sc.name, textcut.Runes(fs.Arg(sc.args), 40)), usage: sc.usage()}
 	}
-	if name == "help" && fs.NArg() == 1 {
+	if sc.name == "help" && fs.NArg() == 1 {
 		o.topic = fs.Arg(0)
 		if !slices.ContainsFunc(subcommands, func(sc subcommand) bool { return sc.name == o.topic }) {
-			return o, &usageError{msg: fmt.Sprintf("help: unknown subcommand %q", textcut.Runes(o.topic, 40)), usage: sc.usage()}
+			return &usageError{msg: fmt.Sprintf("help: unknown subcommand %q", textcut.Runes(o.topic, 40)), usage: sc.usage()}
 		}
 	}
-	if sc.check != nil {
-		if err := sc.check(&o); err != nil {
-			return o, &usageError{msg: name + ": " + err.Error(), usage: sc.usage()}
-		}
-	}
-	return o, nil
+	return nil
 }
 
 // flagSet is the subcommand's flags, bound to o; it prints nothing itself.

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/slack-go/slack"
 	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -32,13 +33,78 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	// Slack or its database, /metrics shows the socket and the database down.
 	ms := newServeMetrics(cfg.Provider, cfg.DatabaseURL.Reveal() != "")
 	var ready atomic.Pointer[bot.Bot]
-	if cfg.HTTPAddr != "" {
-		stop, err := listenHTTP(ctx, cfg.HTTPAddr, func() bool { b := ready.Load(); return b != nil && b.Ready() }, ms.reg, logger)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	stopHTTP, err := listenHealth(ctx, cfg, &ready, ms, logger)
+	if err != nil {
+		return err
 	}
+	defer stopHTTP()
+	d, closeStore, err := serveParts(ctx, cfg, ms, logger)
+	if err != nil || d == nil {
+		return err
+	}
+	defer closeStore()
+	b, err := newServeBot(ctx, cfg, d, ms, logger)
+	if err != nil {
+		return err
+	}
+	ready.Store(b)
+	logger.Info("starting", zap.String("team", d.auth.Team), zap.String("bot_user_id", d.auth.UserID),
+		zap.String("approvals", cfg.Approvals), zap.Int("admins", len(cfg.Admins)), zap.Bool("database", d.store.Durable()))
+	if err := b.Run(ctx); err != nil {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// listenHealth starts the health and metrics listener of MAILBOT_HTTP_ADDR,
+// ready once ready holds a bot that says so; without an address it starts
+// nothing. stop closes the listener.
+func listenHealth(ctx context.Context, cfg *config.Config, ready *atomic.Pointer[bot.Bot], ms *serveMetrics, logger *zap.Logger) (stop func(), err error) {
+	if cfg.HTTPAddr == "" {
+		return func() {}, nil
+	}
+	isReady := func() bool { b := ready.Load(); return b != nil && b.Ready() }
+	return listenHTTP(ctx, cfg.HTTPAddr, isReady, ms.reg, logger)
+}
+
+// serveDeps are what the bot is built from: the metered provider, the
+// Slack client and the identity Slack authenticated it as, and the store.
+type serveDeps struct {
+	provider commands.Provider
+	api      *slack.Client
+	auth     *slack.AuthTestResponse
+	store    commands.Store
+}
+
+// serveParts checks the provider, authenticates with Slack and opens the
+// store, in that order. It returns nil parts and no error when ctx ends
+// on the way; closeStore closes the store.
+func serveParts(ctx context.Context, cfg *config.Config, ms *serveMetrics, logger *zap.Logger) (_ *serveDeps, closeStore func(), _ error) {
+	provider, err := serveProvider(ctx, cfg, ms, logger)
+	if err != nil || ctx.Err() != nil {
+		return nil, nil, err
+	}
+	api, auth, err := slackAuth(ctx, cfg, logger)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	store, closeStore, err := openStore(ctx, cfg, logger)
+	if err != nil || ctx.Err() != nil {
+		return nil, nil, err
+	}
+	if ms.databaseUp != nil {
+		store = meterStore(store, ms.databaseUp)
+	}
+	return &serveDeps{provider: provider, api: api, auth: auth, store: store}, closeStore, nil
+}
+
+// serveProvider is the selected provider, metered, once its start-up
+// check passed; it logs the provider's start-up warnings.
+func serveProvider(ctx context.Context, cfg *config.Config, ms *serveMetrics, logger *zap.Logger) (commands.Provider, error) {
 	// Only the command workers call the provider, one request each at a
 	// time: with as many connections as workers, a request waits for one
 	// on its way back to the pool instead of dialling a spare, whose TLS
@@ -48,73 +114,81 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	provider, err := providers.New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
 		apiclient.WithTransport(upstream), apiclient.WithRetryHook(ms.provider.countRetry))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	provider = ms.provider.meter(provider) // the start-up check counts too
 	if err := providers.Check(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
-		return err
+		return nil, err
 	}
 	if w, ok := providers.Unwrap(provider).(interface{ StartWarnings() []string }); ok {
 		for _, line := range w.StartWarnings() {
 			logger.Warn(line, zap.String("provider", cfg.Provider))
 		}
 	}
+	return provider, nil
+}
+
+// slackAuth is the Slack client of the bot's tokens, and who Slack says
+// the bot is.
+func slackAuth(ctx context.Context, cfg *config.Config, logger *zap.Logger) (*slack.Client, *slack.AuthTestResponse, error) {
 	api := bot.NewClient(cfg.SlackBotToken.Reveal(), cfg.SlackAppToken.Reveal(), cfg.SlackAPIURL,
 		&http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}, logger)
 	auth, err := bot.CheckAuth(ctx, api, logger)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
+		return nil, nil, err
 	}
-	store, closeStore, err := openStore(ctx, cfg, logger)
-	if err != nil || ctx.Err() != nil {
-		return err
-	}
-	defer closeStore()
-	if ms.databaseUp != nil {
-		store = meterStore(store, ms.databaseUp)
-	}
-	var groups *bot.Groups
-	if ids := cfg.AdminGroups(); len(ids) > 0 {
-		groups = bot.NewGroups(api, ids, bot.GroupRefreshEvery, logger.Named("groups"), ms.bot)
-		if err := groups.Load(ctx); err != nil {
-			return err
-		}
+	return api, auth, nil
+}
+
+// newServeBot builds the core and the bot around it from d.
+func newServeBot(ctx context.Context, cfg *config.Config, d *serveDeps, ms *serveMetrics, logger *zap.Logger) (*bot.Bot, error) {
+	groups, err := loadGroups(ctx, cfg, d.api, ms, logger)
+	if err != nil {
+		return nil, err
 	}
 	// response_url posts go to hooks.slack.com: a pool of their own.
 	hooks := &http.Client{Timeout: 10 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, ms.bot)
+	msgr := bot.NewMessenger(d.api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, ms.bot)
+	core, err := commands.New(d.provider, d.store, msgr, serveCoreConfig(cfg, d, ms, groups), logger)
+	if err != nil {
+		return nil, err
+	}
+	sm := bot.NewSocket(d.api, logger)
+	return bot.New(d.api, sm, core, msgr, groups, bot.Config{
+		Concurrency:      cfg.Concurrency,
+		ShutdownTimeout:  cfg.ShutdownTimeout,
+		WorkTimeout:      workTimeout(cfg.ProviderTimeout),
+		CloseSocketFirst: d.store.Durable(),
+		SweepEvery:       sweepEvery(cfg.ApprovalTTL, cfg.ApprovalRemind),
+		APIURL:           cfg.SlackAPIURL,
+	}, logger, ms.bot), nil
+}
+
+// loadGroups is the admin user groups, loaded, or nil when none is set.
+func loadGroups(ctx context.Context, cfg *config.Config, api *slack.Client, ms *serveMetrics, logger *zap.Logger) (*bot.Groups, error) {
+	ids := cfg.AdminGroups()
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	groups := bot.NewGroups(api, ids, bot.GroupRefreshEvery, logger.Named("groups"), ms.bot)
+	if err := groups.Load(ctx); err != nil {
+		return nil, err
+	}
+	return groups, nil
+}
+
+// serveCoreConfig is the core's configuration in serve: Slack's mentions,
+// people and admin groups, and the approvals' signing key.
+func serveCoreConfig(cfg *config.Config, d *serveDeps, ms *serveMetrics, groups *bot.Groups) commands.Config {
 	coreCfg := cfg.CoreConfig()
 	coreCfg.Source = commands.SourceSlack
 	coreCfg.SigningKey = signingKey(cfg.SlackBotToken)
 	coreCfg.Mention, coreCfg.MentionGroup = bot.Mention, bot.MentionGroup
-	coreCfg.People, coreCfg.OnHandover = bot.NewPeople(api, auth.TeamID), ms.bot.Handover
+	coreCfg.People, coreCfg.OnHandover = bot.NewPeople(d.api, d.auth.TeamID), ms.bot.Handover
 	if groups != nil {
 		coreCfg.InGroup, coreCfg.GroupHandle = groups.Contains, groups.Handle
 	}
-	core, err := commands.New(provider, store, msgr, coreCfg, logger)
-	if err != nil {
-		return err
-	}
-	sm := bot.NewSocket(api, logger)
-	b := bot.New(api, sm, core, msgr, groups, bot.Config{
-		Concurrency:      cfg.Concurrency,
-		ShutdownTimeout:  cfg.ShutdownTimeout,
-		WorkTimeout:      workTimeout(cfg.ProviderTimeout),
-		CloseSocketFirst: store.Durable(),
-		SweepEvery:       sweepEvery(cfg.ApprovalTTL, cfg.ApprovalRemind),
-		APIURL:           cfg.SlackAPIURL,
-	}, logger, ms.bot)
-	ready.Store(b)
-	logger.Info("starting", zap.String("team", auth.Team), zap.String("bot_user_id", auth.UserID),
-		zap.String("approvals", cfg.Approvals), zap.Int("admins", len(cfg.Admins)), zap.Bool("database", store.Durable()))
-	if err := b.Run(ctx); err != nil {
-		return err
-	}
-	logger.Info("stopped")
-	return nil
+	return coreCfg
 }
 
 // attribute returns err naming, where it is about a secret that Slack or

@@ -5,19 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/internal/config"
-	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/textcut"
 )
 
@@ -102,79 +97,6 @@ func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Lo
 	return sh.loop(ctx, con)
 }
 
-// shellStore is where the shell keeps requests and its trail: the
-// database of MAILBOT_DATABASE_URL when the shell drives a real provider
-// and one is set, so that what it does appears in mailbot audit;
-// otherwise the process's memory.
-func shellStore(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdout io.Writer) (commands.Store, func(), error) {
-	if !cfg.ProviderCredentialsSet() || cfg.DatabaseURL == "" {
-		return memstore.New(memstore.Options{}), func() {}, nil
-	}
-	// openStore waits up to 30 s for a database that does not answer, and
-	// the shell logs only warnings: say what it waits for.
-	fmt.Fprintln(stdout, "Connecting to the database of MAILBOT_DATABASE_URL…")
-	st, closeStore, err := openStore(ctx, cfg, logger)
-	if err == nil && ctx.Err() == nil {
-		fmt.Fprintln(stdout, "The audit trail goes to the database of MAILBOT_DATABASE_URL (mailbot audit prints it).")
-	}
-	return st, closeStore, err
-}
-
-// shellAPI is the provider of the selected provider's credentials, or
-// that provider's embedded sandbox without them; stop shuts the sandbox
-// down.
-func shellAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, func(), error) {
-	if cfg.ProviderCredentialsSet() {
-		api, err := providers.New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot-shell"))
-		if err == nil {
-			// As serve does: proves the credentials, and chooses Yandex
-			// 360's organisation when Y360_ORG_ID is empty.
-			err = providers.Check(context.Background(), cfg, api, zap.NewNop())
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintf(stdout, "Driving the real %s at %s with %s: operations change real domains and mailboxes. "+
-			"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), providers.URL(cfg), cfg.CredentialsOf())
-		return api, func() {}, nil
-	}
-	sb, err := providers.NewSandbox(cfg.Provider)
-	if err != nil {
-		return nil, nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
-	}
-	srv := &http.Server{Handler: sb.Handler, ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln) // returns http.ErrServerClosed on stop
-	}()
-	stop := func() {
-		_ = srv.Close()
-		<-done
-	}
-	base := "http://" + ln.Addr().String()
-	sbCfg := *cfg
-	if err := sb.Use(&sbCfg, base); err != nil {
-		stop()
-		return nil, nil, err
-	}
-	api, err := providers.New(&sbCfg, apiclient.WithUserAgent("mailbot-shell"))
-	if err == nil {
-		err = providers.Check(context.Background(), &sbCfg, api, zap.NewNop())
-	}
-	if err != nil {
-		stop()
-		return nil, nil, err
-	}
-	fmt.Fprintf(stdout, "No %s: using an embedded %s sandbox at %s (in memory, gone at exit). Type help for help.\n",
-		cfg.CredentialsOf(), providers.Title(cfg.Provider), base)
-	return api, stop, nil
-}
-
 func validUser(id string) bool { return commands.IsUserID(id) }
 
 // shell is one console session.
@@ -198,24 +120,7 @@ type shell struct {
 // in its own goroutine so that a signal ends the shell even while it waits
 // for input; that goroutine ends with the process or at the next line.
 func (sh *shell) loop(ctx context.Context, con console) error {
-	type line struct {
-		text string
-		err  error
-	}
-	lines := make(chan line)
-	go func() {
-		for {
-			text, err := con.ReadLine()
-			select {
-			case lines <- line{text, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil && !errors.Is(err, errLineTooLong) {
-				return
-			}
-		}
-	}()
+	lines := readLines(ctx, con)
 	for {
 		con.SetPrompt(sh.user + "> ")
 		select {
@@ -239,6 +144,33 @@ func (sh *shell) loop(ctx context.Context, con console) error {
 	}
 }
 
+// inputLine is one line the console read, or the error that ended it.
+type inputLine struct {
+	text string
+	err  error
+}
+
+// readLines reads con's lines in a goroutine of its own until an error
+// other than a line too long, or until ctx ends while a line waits to be
+// taken.
+func readLines(ctx context.Context, con console) <-chan inputLine {
+	lines := make(chan inputLine)
+	go func() {
+		for {
+			text, err := con.ReadLine()
+			select {
+			case lines <- inputLine{text, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil && !errors.Is(err, errLineTooLong) {
+				return
+			}
+		}
+	}()
+	return lines
+}
+
 // handle runs one line; it returns false to end the session. Before
 // each line the requests past their deadline expire, as the bot's sweep
 // does every 20 s.
@@ -258,13 +190,7 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 	case "approve", "deny", "cancel":
 		sh.click(ctx, commands.ButtonKind(strings.ToLower(word)), rest)
 	case "more":
-		if sh.more == "" {
-			fmt.Fprintln(sh.out, "Nothing more to show: more pages through the last list of mailboxes.")
-			break
-		}
-		value := sh.more
-		sh.more = ""
-		sh.core.Click(ctx, commands.Click{Kind: commands.ButtonMore, Value: value, User: sh.user, Route: commands.Route{User: sh.user}})
+		sh.showMore(ctx)
 	case "show":
 		sh.show(ctx, rest)
 	case "import":
@@ -286,6 +212,18 @@ func (sh *shell) handle(ctx context.Context, line string) bool {
 }
 
 func plainID(id string) string { return id }
+
+// showMore clicks the last list's More button as the acting user: the
+// list's next page.
+func (sh *shell) showMore(ctx context.Context) {
+	if sh.more == "" {
+		fmt.Fprintln(sh.out, "Nothing more to show: more pages through the last list of mailboxes.")
+		return
+	}
+	value := sh.more
+	sh.more = ""
+	sh.core.Click(ctx, commands.Click{Kind: commands.ButtonMore, Value: value, User: sh.user, Route: commands.Route{User: sh.user}})
+}
 
 func (sh *shell) switchUser(id string) {
 	if !validUser(id) {

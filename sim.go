@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,26 +50,68 @@ func runSim(ctx context.Context, provider, addr string, useTLS bool, logger *zap
 	host := urlHost(ln.Addr().(*net.TCPAddr))
 	scheme, extra := "http", ""
 	if useTLS {
-		caFile, tlsCfg, err := simTLS(host)
+		tln, caFile, removeCA, err := simTLSListener(ln, host, logger)
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)
 		}
-		defer func() {
-			if err := os.Remove(caFile); err != nil {
-				logger.Warn("the certificate authority's PEM file was not removed", zap.Error(err))
-			}
-		}()
-		ln = tls.NewListener(ln, tlsCfg)
-		scheme, extra = "https", "SSL_CERT_FILE="+caFile+"\n"
+		defer removeCA()
+		ln, scheme, extra = tln, "https", "SSL_CERT_FILE="+caFile+"\n"
 	}
 	baseURL := scheme + "://" + host
+	warnReach(baseURL, ln, logger)
+	lines, removeFiles, err := simVarLines(sb, baseURL, logger)
+	defer removeFiles()
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if _, err := fmt.Fprint(stdout, lines+extra); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	logger.Info("sandbox listening", zap.String("provider", provider), zap.String("url", baseURL))
+	return serveSim(ctx, ln, logRequests(sb.Handler, logger), logger)
+}
+
+// simTLSListener wraps ln in TLS with a server certificate for host that a
+// new certificate authority signs; caFile is the authority's PEM file,
+// which removeCA removes.
+func simTLSListener(ln net.Listener, host string, logger *zap.Logger) (_ net.Listener, caFile string, removeCA func(), _ error) {
+	caFile, tlsCfg, err := simTLS(host)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	removeCA = func() {
+		if err := os.Remove(caFile); err != nil {
+			logger.Warn("the certificate authority's PEM file was not removed", zap.Error(err))
+		}
+	}
+	return tls.NewListener(ln, tlsCfg), caFile, removeCA, nil
+}
+
+// warnReach warns when mailbot would refuse baseURL, and when the sandbox
+// listens beyond loopback.
+func warnReach(baseURL string, ln net.Listener, logger *zap.Logger) {
 	if _, err := apiclient.CheckURL(baseURL); err != nil {
 		logger.Warn("mailbot will refuse this base URL: listen on a loopback address, or use --tls", zap.String("url", baseURL))
 	}
 	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 		logger.Warn("the sandbox listens beyond loopback, and its /sim/ controls need no token", zap.String("addr", ln.Addr().String()))
 	}
+}
+
+// simVarLines is the NAME=value lines of the sandbox's variables at
+// baseURL; a secret it keeps in a file is written to one and printed as
+// NAME_FILE=path. removeFiles removes the files written, the last first,
+// also after an error.
+func simVarLines(sb *providers.Sandbox, baseURL string, logger *zap.Logger) (_ string, removeFiles func(), _ error) {
 	var lines strings.Builder
+	var removes []func() error
+	removeFiles = func() {
+		for _, remove := range slices.Backward(removes) {
+			if err := remove(); err != nil {
+				logger.Warn("the sandbox's key file was not removed", zap.Error(err))
+			}
+		}
+	}
 	for _, kv := range sb.Vars(baseURL) {
 		if !sb.FileVars[kv[0]] {
 			lines.WriteString(kv[0] + "=" + kv[1] + "\n")
@@ -76,20 +119,12 @@ func runSim(ctx context.Context, provider, addr string, useTLS bool, logger *zap
 		}
 		path, remove, err := writeSandboxFile(kv[0], kv[1])
 		if err != nil {
-			return fmt.Errorf("sim: %w", err)
+			return "", removeFiles, err
 		}
-		defer func() {
-			if err := remove(); err != nil {
-				logger.Warn("the sandbox's key file was not removed", zap.Error(err))
-			}
-		}()
+		removes = append(removes, remove)
 		lines.WriteString(kv[0] + "_FILE=" + path + "\n")
 	}
-	if _, err := fmt.Fprint(stdout, lines.String()+extra); err != nil {
-		return fmt.Errorf("sim: %w", err)
-	}
-	logger.Info("sandbox listening", zap.String("provider", provider), zap.String("url", baseURL))
-	return serveSim(ctx, ln, logRequests(sb.Handler, logger), logger)
+	return lines.String(), removeFiles, nil
 }
 
 // serveSim serves h on ln until ctx ends, then shuts down gracefully.

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/internal/providers"
+)
+
+// shellStore is where the shell keeps requests and its trail: the
+// database of MAILBOT_DATABASE_URL when the shell drives a real provider
+// and one is set, so that what it does appears in mailbot audit;
+// otherwise the process's memory.
+func shellStore(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdout io.Writer) (commands.Store, func(), error) {
+	if !cfg.ProviderCredentialsSet() || cfg.DatabaseURL == "" {
+		return memstore.New(memstore.Options{}), func() {}, nil
+	}
+	// openStore waits up to 30 s for a database that does not answer, and
+	// the shell logs only warnings: say what it waits for.
+	fmt.Fprintln(stdout, "Connecting to the database of MAILBOT_DATABASE_URL…")
+	st, closeStore, err := openStore(ctx, cfg, logger)
+	if err == nil && ctx.Err() == nil {
+		fmt.Fprintln(stdout, "The audit trail goes to the database of MAILBOT_DATABASE_URL (mailbot audit prints it).")
+	}
+	return st, closeStore, err
+}
+
+// shellAPI is the provider of the selected provider's credentials, or
+// that provider's embedded sandbox without them; stop shuts the sandbox
+// down.
+func shellAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, func(), error) {
+	if cfg.ProviderCredentialsSet() {
+		api, err := shellRealAPI(cfg, stdout)
+		return api, func() {}, err
+	}
+	return shellSandboxAPI(cfg, stdout)
+}
+
+// shellRealAPI is the real provider of the selected provider's
+// credentials, checked as serve checks it; it says so on stdout.
+func shellRealAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, error) {
+	api, err := providers.New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot-shell"))
+	if err == nil {
+		// As serve does: proves the credentials, and chooses Yandex
+		// 360's organisation when Y360_ORG_ID is empty.
+		err = providers.Check(context.Background(), cfg, api, zap.NewNop())
+	}
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "Driving the real %s at %s with %s: operations change real domains and mailboxes. "+
+		"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), providers.URL(cfg), cfg.CredentialsOf())
+	return api, nil
+}
+
+// shellSandboxAPI starts the selected provider's embedded sandbox on
+// loopback and is the provider that drives it; stop shuts the sandbox
+// down.
+func shellSandboxAPI(cfg *config.Config, stdout io.Writer) (_ commands.Provider, stop func(), _ error) {
+	sb, err := providers.NewSandbox(cfg.Provider)
+	if err != nil {
+		return nil, nil, err
+	}
+	base, stop, err := startSandbox(sb.Handler)
+	if err != nil {
+		return nil, nil, err
+	}
+	sbCfg := *cfg
+	if err := sb.Use(&sbCfg, base); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	api, err := providers.New(&sbCfg, apiclient.WithUserAgent("mailbot-shell"))
+	if err == nil {
+		err = providers.Check(context.Background(), &sbCfg, api, zap.NewNop())
+	}
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	fmt.Fprintf(stdout, "No %s: using an embedded %s sandbox at %s (in memory, gone at exit). Type help for help.\n",
+		cfg.CredentialsOf(), providers.Title(cfg.Provider), base)
+	return api, stop, nil
+}
+
+// startSandbox serves h over HTTP on a loopback port and returns its base
+// URL; stop closes the server and waits for it.
+func startSandbox(h http.Handler) (base string, stop func(), _ error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("sandbox: %w", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln) // returns http.ErrServerClosed on stop
+	}()
+	stop = func() {
+		_ = srv.Close()
+		<-done
+	}
+	return "http://" + ln.Addr().String(), stop, nil
+}
