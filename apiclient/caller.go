@@ -209,6 +209,29 @@ func (c *Caller) Exchange(ctx context.Context, r Request) (*Response, error) {
 	// still run when Do has returned (a timeout): hence the atomic.
 	var wrote atomic.Bool
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { wrote.Store(true) }})
+	req, err := c.newRequest(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return nil, c.noAnswer(r.Op, wrote.Load(), err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, MaxBody+1))
+	if err != nil {
+		return nil, c.noAnswer(r.Op, true, err)
+	}
+	if len(data) > MaxBody {
+		return nil, c.Fail(r.Op, ClassUncertain, res.StatusCode, "", fmt.Sprintf("answer larger than %d bytes", MaxBody))
+	}
+	return &Response{Status: res.StatusCode, Header: res.Header, Body: data}, nil
+}
+
+// newRequest is the HTTP request of r under the Caller's base URL, with
+// the Caller's headers, then r's, then the content type, Accept and
+// User-Agent.
+func (c *Caller) newRequest(ctx context.Context, r Request) (*http.Request, error) {
 	u := c.base.JoinPath(r.Path)
 	if r.Query != nil {
 		u.RawQuery = r.Query.Encode()
@@ -232,19 +255,7 @@ func (c *Caller) Exchange(ctx context.Context, r Request) (*Response, error) {
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	res, err := c.hc.Do(req)
-	if err != nil {
-		return nil, c.noAnswer(r.Op, wrote.Load(), err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, MaxBody+1))
-	if err != nil {
-		return nil, c.noAnswer(r.Op, true, err)
-	}
-	if len(data) > MaxBody {
-		return nil, c.Fail(r.Op, ClassUncertain, res.StatusCode, "", fmt.Sprintf("answer larger than %d bytes", MaxBody))
-	}
-	return &Response{Status: res.StatusCode, Header: res.Header, Body: data}, nil
+	return req, nil
 }
 
 // noAnswer is the error of an attempt that got no answer.

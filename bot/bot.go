@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/mailbot/mailbot/commands"
 )
@@ -96,23 +94,6 @@ type job struct {
 	notRun func(ctx context.Context)
 }
 
-// NewClient is the Slack Web API client of a bot token and an app-level
-// token, at apiURL (which ends in /), over hc.
-func NewClient(botToken, appToken, apiURL string, hc *http.Client, logger *zap.Logger) *slack.Client {
-	return slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL),
-		slack.OptionHTTPClient(hc), slack.OptionLog(slackStdLog(logger)))
-}
-
-// NewSocket is the Socket Mode connection of api.
-func NewSocket(api *slack.Client, logger *zap.Logger) *socketmode.Client {
-	return socketmode.New(api, socketmode.OptionLog(slackStdLog(logger)))
-}
-
-// slackStdLog is slack-go's logger: warnings and worse only.
-func slackStdLog(logger *zap.Logger) *log.Logger {
-	return zap.NewStdLog(logger.Named("slack").WithOptions(zap.IncreaseLevel(zapcore.WarnLevel)))
-}
-
 // New returns a bot that receives events through sm, calls the Web API
 // through api, decides with core and answers through msgr. groups, which
 // may be nil, is refreshed on subteam_members_changed and periodically.
@@ -128,52 +109,6 @@ func New(api *slack.Client, sm *socketmode.Client, core *commands.Core, msgr *Me
 // Ready reports whether the socket is connected and the bot takes work.
 func (b *Bot) Ready() bool {
 	return b.connected.Load() && !b.isDraining()
-}
-
-// AuthError is a token Slack rejected.
-type AuthError struct {
-	Var  string // the variable holding the token
-	Code string // Slack's error, such as invalid_auth
-}
-
-func (e *AuthError) Error() string {
-	return fmt.Sprintf("%s: Slack rejected the token (%s)", e.Var, e.Code)
-}
-
-// fatalAuthCodes are the auth errors that retrying cannot mend.
-var fatalAuthCodes = map[string]bool{"invalid_auth": true, "account_inactive": true, "token_revoked": true, "not_authed": true, "not_allowed_token_type": true}
-
-// slackCode is Slack's error code in err ("invalid_auth"), or "".
-func slackCode(err error) string {
-	var se slack.SlackErrorResponse
-	if errors.As(err, &se) {
-		return se.Err
-	}
-	return ""
-}
-
-// CheckAuth calls auth.test with the bot token until it succeeds, a token
-// error says the token is bad, or ctx ends. Transient failures are retried.
-func CheckAuth(ctx context.Context, api *slack.Client, logger *zap.Logger) (*slack.AuthTestResponse, error) {
-	delay := 500 * time.Millisecond
-	for {
-		resp, err := api.AuthTestContext(ctx)
-		if err == nil {
-			return resp, nil
-		}
-		if code := slackCode(err); fatalAuthCodes[code] {
-			return nil, &AuthError{Var: "SLACK_BOT_TOKEN", Code: code}
-		}
-		logger.Warn("auth.test failed, retrying", zap.Error(err), zap.Duration("retry_in", delay))
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("slack auth.test: %w", ctx.Err())
-		case <-t.C:
-		}
-		delay = min(2*delay, 30*time.Second)
-	}
 }
 
 // Run serves until ctx ends, then stops taking new work, lets the work in
@@ -198,15 +133,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	bgCtx, stopBG := context.WithCancel(workCtx)
 	bgDone := b.background(bgCtx)
 
-	var err error
-	select {
-	case err = <-sockErr:
-		err = classifySocketError(err)
-		sockErr <- nil
-	case <-ctx.Done():
-		b.log.Info("stopping: finishing work in flight", zap.Duration("budget", b.cfg.ShutdownTimeout),
-			zap.Bool("socket_closed_first", b.cfg.CloseSocketFirst))
-	}
+	err := b.waitStop(ctx, sockErr)
 	stopBG()
 	<-bgDone
 	if b.cfg.CloseSocketFirst {
@@ -219,14 +146,35 @@ func (b *Bot) Run(ctx context.Context) error {
 		b.log.Warn("socket closed with an error at the stop", zap.Error(serr))
 	}
 	<-loopDone
+	b.closeAnswers(&answerWG)
+	b.setConnected(false)
+	return err
+}
+
+// waitStop waits for the socket to end or ctx to be done. When the socket
+// ended it returns the socket's classified error and puts a nil back on
+// sockErr, for the stop to read.
+func (b *Bot) waitStop(ctx context.Context, sockErr chan error) error {
+	select {
+	case err := <-sockErr:
+		sockErr <- nil
+		return classifySocketError(err)
+	case <-ctx.Done():
+		b.log.Info("stopping: finishing work in flight", zap.Duration("budget", b.cfg.ShutdownTimeout),
+			zap.Bool("socket_closed_first", b.cfg.CloseSocketFirst))
+		return nil
+	}
+}
+
+// closeAnswers closes the answer and form queues to new work and waits for
+// their workers to finish what was queued.
+func (b *Bot) closeAnswers(answerWG *sync.WaitGroup) {
 	b.mu.Lock()
 	b.answersClosed = true
 	close(b.answers)
 	close(b.forms)
 	b.mu.Unlock()
 	answerWG.Wait()
-	b.setConnected(false)
-	return err
 }
 
 // errShutdown is the cause of the work's cancellation at the stop.

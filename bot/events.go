@@ -27,28 +27,10 @@ func (b *Bot) loop(ctx context.Context) {
 // never calls Slack's Web API, the PDD API or the database.
 func (b *Bot) handle(ctx context.Context, evt socketmode.Event) {
 	received := time.Now()
-	if evt.Request != nil {
-		if payload, first := b.seen.first(evt.Request.EnvelopeID); !first {
-			b.m.redelivered.Inc()
-			b.log.Info("envelope re-sent by Slack: acknowledged again with the same answer, not run again", zap.String("envelope_id", evt.Request.EnvelopeID))
-			b.ack(ctx, evt.Request, payload, received)
-			return
-		}
+	if b.redelivered(ctx, evt, received) || b.connection(evt) {
+		return
 	}
 	switch evt.Type {
-	case socketmode.EventTypeConnecting:
-		b.setConnected(false)
-	case socketmode.EventTypeConnected:
-		b.setConnected(true)
-		if ce, ok := evt.Data.(*socketmode.ConnectedEvent); ok && ce.ConnectionCount > 0 {
-			b.m.reconnects.Inc()
-		}
-		b.log.Info("socket connected")
-	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError:
-		b.setConnected(false)
-		b.log.Warn("socket trouble, reconnecting", zap.String("event", string(evt.Type)), zap.Error(eventError(evt.Data)))
-	case socketmode.EventTypeInvalidAuth:
-		b.log.Error("socket: app token rejected")
 	case socketmode.EventTypeSlashCommand:
 		if cmd, ok := evt.Data.(slack.SlashCommand); ok && evt.Request != nil {
 			b.slashCommand(ctx, evt.Request, cmd, received)
@@ -69,6 +51,45 @@ func (b *Bot) handle(ctx context.Context, evt socketmode.Event) {
 			b.ack(ctx, evt.Request, nil, received)
 		}
 	}
+}
+
+// redelivered acknowledges an envelope Slack sent again with the answer
+// given the first time, and reports whether evt was one.
+func (b *Bot) redelivered(ctx context.Context, evt socketmode.Event, received time.Time) bool {
+	if evt.Request == nil {
+		return false
+	}
+	payload, first := b.seen.first(evt.Request.EnvelopeID)
+	if first {
+		return false
+	}
+	b.m.redelivered.Inc()
+	b.log.Info("envelope re-sent by Slack: acknowledged again with the same answer, not run again", zap.String("envelope_id", evt.Request.EnvelopeID))
+	b.ack(ctx, evt.Request, payload, received)
+	return true
+}
+
+// connection follows the socket's state from its connection events, and
+// reports whether evt was one.
+func (b *Bot) connection(evt socketmode.Event) bool {
+	switch evt.Type {
+	case socketmode.EventTypeConnecting:
+		b.setConnected(false)
+	case socketmode.EventTypeConnected:
+		b.setConnected(true)
+		if ce, ok := evt.Data.(*socketmode.ConnectedEvent); ok && ce.ConnectionCount > 0 {
+			b.m.reconnects.Inc()
+		}
+		b.log.Info("socket connected")
+	case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError:
+		b.setConnected(false)
+		b.log.Warn("socket trouble, reconnecting", zap.String("event", string(evt.Type)), zap.Error(eventError(evt.Data)))
+	case socketmode.EventTypeInvalidAuth:
+		b.log.Error("socket: app token rejected")
+	default:
+		return false
+	}
+	return true
 }
 
 // event handles an Events API event after its ack: the Home tab opened,

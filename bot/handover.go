@@ -39,15 +39,7 @@ func (m *Messenger) UpdateHandover(ctx context.Context, ref commands.MessageRef,
 	if err != nil {
 		return err
 	}
-	_, err = retrying(ctx, func() (string, error) {
-		_, _, _, err := m.api.UpdateMessageContext(ctx, ref.Channel, ref.TS,
-			slack.MsgOptionText(handoverFallback(v), false), slack.MsgOptionBlocks(blocks...))
-		return "", err
-	})
-	if err != nil {
-		return fmt.Errorf("chat.update: %w", err)
-	}
-	return nil
+	return chatUpdate(m.update(ctx, ref, slack.MsgOptionText(handoverFallback(v), false), slack.MsgOptionBlocks(blocks...)))
 }
 
 // HandoverValue reads the hand-over's message back (conversations.history

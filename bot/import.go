@@ -205,14 +205,7 @@ func (m *Messenger) PostProgress(ctx context.Context, user string, r commands.Re
 
 // UpdateProgress replaces the progress message with r (chat.update).
 func (m *Messenger) UpdateProgress(ctx context.Context, ref commands.MessageRef, r commands.Reply) error {
-	_, err := retrying(ctx, func() (string, error) {
-		_, _, _, err := m.api.UpdateMessageContext(ctx, ref.Channel, ref.TS, messageOptions(r)...)
-		return "", err
-	})
-	if err != nil {
-		return fmt.Errorf("chat.update: %w", err)
-	}
-	return nil
+	return chatUpdate(m.update(ctx, ref, messageOptions(r)...))
 }
 
 // PostNotice posts an import's notice to the ops channel and says where;
@@ -235,14 +228,7 @@ func (m *Messenger) PostNotice(ctx context.Context, text string) (commands.Messa
 // UpdateNotice replaces an import's ops notice with text.
 func (m *Messenger) UpdateNotice(ctx context.Context, ref commands.MessageRef, text string) error {
 	body := escape(text)
-	_, err := retrying(ctx, func() (string, error) {
-		_, _, _, err := m.api.UpdateMessageContext(ctx, ref.Channel, ref.TS, slack.MsgOptionText(fitText(body, maxNoticeText), false), slack.MsgOptionBlocks(plainSection(body)))
-		return "", err
-	})
-	if err != nil {
-		return fmt.Errorf("chat.update: %w", err)
-	}
-	return nil
+	return chatUpdate(m.update(ctx, ref, slack.MsgOptionText(fitText(body, maxNoticeText), false), slack.MsgOptionBlocks(plainSection(body))))
 }
 
 var _ commands.ImportMessenger = (*Messenger)(nil)

@@ -72,13 +72,26 @@ func (m *Messenger) UpdateRequest(ctx context.Context, ref commands.MessageRef, 
 	if err != nil {
 		return err
 	}
-	_, err = retrying(ctx, func() (string, error) {
-		_, _, _, err := m.api.UpdateMessageContext(ctx, ref.Channel, ref.TS,
-			slack.MsgOptionText(fitText(escape("Request: "+v.Pending.Op.String()+": "+string(v.State)), maxNoticeText), false),
-			slack.MsgOptionBlocks(blocks...))
+	err = m.update(ctx, ref,
+		slack.MsgOptionText(fitText(escape("Request: "+v.Pending.Op.String()+": "+string(v.State)), maxNoticeText), false),
+		slack.MsgOptionBlocks(blocks...))
+	m.count(err)
+	return chatUpdate(err)
+}
+
+// update replaces the message at ref with opts (chat.update), retried as
+// Slack's rate limits allow. Its error is Slack's, unwrapped.
+func (m *Messenger) update(ctx context.Context, ref commands.MessageRef, opts ...slack.MsgOption) error {
+	_, err := retrying(ctx, func() (string, error) {
+		_, _, _, err := m.api.UpdateMessageContext(ctx, ref.Channel, ref.TS, opts...)
 		return "", err
 	})
-	m.count(err)
+	return err
+}
+
+// chatUpdate is the error of a chat.update that failed with err, nil for
+// none.
+func chatUpdate(err error) error {
 	if err != nil {
 		return fmt.Errorf("chat.update: %w", err)
 	}

@@ -24,7 +24,30 @@ func MentionGroup(groupID string) string { return "\x00!subteam^" + groupID + "\
 // only with an ID of capital letters and digits; anything else is left as
 // it is.
 func escape(s string) string {
-	grow, marks := 0, false
+	grow, marks := escapeGrowth(s)
+	if grow == 0 && !marks {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + grow) // a mark renders to as many bytes as it has
+	start := 0
+	for i := 0; i < len(s); i++ {
+		with, n := escapeAt(s, i)
+		if n == 0 {
+			continue
+		}
+		b.WriteString(s[start:i])
+		b.WriteString(with)
+		start = i + n
+		i += n - 1
+	}
+	b.WriteString(s[start:])
+	return b.String()
+}
+
+// escapeGrowth is how many bytes escaping s adds, and whether s holds a
+// NUL byte that may open a mark.
+func escapeGrowth(s string) (grow int, marks bool) {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '&':
@@ -35,42 +58,27 @@ func escape(s string) string {
 			marks = true
 		}
 	}
-	if grow == 0 && !marks {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + grow) // a mark renders to as many bytes as it has
-	start := 0
-	for i := 0; i < len(s); i++ {
-		var with string
-		n := 1
-		switch s[i] {
-		case '&':
-			with = "&amp;"
-		case '<':
-			with = "&lt;"
-		case '>':
-			with = "&gt;"
-		case 0:
-			if n = markLen(s[i:]); n == 0 {
-				continue
-			}
-		default:
-			continue
+	return grow, marks
+}
+
+// escapeAt is what replaces the bytes at s[i:]: the entity of a special
+// character or a mark rendered in angle brackets, and how many bytes of s
+// it replaces. It returns n == 0 when s[i] is kept as it is.
+func escapeAt(s string, i int) (with string, n int) {
+	switch s[i] {
+	case '&':
+		return "&amp;", 1
+	case '<':
+		return "&lt;", 1
+	case '>':
+		return "&gt;", 1
+	case 0:
+		if n = markLen(s[i:]); n == 0 {
+			return "", 0
 		}
-		b.WriteString(s[start:i])
-		if with != "" {
-			b.WriteString(with)
-		} else {
-			b.WriteByte('<')
-			b.WriteString(s[i+1 : i+n-1])
-			b.WriteByte('>')
-		}
-		start = i + n
-		i += n - 1
+		return "<" + s[i+1:i+n-1] + ">", n
 	}
-	b.WriteString(s[start:])
-	return b.String()
+	return "", 0
 }
 
 // markLen is the length of the mark at the start of s ("\x00@ID\x00" or

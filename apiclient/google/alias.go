@@ -56,7 +56,7 @@ func (c *Client) ListAliases(ctx context.Context, mailbox string) ([]string, err
 	var l struct {
 		Aliases []aliasJSON `json:"aliases"`
 	}
-	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: aliasesPath(m), out: &l}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: aliasesPath(m), Out: &l}); err != nil {
 		return nil, err
 	}
 	out := make([]string, 0, len(l.Aliases))
@@ -146,7 +146,7 @@ func (c *Client) mailboxOf(ctx context.Context, op apiclient.Op, mailbox string)
 		return "", err
 	}
 	var u userJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: userPath(m), out: &u}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: userPath(m), Out: &u}); err != nil {
 		return "", err
 	}
 	if owner := strings.ToLower(u.PrimaryEmail); owner != m {
@@ -159,7 +159,7 @@ func (c *Client) mailboxOf(ctx context.Context, op apiclient.Op, mailbox string)
 // primary e-mail; an address that is no alias is ReasonNotFound.
 func (c *Client) aliasOwner(ctx context.Context, op apiclient.Op, alias string) (string, error) {
 	var u userJSON
-	err := c.call(ctx, request{op: op, method: http.MethodGet, path: userPath(alias), out: &u})
+	err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: userPath(alias), Out: &u})
 	var e *apiclient.Error
 	if errors.As(err, &e) && e.Reason == apiclient.ReasonNotFound {
 		e.Message = "no user or alias " + alias + " in the Workspace"
@@ -177,14 +177,14 @@ func (c *Client) aliasOwner(ctx context.Context, op apiclient.Op, alias string) 
 // insertAlias adds the alias to the user: a create, never sent twice.
 func (c *Client) insertAlias(ctx context.Context, op apiclient.Op, owner, alias string) error {
 	var out aliasJSON
-	return c.call(ctx, request{op: op, method: http.MethodPost, path: aliasesPath(owner),
-		in: map[string]string{"alias": alias}, out: &out, create: true})
+	return c.call(ctx, request{Op: op, Method: http.MethodPost, Path: aliasesPath(owner),
+		In: map[string]string{"alias": alias}, Out: &out, Create: true})
 }
 
 // deleteAlias deletes the alias from the user. It is sent again when its
 // answer is lost; a 404 to a later attempt means the first one did it.
 func (c *Client) deleteAlias(ctx context.Context, op apiclient.Op, owner, alias string) error {
-	err := c.call(ctx, request{op: op, method: http.MethodDelete, path: aliasesPath(owner) + "/" + url.PathEscape(alias)})
+	err := c.call(ctx, request{Op: op, Method: http.MethodDelete, Path: aliasesPath(owner) + "/" + url.PathEscape(alias)})
 	var e *apiclient.Error
 	if errors.As(err, &e) && e.Reason == apiclient.ReasonNotFound && e.Attempts > 1 {
 		return nil

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -18,38 +16,22 @@ import (
 )
 
 // request is one call of the API.
-type request struct {
-	op     apiclient.Op
-	method string
-	path   string
-	query  url.Values
-	in     any // the JSON body, nil for none
-	out    any // where a 2xx answer is decoded
-	// create: the call creates something (a 5xx may mean it did, and an
-	// uncertain attempt is not sent again).
-	create bool
-	// secret is a password the body carries, kept out of errors.
-	secret string
-}
+type request = apiclient.JSONCall
 
 // call sends r with a bearer token, retried as its class allows, and
 // decodes the answer. A token the endpoint refuses fails the call before
 // anything is sent to the API.
 func (c *Client) call(ctx context.Context, r request) error {
-	req := apiclient.Request{Op: r.op, Method: r.method, Path: r.path, Query: r.query}
-	if r.in != nil {
-		body, err := json.Marshal(r.in)
-		if err != nil {
-			return fmt.Errorf("google %s: %w", r.op, err)
-		}
-		req.Body, req.Type = body, "application/json"
+	req, err := c.caller.JSONRequest(r)
+	if err != nil {
+		return err
 	}
-	return c.caller.Do(ctx, r.op, !r.create, func(ctx context.Context) error {
-		tok, err := c.token(r.op)
+	return c.caller.Do(ctx, r.Op, !r.Create, func(ctx context.Context) error {
+		tok, err := c.token(r.Op)
 		if err != nil {
 			return err
 		}
-		caller := c.caller.WithSecrets(r.secret, tok)
+		caller := c.caller.WithSecrets(r.Secret, tok)
 		req.Header = http.Header{"Authorization": {"Bearer " + tok}}
 		res, err := caller.Exchange(ctx, req)
 		if err != nil {
@@ -72,20 +54,14 @@ func (c *Client) token(op apiclient.Op) (string, error) {
 	return t.AccessToken, nil
 }
 
-// read decodes a 2xx answer into r.out, and classifies any other.
+// read decodes a 2xx answer into r.Out, and classifies any other.
 func (c *Client) read(caller *apiclient.Caller, r request, res *apiclient.Response) error {
 	if res.Status >= 200 && res.Status < 300 {
-		if r.out == nil {
-			return nil
-		}
-		if err := json.Unmarshal(res.Body, r.out); err != nil || !complete(r.out) {
-			return caller.Fail(r.op, apiclient.ClassUncertain, res.Status, "", "an answer that is not the expected JSON")
-		}
-		return nil
+		return caller.DecodeJSON(r, res, complete)
 	}
 	a := parseError(res.Status, res.Body, caller.Secrets())
-	v := classify(res.Status, a.reason, r.create)
-	e := caller.Fail(r.op, v.class, res.Status, a.code(res.Status), a.message)
+	v := classify(res.Status, a.reason, r.Create)
+	e := caller.Fail(r.Op, v.class, res.Status, a.code(res.Status), a.message)
 	e.Reason = v.reason
 	if v.reason == apiclient.ReasonInvalid && strings.Contains(strings.ToLower(a.message), "password") {
 		e.Reason = apiclient.ReasonPassword // "Invalid Password"

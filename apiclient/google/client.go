@@ -202,7 +202,7 @@ func (c *Client) Check(ctx context.Context) error {
 	var out struct {
 		Domains []domainJSON `json:"domains"`
 	}
-	return c.call(ctx, request{op: apiclient.OpCheck, method: http.MethodGet, path: c.domainsPath(), out: &out})
+	return c.call(ctx, request{Op: apiclient.OpCheck, Method: http.MethodGet, Path: c.domainsPath(), Out: &out})
 }
 
 // domainsPath is the path of the customer's domains.

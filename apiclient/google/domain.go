@@ -59,7 +59,7 @@ func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.
 		return nil, err
 	}
 	var added domainJSON
-	err = c.call(ctx, request{op: op, method: http.MethodPost, path: c.domainsPath(), in: map[string]string{"domainName": n}, out: &added, create: true})
+	err = c.call(ctx, request{Op: op, Method: http.MethodPost, Path: c.domainsPath(), In: map[string]string{"domainName": n}, Out: &added, Create: true})
 	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
 		if d, gerr := c.getDomain(ctx, op, n); gerr == nil {
 			return c.withToken(ctx, op, d), nil // the customer's already
@@ -114,7 +114,7 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 // getDomain is domains.get.
 func (c *Client) getDomain(ctx context.Context, op apiclient.Op, n string) (*apiclient.Domain, error) {
 	var d domainJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: c.domainsPath() + "/" + url.PathEscape(n), out: &d}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: c.domainsPath() + "/" + url.PathEscape(n), Out: &d}); err != nil {
 		return nil, err
 	}
 	return domainOf(n, d.Verified), nil
@@ -133,8 +133,8 @@ func (c *Client) VerifyDomain(ctx context.Context, domain string) (*apiclient.Do
 		ID string `json:"id"`
 	}
 	q := url.Values{"verificationMethod": {MethodDNSTXT}}
-	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: "siteVerification/v1/webResource", query: q,
-		in: map[string]site{"site": {Type: "INET_DOMAIN", Identifier: n}}, out: &out}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodPost, Path: "siteVerification/v1/webResource", Query: q,
+		In: map[string]site{"site": {Type: "INET_DOMAIN", Identifier: n}}, Out: &out}); err != nil {
 		return nil, err
 	}
 	return c.getDomain(ctx, op, n)
@@ -147,7 +147,7 @@ func (c *Client) siteToken(ctx context.Context, op apiclient.Op, n string) (stri
 		Token  string `json:"token"`
 	}
 	in := map[string]any{"site": site{Type: "INET_DOMAIN", Identifier: n}, "verificationMethod": MethodDNSTXT}
-	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: "siteVerification/v1/token", in: in, out: &out}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodPost, Path: "siteVerification/v1/token", In: in, Out: &out}); err != nil {
 		return "", err
 	}
 	if out.Token == "" || strings.ContainsAny(out.Token, "\"\r\n") || len(out.Token) > 255 {

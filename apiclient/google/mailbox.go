@@ -97,8 +97,8 @@ func (c *Client) AddUser(ctx context.Context, domain, login, password string, fo
 	in := insertUser{PrimaryEmail: email, Name: name{GivenName: orLogin(given, login), FamilyName: orLogin(family, login)},
 		Password: password, ChangePasswordAtNextLogin: forceChange}
 	var u userJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: "admin/directory/v1/users", in: in, out: &u,
-		create: true, secret: password}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodPost, Path: "admin/directory/v1/users", In: in, Out: &u,
+		Create: true, Secret: password}); err != nil {
 		return nil, err
 	}
 	return u.mailbox(), nil
@@ -144,8 +144,8 @@ func (c *Client) update(ctx context.Context, op apiclient.Op, domain, login stri
 		return nil, err
 	}
 	var u userJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodPut, path: "admin/directory/v1/users/" + url.PathEscape(email),
-		in: in, out: &u, secret: password}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodPut, Path: "admin/directory/v1/users/" + url.PathEscape(email),
+		In: in, Out: &u, Secret: password}); err != nil {
 		return nil, err
 	}
 	return u.mailbox(), nil
@@ -160,7 +160,7 @@ func (c *Client) LookupMailbox(ctx context.Context, domain, login string) (*apic
 		return nil, err
 	}
 	var u userJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: "admin/directory/v1/users/" + url.PathEscape(email), out: &u}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: "admin/directory/v1/users/" + url.PathEscape(email), Out: &u}); err != nil {
 		return nil, err
 	}
 	return u.mailbox(), nil
@@ -186,7 +186,7 @@ func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit
 		q.Set("pageToken", cursor)
 	}
 	var l userPage
-	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: "admin/directory/v1/users", query: q, out: &l}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: "admin/directory/v1/users", Query: q, Out: &l}); err != nil {
 		return nil, err
 	}
 	p := &apiclient.Page{Total: -1, Next: l.NextPageToken, Mailboxes: make([]apiclient.Mailbox, 0, len(l.Users))}

@@ -195,7 +195,7 @@ func (c *Client) postAlias(ctx context.Context, op apiclient.Op, id userID, loca
 		return err
 	}
 	var u userJSON
-	return c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: map[string]string{"alias": local}, out: &u, create: true})
+	return c.call(ctx, request{Op: op, Method: http.MethodPost, Path: path, In: map[string]string{"alias": local}, Out: &u, Create: true})
 }
 
 // deleteAlias deletes the alias from the user. It is sent again when its
@@ -206,7 +206,7 @@ func (c *Client) deleteAlias(ctx context.Context, op apiclient.Op, id userID, lo
 		return err
 	}
 	var out struct{}
-	err = c.call(ctx, request{op: op, method: http.MethodDelete, path: path, out: &out})
+	err = c.call(ctx, request{Op: op, Method: http.MethodDelete, Path: path, Out: &out})
 	var e *apiclient.Error
 	if errors.As(err, &e) && e.Reason == apiclient.ReasonNotFound && e.Attempts > 1 {
 		return nil

@@ -29,9 +29,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -110,33 +108,16 @@ func (c *Client) Capabilities() apiclient.Capabilities {
 func (c *Client) OrgID() int64 { return c.org.Load() }
 
 // request is one call of the API.
-type request struct {
-	op     apiclient.Op
-	method string
-	path   string
-	query  url.Values
-	in     any // the JSON body, nil for none
-	out    any // where a 2xx answer is decoded
-	// create: the call creates something (a 5xx may mean it did, and an
-	// uncertain attempt is not sent again).
-	create bool
-	// secret is a password the body carries, kept out of errors like the
-	// token (apiclient.Caller.WithSecrets).
-	secret string
-}
+type request = apiclient.JSONCall
 
 // call sends r, retried as its class allows, and decodes the answer.
 func (c *Client) call(ctx context.Context, r request) error {
-	req := apiclient.Request{Op: r.op, Method: r.method, Path: r.path, Query: r.query}
-	if r.in != nil {
-		body, err := json.Marshal(r.in)
-		if err != nil {
-			return fmt.Errorf("yandex360 %s: %w", r.op, err)
-		}
-		req.Body, req.Type = body, "application/json"
+	req, err := c.caller.JSONRequest(r)
+	if err != nil {
+		return err
 	}
-	caller := c.caller.WithSecrets(r.secret)
-	return caller.Do(ctx, r.op, !r.create, func(ctx context.Context) error {
+	caller := c.caller.WithSecrets(r.Secret)
+	return caller.Do(ctx, r.Op, !r.Create, func(ctx context.Context) error {
 		res, err := caller.Exchange(ctx, req)
 		if err != nil {
 			return err
@@ -145,15 +126,12 @@ func (c *Client) call(ctx context.Context, r request) error {
 	})
 }
 
-// read decodes a 2xx answer into r.out, and classifies any other.
+// read decodes a 2xx answer into r.Out, and classifies any other.
 func read(caller *apiclient.Caller, r request, res *apiclient.Response) error {
 	if res.Status >= 200 && res.Status < 300 {
-		if err := json.Unmarshal(res.Body, r.out); err != nil || !complete(r.out) {
-			return caller.Fail(r.op, apiclient.ClassUncertain, res.Status, "", "an answer that is not the expected JSON")
-		}
-		return nil
+		return caller.DecodeJSON(r, res, complete)
 	}
-	e := caller.Fail(r.op, apiclient.StatusClass(res.Status, r.create), res.Status,
+	e := caller.Fail(r.Op, apiclient.StatusClass(res.Status, r.Create), res.Status,
 		"HTTP "+strconv.Itoa(res.Status), errorMessage(res.Status, res.Body, caller.Secrets()))
 	e.Reason = reasonOf(res.Status)
 	e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())

@@ -54,7 +54,7 @@ func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.
 		return nil, err
 	}
 	var added domainJSON
-	err = c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: map[string]string{"domain": name}, out: &added, create: true})
+	err = c.call(ctx, request{Op: op, Method: http.MethodPost, Path: path, In: map[string]string{"domain": name}, Out: &added, Create: true})
 	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
 		if d, serr := c.domainState(ctx, op, name); serr == nil {
 			d.Existed = true // ours already
@@ -134,7 +134,7 @@ func (c *Client) status(ctx context.Context, op apiclient.Op, name string) (*api
 		return nil, err
 	}
 	var s statusJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: path, out: &s}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: path, Out: &s}); err != nil {
 		return nil, err
 	}
 	d := &apiclient.Domain{Name: name, Status: s.Status}
@@ -169,7 +169,7 @@ func (c *Client) findDomain(ctx context.Context, op apiclient.Op, name string) (
 	for page := 1; page <= maxPages; page++ {
 		var l domainList
 		q := url.Values{"page": {strconv.Itoa(page)}, "perPage": {strconv.Itoa(perPage)}}
-		if err := c.call(ctx, request{op: op, method: http.MethodGet, path: path, query: q, out: &l}); err != nil {
+		if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: path, Query: q, Out: &l}); err != nil {
 			return nil, err
 		}
 		for i := range l.Domains {

@@ -112,7 +112,7 @@ func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, passw
 	in := createUser{Nickname: login, DepartmentID: c.dept, Name: userName{First: first, Last: last},
 		Password: password, PasswordChangeRequired: forceChange}
 	var u userJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodPost, path: path, in: in, out: &u, create: true, secret: password}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodPost, Path: path, In: in, Out: &u, Create: true, Secret: password}); err != nil {
 		return nil, err
 	}
 	m := u.mailbox()
@@ -168,7 +168,7 @@ func (c *Client) patch(ctx context.Context, op apiclient.Op, id userID, p patchU
 		return nil, err
 	}
 	var u userJSON
-	if err := c.call(ctx, request{op: op, method: http.MethodPatch, path: path, in: p, out: &u, secret: password}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodPatch, Path: path, In: p, Out: &u, Secret: password}); err != nil {
 		return nil, err
 	}
 	return u.mailbox(), nil
@@ -223,7 +223,7 @@ func (c *Client) users(ctx context.Context, op apiclient.Op, page, n int) (*user
 	}
 	var l userList
 	q := url.Values{"page": {strconv.Itoa(page)}, "perPage": {strconv.Itoa(n)}}
-	if err := c.call(ctx, request{op: op, method: http.MethodGet, path: path, query: q, out: &l}); err != nil {
+	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: path, Query: q, Out: &l}); err != nil {
 		return nil, err
 	}
 	return &l, nil

@@ -33,7 +33,7 @@ func (c *Client) Organizations(ctx context.Context) ([]Organization, error) {
 	var query url.Values
 	for range maxOrgPages {
 		var l orgList
-		if err := c.call(ctx, request{op: apiclient.OpCheck, method: "GET", path: "directory/v1/org", query: query, out: &l}); err != nil {
+		if err := c.call(ctx, request{Op: apiclient.OpCheck, Method: "GET", Path: "directory/v1/org", Query: query, Out: &l}); err != nil {
 			return nil, err
 		}
 		all = append(all, l.Organizations...)

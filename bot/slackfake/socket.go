@@ -48,25 +48,10 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	s.mu.Lock()
-	if s.closed || len(s.socks) >= MaxConnections {
-		closed := s.closed
-		s.mu.Unlock()
-		if !closed {
-			_ = ws.WriteJSON(map[string]any{"type": "disconnect", "reason": "too_many_websockets", "debug_info": map[string]any{"host": "fake"}})
-		}
-		_ = ws.Close()
+	c := s.open(ws)
+	if c == nil {
 		return
 	}
-	s.connects++
-	c := &socket{id: s.connects, ws: ws}
-	c.writeMu.Lock() // hello goes out before any envelope
-	s.socks = append(s.socks, c)
-	n := len(s.socks)
-	s.changed()
-	s.mu.Unlock()
-	_ = ws.WriteJSON(map[string]any{"type": "hello", "num_connections": n, "connection_info": map[string]any{"app_id": AppID}, "debug_info": map[string]any{"host": "fake"}})
-	c.writeMu.Unlock()
 	done := make(chan struct{})
 	go s.pinger(c, done)
 	defer close(done)
@@ -83,6 +68,32 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.forget(c)
 	s.mu.Unlock()
+}
+
+// open registers ws as an open connection and says hello on it; nil, the
+// socket turned away and closed, when the server is closed or has
+// MaxConnections already.
+func (s *Server) open(ws *websocket.Conn) *socket {
+	s.mu.Lock()
+	if s.closed || len(s.socks) >= MaxConnections {
+		closed := s.closed
+		s.mu.Unlock()
+		if !closed {
+			_ = ws.WriteJSON(map[string]any{"type": "disconnect", "reason": "too_many_websockets", "debug_info": map[string]any{"host": "fake"}})
+		}
+		_ = ws.Close()
+		return nil
+	}
+	s.connects++
+	c := &socket{id: s.connects, ws: ws}
+	c.writeMu.Lock() // hello goes out before any envelope
+	s.socks = append(s.socks, c)
+	n := len(s.socks)
+	s.changed()
+	s.mu.Unlock()
+	_ = ws.WriteJSON(map[string]any{"type": "hello", "num_connections": n, "connection_info": map[string]any{"app_id": AppID}, "debug_info": map[string]any{"host": "fake"}})
+	c.writeMu.Unlock()
+	return c
 }
 
 // forget removes c from the open connections; call it with s.mu held.

@@ -81,21 +81,10 @@ func (s *Server) submittedView(user string, sub Submission) (map[string]any, err
 // stateOf returns the state.values of a view with blocks (nil: unknown)
 // as submitted with vals.
 func stateOf(blocks any, vals []Value) (map[string]any, error) {
-	values := map[string]any{}
 	if blocks == nil {
-		for _, v := range vals {
-			typ := cmp.Or(v.Type, "plain_text_input")
-			st := map[string]any{"type": typ, "value": orNil(v.Value)}
-			switch typ {
-			case "static_select":
-				st = map[string]any{"type": typ, "selected_option": option(v.Value, v.Value)}
-			case "file_input":
-				st = fileState(v.Files)
-			}
-			addState(values, v.BlockID, v.ActionID, st)
-		}
-		return map[string]any{"values": values}, nil
+		return givenState(vals), nil
 	}
+	values := map[string]any{}
 	used := make([]bool, len(vals))
 	list, _ := blocks.([]any)
 	for _, b := range list {
@@ -133,6 +122,24 @@ func addState(values map[string]any, blockID, actionID string, st map[string]any
 	values[blockID].(map[string]any)[actionID] = st
 }
 
+// givenState is the state of vals alone, for a view the fake does not know:
+// each value as its type (a text input by default) submits it.
+func givenState(vals []Value) map[string]any {
+	values := map[string]any{}
+	for _, v := range vals {
+		typ := cmp.Or(v.Type, "plain_text_input")
+		st := map[string]any{"type": typ, "value": orNil(v.Value)}
+		switch typ {
+		case "static_select":
+			st = map[string]any{"type": typ, "selected_option": option(v.Value, v.Value)}
+		case "file_input":
+			st = fileState(v.Files)
+		}
+		addState(values, v.BlockID, v.ActionID, st)
+	}
+	return map[string]any{"values": values}
+}
+
 // inputState returns the state of the input element el, filled in with
 // vals[given] (or left at its initial value when given is -1), or why
 // Slack's client would not submit it.
@@ -155,19 +162,11 @@ func inputState(el map[string]any, optional bool, vals []Value, given int) (map[
 	if v == "" && !optional {
 		return nil, fmt.Errorf("is required: Slack's client would not submit the form")
 	}
-	if typ == "users_select" {
+	switch typ {
+	case "users_select":
 		return map[string]any{"type": typ, "selected_user": orNil(v)}, nil
-	}
-	if typ == "static_select" {
-		if v == "" {
-			return map[string]any{"type": typ, "selected_option": nil}, nil
-		}
-		opts, _ := el["options"].([]any)
-		o := findOption(objects(opts), v)
-		if o == nil {
-			return nil, fmt.Errorf("has no option %q", v)
-		}
-		return map[string]any{"type": typ, "selected_option": map[string]any{"text": o["text"], "value": v}}, nil
+	case "static_select":
+		return selectState(el, v)
 	}
 	n := utf8.RuneCountInString(v)
 	if maxLen, ok := el["max_length"].(float64); ok && n > int(maxLen) {
@@ -337,4 +336,18 @@ func errorsProblems(v *storedView, errs any) []string {
 		}
 	}
 	return problems
+}
+
+// selectState is the state of a static select submitted with the option
+// of value v (none when v is empty); an error when it has no such option.
+func selectState(el map[string]any, v string) (map[string]any, error) {
+	if v == "" {
+		return map[string]any{"type": "static_select", "selected_option": nil}, nil
+	}
+	opts, _ := el["options"].([]any)
+	o := findOption(objects(opts), v)
+	if o == nil {
+		return nil, fmt.Errorf("has no option %q", v)
+	}
+	return map[string]any{"type": "static_select", "selected_option": map[string]any{"text": o["text"], "value": v}}, nil
 }

@@ -127,12 +127,8 @@ func txtVerificationItem(domain, want string, l lookup[[]string]) Item {
 // its key: one missing is advice. valid is false when name could not be
 // made.
 func dkimPresenceItem(domain, name string, valid bool, l lookup[[]string], domainNX bool) Item {
-	it := Item{Kind: KindDKIM, Name: name}
-	invalid := ""
-	if !valid {
-		invalid = "the DKIM selector is not a valid DNS name, so nothing was looked up"
-	}
-	if unknownBelow(&it, domain, invalid, domainNX, l.outcome, l.reason) {
+	it, known := dkimLooked(domain, name, valid, l, domainNX)
+	if !known {
 		return it
 	}
 	if slices.ContainsFunc(l.records, func(txt string) bool { _, ok := dkimKey(txt); return ok }) {

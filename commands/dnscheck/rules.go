@@ -67,22 +67,7 @@ func mxItem(domain, host string, l lookup[[]*net.MX]) Item {
 	if unknown(&it, domain, l.outcome, l.reason) {
 		return it
 	}
-	// The resolver shuffles records of equal priority; the checklist lists
-	// them in one order.
-	mxs := slices.Clone(l.records)
-	slices.SortFunc(mxs, func(a, b *net.MX) int {
-		return cmp.Or(cmp.Compare(a.Pref, b.Pref), strings.Compare(hostName(a.Host), hostName(b.Host)))
-	})
-	ours := false
-	for _, mx := range mxs {
-		name := hostName(mx.Host)
-		it.Found = append(it.Found, name)
-		if name == host {
-			ours = true
-		} else {
-			it.Remove = append(it.Remove, name)
-		}
-	}
+	ours := mxSorted(&it, host, l.records)
 	var reasons []string
 	switch {
 	case len(it.Remove) > 0 && ours:
@@ -105,6 +90,28 @@ func mxItem(domain, host string, l lookup[[]*net.MX]) Item {
 		it.State, it.Publish = StateMissing, publish
 	}
 	return it
+}
+
+// mxSorted lists the hosts of records in it.Found, by priority then name,
+// and every host other than host in it.Remove. It reports whether host is
+// among them.
+func mxSorted(it *Item, host string, records []*net.MX) (ours bool) {
+	// The resolver shuffles records of equal priority; the checklist lists
+	// them in one order.
+	mxs := slices.Clone(records)
+	slices.SortFunc(mxs, func(a, b *net.MX) int {
+		return cmp.Or(cmp.Compare(a.Pref, b.Pref), strings.Compare(hostName(a.Host), hostName(b.Host)))
+	})
+	for _, mx := range mxs {
+		name := hostName(mx.Host)
+		it.Found = append(it.Found, name)
+		if name == host {
+			ours = true
+		} else {
+			it.Remove = append(it.Remove, name)
+		}
+	}
+	return ours
 }
 
 // spfItem checks the SPF policy: one v=spf1 TXT record that authorises
@@ -161,16 +168,28 @@ func without(values []string, keep int) []string {
 	return out
 }
 
-// dkimItem checks the DKIM key record at name: one TXT record whose p=
-// tag carries key. valid is false when name could not be made (nothing
-// was looked up).
-func dkimItem(domain, name string, valid bool, key string, l lookup[[]string], domainNX bool) Item {
+// dkimLooked starts the DKIM item at name: it reports false, with the item
+// already stating why, when nothing can be said of the record (the
+// selector is not a valid name, the domain does not exist, or the lookup
+// failed).
+func dkimLooked(domain, name string, valid bool, l lookup[[]string], domainNX bool) (Item, bool) {
 	it := Item{Kind: KindDKIM, Name: name}
 	invalid := ""
 	if !valid {
 		invalid = "the DKIM selector is not a valid DNS name, so nothing was looked up"
 	}
 	if unknownBelow(&it, domain, invalid, domainNX, l.outcome, l.reason) {
+		return it, false
+	}
+	return it, true
+}
+
+// dkimItem checks the DKIM key record at name: one TXT record whose p=
+// tag carries key. valid is false when name could not be made (nothing
+// was looked up).
+func dkimItem(domain, name string, valid bool, key string, l lookup[[]string], domainNX bool) Item {
+	it, known := dkimLooked(domain, name, valid, l, domainNX)
+	if !known {
 		return it
 	}
 	want := stripWSP(key)

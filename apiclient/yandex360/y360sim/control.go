@@ -137,44 +137,58 @@ func (s *Server) controlRoutes() {
 	s.mux.HandleFunc("POST /sim/account", func(w http.ResponseWriter, _ *http.Request) {
 		simkit.WriteJSON(w, http.StatusOK, s.NewAccount())
 	})
-	s.mux.HandleFunc("POST /sim/fault", control(func(r *http.Request) error {
-		n, err := simkit.Count(r, "n", 1, MaxFaults)
-		if err != nil {
-			return err
-		}
-		return s.InjectFault(r.FormValue("kind"), n)
-	}))
-	s.mux.HandleFunc("POST /sim/latency", control(func(r *http.Request) error {
-		d, err := time.ParseDuration(r.FormValue("d"))
-		if err != nil || d < 0 {
-			return fmt.Errorf("d=%q is not a duration such as 250ms", r.FormValue("d"))
-		}
-		s.SetLatency(d)
-		return nil
-	}))
+	s.mux.HandleFunc("POST /sim/fault", control(s.controlFault))
+	s.mux.HandleFunc("POST /sim/latency", control(s.controlLatency))
 	s.mux.HandleFunc("POST /sim/domain", control(func(r *http.Request) error { return s.AddDomain(r.FormValue("name")) }))
 	s.mux.HandleFunc("POST /sim/verify", control(func(r *http.Request) error { return s.Verify(r.FormValue("name")) }))
-	s.mux.HandleFunc("POST /sim/mailboxes", control(func(r *http.Request) error {
-		n, err := simkit.Count(r, "n", 1, MaxFaults)
-		if err != nil {
-			return err
-		}
-		return s.AddMailboxes(r.FormValue("domain"), n)
-	}))
-	s.mux.HandleFunc("POST /sim/patch-force", control(func(r *http.Request) error {
-		reject, err := strconv.ParseBool(r.FormValue("reject"))
-		if err != nil {
-			return errors.New("reject must be true or false")
-		}
-		s.SetPatchRejectsForceChange(reject)
-		return nil
-	}))
+	s.mux.HandleFunc("POST /sim/mailboxes", control(s.controlMailboxes))
+	s.mux.HandleFunc("POST /sim/patch-force", control(s.controlPatchForce))
 	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
 		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests()})
 	})
 	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
 	s.mux.HandleFunc("POST /sim/alias", control(func(r *http.Request) error { return s.AddAlias(r.FormValue("address"), r.FormValue("to")) }))
 	s.mux.HandleFunc("GET /{$}", index)
+}
+
+// controlFault injects n faults of a kind (POST /sim/fault kind=&n=).
+func (s *Server) controlFault(r *http.Request) error {
+	n, err := simkit.Count(r, "n", 1, MaxFaults)
+	if err != nil {
+		return err
+	}
+	return s.InjectFault(r.FormValue("kind"), n)
+}
+
+// controlLatency delays every answer by d (POST /sim/latency d=).
+func (s *Server) controlLatency(r *http.Request) error {
+	d, err := time.ParseDuration(r.FormValue("d"))
+	if err != nil || d < 0 {
+		return fmt.Errorf("d=%q is not a duration such as 250ms", r.FormValue("d"))
+	}
+	s.SetLatency(d)
+	return nil
+}
+
+// controlMailboxes adds n mailboxes to a domain (POST /sim/mailboxes
+// domain=&n=).
+func (s *Server) controlMailboxes(r *http.Request) error {
+	n, err := simkit.Count(r, "n", 1, MaxFaults)
+	if err != nil {
+		return err
+	}
+	return s.AddMailboxes(r.FormValue("domain"), n)
+}
+
+// controlPatchForce sets whether a PATCH that sends passwordChangeRequired
+// answers 400 (POST /sim/patch-force reject=).
+func (s *Server) controlPatchForce(r *http.Request) error {
+	reject, err := strconv.ParseBool(r.FormValue("reject"))
+	if err != nil {
+		return errors.New("reject must be true or false")
+	}
+	s.SetPatchRejectsForceChange(reject)
+	return nil
 }
 
 // control answers {"ok":true} when fn succeeds, 400 with its error if not.

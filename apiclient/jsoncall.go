@@ -1,0 +1,50 @@
+package apiclient
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+)
+
+// JSONCall is one call of a JSON API: its body and its answer are JSON.
+type JSONCall struct {
+	Op     Op
+	Method string
+	Path   string
+	Query  url.Values
+	In     any // the JSON body, nil for none
+	Out    any // where a 2xx answer is decoded, nil to ignore it
+	// Create: the call creates something (a 5xx may mean it did, and an
+	// uncertain attempt is not sent again).
+	Create bool
+	// Secret is a password the body carries, kept out of errors like the
+	// credentials (Caller.WithSecrets).
+	Secret string
+}
+
+// JSONRequest is the Request of j, its body In encoded as JSON (none
+// when In is nil).
+func (c *Caller) JSONRequest(j JSONCall) (Request, error) {
+	req := Request{Op: j.Op, Method: j.Method, Path: j.Path, Query: j.Query}
+	if j.In != nil {
+		body, err := json.Marshal(j.In)
+		if err != nil {
+			return Request{}, fmt.Errorf("%s %s: %w", c.provider, j.Op, err)
+		}
+		req.Body, req.Type = body, "application/json"
+	}
+	return req, nil
+}
+
+// DecodeJSON decodes the body of a 2xx answer into j.Out. An answer that
+// is not JSON of Out's shape, or that complete finds lacking, fails as
+// ClassUncertain: the call may have done its work.
+func (c *Caller) DecodeJSON(j JSONCall, res *Response, complete func(out any) bool) error {
+	if j.Out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(res.Body, j.Out); err != nil || !complete(j.Out) {
+		return c.Fail(j.Op, ClassUncertain, res.Status, "", "an answer that is not the expected JSON")
+	}
+	return nil
+}
