@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/slack-go/slack"
 	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -72,8 +71,8 @@ func listenHealth(ctx context.Context, cfg *config.Config, ready *atomic.Pointer
 // Slack client and the identity Slack authenticated it as, and the store.
 type serveDeps struct {
 	provider commands.Provider
-	api      *slack.Client
-	auth     *slack.AuthTestResponse
+	api      *bot.Client
+	auth     *bot.Auth
 	store    commands.Store
 }
 
@@ -130,7 +129,7 @@ func serveProvider(ctx context.Context, cfg *config.Config, ms *serveMetrics, lo
 
 // slackAuth is the Slack client of the bot's tokens, and who Slack says
 // the bot is.
-func slackAuth(ctx context.Context, cfg *config.Config, logger *zap.Logger) (*slack.Client, *slack.AuthTestResponse, error) {
+func slackAuth(ctx context.Context, cfg *config.Config, logger *zap.Logger) (*bot.Client, *bot.Auth, error) {
 	api := bot.NewClient(cfg.SlackBotToken.Reveal(), cfg.SlackAppToken.Reveal(), cfg.SlackAPIURL,
 		&http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}, logger)
 	auth, err := bot.CheckAuth(ctx, api, logger)
@@ -165,7 +164,7 @@ func newServeBot(ctx context.Context, cfg *config.Config, d *serveDeps, ms *serv
 }
 
 // loadGroups is the admin user groups, loaded, or nil when none is set.
-func loadGroups(ctx context.Context, cfg *config.Config, api *slack.Client, ms *serveMetrics, logger *zap.Logger) (*bot.Groups, error) {
+func loadGroups(ctx context.Context, cfg *config.Config, api *bot.Client, ms *serveMetrics, logger *zap.Logger) (*bot.Groups, error) {
 	ids := cfg.AdminGroups()
 	if len(ids) == 0 {
 		return nil, nil

@@ -15,6 +15,13 @@ import (
 )
 
 // NewClient is the Slack Web API client of a bot token and an app-level
+// Client is the Slack Web API client, as bot's constructors take it: its
+// callers need not import slack-go.
+type Client = slack.Client
+
+// Auth is what Slack says of the bot's token (auth.test).
+type Auth = slack.AuthTestResponse
+
 // token, at apiURL (which ends in /), over hc.
 func NewClient(botToken, appToken, apiURL string, hc *http.Client, logger *zap.Logger) *slack.Client {
 	return slack.New(botToken, slack.OptionAppLevelToken(appToken), slack.OptionAPIURL(apiURL),
