@@ -125,25 +125,37 @@ func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
 		return c.showImport(ctx, k, rec)
 	}
 	h := rec.Handover
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: h.ID, Event: EventHandoverShown, Actor: h.Owner,
-		Action: ActionResetPassword, Provider: c.api.Name(), Domain: h.Domain, Login: h.Login, HandedTo: h.Owner}
-	id, err := c.store.Begin(ctx, e)
-	if c.storeFailed(err, "begin") {
+	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.api.Name()}
+	res, begun := c.resetShown(ctx, h.ID, n)
+	if !begun {
 		c.release(ctx, rec)
 		c.deliver(ctx, k.Route, replyStoreDown)
 		return LabelStoreDown
 	}
-	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.api.Name()}
-	res, err := c.resetPassword(ctx, n)
+	if !res.Notice.OK && !res.Notice.Uncertain {
+		return c.showFailed(ctx, k, rec, res)
+	}
+	return c.shown(ctx, k, rec, res)
+}
+
+// resetShown sets a new password on the mailbox of n, a reset for the
+// owner of a hand-over (n.Actor), and audits it under requestID as the
+// hand-over shown. begun is false when the audit store could not begin
+// the entry: then nothing was changed.
+func (c *Core) resetShown(ctx context.Context, requestID string, n Notice) (res Result, begun bool) {
+	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: requestID, Event: EventHandoverShown, Actor: n.Actor,
+		Action: ActionResetPassword, Provider: n.Provider, Domain: n.Op.Domain, Login: n.Op.Login, HandedTo: n.Actor}
+	id, err := c.store.Begin(ctx, e)
+	if c.storeFailed(err, "begin") {
+		return Result{}, false
+	}
+	res, err = c.resetPassword(ctx, n)
 	if err != nil {
 		res = c.failure(n, err)
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
-	if !res.Notice.OK && !res.Notice.Uncertain {
-		return c.showFailed(ctx, k, rec, res)
-	}
-	return c.shown(ctx, k, rec, res)
+	return res, true
 }
 
 // showFailed gives the claim back after a click that set nothing.
