@@ -70,34 +70,37 @@ func Parse(command, text string) (Invocation, error) {
 		}
 		return Invocation{Command: command, Bare: true, Op: Operation{Action: action}}, nil
 	}
-	sub := Action(strings.ToLower(toks[0].raw))
-	var inv Invocation
-	var err error
-	switch {
-	case sub == "help":
-		inv = Invocation{Command: command, Help: true}
-	case command == CmdMailbox && sub == ActionImport && len(toks) == 1:
-		inv = Invocation{Command: command, Bare: true, Op: Operation{Action: ActionImport}}
-	case command == CmdMailbox && aliasWords[sub]:
-		inv, err = parseAliasCommand(text, toks)
-	case len(toks) == 1 && sub.IsOperation() && sub.Command() == command:
-		inv = Invocation{Command: command, Bare: true, Op: Operation{Action: sub}}
-	case command == CmdDomain && sub == "check":
-		inv, err = parseCheck(toks[1:])
-	case sub.Command() == command && (sub == ActionDomainStatus || sub == ActionListMailboxes):
-		inv, err = parseRead(sub, toks[1:])
-	case command == CmdDomain && sub == ActionRegisterDomain:
-		inv, err = parseRegister(text, toks[1:])
-	case command == CmdMailbox && sub.OnMailbox():
-		inv, err = parseMailboxOp(sub, text, toks[1:])
-	default:
-		err = &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)) +
-			didYouMean(command, string(sub)), Fix: command + " help", Usage: true}
-	}
+	inv, err := parseSub(command, text, toks)
 	if err != nil {
 		return Invocation{}, err
 	}
 	return inv, nil
+}
+
+// parseSub parses the words of command after the first, by the
+// sub-command the first names.
+func parseSub(command, text string, toks []token) (Invocation, error) {
+	sub := Action(strings.ToLower(toks[0].raw))
+	switch {
+	case sub == "help":
+		return Invocation{Command: command, Help: true}, nil
+	case command == CmdMailbox && sub == ActionImport && len(toks) == 1:
+		return Invocation{Command: command, Bare: true, Op: Operation{Action: ActionImport}}, nil
+	case command == CmdMailbox && aliasWords[sub]:
+		return parseAliasCommand(text, toks)
+	case len(toks) == 1 && sub.IsOperation() && sub.Command() == command:
+		return Invocation{Command: command, Bare: true, Op: Operation{Action: sub}}, nil
+	case command == CmdDomain && sub == "check":
+		return parseCheck(toks[1:])
+	case sub.Command() == command && (sub == ActionDomainStatus || sub == ActionListMailboxes):
+		return parseRead(sub, toks[1:])
+	case command == CmdDomain && sub == ActionRegisterDomain:
+		return parseRegister(text, toks[1:])
+	case command == CmdMailbox && sub.OnMailbox():
+		return parseMailboxOp(sub, text, toks[1:])
+	}
+	return Invocation{}, &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)) +
+		didYouMean(command, string(sub)), Fix: command + " help", Usage: true}
 }
 
 func parseRegister(text string, toks []token) (Invocation, error) {
