@@ -183,13 +183,7 @@ func (c *Core) shown(ctx context.Context, k Click, rec HandoverRecord, res Resul
 		c.release(ectx, rec)
 		return LabelError
 	}
-	now := c.cfg.Now()
-	if err := c.store.ShownHandover(ectx, rec.ID, now); err != nil {
-		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
-	}
-	rec.State, rec.DoneAt = HandoverStateShown, now
-	c.updateHandover(ectx, rec)
-	c.observe(HandoverShown)
+	c.markShown(ectx, rec)
 	c.logger.Info("hand-over shown", zap.String("handover_id", rec.ID), zap.String("owner", rec.Owner), zap.String("target", rec.Target()))
 	return LabelShown
 }
@@ -218,4 +212,16 @@ func (c *Core) updateHandover(ctx context.Context, rec HandoverRecord) {
 	if err := c.msgr.UpdateHandover(ctx, rec.Message, c.handoverView(rec)); err != nil {
 		c.logger.Warn("hand-over message not updated", zap.String("handover_id", rec.ID), zap.Error(err))
 	}
+}
+
+// markShown records the hand-over rec as shown, now. ctx is detached from
+// the click's: the password is out, so the record must follow.
+func (c *Core) markShown(ctx context.Context, rec HandoverRecord) {
+	now := c.cfg.Now()
+	if err := c.store.ShownHandover(ctx, rec.ID, now); err != nil {
+		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
+	}
+	rec.State, rec.DoneAt = HandoverStateShown, now
+	c.updateHandover(ctx, rec)
+	c.observe(HandoverShown)
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"go.uber.org/zap"
 )
 
 // previewRows is how many rows a request message shows.
@@ -119,7 +117,9 @@ func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) stri
 	if len(failed) > 0 {
 		c.deliver(ctx, k.Route, Reply{Title: "Some passwords could not be set", Error: true, Steps: failed})
 	}
-	c.markShown(ctx, rec)
+	ectx, cancel := detach(ctx)
+	defer cancel()
+	c.markShown(ectx, rec)
 	return LabelShown
 }
 
@@ -153,19 +153,6 @@ func (c *Core) deliverPasswords(ctx context.Context, to Route, id string, fields
 		}
 		c.deliver(ctx, to, r)
 	}
-}
-
-// markShown records the import's hand-over as shown, now.
-func (c *Core) markShown(ctx context.Context, rec HandoverRecord) {
-	ectx, cancel := detach(ctx)
-	defer cancel()
-	now := c.cfg.Now()
-	if err := c.store.ShownHandover(ectx, rec.ID, now); err != nil {
-		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
-	}
-	rec.State, rec.DoneAt = HandoverStateShown, now
-	c.updateHandover(ectx, rec)
-	c.observe(HandoverShown)
 }
 
 // setPasswords sets a generated password on each row, at the import's
