@@ -49,11 +49,7 @@ const maxRowFields = 4
 // refuses more): more reports whether there were any. Problems are the
 // rows that are not CSV or have more than four fields.
 func ParseRows(text string, limit int) (rows []RawRow, problems []RowProblem, more bool) {
-	r := csv.NewReader(strings.NewReader(text))
-	r.FieldsPerRecord = -1
-	r.Comment = '#'
-	r.TrimLeadingSpace = true
-	r.ReuseRecord = true
+	r := newRowReader(text)
 	first := true
 	for {
 		rec, err := r.Read()
@@ -61,23 +57,16 @@ func ParseRows(text string, limit int) (rows []RawRow, problems []RowProblem, mo
 			return rows, problems, more
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if !errors.As(err, &pe) {
-				return rows, append(problems, RowProblem{Text: "cannot be read"}), more
-			}
-			problems = append(problems, RowProblem{Line: pe.StartLine, Text: "is not a CSV row: " + pe.Err.Error() + "."})
-			if len(problems) > maxRowErrors(limit) {
+			var stop bool
+			if problems, stop = csvProblem(err, problems, limit); stop {
 				return rows, problems, more
 			}
 			continue
 		}
 		line, _ := r.FieldPos(0) // after a record read: FieldPos panics otherwise
-		if first && isHeader(rec) {
-			first = false
-			continue
-		}
+		skip := (first && isHeader(rec)) || allBlank(rec)
 		first = false
-		if allBlank(rec) {
+		if skip {
 			continue
 		}
 		if len(rows) >= limit {
@@ -91,6 +80,28 @@ func ParseRows(text string, limit int) (rows []RawRow, problems []RowProblem, mo
 		}
 		rows = append(rows, row)
 	}
+}
+
+// newRowReader reads the CSV of an import: rows of any length, # comments,
+// leading spaces trimmed.
+func newRowReader(text string) *csv.Reader {
+	r := csv.NewReader(strings.NewReader(text))
+	r.FieldsPerRecord = -1
+	r.Comment = '#'
+	r.TrimLeadingSpace = true
+	r.ReuseRecord = true
+	return r
+}
+
+// csvProblem adds to problems the row that is not CSV; stop says to read no
+// further: the text cannot be read, or it has too many problems to list.
+func csvProblem(err error, problems []RowProblem, limit int) (_ []RowProblem, stop bool) {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return append(problems, RowProblem{Text: "cannot be read"}), true
+	}
+	problems = append(problems, RowProblem{Line: pe.StartLine, Text: "is not a CSV row: " + pe.Err.Error() + "."})
+	return problems, len(problems) > maxRowErrors(limit)
 }
 
 // maxRowErrors bounds the unreadable rows ParseRows keeps going after.

@@ -20,13 +20,7 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 	r := Reply{Title: "Domain " + displayDomain(domain) + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
 	hosts := c.api.MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
-	mx := mxStep(domain, dns.MX)
-	if len(dns.MXSets) > 0 {
-		mx = mxSetStep(domain, dns.MXSets[0])
-	}
-	if spf := spfStep(dns); spf != "" {
-		mx += " " + spf
-	}
+	mx := mailStep(domain, dns)
 	caps := c.api.Capabilities()
 	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, caps)})
 	switch {
@@ -89,6 +83,20 @@ func (c *Core) secretsReply(r *Reply, domain string, s *apiclient.Secrets, dns *
 	}
 	r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
 	r.Buttons = []Button{c.checkButton(domain, s.Name)}
+}
+
+// mailStep is the step that points domain's mail at the provider: its MX
+// records, the first set where the provider offers several, and its SPF
+// record where it has one.
+func mailStep(domain string, dns *apiclient.MailDNS) string {
+	mx := mxStep(domain, dns.MX)
+	if len(dns.MXSets) > 0 {
+		mx = mxSetStep(domain, dns.MXSets[0])
+	}
+	if spf := spfStep(dns); spf != "" {
+		mx += " " + spf
+	}
+	return mx
 }
 
 // mxStep tells how to point domain's mail at host.

@@ -116,21 +116,11 @@ func (c *Core) SubmitForm(user, metadata string, v FormValues) (d Decision, chan
 func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string]string) {
 	var errs map[string]string
 	op := Operation{Action: action, Reason: cleanReason(v.Reason)}
-	domain := strings.TrimSpace(v.Domain)
-	if domain == "" && action.OnMailbox() {
-		domain = c.cfg.DefaultDomain
+	d, problem := c.formDomain(action, v.Domain)
+	if problem != "" {
+		errs = addErr(errs, FieldDomain, problem)
 	}
-	d, err := domainArg(action.Command(), domain, "")
-	switch {
-	case domain == "":
-		errs = addErr(errs, FieldDomain, "Give a domain, such as example.com.")
-	case strings.ContainsAny(domain, " \t"):
-		errs = addErr(errs, FieldDomain, "A domain has no spaces, such as example.com.")
-	case err != nil:
-		errs = addErr(errs, FieldDomain, problemOf(err))
-	default:
-		op.Domain = d
-	}
+	op.Domain = d
 	if action.OnMailbox() {
 		login, err := normalizeLogin(action, strings.TrimSpace(v.User))
 		if err == nil {
@@ -156,6 +146,25 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 		}
 	}
 	return op, errs
+}
+
+// formDomain reads the form's domain field, the default domain for a
+// mailbox operation left without one: the domain, or what is wrong with it.
+func (c *Core) formDomain(action Action, field string) (domain, problem string) {
+	domain = strings.TrimSpace(field)
+	if domain == "" && action.OnMailbox() {
+		domain = c.cfg.DefaultDomain
+	}
+	d, err := domainArg(action.Command(), domain, "")
+	switch {
+	case domain == "":
+		return "", "Give a domain, such as example.com."
+	case strings.ContainsAny(domain, " \t"):
+		return "", "A domain has no spaces, such as example.com."
+	case err != nil:
+		return "", problemOf(err)
+	}
+	return d, ""
 }
 
 func addErr(errs map[string]string, field, problem string) map[string]string {

@@ -125,25 +125,37 @@ func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
 		return c.showImport(ctx, k, rec)
 	}
 	h := rec.Handover
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: h.ID, Event: EventHandoverShown, Actor: h.Owner,
-		Action: ActionResetPassword, Provider: c.api.Name(), Domain: h.Domain, Login: h.Login, HandedTo: h.Owner}
-	id, err := c.store.Begin(ctx, e)
-	if c.storeFailed(err, "begin") {
+	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.api.Name()}
+	res, begun := c.resetShown(ctx, h.ID, n)
+	if !begun {
 		c.release(ctx, rec)
 		c.deliver(ctx, k.Route, replyStoreDown)
 		return LabelStoreDown
 	}
-	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.api.Name()}
-	res, err := c.resetPassword(ctx, n)
+	if !res.Notice.OK && !res.Notice.Uncertain {
+		return c.showFailed(ctx, k, rec, res)
+	}
+	return c.shown(ctx, k, rec, res)
+}
+
+// resetShown sets a new password on the mailbox of n, a reset for the
+// owner of a hand-over (n.Actor), and audits it under requestID as the
+// hand-over shown. begun is false when the audit store could not begin
+// the entry: then nothing was changed.
+func (c *Core) resetShown(ctx context.Context, requestID string, n Notice) (res Result, begun bool) {
+	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: requestID, Event: EventHandoverShown, Actor: n.Actor,
+		Action: ActionResetPassword, Provider: n.Provider, Domain: n.Op.Domain, Login: n.Op.Login, HandedTo: n.Actor}
+	id, err := c.store.Begin(ctx, e)
+	if c.storeFailed(err, "begin") {
+		return Result{}, false
+	}
+	res, err = c.resetPassword(ctx, n)
 	if err != nil {
 		res = c.failure(n, err)
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
-	if !res.Notice.OK && !res.Notice.Uncertain {
-		return c.showFailed(ctx, k, rec, res)
-	}
-	return c.shown(ctx, k, rec, res)
+	return res, true
 }
 
 // showFailed gives the claim back after a click that set nothing.
@@ -171,13 +183,7 @@ func (c *Core) shown(ctx context.Context, k Click, rec HandoverRecord, res Resul
 		c.release(ectx, rec)
 		return LabelError
 	}
-	now := c.cfg.Now()
-	if err := c.store.ShownHandover(ectx, rec.ID, now); err != nil {
-		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
-	}
-	rec.State, rec.DoneAt = HandoverStateShown, now
-	c.updateHandover(ectx, rec)
-	c.observe(HandoverShown)
+	c.markShown(ectx, rec)
 	c.logger.Info("hand-over shown", zap.String("handover_id", rec.ID), zap.String("owner", rec.Owner), zap.String("target", rec.Target()))
 	return LabelShown
 }
@@ -206,4 +212,16 @@ func (c *Core) updateHandover(ctx context.Context, rec HandoverRecord) {
 	if err := c.msgr.UpdateHandover(ctx, rec.Message, c.handoverView(rec)); err != nil {
 		c.logger.Warn("hand-over message not updated", zap.String("handover_id", rec.ID), zap.Error(err))
 	}
+}
+
+// markShown records the hand-over rec as shown, now. ctx is detached from
+// the click's: the password is out, so the record must follow.
+func (c *Core) markShown(ctx context.Context, rec HandoverRecord) {
+	now := c.cfg.Now()
+	if err := c.store.ShownHandover(ctx, rec.ID, now); err != nil {
+		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
+	}
+	rec.State, rec.DoneAt = HandoverStateShown, now
+	c.updateHandover(ctx, rec)
+	c.observe(HandoverShown)
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"go.uber.org/zap"
 )
 
 // previewRows is how many rows a request message shows.
@@ -103,21 +101,11 @@ const showRowsPerReply = 40
 // has no owner and shows them all to the requester, in as few answers as
 // fit.
 func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) string {
-	is := c.importStore()
-	imp, ok, err := ImportRecord{}, false, error(nil)
-	if is != nil {
-		imp, ok, err = is.GetImport(ctx, rec.Login)
-	}
-	if err != nil || !ok {
+	rows, ok := c.ownerlessRows(ctx, rec.Login)
+	if !ok {
 		c.release(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "Try again in a minute", Error: true, Text: "mailbot could not read the import's rows. Nothing was changed."})
 		return LabelError
-	}
-	var rows []ImportRow
-	for _, s := range imp.States {
-		if s.State == RowCreated && s.Owner == "" {
-			rows = append(rows, s.ImportRow)
-		}
 	}
 	fields, failed := c.setPasswords(ctx, rec, rows)
 	if len(fields) == 0 && len(rows) > 0 {
@@ -125,27 +113,46 @@ func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) stri
 		c.deliver(ctx, k.Route, Reply{Title: "No password could be set", Error: true, Text: "Nothing was changed: your button still works. Try again later."})
 		return LabelError
 	}
-	for i := 0; i < len(fields); i += 2 * showRowsPerReply {
-		r := Reply{Title: fmt.Sprintf("Passwords of import %s", rec.Login), Fields: fields[i:min(i+2*showRowsPerReply, len(fields))],
-			Note: "Only you can see these passwords, shown once: mailbot keeps no copy. Pass each on privately."}
-		if c.cfg.ForcePasswordChange {
-			r.Note += " Each must be changed at the first login, where the provider can require it."
-		}
-		c.deliver(ctx, k.Route, r)
-	}
+	c.deliverPasswords(ctx, k.Route, rec.Login, fields)
 	if len(failed) > 0 {
 		c.deliver(ctx, k.Route, Reply{Title: "Some passwords could not be set", Error: true, Steps: failed})
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	now := c.cfg.Now()
-	if err := c.store.ShownHandover(ectx, rec.ID, now); err != nil {
-		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
-	}
-	rec.State, rec.DoneAt = HandoverStateShown, now
-	c.updateHandover(ectx, rec)
-	c.observe(HandoverShown)
+	c.markShown(ectx, rec)
 	return LabelShown
+}
+
+// ownerlessRows are the created rows of the import id that have no owner;
+// ok is false when the import cannot be read.
+func (c *Core) ownerlessRows(ctx context.Context, id string) (rows []ImportRow, ok bool) {
+	is := c.importStore()
+	if is == nil {
+		return nil, false
+	}
+	imp, ok, err := is.GetImport(ctx, id)
+	if err != nil || !ok {
+		return nil, false
+	}
+	for _, s := range imp.States {
+		if s.State == RowCreated && s.Owner == "" {
+			rows = append(rows, s.ImportRow)
+		}
+	}
+	return rows, true
+}
+
+// deliverPasswords shows the fields of the import id's passwords, in as
+// few answers as fit.
+func (c *Core) deliverPasswords(ctx context.Context, to Route, id string, fields []Field) {
+	for i := 0; i < len(fields); i += 2 * showRowsPerReply {
+		r := Reply{Title: fmt.Sprintf("Passwords of import %s", id), Fields: fields[i:min(i+2*showRowsPerReply, len(fields))],
+			Note: "Only you can see these passwords, shown once: mailbot keeps no copy. Pass each on privately."}
+		if c.cfg.ForcePasswordChange {
+			r.Note += " Each must be changed at the first login, where the provider can require it."
+		}
+		c.deliver(ctx, to, r)
+	}
 }
 
 // setPasswords sets a generated password on each row, at the import's
@@ -176,20 +183,14 @@ func (c *Core) setPasswords(ctx context.Context, rec HandoverRecord, rows []Impo
 	return fields, failed
 }
 
+// setRowPassword sets a new password on one row of an import and returns
+// the fields that show it, or why it could not be set.
 func (c *Core) setRowPassword(ctx context.Context, rec HandoverRecord, row ImportRow) ([]Field, string) {
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: rec.Login, Event: EventHandoverShown, Actor: rec.Owner,
-		Action: ActionResetPassword, Provider: c.api.Name(), Domain: row.Domain, Login: row.Login, HandedTo: rec.Owner}
-	id, err := c.store.Begin(ctx, e)
-	if c.storeFailed(err, "begin") {
+	n := Notice{Actor: rec.Owner, Op: Operation{Action: ActionResetPassword, Domain: row.Domain, Login: row.Login}, Provider: c.api.Name(), ProviderTitle: c.providerName()}
+	res, begun := c.resetShown(ctx, rec.Login, n)
+	if !begun {
 		return nil, codeWords[CodeStore]
 	}
-	n := Notice{Actor: rec.Owner, Op: Operation{Action: ActionResetPassword, Domain: row.Domain, Login: row.Login}, Provider: c.api.Name(), ProviderTitle: c.providerName()}
-	res, err := c.resetPassword(ctx, n)
-	if err != nil {
-		res = c.failure(n, err)
-	}
-	c.complete(ctx, id, e, res.Notice)
-	c.logResult(res.Notice, err)
 	if !res.Notice.OK && !res.Notice.Uncertain {
 		return nil, rowWhy(res.Notice)
 	}

@@ -70,34 +70,37 @@ func Parse(command, text string) (Invocation, error) {
 		}
 		return Invocation{Command: command, Bare: true, Op: Operation{Action: action}}, nil
 	}
-	sub := Action(strings.ToLower(toks[0].raw))
-	var inv Invocation
-	var err error
-	switch {
-	case sub == "help":
-		inv = Invocation{Command: command, Help: true}
-	case command == CmdMailbox && sub == ActionImport && len(toks) == 1:
-		inv = Invocation{Command: command, Bare: true, Op: Operation{Action: ActionImport}}
-	case command == CmdMailbox && aliasWords[sub]:
-		inv, err = parseAliasCommand(text, toks)
-	case len(toks) == 1 && sub.IsOperation() && sub.Command() == command:
-		inv = Invocation{Command: command, Bare: true, Op: Operation{Action: sub}}
-	case command == CmdDomain && sub == "check":
-		inv, err = parseCheck(toks[1:])
-	case sub.Command() == command && (sub == ActionDomainStatus || sub == ActionListMailboxes):
-		inv, err = parseRead(sub, toks[1:])
-	case command == CmdDomain && sub == ActionRegisterDomain:
-		inv, err = parseRegister(text, toks[1:])
-	case command == CmdMailbox && sub.OnMailbox():
-		inv, err = parseMailboxOp(sub, text, toks[1:])
-	default:
-		err = &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)) +
-			didYouMean(command, string(sub)), Fix: command + " help", Usage: true}
-	}
+	inv, err := parseSub(command, text, toks)
 	if err != nil {
 		return Invocation{}, err
 	}
 	return inv, nil
+}
+
+// parseSub parses the words of command after the first, by the
+// sub-command the first names.
+func parseSub(command, text string, toks []token) (Invocation, error) {
+	sub := Action(strings.ToLower(toks[0].raw))
+	switch {
+	case sub == "help":
+		return Invocation{Command: command, Help: true}, nil
+	case command == CmdMailbox && sub == ActionImport && len(toks) == 1:
+		return Invocation{Command: command, Bare: true, Op: Operation{Action: ActionImport}}, nil
+	case command == CmdMailbox && aliasWords[sub]:
+		return parseAliasCommand(text, toks)
+	case len(toks) == 1 && sub.IsOperation() && sub.Command() == command:
+		return Invocation{Command: command, Bare: true, Op: Operation{Action: sub}}, nil
+	case command == CmdDomain && sub == "check":
+		return parseCheck(toks[1:])
+	case sub.Command() == command && (sub == ActionDomainStatus || sub == ActionListMailboxes):
+		return parseRead(sub, toks[1:])
+	case command == CmdDomain && sub == ActionRegisterDomain:
+		return parseRegister(text, toks[1:])
+	case command == CmdMailbox && sub.OnMailbox():
+		return parseMailboxOp(sub, text, toks[1:])
+	}
+	return Invocation{}, &UsageError{Command: command, Problem: fmt.Sprintf("%s has no sub-command %q.", command, trunc(cleanText(toks[0].raw), 40)) +
+		didYouMean(command, string(sub)), Fix: command + " help", Usage: true}
 }
 
 func parseRegister(text string, toks []token) (Invocation, error) {
@@ -172,40 +175,17 @@ func parseMailboxOp(action Action, text string, toks []token) (Invocation, error
 	if len(toks) == 0 {
 		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: "No mailbox given.", Fix: fix}
 	}
-	first, err := toks[0].value(CmdMailbox, fix)
+	login, domain, isAddr, err := mailboxArg(action, toks[0], fix)
 	if err != nil {
 		return Invocation{}, err
 	}
-	if first.kind == kindLink {
-		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%s is a web address, not a mailbox.", trunc(first.text, 80)), Fix: fix}
-	}
-	user, domain, isAddr := cutAddress(first.text)
-	login, err := normalizeLogin(action, user)
-	if err != nil {
-		return Invocation{}, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%q is not a valid user name: %v.", trunc(user, 40), err), Fix: fix}
-	}
-	op := Operation{Action: action, Login: login}
-	if isAddr {
-		if op.Domain, err = domainArg(CmdMailbox, domain, fix); err != nil {
-			return Invocation{}, err
-		}
-	}
+	op := Operation{Action: action, Login: login, Domain: domain}
 	rest := toks[1:]
 	if len(rest) > 0 && strings.Contains(rest[0].raw, ".") {
-		second, err := rest[0].value(CmdMailbox, fix)
-		if err != nil {
+		if op.Domain, err = domainAfterMailbox(op, isAddr, rest[0], fix); err != nil {
 			return Invocation{}, err
 		}
-		d, err := domainArg(CmdMailbox, second.text, "/mailbox "+string(action)+" "+login+" example.com [reason]")
-		if err != nil {
-			return Invocation{}, err
-		}
-		if isAddr && d != op.Domain {
-			return Invocation{}, &UsageError{Command: CmdMailbox,
-				Problem: fmt.Sprintf("The address %s@%s is not in the domain %s.", login, op.Domain, d),
-				Fix:     fmt.Sprintf("/mailbox %s %s@%s", action, login, d)}
-		}
-		op.Domain, rest = d, rest[1:]
+		rest = rest[1:]
 	}
 	if action == ActionAddMailbox || action == ActionResetPassword {
 		id, n, err := forClause(action, rest)
@@ -216,6 +196,49 @@ func parseMailboxOp(action Action, text string, toks []token) (Invocation, error
 	}
 	op.Reason = reasonFrom(text, rest)
 	return Invocation{Command: CmdMailbox, Op: op}, nil
+}
+
+// mailboxArg reads the mailbox a mailbox operation is on: a user name, or
+// an address user@domain (isAddr) with its domain.
+func mailboxArg(action Action, tok token, fix string) (login, domain string, isAddr bool, err error) {
+	first, err := tok.value(CmdMailbox, fix)
+	if err != nil {
+		return "", "", false, err
+	}
+	if first.kind == kindLink {
+		return "", "", false, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%s is a web address, not a mailbox.", trunc(first.text, 80)), Fix: fix}
+	}
+	user, domain, isAddr := cutAddress(first.text)
+	login, err = normalizeLogin(action, user)
+	if err != nil {
+		return "", "", false, &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf("%q is not a valid user name: %v.", trunc(user, 40), err), Fix: fix}
+	}
+	if !isAddr {
+		return login, "", false, nil
+	}
+	if domain, err = domainArg(CmdMailbox, domain, fix); err != nil {
+		return "", "", false, err
+	}
+	return login, domain, true, nil
+}
+
+// domainAfterMailbox reads the domain given as a word after the mailbox of
+// op; when the mailbox was an address (isAddr), its domain must be that one.
+func domainAfterMailbox(op Operation, isAddr bool, tok token, fix string) (string, error) {
+	second, err := tok.value(CmdMailbox, fix)
+	if err != nil {
+		return "", err
+	}
+	d, err := domainArg(CmdMailbox, second.text, "/mailbox "+string(op.Action)+" "+op.Login+" example.com [reason]")
+	if err != nil {
+		return "", err
+	}
+	if isAddr && d != op.Domain {
+		return "", &UsageError{Command: CmdMailbox,
+			Problem: fmt.Sprintf("The address %s@%s is not in the domain %s.", op.Login, op.Domain, d),
+			Fix:     fmt.Sprintf("/mailbox %s %s@%s", op.Action, op.Login, d)}
+	}
+	return d, nil
 }
 
 // cutAddress splits user@domain at its last @.

@@ -247,11 +247,7 @@ func (c *Core) authorise(userID string) (Step, string) {
 func (c *Core) Decide(req Request) Decision {
 	inv, err := Parse(req.Command, req.Text)
 	if err != nil {
-		var ue *UsageError
-		if errors.As(err, &ue) {
-			return Decision{Step: StepReply, Reply: usageReply(ue)}
-		}
-		return Decision{Step: StepReply, Reply: Help(req.Command)}
+		return parseFailure(req.Command, err)
 	}
 	switch {
 	case inv.Help:
@@ -261,41 +257,70 @@ func (c *Core) Decide(req Request) Decision {
 	case inv.Bare && inv.Op.Action == ActionResetPassword && c.cfg.SelfService == SelfServiceReset:
 		return Decision{Step: StepSelfService, Op: inv.Op}
 	case inv.Bare:
-		if outcome, why := c.authorise(req.UserID); outcome == StepReply {
-			return c.notAllowed(why)
-		}
-		if inv.Op.Action == ActionImport {
-			return Decision{Step: StepForm, Op: inv.Op, Form: c.importForm(req), Reply: c.help(inv.Command)}
-		}
-		return Decision{Step: StepForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
-	}
-	op := inv.Op
-	if inv.Read && op.Action == ActionListAliases {
-		return c.decideAliasesRead(req.UserID, op)
-	}
-	if inv.Read {
+		return c.decideBare(req, inv)
+	case inv.Read && inv.Op.Action == ActionListAliases:
+		return c.decideAliasesRead(req.UserID, inv.Op)
+	case inv.Read:
 		if !c.IsAdmin(req.UserID) {
 			return c.notAllowed("Only mailbot admins may read what the provider holds.")
 		}
-		return c.decideRead(op)
+		return c.decideRead(inv.Op)
 	}
+	return c.decideChange(req, inv.Op)
+}
+
+// parseFailure answers a request that does not parse: with what is wrong and
+// how to fix it for a usage error, with the command's help otherwise.
+func parseFailure(command string, err error) Decision {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return Decision{Step: StepReply, Reply: usageReply(ue)}
+	}
+	return Decision{Step: StepReply, Reply: Help(command)}
+}
+
+// decideBare answers a command or sub-command given without arguments: a
+// form to fill in, for those allowed to ask for the operation.
+func (c *Core) decideBare(req Request, inv Invocation) Decision {
+	if outcome, why := c.authorise(req.UserID); outcome == StepReply {
+		return c.notAllowed(why)
+	}
+	if inv.Op.Action == ActionImport {
+		return Decision{Step: StepForm, Op: inv.Op, Form: c.importForm(req), Reply: c.help(inv.Command)}
+	}
+	return Decision{Step: StepForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
+}
+
+// decideChange completes and validates an operation that changes what the
+// provider holds, then decides whether it runs now or needs approval.
+func (c *Core) decideChange(req Request, op Operation) Decision {
 	op, aue := c.aliasDefaults(op)
 	if aue != nil {
 		return Decision{Step: StepReply, Reply: usageReply(aue)}
 	}
-	if op.Action.OnMailbox() && op.Domain == "" {
-		if c.cfg.DefaultDomain == "" {
-			return Decision{Step: StepReply, Reply: usageReply(&UsageError{Command: CmdMailbox,
-				Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.Login),
-				Fix:     fmt.Sprintf("/mailbox %s %s@example.com or /mailbox %s %s example.com", op.Action, op.Login, op.Action, op.Login)})}
-		}
-		op.Domain = c.cfg.DefaultDomain
+	op, ue := c.withDefaultDomain(op)
+	if ue == nil {
+		ue = c.checkOp(op)
 	}
-	ue := c.checkOp(op)
 	if ue != nil {
 		return Decision{Step: StepReply, Reply: usageReply(ue)}
 	}
 	return c.selfServiceOr(req, op, c.decideOp(req, op))
+}
+
+// withDefaultDomain puts the configured default domain on a mailbox
+// operation given without one; without a default domain that is a usage error.
+func (c *Core) withDefaultDomain(op Operation) (Operation, *UsageError) {
+	if !op.Action.OnMailbox() || op.Domain != "" {
+		return op, nil
+	}
+	if c.cfg.DefaultDomain == "" {
+		return op, &UsageError{Command: CmdMailbox,
+			Problem: fmt.Sprintf("No domain given for %s, and mailbot has no default domain (MAILBOT_DEFAULT_DOMAIN).", op.Login),
+			Fix:     fmt.Sprintf("/mailbox %s %s@example.com or /mailbox %s %s example.com", op.Action, op.Login, op.Action, op.Login)}
+	}
+	op.Domain = c.cfg.DefaultDomain
+	return op, nil
 }
 
 // decideOp decides, by the policy, what becomes of the valid operation op

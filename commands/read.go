@@ -147,38 +147,51 @@ func (c *Core) domainStatus(ctx context.Context, actor, domain string) Reply {
 	secretName := ""
 	switch {
 	case d.Meaning != "":
-		r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, c.api.Capabilities())})
-		if d.Stage != "" {
-			r.Fields = append(r.Fields, Field{Label: "Stage", Value: d.Stage})
-		}
-		if d.Secrets != nil {
-			secretName = d.Secrets.Name
-			r.Fields = append(r.Fields,
-				Field{Label: "Secret name", Value: d.Secrets.Name, Secret: true},
-				Field{Label: "Secret content", Value: d.Secrets.Content, Secret: true})
-			r.Note = "Only you can see the secrets."
-		}
+		secretName = c.meaningStatus(&r, d)
 	case !c.api.Capabilities().VerifiesOwnership:
 		r.Fields = append(r.Fields, Field{Label: "State", Value: map[bool]string{true: "active", false: "inactive"}[d.Status == "active"]},
 			Field{Label: "Mailboxes", Value: countOf(d.Mailboxes, d.MaxMailboxes)})
 	default:
-		r.Fields = append(r.Fields, Field{Label: "Verified", Value: map[bool]string{true: "yes", false: "not yet"}[d.Verified]})
-		if d.Status != "" {
-			r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status})
-		}
-		r.Fields = append(r.Fields, methodFields(d.Methods)...)
-		if len(d.Methods) > 0 {
-			r.Note = "Only you can see the verification codes."
-		}
-		if d.VerifyTXT != "" && !d.Verified {
-			r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
-			r.Steps = append(r.Steps, verifyTXTStep(domain, d.VerifyTXT))
-			r.Note = "Only you can see the verification record. Once it is in DNS, /maildomain status asks " + c.providerName() + " to verify the domain."
-		}
+		c.verificationStatus(&r, domain, d)
 		r.Text = verified
 	}
 	r.Buttons = []Button{c.checkButton(domain, secretName)}
 	return r
+}
+
+// meaningStatus puts on r the status of a domain whose provider says what
+// its state means, with its stage and secrets; it returns the secrets' name.
+func (c *Core) meaningStatus(r *Reply, d *apiclient.Domain) (secretName string) {
+	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, c.api.Capabilities())})
+	if d.Stage != "" {
+		r.Fields = append(r.Fields, Field{Label: "Stage", Value: d.Stage})
+	}
+	if d.Secrets != nil {
+		secretName = d.Secrets.Name
+		r.Fields = append(r.Fields,
+			Field{Label: "Secret name", Value: d.Secrets.Name, Secret: true},
+			Field{Label: "Secret content", Value: d.Secrets.Content, Secret: true})
+		r.Note = "Only you can see the secrets."
+	}
+	return secretName
+}
+
+// verificationStatus puts on r whether a domain's ownership is verified,
+// and the ways to verify it that are left.
+func (c *Core) verificationStatus(r *Reply, domain string, d *apiclient.Domain) {
+	r.Fields = append(r.Fields, Field{Label: "Verified", Value: map[bool]string{true: "yes", false: "not yet"}[d.Verified]})
+	if d.Status != "" {
+		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status})
+	}
+	r.Fields = append(r.Fields, methodFields(d.Methods)...)
+	if len(d.Methods) > 0 {
+		r.Note = "Only you can see the verification codes."
+	}
+	if d.VerifyTXT != "" && !d.Verified {
+		r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
+		r.Steps = append(r.Steps, verifyTXTStep(domain, d.VerifyTXT))
+		r.Note = "Only you can see the verification record. Once it is in DNS, /maildomain status asks " + c.providerName() + " to verify the domain."
+	}
 }
 
 // countOf writes a count and its limit: "3 of 10", "3 (no limit)".

@@ -79,27 +79,7 @@ func (n Notice) Summary(mention func(userID string) string) string {
 	if mention == nil {
 		mention = func(id string) string { return id }
 	}
-	who := mention(n.Actor)
-	var s string
-	switch {
-	case n.OK && n.Unchanged:
-		s = fmt.Sprintf("%s: %s: nothing changed, it already was so (%s)", who, n.Op, n.Status)
-	case n.OK && (n.Op.Action == ActionRegisterDomain || n.Status != ""):
-		s = fmt.Sprintf("%s %s: %s", who, n.Op.pastTense(), n.Status)
-	case n.OK:
-		s = who + " " + n.Op.pastTense()
-		if n.UID != "" {
-			s += ": uid " + n.UID
-		}
-	case n.Uncertain && n.Op.Action == ActionAddMailbox:
-		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): the mailbox may exist now", who, n.Op, n.ProviderTitle, n.Code)
-	case n.Uncertain && n.Op.Action == ActionRegisterDomain:
-		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): the domain may be registered now", who, n.Op, n.ProviderTitle, n.Code)
-	case n.Uncertain:
-		s = fmt.Sprintf("%s: %s: no usable answer from %s (%s): it may or may not be done", who, n.Op, n.ProviderTitle, n.Code)
-	default:
-		s = fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, n.Why())
-	}
+	s := n.headline(mention(n.Actor))
 	if n.HandedTo != "" {
 		s += "; credentials to " + mention(n.HandedTo)
 	}
@@ -120,6 +100,35 @@ func (n Notice) Summary(mention func(userID string) string) string {
 		s += "; reason: " + n.Op.Reason
 	}
 	return s
+}
+
+// headline is the start of [Notice.Summary]: who did what, and how it ended.
+func (n Notice) headline(who string) string {
+	switch {
+	case n.OK && n.Unchanged:
+		return fmt.Sprintf("%s: %s: nothing changed, it already was so (%s)", who, n.Op, n.Status)
+	case n.OK && (n.Op.Action == ActionRegisterDomain || n.Status != ""):
+		return fmt.Sprintf("%s %s: %s", who, n.Op.pastTense(), n.Status)
+	case n.OK && n.UID != "":
+		return who + " " + n.Op.pastTense() + ": uid " + n.UID
+	case n.OK:
+		return who + " " + n.Op.pastTense()
+	case n.Uncertain:
+		return fmt.Sprintf("%s: %s: no usable answer from %s (%s): %s", who, n.Op, n.ProviderTitle, n.Code, uncertainOutcome(n.Op.Action))
+	}
+	return fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, n.Why())
+}
+
+// uncertainOutcome says what may be true after an operation that got no
+// usable answer from the provider.
+func uncertainOutcome(a Action) string {
+	switch a {
+	case ActionAddMailbox:
+		return "the mailbox may exist now"
+	case ActionRegisterDomain:
+		return "the domain may be registered now"
+	}
+	return "it may or may not be done"
 }
 
 // Why says what the notice's failure code means, in words.
