@@ -336,3 +336,38 @@ func TestImportNonAdminWithoutApprovalsRefused(t *testing.T) {
 		t.Fatal("a non-admin's import with approvals off was not refused")
 	}
 }
+
+// namedMailboxes is mailboxes that keeps the name each mailbox was
+// created with.
+type namedMailboxes struct {
+	*mailboxes
+	names sync.Map // address → name
+}
+
+func (n *namedMailboxes) AddNamedMailbox(ctx context.Context, domain, login, name, pw string, force bool) (*apiclient.Mailbox, error) {
+	n.names.Store(login+"@"+domain, name)
+	return n.mailboxes.AddMailbox(ctx, domain, login, pw, force)
+}
+
+// TestImportRowNamesReachTheProvider: a row's given and family names
+// reach a provider that keeps a person's name, as an add form's name does;
+// a row without names sends none.
+func TestImportRowNamesReachTheProvider(t *testing.T) {
+	t.Parallel()
+	api := &namedMailboxes{mailboxes: newMailboxes()}
+	e := importEnv(t, api, commands.Config{})
+	d, errs := e.importRows(admin1, "ada@example.com,,Ada King,Lovelace\nbob@example.com\n", "")
+	if len(errs) != 0 {
+		t.Fatalf("valid import refused: %v", errs)
+	}
+	e.core.Execute(t.Context(), commands.Route{User: admin1, Channel: "C1"}, d)
+	if api.count("ada@example.com") != 1 || api.count("bob@example.com") != 1 {
+		t.Fatalf("adds: ada %d, bob %d; want one each", api.count("ada@example.com"), api.count("bob@example.com"))
+	}
+	if got, _ := api.names.Load("ada@example.com"); got != "Ada King Lovelace" {
+		t.Errorf("ada's name at the provider = %v, want %q", got, "Ada King Lovelace")
+	}
+	if got, ok := api.names.Load("bob@example.com"); ok {
+		t.Errorf("bob was added with the name %v, want none", got)
+	}
+}

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -30,7 +31,8 @@ func (r *importRun) row(ctx context.Context, i int) {
 		return
 	}
 	row := r.rec.Rows[i]
-	op := Operation{Action: ActionAddMailbox, Domain: row.Domain, Login: row.Login, For: row.Owner, Reason: r.rec.Reason}
+	op := Operation{Action: ActionAddMailbox, Domain: row.Domain, Login: row.Login, For: row.Owner, Reason: r.rec.Reason,
+		Name: strings.TrimSpace(row.Given + " " + row.Family)}
 	if st == RowClaimed { // claimed by a runner that stopped: its answer may be lost
 		if to, detail, done := r.lookUp(ctx, op); done {
 			r.finishRow(ctx, i, to, detail)
