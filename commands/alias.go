@@ -123,7 +123,9 @@ func (c *Core) checkAliasOp(op Operation, fix string) *UsageError {
 				" has no aliases, so there are none to give to a successor. Offboard without \"to\" to block the mailbox.",
 				Fix: "/mailbox offboard " + op.Target()}
 		}
-		return refuse(capitalise(c.providerName()) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent.")
+		// No command to suggest instead: no alias command works here.
+		return &UsageError{Command: CmdMailbox,
+			Problem: capitalise(c.providerName()) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent."}
 	}
 	if op.To == "" {
 		return nil

@@ -163,6 +163,9 @@ func TestAliasesOnPDD(t *testing.T) {
 		if d.Step != commands.StepReply || !strings.Contains(r.Text, "has no aliases") {
 			t.Errorf("%s: verdict %v, reply %q", line, d.Step, r.Text)
 		}
+		if strings.HasPrefix(line, "/mailbox alias ") && strings.Contains(r.Note, "/mailbox alias") {
+			t.Errorf("%s: the refusal suggests another alias command, which cannot work here either: %q", line, r.Note)
+		}
 	}
 	if len(e.audit()) != 0 {
 		t.Errorf("refusals were audited: %+v", e.audit())
