@@ -154,6 +154,16 @@ func (p *meteredProvider) AddNamedMailbox(ctx context.Context, domain, login, na
 	})
 }
 
+// NewAddress is the address a new mailbox gets, for a provider that
+// chooses it; others keep the one asked for. Counted as the op "lookup".
+func (p *meteredProvider) NewAddress(ctx context.Context, domain, login string) (string, error) {
+	ac, ok := p.Provider.(commands.AddressChooser)
+	if !ok {
+		return login + "@" + domain, nil
+	}
+	return metered(p, apiclient.OpLookup, func() (string, error) { return ac.NewAddress(ctx, domain, login) })
+}
+
 func (p *meteredProvider) SetPassword(ctx context.Context, domain, login, password string, force bool) (*apiclient.Mailbox, error) {
 	return metered(p, apiclient.OpReset, func() (*apiclient.Mailbox, error) {
 		return p.Provider.SetPassword(ctx, domain, login, password, force)

@@ -77,3 +77,22 @@ func TestShellYandex360OwnAddress(t *testing.T) {
 		t.Errorf("user0001 is %s, want blocked", m.State)
 	}
 }
+
+// TestShellYandex360AddOwnAddress: Yandex 360 gives a new user its
+// nickname at the organisation's default domain, whatever domain was
+// typed; an add whose new address the allow-list does not have is refused
+// before anything is created, naming that address.
+func TestShellYandex360AddOwnAddress(t *testing.T) {
+	t.Parallel()
+	sim, writes, run := y360Shell(t)
+	out := run("b.example", "/mailbox add carol@b.example\n")
+	if n := writes.Load(); n != 0 {
+		t.Errorf("%d write calls for a new user whose address is outside the allow-list:\n%s", n, out)
+	}
+	if _, ok := sim.Mailbox("carol@example.org"); ok {
+		t.Errorf("carol was created:\n%s", out)
+	}
+	if !strings.Contains(out, "carol@example.org") || !strings.Contains(out, "not in the list of allowed domains") {
+		t.Errorf("the refusal does not name the new user's own address and the allow-list:\n%s", out)
+	}
+}

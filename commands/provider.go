@@ -76,3 +76,12 @@ func providerAs[T any](p Provider) (T, bool) {
 type NamedAdder interface {
 	AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error)
 }
+
+// AddressChooser is a Provider whose new mailbox gets an address of the
+// provider's choosing (Capabilities.OwnAddresses: Yandex 360 gives a new
+// user its nickname at the organisation's default domain). NewAddress
+// says which, before anything is created, so that the allow-list is
+// checked on the address the mailbox will have; it changes nothing.
+type AddressChooser interface {
+	NewAddress(ctx context.Context, domain, login string) (string, error)
+}

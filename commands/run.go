@@ -132,6 +132,9 @@ func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
 // Found, it exists, with the password that request sent; not found, it is
 // created as usual; the look-up failing too, the result says it may exist.
 func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
+	if refused, err := c.checkNewAddress(ctx, &n); refused != nil || err != nil {
+		return deref(refused), err
+	}
 	pw, err := c.newPassword(n.Op.Login, n.Op.Domain)
 	if err != nil {
 		return Result{}, err

@@ -139,6 +139,26 @@ func (c *Core) lookupTarget(ctx context.Context, n Notice) (Notice, *apiclient.M
 	return n, m, nil, nil
 }
 
+// checkNewAddress asks a provider that chooses a new mailbox's address
+// (AddressChooser) which it will be, and refuses the add, with nothing
+// created, when the allow-list does not have it.
+func (c *Core) checkNewAddress(ctx context.Context, n *Notice) (*Result, error) {
+	ac, ok := c.api.(AddressChooser)
+	if !ok || !c.api.Capabilities().OwnAddresses {
+		return nil, nil
+	}
+	addr, err := ac.NewAddress(ctx, n.Op.Domain, n.Op.Login)
+	if err != nil {
+		return nil, err
+	}
+	own := ownAddress(n.Op, &apiclient.Mailbox{Address: addr})
+	if ue := c.checkAllowed(CmdMailbox, own.Domain, own.Target()); ue != nil {
+		n.Code, n.Detail = CodeInvalid, "the new mailbox's own address is outside the allow-list"
+		return &Result{Reply: usageReply(ue), Notice: *n}, nil
+	}
+	return nil, nil
+}
+
 // ownAddress is op naming m's own address, where the provider gives one
 // that is a valid address; else op as it is.
 func ownAddress(op Operation, m *apiclient.Mailbox) Operation {

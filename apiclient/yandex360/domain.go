@@ -20,6 +20,7 @@ const (
 type domainJSON struct {
 	Name     string `json:"name"`
 	Verified bool   `json:"verified"`
+	Master   bool   `json:"master"` // the organisation's default domain
 }
 
 // domainList is the answer of GET …/domains.
@@ -162,24 +163,65 @@ func methodRecord(domain, method, code string) string {
 // findDomain pages through the organisation's domains for name; a domain
 // that is not there is refused as not found.
 func (c *Client) findDomain(ctx context.Context, op apiclient.Op, name string) (*domainJSON, error) {
+	var found *domainJSON
+	err := c.eachDomain(ctx, op, func(d *domainJSON) bool {
+		if strings.EqualFold(strings.TrimSuffix(d.Name, "."), name) {
+			found = d
+			return false
+		}
+		return true
+	})
+	if err == nil && found == nil {
+		err = c.refuse(op, apiclient.ReasonNotFound, "the domain is not one of the organisation's")
+	}
+	return found, err
+}
+
+// eachDomain pages through the organisation's domains, calling fn on each
+// until it returns false.
+func (c *Client) eachDomain(ctx context.Context, op apiclient.Op, fn func(d *domainJSON) bool) error {
 	path, err := c.orgPath(op, "domains")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for page := 1; page <= maxPages; page++ {
 		var l domainList
 		q := url.Values{"page": {strconv.Itoa(page)}, "perPage": {strconv.Itoa(perPage)}}
 		if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: path, Query: q, Out: &l}); err != nil {
-			return nil, err
+			return err
 		}
 		for i := range l.Domains {
-			if strings.EqualFold(strings.TrimSuffix(l.Domains[i].Name, "."), name) {
-				return &l.Domains[i], nil
+			if !fn(&l.Domains[i]) {
+				return nil
 			}
 		}
 		if page >= l.Pages || len(l.Domains) == 0 {
-			break
+			return nil
 		}
 	}
-	return nil, c.refuse(op, apiclient.ReasonNotFound, "the domain is not one of the organisation's")
+	return nil
+}
+
+// masterDomain pages through the organisation's domains once: name must be
+// among them (else ReasonNotFound), and the result is the default (master)
+// domain, or name where none is marked.
+func (c *Client) masterDomain(ctx context.Context, op apiclient.Op, name string) (string, error) {
+	found, master := false, ""
+	err := c.eachDomain(ctx, op, func(d *domainJSON) bool {
+		n := strings.ToLower(strings.TrimSuffix(d.Name, "."))
+		found = found || n == name
+		if d.Master && master == "" {
+			master = n
+		}
+		return !found || master == ""
+	})
+	switch {
+	case err != nil:
+		return "", err
+	case !found:
+		return "", c.refuse(op, apiclient.ReasonNotFound, "the domain is not one of the organisation's")
+	case master == "":
+		return name, nil
+	}
+	return master, nil
 }

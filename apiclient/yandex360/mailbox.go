@@ -90,6 +90,22 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string,
 	return c.AddNamedMailbox(ctx, domain, login, "", password, forceChange)
 }
 
+// NewAddress is the address a new user login@domain gets: its nickname at
+// the organisation's default (master) domain; domain must be one of the
+// organisation's. It reads the domain list once and changes nothing.
+func (c *Client) NewAddress(ctx context.Context, domain, login string) (string, error) {
+	op := apiclient.OpLookup
+	name, err := c.domainName(op, domain)
+	if err != nil {
+		return "", err
+	}
+	master, err := c.masterDomain(ctx, op, name)
+	if err != nil {
+		return "", err
+	}
+	return strings.ToLower(login) + "@" + master, nil
+}
+
 // AddNamedMailbox is AddMailbox with the person's name: given and family
 // names split on its last space (the API requires both: a name of one
 // word is both, as the login is without a name).
