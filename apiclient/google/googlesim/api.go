@@ -118,7 +118,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeReply(w, rep)
 		return
 	}
-	rec := &recorder{header: http.Header{}}
+	rec := recorder{simkit.NewRecorder()}
 	s.mux.ServeHTTP(rec, r)
 	if simkit.Deliver(r, fault == FaultReset, fault == FaultSlow) {
 		rec.writeTo(w)
@@ -184,44 +184,27 @@ func writeReply(w http.ResponseWriter, r reply) {
 	simkit.WriteJSON(w, r.status, r.body)
 }
 
-// recorder holds an answer, so that a fault can drop or delay it.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return r.body.Write(b)
-}
+// recorder keeps an answer until the fault decides whether it is sent.
+type recorder struct{ *simkit.Recorder }
 
 // writeTo sends the answer; the mux's own (no route, another method) gets
 // Google's error body.
-func (r *recorder) writeTo(w http.ResponseWriter) {
-	if r.status == http.StatusNoContent {
-		w.WriteHeader(r.status)
+func (r recorder) writeTo(w http.ResponseWriter) {
+	if r.Status == http.StatusNoContent {
+		w.WriteHeader(r.Status)
 		return
 	}
-	if r.header.Get("Content-Type") != "application/json" {
-		if r.status == http.StatusMethodNotAllowed {
-			writeReply(w, failure(r.status, "methodNotAllowed", "Method Not Allowed"))
+	if r.Head.Get("Content-Type") != "application/json" {
+		if r.Status == http.StatusMethodNotAllowed {
+			writeReply(w, failure(r.Status, "methodNotAllowed", "Method Not Allowed"))
 			return
 		}
 		writeReply(w, notFound("Not Found"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(r.status)
-	_, _ = w.Write(r.body.Bytes())
+	w.WriteHeader(r.Status)
+	_, _ = w.Write(r.Body.Bytes())
 }
 
 // rfc3339 is a time as the API writes it.

@@ -233,16 +233,7 @@ func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 // control answers {"ok":true} when fn succeeds, 400 with its error if not.
-func control(fn func(r *http.Request) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		if err := fn(r); err != nil {
-			simkit.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-			return
-		}
-		simkit.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
-	}
-}
+func control(fn func(r *http.Request) error) http.HandlerFunc { return simkit.Control(maxBody, fn) }
 
 const indexText = `
 Google Workspace sandbox (mailbot sim --provider google)

@@ -5,6 +5,7 @@
 package simkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -185,4 +186,41 @@ func Hook[K comparable](fn func()) func(K) {
 		return nil
 	}
 	return func(K) { fn() }
+}
+
+// Recorder holds a handler's answer, so that a fault can drop or delay it
+// and the sandbox can rewrite the mux's own answers in the API's shape.
+type Recorder struct {
+	Head   http.Header
+	Status int
+	Body   bytes.Buffer
+}
+
+// NewRecorder returns an empty Recorder.
+func NewRecorder() *Recorder { return &Recorder{Head: http.Header{}} }
+
+func (r *Recorder) Header() http.Header { return r.Head }
+
+func (r *Recorder) WriteHeader(status int) {
+	if r.Status == 0 {
+		r.Status = status
+	}
+}
+
+func (r *Recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.Body.Write(b)
+}
+
+// Control is a sandbox control endpoint: its body bounded by maxBody, it
+// answers {"ok":true} when fn succeeds, 400 with fn's error if not.
+func Control(maxBody int64, fn func(r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		if err := fn(r); err != nil {
+			WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			return
+		}
+		WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	}
 }

@@ -90,7 +90,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
 		return
 	}
-	rec := &recorder{header: http.Header{}}
+	rec := recorder{simkit.NewRecorder()}
 	s.mux.ServeHTTP(rec, r)
 	if simkit.Deliver(r, fault == FaultReset, fault == FaultSlow) {
 		rec.writeTo(w)
@@ -206,44 +206,27 @@ func positive(raw string, def int) (int, bool) {
 }
 
 // recorder keeps an answer until the fault decides whether it is sent.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return r.body.Write(b)
-}
+type recorder struct{ *simkit.Recorder }
 
 // writeTo sends the answer; one of the mux's own (no route: 404, another
 // method: 405) gets the API's error body.
-func (r *recorder) writeTo(w http.ResponseWriter) {
-	if r.header.Get("Content-Type") != "application/json" {
-		if allow := r.header.Get("Allow"); allow != "" {
+func (r recorder) writeTo(w http.ResponseWriter) {
+	if r.Head.Get("Content-Type") != "application/json" {
+		if allow := r.Head.Get("Allow"); allow != "" {
 			w.Header().Set("Allow", allow)
 		}
-		if r.status == http.StatusMethodNotAllowed {
-			writeReply(w, failure(r.status, codeUnimplemented, "method not allowed"))
+		if r.Status == http.StatusMethodNotAllowed {
+			writeReply(w, failure(r.Status, codeUnimplemented, "method not allowed"))
 			return
 		}
 		writeReply(w, notFound("no such method"))
 		return
 	}
-	for k, vs := range r.header {
+	for k, vs := range r.Head {
 		w.Header()[k] = vs
 	}
-	w.WriteHeader(r.status)
-	_, _ = w.Write(r.body.Bytes())
+	w.WriteHeader(r.Status)
+	_, _ = w.Write(r.Body.Bytes())
 }
 
 // reply is an API answer: an HTTP status and the JSON body.
