@@ -54,12 +54,8 @@ func (s *Server) insertAlias(_ string, r *http.Request, body []byte) reply {
 		return invalid("Invalid Input: alias")
 	}
 	alias := strings.ToLower(*in.Alias)
-	_, dom, _ := strings.Cut(alias, "@")
-	if d := s.domains[dom]; d == nil || !d.verified {
-		return invalid("Invalid Input: the domain of the alias is not a verified domain of the customer")
-	}
-	if s.taken(alias) {
-		return duplicate()
+	if rep, free := s.free(alias, "the alias"); !free {
+		return rep
 	}
 	u.aliases = append(u.aliases, alias)
 	s.aliasOwner[alias] = u

@@ -99,12 +99,8 @@ func (s *Server) insertUser(_ string, _ *http.Request, body []byte) reply {
 		return invalid("Invalid Password")
 	}
 	email := strings.ToLower(*in.PrimaryEmail)
-	_, dom, _ := strings.Cut(email, "@")
-	if d := s.domains[dom]; d == nil || !d.verified {
-		return invalid("Invalid Input: the domain of primary_user_email is not a verified domain of the customer")
-	}
-	if s.taken(email) {
-		return duplicate()
+	if rep, free := s.free(email, "primary_user_email"); !free {
+		return rep
 	}
 	u := s.addUser(email, in.Name.GivenName, in.Name.FamilyName, *in.Password)
 	u.changeAtNext = in.ChangePasswordAtNextLogin != nil && *in.ChangePasswordAtNextLogin
@@ -252,4 +248,18 @@ func validPassword(p string) bool {
 		}
 	}
 	return len(p) >= minPassword && len(p) <= maxPassword
+}
+
+// free reports whether a new user or alias may take address (lower case):
+// its domain is a verified domain of the customer, and no user or alias
+// has it; else the refusal, naming the field.
+func (s *Server) free(address, field string) (reply, bool) {
+	_, dom, _ := strings.Cut(address, "@")
+	if d := s.domains[dom]; d == nil || !d.verified {
+		return invalid("Invalid Input: the domain of " + field + " is not a verified domain of the customer"), false
+	}
+	if s.taken(address) {
+		return duplicate(), false
+	}
+	return reply{}, true
 }
