@@ -39,6 +39,7 @@ type userJSON struct {
 	Email       string   `json:"email"`
 	IsEnabled   bool     `json:"isEnabled"`
 	IsDismissed bool     `json:"isDismissed"`
+	IsAdmin     bool     `json:"isAdmin"`
 	Aliases     []string `json:"aliases"` // local parts
 }
 
@@ -257,6 +258,12 @@ func (c *Client) orgDomain(ctx context.Context, op apiclient.Op, domain string) 
 // findUser pages through the users for the nickname login, in any letter
 // case, once the domain is found among the organisation's.
 func (c *Client) findUser(ctx context.Context, op apiclient.Op, domain, login string) (*userJSON, error) {
+	return c.findUserBy(ctx, op, domain, login, func(u *userJSON) bool { return strings.EqualFold(u.Nickname, login) })
+}
+
+// findUserBy pages through the users for the first that match takes, once
+// the domain is found among the organisation's; none is not found.
+func (c *Client) findUserBy(ctx context.Context, op apiclient.Op, domain, login string, match func(*userJSON) bool) (*userJSON, error) {
 	if _, err := c.orgDomain(ctx, op, domain); err != nil {
 		return nil, err
 	}
@@ -266,7 +273,7 @@ func (c *Client) findUser(ctx context.Context, op apiclient.Op, domain, login st
 			return nil, err
 		}
 		for i := range l.Users {
-			if strings.EqualFold(l.Users[i].Nickname, login) {
+			if match(&l.Users[i]) {
 				return &l.Users[i], nil
 			}
 		}

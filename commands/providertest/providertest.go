@@ -52,6 +52,9 @@
 //     state, the force-change flag where the provider has one, the UID
 //     where it has UIDs). An add sends one write ([Env.Writes] where the
 //     provider needs more).
+//   - ResolveMailbox of a plain mailbox is the mailbox itself (its own
+//     address, UID and state; no alias, no administrator), and of an
+//     address that names nothing ReasonNotFound; both only read.
 //   - MailDNS returns the MX host and SPF rule beside the error when its
 //     read fails (refused credentials) or is answered late (a timeout of
 //     its own, apiclient.MailDNSTimeout, before the client's).
