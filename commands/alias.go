@@ -128,7 +128,7 @@ func (c *Core) checkAliasOp(op Operation, fix string) *UsageError {
 		return &UsageError{Command: CmdMailbox,
 			Problem: capitalise(c.titleAt(op.Domain)) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent."}
 	}
-	if caps := c.api.Capabilities(); caps.ReadOnlyAliases {
+	if caps := c.at(op.Domain).Capabilities(); caps.ReadOnlyAliases {
 		return readOnlyAliases(op, caps)
 	}
 	if op.To == "" {

@@ -31,7 +31,7 @@ type routeEntry struct {
 
 // NewRouter returns a router that sends each domain to the provider of
 // the most specific route that matches it, and every other domain to
-// def. A pattern given twice is an error.
+// def. A pattern given twice, and two providers of one name, are errors.
 func NewRouter(def Provider, routes ...RouteTo) (*Router, error) {
 	if def == nil {
 		return nil, errors.New("commands: no default provider")
@@ -50,6 +50,9 @@ func NewRouter(def Provider, routes ...RouteTo) (*Router, error) {
 			return nil, fmt.Errorf("commands: route %q given twice", ps[0])
 		}
 		seen[ps[0]] = true
+		if q := r.Named(rt.Provider.Name()); q != nil && q != rt.Provider {
+			return nil, fmt.Errorf("commands: route %q: a second %s provider", ps[0], rt.Provider.Name())
+		}
 		r.routes = append(r.routes, routeEntry{pattern: ps[0], p: rt.Provider})
 	}
 	slices.SortStableFunc(r.routes, func(a, b routeEntry) int { return specificity(b.pattern) - specificity(a.pattern) })
