@@ -83,6 +83,7 @@ func TestE2E(t *testing.T) {
 		{"ProviderSim", testE2EProviderSim},
 		{"GoogleVerify", testE2EGoogleVerify},
 		{"GoogleRefused", testE2EGoogleRefused},
+		{"GoogleLostAdd", testE2EGoogleLostAdd},
 		{"Lifecycle", testE2ELifecycle},
 		{"Handover", testE2EHandover},
 		{"Aliases", testE2EAliases},
