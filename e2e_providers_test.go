@@ -421,9 +421,15 @@ func testE2EProviderAudit(t *testing.T, bin string, cluster *pgtest.Cluster) {
 				t.Errorf("an audit line of serve does not say it came from Slack: %s", line)
 			}
 		}
+		if pw.provider == e2eGoogle && !googleUID.MatchString(out) {
+			t.Errorf("mailbot audit --json does not show the new Google user's 21-digit ID whole:\n%s", out)
+		}
 		scanDatabase(t, dsn, pw.world)
 	})
 }
+
+// googleUID is a Google user's ID in an audit line: 21 digits, whole.
+var googleUID = regexp.MustCompile(`"uid":"[0-9]{21}"`)
 
 // testE2EProviderSim is each provider's sandbox as a newcomer serves it:
 // `mailbot sim --provider P --tls` in its own process prints the
