@@ -84,6 +84,8 @@ func TestE2E(t *testing.T) {
 		{"GoogleVerify", testE2EGoogleVerify},
 		{"GoogleRefused", testE2EGoogleRefused},
 		{"GoogleLostAdd", testE2EGoogleLostAdd},
+		{"M365", testE2EM365},
+		{"M365Refused", testE2EM365Refused},
 		{"Lifecycle", testE2ELifecycle},
 		{"Handover", testE2EHandover},
 		{"Aliases", testE2EAliases},

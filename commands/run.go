@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"go.uber.org/zap"
 
@@ -69,7 +68,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 // complete records the outcome of the audit entry id.
 func (c *Core) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
 	e.Outcome, e.Status, e.Stage, e.Code = OutcomeOK, n.Status, n.Stage, n.Code
-	e.UID, _ = strconv.ParseInt(n.UID, 10, 64) // 0 where the provider has no numeric uid
+	e.UID = n.UID
 	switch {
 	case n.Uncertain:
 		e.Outcome = OutcomeUnknown
