@@ -86,7 +86,9 @@ func TestTokenRefusalsNameTheVariable(t *testing.T) {
 		setting, want string
 	}{
 		{"wrong secret", func(s *m365.Settings) { s.ClientSecret = "wrong-secret-value" }, "M365_CLIENT_SECRET", "Value (not its ID)"},
-		{"secret from a file", func(s *m365.Settings) { s.ClientSecret, s.SecretVariable = "wrong-secret-value", "M365_CLIENT_SECRET_FILE" },
+		{"secret from a file", func(s *m365.Settings) {
+			s.ClientSecret, s.SecretVariable = "wrong-secret-value", "M365_CLIENT_SECRET_FILE"
+		},
 			"M365_CLIENT_SECRET_FILE", "M365_CLIENT_SECRET_FILE"},
 		{"unknown client", func(s *m365.Settings) { s.ClientID = "00000000-0000-0000-0000-000000000000" }, "M365_CLIENT_ID", "Application (client) ID"},
 		{"unknown tenant", func(s *m365.Settings) { s.TenantID = "11111111-1111-1111-1111-111111111111" }, "M365_TENANT_ID", "does not know the tenant"},
