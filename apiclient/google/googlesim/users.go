@@ -23,7 +23,7 @@ const (
 type user struct {
 	id, email, given, family, password string
 	admin, suspended, changeAtNext     bool
-	delegatedAdmin                     bool // holds an admin role short of super admin
+	delegatedAdmin                     bool     // holds an admin role short of super admin
 	aliases                            []string // in the order they were added
 	created                            time.Time
 }
