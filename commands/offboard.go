@@ -27,9 +27,9 @@ type offboarding struct {
 	c       *Core
 	n       Notice
 	target  *apiclient.Resolved // the mailbox as the resolve step found it
-	steps   []string // the steps run or skipped, with their outcomes
-	pending []string // the steps not run after a failure
-	changed bool     // a step changed something at the provider
+	steps   []string            // the steps run or skipped, with their outcomes
+	pending []string            // the steps not run after a failure
+	changed bool                // a step changed something at the provider
 }
 
 // offboard blocks the mailbox (as block: one blocked or inactive already
