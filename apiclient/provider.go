@@ -13,6 +13,7 @@ const (
 	ProviderYandex360 = "yandex360"
 	ProviderMailcow   = "mailcow"
 	ProviderGoogle    = "google"
+	ProviderM365      = "m365"
 )
 
 // Op is an operation on a provider, named alike for every provider (in
@@ -222,6 +223,14 @@ type Capabilities struct {
 	// organisation (Yandex 360), not one address; its domain must be one
 	// of the organisation's.
 	OrgWideAliases bool
+	// ReadOnlyAliases: the provider's API can read a mailbox's aliases but
+	// not change them (Microsoft Graph's proxyAddresses): alias add and
+	// remove, and an offboarding to a successor, are refused before any
+	// call.
+	ReadOnlyAliases bool
+	// AliasConsole, with ReadOnlyAliases, names where aliases are changed
+	// instead ("the Exchange admin center").
+	AliasConsole string
 }
 
 // Domain is a provider's view of a domain.

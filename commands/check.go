@@ -77,7 +77,7 @@ func (c *Core) checklist(ctx context.Context, domain, secretName string, verify 
 // DKIM key of a provider that verifies no ownership, or else the
 // verification line when verify asks for it.
 func (c *Core) expect(ctx context.Context, domain, secretName string, verify bool) dnscheck.Expect {
-	dns, err := c.api.MailDNS(ctx, domain)
+	dns, err := c.at(domain).MailDNS(ctx, domain)
 	want := expectOf(dns)
 	if verify {
 		want.SecretName = secretName
@@ -87,9 +87,9 @@ func (c *Core) expect(ctx context.Context, domain, secretName string, verify boo
 	if err == nil {
 		return want
 	}
-	want.UnreadReason = c.readFailure("read what the domain's DNS must publish", err).Text
+	want.UnreadReason = c.readFailure(domain, "read what the domain's DNS must publish", err).Text
 	switch {
-	case !c.api.Capabilities().VerifiesOwnership:
+	case !c.at(domain).Capabilities().VerifiesOwnership:
 		want.Unread = []dnscheck.Kind{dnscheck.KindDKIM}
 	case verify:
 		want.Unread = []dnscheck.Kind{dnscheck.KindVerification}

@@ -178,6 +178,16 @@ var testKey = []byte("flow-test-key")
 // wrap, if not nil, wraps the memory store (to make it fail).
 func newEnv(t testing.TB, api commands.Provider, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
 	t.Helper()
+	r, err := commands.NewRouter(api)
+	if err != nil {
+		t.Fatalf("commands.NewRouter: %v", err)
+	}
+	return newRoutedEnv(t, r, cfg, wrap)
+}
+
+// newRoutedEnv is newEnv with several providers, as r routes domains.
+func newRoutedEnv(t testing.TB, r *commands.Router, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
+	t.Helper()
 	clk := testkit.NewClock(start)
 	if cfg.Admins == nil {
 		cfg.Admins = []string{admin1, admin2, admin3}
@@ -199,9 +209,9 @@ func newEnv(t testing.TB, api commands.Provider, cfg commands.Config, wrap func(
 	}
 	obs, logs := observer.New(zapcore.DebugLevel)
 	msgr := &recMessenger{t: t}
-	core, err := commands.New(api, store, msgr, cfg, zap.New(obs))
+	core, err := commands.NewRouted(r, store, msgr, cfg, zap.New(obs))
 	if err != nil {
-		t.Fatalf("commands.New: %v", err)
+		t.Fatalf("commands.NewRouted: %v", err)
 	}
 	return &env{t: t, core: core, msgr: msgr, store: store, mem: mem, clk: clk, logs: logs, cfg: cfg}
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -95,12 +94,6 @@ func withAttempts(e *apiclient.Error, n int) *apiclient.Error {
 }
 
 // auditUID is an audit entry's uid as the core's notice spells it.
-func auditUID(uid int64) string {
-	if uid == 0 {
-		return ""
-	}
-	return strconv.FormatInt(uid, 10)
-}
 
 // clockStart is the fake clock's first reading (testkit.NewClock).
 var clockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -48,8 +48,8 @@ func (o *offboarding) run(ctx context.Context) error {
 	op := o.n.Op
 	var api Aliaser
 	if op.To != "" {
-		if api = o.c.aliasAPI(); api == nil {
-			return fmt.Errorf("commands: %s has no aliases", o.c.api.Name())
+		if api = o.c.aliasAPI(op.Domain); api == nil {
+			return fmt.Errorf("commands: %s has no aliases", o.n.Provider)
 		}
 	}
 	if err := o.block(ctx); err != nil {
@@ -85,7 +85,7 @@ func (o *offboarding) state(ctx context.Context) (*apiclient.Mailbox, error) {
 	if o.target != nil {
 		return &o.target.Mailbox, nil
 	}
-	return o.c.api.LookupMailbox(ctx, o.n.Op.Domain, o.n.Op.Login)
+	return o.c.of(o.n).LookupMailbox(ctx, o.n.Op.Domain, o.n.Op.Login)
 }
 
 // block is the first step: the mailbox's logins stop, unless they have.
@@ -103,7 +103,7 @@ func (o *offboarding) block(ctx context.Context) error {
 		return nil
 	}
 	if err == nil {
-		m, err = o.c.api.SetLoginEnabled(ctx, op.Domain, op.Login, false)
+		m, err = o.c.of(o.n).SetLoginEnabled(ctx, op.Domain, op.Login, false)
 	}
 	if err != nil {
 		return o.fail(ctx, id, e, label, err)
@@ -140,7 +140,7 @@ func (o *offboarding) move(ctx context.Context, api Aliaser, alias string) error
 func (o *offboarding) begin(ctx context.Context, action Action, login, domain, to string) (int64, AuditEntry, error) {
 	n := o.n
 	e := AuditEntry{Time: o.c.cfg.Now().UTC(), RequestID: n.RequestID, Event: EventRun, Actor: n.Actor, Deciders: n.Approvers,
-		Action: action, Provider: o.c.api.Name(), Domain: domain, Login: login, Reason: n.Op.Reason, To: to}
+		Action: action, Provider: n.Provider, Domain: domain, Login: login, Reason: n.Op.Reason, To: to}
 	id, err := o.c.store.Begin(ctx, e)
 	if o.c.storeFailed(err, "begin") {
 		return 0, e, errStepNotRecorded
@@ -179,7 +179,7 @@ func (o *offboarding) result(ctx context.Context, err error) Result {
 		if n.Op.To != "" {
 			r.Fields = append(r.Fields, Field{Label: "Successor", Value: n.Op.To})
 		}
-		r.Text = o.c.loginText(false)
+		r.Text = o.c.loginText(o.c.of(o.n), false)
 		if !o.changed {
 			r.Text = "Nothing was left to do: every step was done already."
 		}

@@ -82,14 +82,15 @@ func (c *Core) resolve(ctx context.Context, op Operation) (resolution, error) {
 // address is only another name of it, or, where admins are refused, when
 // it is an administrator or the account mailbot acts as.
 func (c *Core) resolveAddress(ctx context.Context, login, domain string, admins bool) (*apiclient.Resolved, *Reply, error) {
-	m, err := c.api.ResolveMailbox(ctx, domain, login)
+	p := c.at(domain)
+	m, err := p.ResolveMailbox(ctx, domain, login)
 	if err != nil {
 		return nil, nil, err
 	}
 	typed := login + "@" + domain
 	var why string
 	switch {
-	case m.Alias && c.api.Capabilities().OwnAddresses:
+	case m.Alias && p.Capabilities().OwnAddresses:
 		why = typed + " is another name of " + m.Address + ", whose own address that is: mailbot acts on a mailbox by its own address only."
 	case m.Alias:
 		why = typed + " is an alias of " + m.Address + ", not a mailbox of its own: mailbot acts on a mailbox by its own address only."
@@ -132,7 +133,7 @@ func (c *Core) resolvePending(ctx context.Context, to Route, d *Decision) (strin
 		d.Op, d.Pending.Op = r.op, r.op
 		return "", true
 	}
-	res := c.refusedTarget(Notice{Actor: to.User, Op: d.Op, Provider: c.api.Name(), ProviderTitle: c.providerName()}, r, err)
+	res := c.refusedTarget(c.noticeOf(to.User, d.Op), r, err)
 	res.Reply.Text += " Nothing was asked of the admins."
 	c.deliver(ctx, to, res.Reply)
 	if r.refusal != nil {
@@ -149,7 +150,7 @@ func (c *Core) resolveOwn(ctx context.Context, to Route, op Operation) (string, 
 	if err == nil && r.refusal == nil {
 		return "", true
 	}
-	res := c.refusedTarget(Notice{Actor: to.User, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName()}, r, err)
+	res := c.refusedTarget(c.noticeOf(to.User, op), r, err)
 	if r.refusal == nil {
 		c.deliver(ctx, to, res.Reply)
 		return LabelError, false
@@ -158,4 +159,11 @@ func (c *Core) resolveOwn(ctx context.Context, to Route, op Operation) (string, 
 		Text: r.refusal.Text + " Self-service resets only the mailbox whose own address is the e-mail of your Slack profile.",
 		Note: "An admin can reset a mailbox for you: /mailbox reset alice@example.com for @alice."})
 	return LabelRefused, false
+}
+
+// noticeOf is the notice of actor's op, before it runs, at its domain's
+// provider.
+func (c *Core) noticeOf(actor string, op Operation) Notice {
+	p := c.at(op.Domain)
+	return Notice{Actor: actor, Op: op, Provider: p.Name(), ProviderTitle: p.Capabilities().Title}
 }

@@ -202,7 +202,7 @@ func (c *Client) LookupMailbox(ctx context.Context, domain, login string) (*apic
 }
 
 // ListMailboxes reads one page of the organisation's users, at most limit
-// (1 to 100) of them, once the domain is found among the organisation's.
+// (1 to 1,000) of them, once the domain is found among the organisation's.
 // The cursor is the page number; addresses are the users' email, at the
 // organisation's default domain.
 func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error) {
@@ -218,7 +218,7 @@ func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit
 	if _, err := c.orgDomain(ctx, op, domain); err != nil {
 		return nil, err
 	}
-	l, err := c.users(ctx, op, page, min(max(limit, 1), perPage))
+	l, err := c.users(ctx, op, page, min(max(limit, 1), usersPerPage))
 	if err != nil {
 		return nil, err
 	}
@@ -267,19 +267,15 @@ func (c *Client) findUserBy(ctx context.Context, op apiclient.Op, domain, login 
 	if _, err := c.orgDomain(ctx, op, domain); err != nil {
 		return nil, err
 	}
-	for page := 1; page <= maxPages; page++ {
-		l, err := c.users(ctx, op, page, perPage)
-		if err != nil {
-			return nil, err
+	var found *userJSON
+	err := c.scanUsers(ctx, op, func(u *userJSON) bool {
+		if match(u) {
+			found = u
 		}
-		for i := range l.Users {
-			if match(&l.Users[i]) {
-				return &l.Users[i], nil
-			}
-		}
-		if page >= l.Pages || len(l.Users) == 0 {
-			break
-		}
+		return found != nil
+	})
+	if err != nil || found != nil {
+		return found, err
 	}
 	return nil, c.refuse(op, apiclient.ReasonNotFound, fmt.Sprintf("the organisation has no user %q", login))
 }
