@@ -43,7 +43,7 @@ func ParseSelfService(s string) (SelfServiceMode, error) {
 
 // checkHandover checks the hand-over's settings of cfg.
 func (cfg Config) checkHandover(refuse func(Setting, error)) Config {
-	if cfg.HandoverTTL < 0 {
+	if cfg.HandoverTTL <= 0 {
 		refuse(SettingHandoverTTL, fmt.Errorf("must be a positive duration, got %s", cfg.HandoverTTL))
 	}
 	m, err := ParseSelfService(string(cfg.SelfService))

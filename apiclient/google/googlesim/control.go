@@ -229,6 +229,7 @@ func (s *Server) controlRoutes() {
 		}
 		return err
 	}))
+	s.consistencyControls()
 	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
 		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests(), "tokens": s.TokenRequests()})
 	})
@@ -288,4 +289,8 @@ Controls:
   POST /sim/admin      address= role=super|delegated|none
   POST /sim/publish    name=          (the domain's verification TXT record is now in DNS)
   POST /sim/mailboxes  domain= n=
+  POST /sim/lag        reads=2 status=403|404   (new users and aliases unreadable for the next reads)
+  POST /sim/settle     (every user and alias readable)
+  POST /sim/foreign    name=          (a domain of another customer: 403 domainCannotUseApis)
+  POST /sim/disable    service=admin.googleapis.com|siteverification.googleapis.com [disabled=false]
 `

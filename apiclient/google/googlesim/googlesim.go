@@ -96,6 +96,13 @@
 //     domain verified at once.
 //   - Faults ([Server.InjectFault]) meet the Directory and Site
 //     Verification calls, never the token endpoint.
+//   - The directory's consistency lag, another customer's domains and an
+//     API not enabled are controls (consistency.go): [Server.SetLag] and
+//     [Server.Settle] (403 forbidden or 404 notFound to the next reads of
+//     a new user or alias), [Server.AddForeignDomain] (403
+//     domainCannotUseApis "Domain cannot use apis." for a userKey or a new
+//     address there) and [Server.DisableAPI] (403 accessNotConfigured, with
+//     a google.rpc.ErrorInfo detail SERVICE_DISABLED naming the service).
 package googlesim
 
 import (
@@ -152,6 +159,12 @@ type Server struct {
 	published  map[string]bool    // domains whose TXT record carries their tokens
 	primary    string
 	now        func() time.Time
+
+	lagReads    int             // reads a new user or alias is invisible to
+	lagStatus   int             // and their answer: 403 or 404
+	aliasHidden map[string]int  // by alias: reads it is still invisible to
+	foreign     map[string]bool // another customer's domains
+	disabled    map[string]bool // services not enabled in the key's project
 }
 
 // serviceAccount is a key the token endpoint knows, and the scopes its
@@ -194,6 +207,7 @@ func New(opts ...Option) *Server {
 	s := &Server{mux: http.NewServeMux(), accounts: map[string]*serviceAccount{}, users: map[string]*user{},
 		byID: map[string]*user{}, aliasOwner: map[string]*user{}, domains: map[string]*domain{}, tokens: map[string]*grant{},
 		siteToken: map[siteKey]string{}, published: map[string]bool{},
+		aliasHidden: map[string]int{}, foreign: map[string]bool{}, disabled: map[string]bool{},
 		primary: DefaultPrimaryDomain, now: time.Now}
 	for _, o := range opts {
 		o(s)

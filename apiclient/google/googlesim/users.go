@@ -26,6 +26,7 @@ type user struct {
 	delegatedAdmin                     bool     // holds an admin role short of super admin
 	aliases                            []string // in the order they were added
 	created                            time.Time
+	hidden                             int // reads it is still invisible to (consistency.go)
 }
 
 // userName is a user's name as the API writes it.
@@ -106,6 +107,7 @@ func (s *Server) insertUser(_ string, _ *http.Request, body []byte) reply {
 	}
 	u := s.addUser(email, in.Name.GivenName, in.Name.FamilyName, *in.Password)
 	u.changeAtNext = in.ChangePasswordAtNextLogin != nil && *in.ChangePasswordAtNextLogin
+	u.hidden = s.lagReads
 	return ok(u.json())
 }
 
@@ -122,6 +124,9 @@ func (s *Server) findUser(key string) *user {
 
 // getUser is GET users/{userKey}.
 func (s *Server) getUser(_ string, r *http.Request, _ []byte) reply {
+	if rep, lag := s.lagging(r.PathValue("userKey")); lag {
+		return rep
+	}
 	u := s.findUser(r.PathValue("userKey"))
 	if u == nil {
 		return notFound("Resource Not Found: userKey")
@@ -257,6 +262,9 @@ func validPassword(p string) bool {
 // has it; else the refusal, naming the field.
 func (s *Server) free(address, field string) (reply, bool) {
 	_, dom, _ := strings.Cut(address, "@")
+	if s.foreign[dom] {
+		return domainCannotUseApis(), false
+	}
 	if d := s.domains[dom]; d == nil || !d.verified {
 		return invalid("Invalid Input: the domain of " + field + " is not a verified domain of the customer"), false
 	}
