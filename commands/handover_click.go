@@ -153,7 +153,7 @@ func (c *Core) resetShown(ctx context.Context, requestID string, n Notice) (res 
 	if c.storeFailed(err, "begin") {
 		return Result{}, false
 	}
-	res, err = c.resetPassword(ctx, n)
+	res, err = c.resetPassword(ctx, n, nil)
 	if err != nil {
 		res = c.failure(n, err)
 	}
