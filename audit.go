@@ -72,7 +72,7 @@ type auditJSON struct {
 	Outcome   string    `json:"outcome,omitempty"`
 	Status    string    `json:"status,omitempty"`
 	Stage     string    `json:"stage,omitempty"`
-	UID       int64     `json:"uid,omitempty"`
+	UID       string    `json:"uid,omitempty"`
 	Code      string    `json:"code,omitempty"`
 	HandedTo  string    `json:"handed_to,omitempty"` // whom the credentials went to, in a hand-over
 	Source    string    `json:"source,omitempty"`    // slack or shell; empty before sources were recorded
@@ -113,8 +113,8 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 				detail = append(detail, kv[0]+"="+kv[1])
 			}
 		}
-		if e.UID != 0 {
-			detail = append(detail, "uid="+strconv.FormatInt(e.UID, 10))
+		if e.UID != "" {
+			detail = append(detail, "uid="+e.UID)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
 			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Outcome), dash(e.Source), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))

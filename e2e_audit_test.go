@@ -38,7 +38,7 @@ type auditJSONLine struct {
 	Domain    string    `json:"domain"`
 	Mailbox   string    `json:"mailbox"`
 	Outcome   string    `json:"outcome"`
-	UID       int64     `json:"uid"`
+	UID       string    `json:"uid"`
 }
 
 // auditCLI runs `mailbot audit args...` on dsn, expects exit 0 and
@@ -76,7 +76,7 @@ func checkAuditCLI(t *testing.T, w *world, dsn string, want []auditWant) {
 			target = g.Mailbox
 		}
 		if g.Event != x.event || g.Action != x.action || target != x.target || g.Actor != x.actor ||
-			len(g.Deciders) != x.deciders || g.Outcome != x.outcome || (g.UID != 0) != x.uid {
+			len(g.Deciders) != x.deciders || g.Outcome != x.outcome || (g.UID != "") != x.uid {
 			t.Errorf("audit entry %d: %+v, want %+v", i+1, g, x)
 		}
 		if i > 0 && g.Time.Before(got[i-1].Time) {

@@ -79,7 +79,7 @@ func (c *Core) checklist(ctx context.Context, domain string, record *apiclient.R
 // DKIM key of a provider that verifies no ownership, or else the
 // verification line when verify asks for it.
 func (c *Core) expect(ctx context.Context, domain string, record *apiclient.Record, verify bool) dnscheck.Expect {
-	dns, err := c.api.MailDNS(ctx, domain)
+	dns, err := c.at(domain).MailDNS(ctx, domain)
 	var want dnscheck.Expect
 	if dns != nil {
 		for _, r := range dns.Records {
@@ -94,9 +94,9 @@ func (c *Core) expect(ctx context.Context, domain string, record *apiclient.Reco
 	if err == nil {
 		return want
 	}
-	want.UnreadReason = c.readFailure("read what the domain's DNS must publish", err).Text
+	want.UnreadReason = c.readFailure(domain, "read what the domain's DNS must publish", err).Text
 	switch {
-	case !c.api.Capabilities().VerifiesOwnership:
+	case !c.at(domain).Capabilities().VerifiesOwnership:
 		want.Unread = []dnscheck.Kind{dnscheck.KindDKIM}
 	case verify:
 		want.Unread = []dnscheck.Kind{dnscheck.KindVerification}

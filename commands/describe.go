@@ -14,16 +14,16 @@ import (
 // person alone.
 func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
 	r := Reply{Title: "Domain " + displayDomain(domain) + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
-	hosts := c.api.MailHosts() // no request: the reply needs the hosts only
+	hosts := c.at(domain).MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
 	mx := mailStep(domain, dns)
-	caps := c.api.Capabilities()
+	caps := c.at(domain).Capabilities()
 	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, caps)})
 	switch {
 	case d.Secrets != nil:
 		c.secretsReply(&r, domain, d.Secrets, mx)
 	case !caps.VerifiesOwnership:
-		r.Text = c.providerName() + " does not verify who owns a domain: it works as soon as its DNS points at the server."
+		r.Text = c.titleAt(domain) + " does not verify who owns a domain: it works as soon as its DNS points at the server."
 		r.Steps = append(r.Steps, mx, spfHostStep(dns))
 		r.Buttons = []Button{c.checkButton(domain, nil)}
 	case d.MailFlows:
@@ -32,11 +32,11 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 		r.Text = "The domain is verified."
 		r.Steps = []string{mx}
 	case d.VerifyTXT != "":
-		r.Text = "The domain is connected but not verified. Prove that you own it with the TXT record below, then point its mail at " + c.providerName() + "."
+		r.Text = "The domain is connected but not verified. Prove that you own it with the TXT record below, then point its mail at " + c.titleAt(domain) + "."
 		r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
 		r.Steps = []string{verifyTXTStep(domain, d.VerifyTXT), mx}
 		r.Note = "Only you can see the verification record. Check DNS shows whether it is published; once it is, /maildomain status asks " +
-			c.providerName() + " to verify the domain."
+			c.titleAt(domain) + " to verify the domain."
 		r.Buttons = []Button{c.checkButton(domain, nil)}
 	default:
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
@@ -194,7 +194,7 @@ func (c *Core) domainHad(ctx context.Context, domain string, ask bool) *apiclien
 	if !ask {
 		return nil
 	}
-	d, err := c.api.DomainStatus(ctx, domain)
+	d, err := c.at(domain).DomainStatus(ctx, domain)
 	if err != nil {
 		return nil
 	}

@@ -75,7 +75,7 @@ func TestAuditTrail(t *testing.T) {
 		{Time: at(6), RequestID: p.ID, Event: commands.EventApproved, Actor: user1, Deciders: []string{admin2, admin3},
 			Action: commands.ActionAddMailbox, Domain: "example.com", Login: "mia", Reason: "new hire"},
 		{Time: at(6), RequestID: p.ID, Event: commands.EventRun, Actor: user1, Deciders: []string{admin2, admin3},
-			Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "mia", Reason: "new hire", Outcome: commands.OutcomeOK, UID: 42},
+			Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "mia", Reason: "new hire", Outcome: commands.OutcomeOK, UID: "42"},
 		{Time: at(8), RequestID: q.ID, Event: commands.EventDenied, Actor: user1, Deciders: []string{admin1},
 			Action: commands.ActionAddMailbox, Domain: "example.com", Login: "ned"},
 		{Time: at(10), RequestID: r.ID, Event: commands.EventCancelled, Actor: user2, Deciders: []string{user2},

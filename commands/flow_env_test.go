@@ -179,6 +179,16 @@ var testKey = []byte("flow-test-key")
 // wrap, if not nil, wraps the memory store (to make it fail).
 func newEnv(t testing.TB, api commands.Provider, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
 	t.Helper()
+	r, err := commands.NewRouter(api)
+	if err != nil {
+		t.Fatalf("commands.NewRouter: %v", err)
+	}
+	return newRoutedEnv(t, r, cfg, wrap)
+}
+
+// newRoutedEnv is newEnv with several providers, as r routes domains.
+func newRoutedEnv(t testing.TB, r *commands.Router, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
+	t.Helper()
 	clk := testkit.NewClock(start)
 	if cfg.Admins == nil {
 		cfg.Admins = []string{admin1, admin2, admin3}
@@ -200,9 +210,9 @@ func newEnv(t testing.TB, api commands.Provider, cfg commands.Config, wrap func(
 	}
 	obs, logs := observer.New(zapcore.DebugLevel)
 	msgr := &recMessenger{t: t}
-	core, err := commands.New(api, store, msgr, cfg, zap.New(obs))
+	core, err := commands.NewRouted(r, store, msgr, cfg, zap.New(obs))
 	if err != nil {
-		t.Fatalf("commands.New: %v", err)
+		t.Fatalf("commands.NewRouted: %v", err)
 	}
 	return &env{t: t, core: core, msgr: msgr, store: store, mem: mem, clk: clk, logs: logs, cfg: cfg}
 }
@@ -447,3 +457,16 @@ func (d *downStore) Audit(ctx context.Context, since time.Time, limit int, newes
 
 // errNotDelivered is the recording messenger's failure to deliver.
 var errNotDelivered = errors.New("no route reached the person: response_url expired, chat.postEphemeral not_in_channel")
+
+func (f *fakeProvider) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
+	return resolved(f.LookupMailbox(ctx, domain, login))
+}
+
+// resolved is what ResolveMailbox answers for a fake whose LookupMailbox
+// answered m or err: the mailbox itself, no alias, no administrator.
+func resolved(m *apiclient.Mailbox, err error) (*apiclient.Resolved, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &apiclient.Resolved{Mailbox: *m}, nil
+}

@@ -125,7 +125,7 @@ func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
 		return c.showImport(ctx, k, rec)
 	}
 	h := rec.Handover
-	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.api.Name()}
+	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.nameAt(h.Domain)}
 	res, begun := c.resetShown(ctx, h.ID, n)
 	if !begun {
 		c.release(ctx, rec)

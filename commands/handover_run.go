@@ -28,7 +28,7 @@ func (c *Core) refuseHandover(ctx context.Context, n Notice) (Result, bool) {
 	n.Code, n.Detail, n.NothingDone = CodeInvalid, "the person cannot be reached by a direct message", true
 	c.logResult(n, nil)
 	return Result{Notice: n, Reply: Reply{Title: "Could not " + n.Op.String(), Error: true,
-		Text: why + " Nothing was sent to " + c.providerName() + "."}}, true
+		Text: why + " Nothing was sent to " + c.titleOf(n) + "."}}, true
 }
 
 // handOver follows a run whose credentials go to n.Op.For: the password

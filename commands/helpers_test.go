@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -96,12 +95,6 @@ func withAttempts(e *apiclient.Error, n int) *apiclient.Error {
 }
 
 // auditUID is an audit entry's uid as the core's notice spells it.
-func auditUID(uid int64) string {
-	if uid == 0 {
-		return ""
-	}
-	return strconv.FormatInt(uid, 10)
-}
 
 // clockStart is the fake clock's first reading (testkit.NewClock).
 var clockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -191,4 +184,17 @@ func golden(t *testing.T, name, got string) {
 func pddDomain(domain, s string) *apiclient.Domain {
 	return &apiclient.Domain{Name: domain, Status: s, Meaning: pdd.Status(s).Meaning(),
 		Verified: s != pdd.StatusDomainActivate, MailFlows: s == pdd.StatusAdded}
+}
+
+// resolved is what ResolveMailbox answers for a fake whose LookupMailbox
+// answered m or err: the mailbox itself, no alias, no administrator.
+func resolved(m *apiclient.Mailbox, err error) (*apiclient.Resolved, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &apiclient.Resolved{Mailbox: *m}, nil
+}
+
+func (f *fakeAPI) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
+	return resolved(f.LookupMailbox(ctx, domain, login))
 }

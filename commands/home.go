@@ -136,8 +136,8 @@ func (e AuditEntry) Line(mention func(string) string) string {
 			s += " " + kv[0] + "=" + kv[1]
 		}
 	}
-	if e.UID != 0 {
-		s += fmt.Sprintf(" uid=%d", e.UID)
+	if e.UID != "" {
+		s += " uid=" + e.UID
 	}
 	if e.RequestID != "" {
 		s += " request=" + e.RequestID

@@ -60,11 +60,11 @@ func (r *importRun) finishRow(ctx context.Context, i int, to RowState, detail st
 // found, it is run; unknown, it fails in words.
 func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string, bool) {
 	c := r.c
-	_, err := c.api.LookupMailbox(ctx, op.Domain, op.Login)
+	_, err := c.at(op.Domain).LookupMailbox(ctx, op.Domain, op.Login)
 	switch {
 	case err == nil:
 		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
-			Action: ActionAddMailbox, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For,
+			Action: ActionAddMailbox, Provider: c.nameAt(op.Domain), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For,
 			Outcome: OutcomeOK, Code: "found_after_restart"}
 		ectx, cancel := detach(ctx)
 		defer cancel()
@@ -72,7 +72,7 @@ func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string,
 			c.logger.Error("import row not recorded in the audit trail", zap.String("target", op.Target()), zap.Error(err))
 		}
 		if op.For != "" {
-			n := Notice{Actor: r.rec.Requester, Op: op, OK: true, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
+			n := Notice{Actor: r.rec.Requester, Op: op, OK: true, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
 			c.handOver(ctx, Result{Notice: n}, r.rec.ID)
 		}
 		return RowCreated, "", true
@@ -97,9 +97,9 @@ func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
 		if why := r.reachable(ctx, op.For); why != "" {
 			return RowFailed, why
 		}
-		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
+		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
 		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
-			Action: ActionAddMailbox, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For}
+			Action: ActionAddMailbox, Provider: n.Provider, Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For}
 		id, err := c.store.Begin(ctx, e)
 		if c.storeFailed(err, "begin") {
 			return RowFailed, codeWords[CodeStore]

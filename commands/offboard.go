@@ -45,8 +45,8 @@ func (o *offboarding) run(ctx context.Context) error {
 	op := o.n.Op
 	var api Aliaser
 	if op.To != "" {
-		if api = o.c.aliasAPI(); api == nil {
-			return fmt.Errorf("commands: %s has no aliases", o.c.api.Name())
+		if api = o.c.aliasAPI(op.Domain); api == nil {
+			return fmt.Errorf("commands: %s has no aliases", o.n.Provider)
 		}
 		if err := o.findSuccessor(ctx); err != nil {
 			return err
@@ -85,9 +85,9 @@ func (o *offboarding) run(ctx context.Context) error {
 func (o *offboarding) findSuccessor(ctx context.Context) error {
 	op := o.n.Op
 	login, domain, _ := cutAddress(op.To)
-	_, err := o.c.api.LookupMailbox(ctx, domain, login)
+	_, err := o.c.of(o.n).LookupMailbox(ctx, domain, login)
 	if err != nil {
-		o.steps = append(o.steps, "Find the successor "+op.To+": failed: "+o.c.failure(Notice{Op: op}, err).Reply.Text)
+		o.steps = append(o.steps, "Find the successor "+op.To+": failed: "+o.c.failure(Notice{Op: op, Provider: o.n.Provider}, err).Reply.Text)
 		o.pending = append(o.pending, "Block "+op.Target(), "Move the aliases of "+op.Target()+" to "+op.To)
 	}
 	return err
@@ -102,13 +102,13 @@ func (o *offboarding) block(ctx context.Context) error {
 		o.pending = append(o.pending, label)
 		return err
 	}
-	m, err := o.c.api.LookupMailbox(ctx, op.Domain, op.Login)
+	m, err := o.c.of(o.n).LookupMailbox(ctx, op.Domain, op.Login)
 	if err == nil && (m.State == apiclient.StateBlocked || m.State == apiclient.StateInactive) {
 		o.done(ctx, id, e, label+": skipped, it was "+stateWords(m.State)+" already", "already "+string(m.State), nil)
 		return nil
 	}
 	if err == nil {
-		m, err = o.c.api.SetLoginEnabled(ctx, op.Domain, op.Login, false)
+		m, err = o.c.of(o.n).SetLoginEnabled(ctx, op.Domain, op.Login, false)
 	}
 	if err != nil {
 		return o.fail(ctx, id, e, label, err)
@@ -145,7 +145,7 @@ func (o *offboarding) move(ctx context.Context, api Aliaser, alias string) error
 func (o *offboarding) begin(ctx context.Context, action Action, login, domain, to string) (int64, AuditEntry, error) {
 	n := o.n
 	e := AuditEntry{Time: o.c.cfg.Now().UTC(), RequestID: n.RequestID, Event: EventRun, Actor: n.Actor, Deciders: n.Approvers,
-		Action: action, Provider: o.c.api.Name(), Domain: domain, Login: login, Reason: n.Op.Reason, To: to}
+		Action: action, Provider: n.Provider, Domain: domain, Login: login, Reason: n.Op.Reason, To: to}
 	id, err := o.c.store.Begin(ctx, e)
 	if o.c.storeFailed(err, "begin") {
 		return 0, e, errStepNotRecorded
@@ -184,7 +184,7 @@ func (o *offboarding) result(ctx context.Context, err error) Result {
 		if n.Op.To != "" {
 			r.Fields = append(r.Fields, Field{Label: "Successor", Value: n.Op.To})
 		}
-		r.Text = o.c.loginText(false)
+		r.Text = o.c.loginText(o.c.of(o.n), false)
 		if !o.changed {
 			r.Text = "Nothing was left to do: every step was done already."
 		}

@@ -164,7 +164,13 @@ func (c *Client) write(ctx context.Context, k call, body any, denied apiclient.R
 
 // read gets path and decodes its answer into v; found is false for {}.
 func (c *Client) read(ctx context.Context, op apiclient.Op, path string, v any) (found bool, err error) {
-	k := call{op: op, method: http.MethodGet, path: path, idempotent: true}
+	return c.readKeeping(ctx, op, path, "", v)
+}
+
+// readKeeping is read for an operation that carries a password (kept out
+// of its errors too).
+func (c *Client) readKeeping(ctx context.Context, op apiclient.Op, path, password string, v any) (found bool, err error) {
+	k := call{op: op, method: http.MethodGet, path: path, idempotent: true, password: password}
 	err = c.send(ctx, k, func(caller *apiclient.Caller, answer []byte) error {
 		var derr error
 		found, derr = decodeRead(answer, v)

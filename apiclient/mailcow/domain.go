@@ -36,7 +36,12 @@ type domainJSON struct {
 	Active       number `json:"active"`
 	Mailboxes    number `json:"mboxes_in_domain"`
 	MaxMailboxes number `json:"max_num_mboxes_for_domain"`
+	DefQuota     number `json:"def_quota_for_mbox"` // bytes
 }
+
+// mib is a mebibyte: mailcow's writes take quotas in MiB, its reads give
+// bytes.
+const mib = 1 << 20
 
 // RegisterDomain calls POST /api/v1/add/domain (active, with the limits
 // above), then reads the domain's state. mailcow checks no ownership: the
@@ -67,17 +72,9 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 }
 
 func (c *Client) domain(ctx context.Context, op apiclient.Op, name string) (*apiclient.Domain, error) {
-	seg, err := c.segment(op, name)
+	v, err := c.domainInfo(ctx, op, name, "")
 	if err != nil {
 		return nil, err
-	}
-	var v domainJSON
-	found, err := c.read(ctx, op, "get/domain/"+seg, &v)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, c.notFound(op, "the domain is not on the mailcow server")
 	}
 	status := "inactive"
 	if v.Active == 1 {
@@ -85,6 +82,25 @@ func (c *Client) domain(ctx context.Context, op apiclient.Op, name string) (*api
 	}
 	return &apiclient.Domain{Name: name, Status: status, Verified: true,
 		Mailboxes: int(v.Mailboxes), MaxMailboxes: int(v.MaxMailboxes)}, nil
+}
+
+// domainInfo reads GET /api/v1/get/domain/{domain}, for an operation that
+// carries password ("" for none); an unknown domain ({}) is
+// ReasonNotFound.
+func (c *Client) domainInfo(ctx context.Context, op apiclient.Op, name, password string) (*domainJSON, error) {
+	seg, err := c.segment(op, name)
+	if err != nil {
+		return nil, err
+	}
+	var v domainJSON
+	found, err := c.readKeeping(ctx, op, "get/domain/"+seg, password, &v)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, c.notFound(op, "the domain is not on the mailcow server")
+	}
+	return &v, nil
 }
 
 // dkimJSON is GET /api/v1/get/dkim/{domain}'s answer, in part.

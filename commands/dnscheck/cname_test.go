@@ -88,3 +88,26 @@ func TestCNAMEPair(t *testing.T) {
 		})
 	}
 }
+
+// TestCNAMEPresentOnly: a CNAME whose target the provider does not give
+// is checked for presence: any target is in place, none is advice.
+func TestCNAMEPresentOnly(t *testing.T) {
+	t.Parallel()
+	want := dnscheck.Expect{Records: []apiclient.Record{{Purpose: apiclient.PurposeDKIM, Type: apiclient.TypeCNAME,
+		Name: "selector1._domainkey", Match: apiclient.MatchPresent, Advice: true}}}
+	for zone, wantItem := range map[string]dnscheck.Item{
+		pairSel1: {Kind: dnscheck.KindDKIM, Type: "CNAME", Name: "selector1._domainkey.example.com.", State: dnscheck.StateOK,
+			Found: []string{"selector1-example-com._domainkey.contoso.onmicrosoft.com"}},
+		pairMX: {Kind: dnscheck.KindDKIM, Type: "CNAME", Name: "selector1._domainkey.example.com.", State: dnscheck.StateAdvice,
+			Reason: "no CNAME at selector1._domainkey.example.com: the provider's admin console names its target"},
+	} {
+		srv := dnstest.NewServer(t, zone)
+		got := newChecker(t, srv, 2*time.Second).Check(t.Context(), "example.com", want)
+		if len(got.Items) != 3 {
+			t.Fatalf("Check() = %+v; want MX, SPF and the CNAME's line", got)
+		}
+		if diff := cmp.Diff(wantItem, got.Items[2]); diff != "" {
+			t.Errorf("zone %q: CNAME line mismatch (-want +got):\n%s", zone, diff)
+		}
+	}
+}

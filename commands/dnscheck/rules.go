@@ -199,8 +199,10 @@ func dkimItem(b below, record string, l lookup[[]string]) Item {
 	return it
 }
 
-// cnameItem checks b's CNAME: it points to target. A name that does not
-// exist is a missing record, unless the whole domain does not exist.
+// cnameItem checks b's CNAME: it points to target, or anywhere where
+// target is "" (present only: the provider names the target elsewhere).
+// A name that does not exist is a missing record, unless the whole domain
+// does not exist.
 func cnameItem(b below, target string, l lookup[string]) Item {
 	it, known := b.item(l.outcome, l.reason)
 	if !known {
@@ -209,11 +211,13 @@ func cnameItem(b below, target string, l lookup[string]) Item {
 	publish := b.name + " CNAME " + target + "."
 	got := hostName(l.records)
 	switch {
+	case (l.outcome != found || got == hostName(b.name)) && target == "":
+		it.State, it.Reason = StateMissing, "no CNAME at "+hostName(b.name)+": the provider's admin console names its target"
 	case l.outcome != found || got == hostName(b.name):
 		// No such name, or a name with address records (a wildcard,
 		// perhaps) but no CNAME.
 		it.State, it.Publish = StateMissing, publish
-	case got == target:
+	case got == target || target == "":
 		it.State, it.Found = StateOK, []string{got}
 	default:
 		it.State, it.Found, it.Remove, it.Publish = StateWrong, []string{got}, []string{got}, publish
