@@ -458,8 +458,14 @@ func (d *downStore) Audit(ctx context.Context, since time.Time, limit int, newes
 // errNotDelivered is the recording messenger's failure to deliver.
 var errNotDelivered = errors.New("no route reached the person: response_url expired, chat.postEphemeral not_in_channel")
 
+// ResolveMailbox answers as lookup does; without it, every address is a
+// plain, active mailbox of its own (as SetPassword and SetLoginEnabled
+// take any), and the call is not counted.
 func (f *fakeProvider) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
-	return resolved(f.LookupMailbox(ctx, domain, login))
+	if f.lookup != nil {
+		return resolved(f.lookup(ctx, domain, login))
+	}
+	return &apiclient.Resolved{Mailbox: apiclient.Mailbox{Address: login + "@" + domain, State: apiclient.StateActive}}, nil
 }
 
 // resolved is what ResolveMailbox answers for a fake whose LookupMailbox

@@ -101,6 +101,7 @@ func (c *Config) valueChecks() []check {
 		{v(&c.LogLevel), oneOf(c.LogLevel, "debug", "info", "warn", "error")},
 		{v(&c.LogFormat), oneOf(c.LogFormat, "json", "console")},
 		{v(&c.ShutdownTimeout), positive(c.ShutdownTimeout)},
+		{v(&c.AuditRetention), checkRetention(c.AuditRetention)},
 		{v(&c.Concurrency), commands.CheckRange(c.Concurrency, 1, 1024)},
 		{v(&c.ImportMaxRows), commands.CheckRange(c.ImportMaxRows, 1, commands.MaxImportMaxRows)},
 	}
@@ -252,6 +253,14 @@ func (c *Config) normaliseMailcowMX() error {
 func positive(d time.Duration) error {
 	if d <= 0 {
 		return fmt.Errorf("must be a positive duration, got %s", d)
+	}
+	return nil
+}
+
+// checkRetention refuses a negative retention; 0 keeps entries for ever.
+func checkRetention(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("must be 0 (keep for ever) or a positive duration, got %s", d)
 	}
 	return nil
 }

@@ -102,6 +102,9 @@ type Config struct {
 	// deprecated says, a line each, which deprecated variables were read:
 	// the subcommand logs them as warnings.
 	deprecated []string
+	// readFrom names, by variable, the deprecated one its value was read
+	// from: an error about the value names the variable that was set.
+	readFrom map[string]string
 }
 
 // useOldNames takes the value of each renamed variable from its old name
@@ -116,6 +119,10 @@ func (c *Config) useOldNames(lookup func(string) (string, bool)) {
 			continue
 		}
 		if err := c.SetVar(v.renamedTo, old); err == nil {
+			if c.readFrom == nil {
+				c.readFrom = map[string]string{}
+			}
+			c.readFrom[v.renamedTo] = v.name
 			c.deprecated = append(c.deprecated, v.name+" is deprecated: it still works, but set "+v.renamedTo+" instead")
 		}
 	}

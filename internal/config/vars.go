@@ -99,9 +99,13 @@ func (c *Config) nameOf(ptr any) string {
 	p := reflect.ValueOf(ptr).Pointer()
 	fields := reflect.ValueOf(c).Elem()
 	for _, v := range envVars() {
-		if fields.Field(v.index).Addr().Pointer() == p {
-			return v.name
+		if fields.Field(v.index).Addr().Pointer() != p {
+			continue
 		}
+		if old := c.readFrom[v.name]; old != "" {
+			return old
+		}
+		return v.name
 	}
 	panic("config: not a variable's field")
 }
