@@ -44,10 +44,15 @@
 // and quotaExceeded, 503 backendError [doc: Directory API limits].
 //
 // A user is {kind, id (digits), primaryEmail, name:{givenName, familyName,
-// fullName}, isAdmin, suspended, suspensionReason ("ADMIN" while
+// fullName}, isAdmin, isDelegatedAdmin, suspended, suspensionReason ("ADMIN" while
 // suspended), changePasswordAtNextLogin, isMailboxSetup, creationTime,
 // lastLoginTime, aliases[]}; the password is never returned [doc]. A
-// userKey is the primary e-mail, an alias or the id [doc].
+// userKey is the primary e-mail, an alias or the id [doc: users.get,
+// "userKey: the user's primary email address, alias email address, or
+// unique user ID"]: get and update given an alias answer and change its
+// user, whose primaryEmail the answer carries. isAdmin marks a super
+// admin and isDelegatedAdmin a user with an admin role short of it [doc:
+// users resource]; [Server.SetAdmin] (POST /sim/admin) sets either.
 //
 // An alias is an address that delivers to a user. users.aliases.insert
 // answers the Alias {kind, id (the user's), etag, primaryEmail, alias};

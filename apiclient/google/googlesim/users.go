@@ -23,6 +23,7 @@ const (
 type user struct {
 	id, email, given, family, password string
 	admin, suspended, changeAtNext     bool
+	delegatedAdmin                     bool     // holds an admin role short of super admin
 	aliases                            []string // in the order they were added
 	created                            time.Time
 	hidden                             int // reads it is still invisible to (consistency.go)
@@ -42,6 +43,7 @@ type userJSON struct {
 	PrimaryEmail              string   `json:"primaryEmail"`
 	Name                      userName `json:"name"`
 	IsAdmin                   bool     `json:"isAdmin"`
+	IsDelegatedAdmin          bool     `json:"isDelegatedAdmin"`
 	Suspended                 bool     `json:"suspended"`
 	SuspensionReason          string   `json:"suspensionReason,omitempty"`
 	ChangePasswordAtNextLogin bool     `json:"changePasswordAtNextLogin"`
@@ -54,7 +56,7 @@ type userJSON struct {
 func (u *user) json() userJSON {
 	j := userJSON{Kind: "admin#directory#user", ID: u.id, PrimaryEmail: u.email,
 		Name:    userName{GivenName: u.given, FamilyName: u.family, FullName: u.given + " " + u.family},
-		IsAdmin: u.admin, Suspended: u.suspended, ChangePasswordAtNextLogin: u.changeAtNext,
+		IsAdmin: u.admin, IsDelegatedAdmin: u.delegatedAdmin, Suspended: u.suspended, ChangePasswordAtNextLogin: u.changeAtNext,
 		IsMailboxSetup: true, CreationTime: rfc3339(u.created), LastLoginTime: "1970-01-01T00:00:00.000Z",
 		Aliases: slices.Clone(u.aliases)}
 	if u.suspended {
