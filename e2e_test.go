@@ -83,6 +83,7 @@ func TestE2E(t *testing.T) {
 		{"ProviderSim", testE2EProviderSim},
 		{"GoogleVerify", testE2EGoogleVerify},
 		{"GoogleRefused", testE2EGoogleRefused},
+		{"GoogleLostAdd", testE2EGoogleLostAdd},
 		{"M365", testE2EM365},
 		{"M365Refused", testE2EM365Refused},
 		{"Lifecycle", testE2ELifecycle},

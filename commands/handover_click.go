@@ -46,6 +46,10 @@ func (c *Core) clickShow(ctx context.Context, k Click) string {
 		c.announceHandoverExpiry(ctx, rec)
 		return c.refuseShow(ctx, k, LabelExpired, "Expired", fmt.Sprintf("This offer expired at %s. Nothing was done: ask %s for a new one.", fmtTime(h.Expires), c.askWhom(h)))
 	case ClaimClosed:
+		if rec.State == HandoverStateVoided {
+			c.updateHandover(ctx, rec)
+			return c.refuseShow(ctx, k, LabelDecided, "No longer valid", voidedText(rec)+" Nothing was done.")
+		}
 		return c.refuseShow(ctx, k, LabelDecided, "Already used", c.closedText(rec))
 	}
 	if !c.markShowing(ctx, k, rec) {
@@ -149,7 +153,7 @@ func (c *Core) resetShown(ctx context.Context, requestID string, n Notice) (res 
 	if c.storeFailed(err, "begin") {
 		return Result{}, false
 	}
-	res, err = c.resetPassword(ctx, n)
+	res, err = c.resetPassword(ctx, n, nil)
 	if err != nil {
 		res = c.failure(n, err)
 	}

@@ -42,6 +42,11 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
+	r, err := c.resolve(ctx, op)
+	if err != nil || r.refusal != nil {
+		return c.refusedTarget(n, r, err)
+	}
+	op, n.Op = r.op, r.op
 	if res, refused := c.refuseHandover(ctx, n); refused {
 		return res
 	}
@@ -53,12 +58,13 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		c.logResult(n, err)
 		return Result{Reply: replyStoreDown, Notice: n}
 	}
-	res, err := c.perform(ctx, n)
+	res, err := c.perform(ctx, n, r.mailbox)
 	if err != nil {
 		res = cutOff(ctx, c.failure(n, err))
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
+	c.voidHandovers(ctx, res.Notice)
 	if op.For != "" {
 		res = c.handOver(ctx, res, reqID)
 	}
@@ -93,21 +99,22 @@ func (r Result) label() string {
 	return LabelError
 }
 
-// perform carries out n's operation on the provider.
-func (c *Core) perform(ctx context.Context, n Notice) (Result, error) {
+// perform carries out n's operation on the provider; target is the
+// mailbox the resolve step found for it, if any.
+func (c *Core) perform(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	switch n.Op.Action {
 	case ActionRegisterDomain:
 		return c.register(ctx, n)
 	case ActionAddMailbox:
 		return c.addMailbox(ctx, n)
 	case ActionResetPassword:
-		return c.resetPassword(ctx, n)
+		return c.resetPassword(ctx, n, target)
 	case ActionBlock, ActionUnblock:
-		return c.setLogin(ctx, n)
+		return c.setLogin(ctx, n, target)
 	case ActionAliasAdd, ActionAliasRemove:
 		return c.changeAlias(ctx, n)
 	case ActionOffboard:
-		return c.offboard(ctx, n)
+		return c.offboard(ctx, n, target)
 	}
 	return Result{}, fmt.Errorf("commands: no way to run %q", n.Op.Action)
 }

@@ -14,10 +14,12 @@ import (
 const (
 	SPFInclude = "spf.protection.outlook.com"
 	MXSuffix   = ".mail.protection.outlook.com"
-	// DKIMSelector is the first of the two selectors whose CNAMEs DKIM
-	// needs (selector1 and selector2, enabled in Microsoft Defender).
-	DKIMSelector = "selector1"
 )
+
+// DKIMSelectors are the two selectors whose CNAMEs DKIM needs (enabled in
+// Microsoft Defender, which names their targets in the tenant's own
+// domain): their presence is checked, as advice.
+var DKIMSelectors = []string{"selector1", "selector2"}
 
 // The domain's states, as Domain.Status holds them.
 const (
@@ -157,14 +159,19 @@ func (c *Client) verificationTXT(ctx context.Context, op apiclient.Op, n string)
 }
 
 // MailHosts is the part of MailDNS that needs no request: the SPF include
-// and the DKIM selector (the MX host is the domain's own).
+// and the DKIM CNAMEs (the MX host is the domain's own).
 func (c *Client) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{SPFInclude: SPFInclude, DKIMSelector: DKIMSelector}
+	rs := []apiclient.Record{apiclient.SPFInclude(SPFInclude)}
+	for _, sel := range DKIMSelectors {
+		rs = append(rs, apiclient.Record{Purpose: apiclient.PurposeDKIM, Type: apiclient.TypeCNAME, Name: sel + "._domainkey",
+			Match: apiclient.MatchPresent, Advice: true})
+	}
+	return apiclient.MailDNS{Records: rs}
 }
 
 // MailDNS says what the domain must publish: the MX host and SPF include
 // of serviceConfigurationRecords (the usual ones, from the domain's name,
-// when they cannot be read), DKIM's selector as advice, and for a domain
+// when they cannot be read), DKIM's two CNAMEs as advice, and for a domain
 // not verified yet its verification record, read within
 // apiclient.MailDNSTimeout.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
@@ -173,23 +180,31 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 	if err != nil {
 		return nil, err
 	}
+	mx := strings.ReplaceAll(n, ".", "-") + MXSuffix
 	hosts := c.MailHosts()
-	hosts.MX = strings.ReplaceAll(n, ".", "-") + MXSuffix
+	withMX := func() *apiclient.MailDNS {
+		set := apiclient.MXSet(apiclient.MXRecord{Pref: 0, Host: mx})
+		return &apiclient.MailDNS{Records: append([]apiclient.Record{set}, hosts.Records...)}
+	}
 	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
 	defer cancel()
 	recs, err := c.records(ctx, op, n, "serviceConfigurationRecords")
 	if err != nil {
-		return &hosts, err
+		return withMX(), err
 	}
 	for _, r := range recs {
 		if strings.EqualFold(r.RecordType, "Mx") && r.MailExchange != "" {
-			hosts.MX = strings.ToLower(r.MailExchange)
+			mx = strings.ToLower(r.MailExchange)
 		}
 	}
 	d, err := c.getDomain(ctx, op, n)
 	if err != nil || d.Verified {
-		return &hosts, err
+		return withMX(), err
 	}
-	hosts.VerifyTXT, err = c.verificationTXT(ctx, op, n)
-	return &hosts, err
+	txt, err := c.verificationTXT(ctx, op, n)
+	dns := withMX()
+	if err == nil {
+		dns.Records = append(dns.Records, apiclient.VerifyTXT(txt))
+	}
+	return dns, err
 }
