@@ -46,6 +46,10 @@ func (c *Core) clickShow(ctx context.Context, k Click) string {
 		c.announceHandoverExpiry(ctx, rec)
 		return c.refuseShow(ctx, k, LabelExpired, "Expired", fmt.Sprintf("This offer expired at %s. Nothing was done: ask %s for a new one.", fmtTime(h.Expires), c.askWhom(h)))
 	case ClaimClosed:
+		if rec.State == HandoverStateVoided {
+			c.updateHandover(ctx, rec)
+			return c.refuseShow(ctx, k, LabelDecided, "No longer valid", voidedText(rec)+" Nothing was done.")
+		}
 		return c.refuseShow(ctx, k, LabelDecided, "Already used", c.closedText(rec))
 	}
 	if !c.markShowing(ctx, k, rec) {

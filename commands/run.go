@@ -64,6 +64,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
+	c.voidHandovers(ctx, res.Notice)
 	if op.For != "" {
 		res = c.handOver(ctx, res, reqID)
 	}
