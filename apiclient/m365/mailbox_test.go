@@ -14,7 +14,7 @@ import (
 func TestAddNamedMailbox(t *testing.T) {
 	w := newWorld(t)
 	c := w.client(t, func(s *m365.Settings) { s.UsageLocation = "de" })
-	mb, err := c.AddNamedMailbox(t.Context(), "example.com", "ada", "Ada King Lovelace", "Secret-123", true)
+	mb, err := c.AddNamedMailbox(t.Context(), "example.com", "ada", apiclient.NameOf("Ada King Lovelace"), "Secret-123", true)
 	if err != nil {
 		t.Fatal(err)
 	}
