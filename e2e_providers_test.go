@@ -444,11 +444,14 @@ func testE2EProviderSim(t *testing.T, bin string) {
 			w := newWorld(t, bin)
 			sim := startProc(t, bin, "sim", map[string]string{}, "sim", "--provider", provider, "--tls", "--addr", "127.0.0.1:0")
 			vars := simVariables(t, sim)
+			if first, _, _ := strings.Cut(sim.stdout.String(), "\n"); first != "MAILBOT_PROVIDER="+provider {
+				t.Errorf("mailbot sim --provider %s printed %q first, want MAILBOT_PROVIDER=%s", provider, first, provider)
+			}
 			client := caClient(t, vars["SSL_CERT_FILE"])
 			base := vars[urlVariable(provider)]
 			simControl(t, client, base+"/sim/domain?name="+e2eOwnDomain)
-			env := w.env(map[string]string{"MAILBOT_PROVIDER": provider, "PDD_TOKEN": "", "PDD_BASE_URL": ""})
-			maps.Copy(env, vars)
+			env := w.env(map[string]string{"PDD_TOKEN": "", "PDD_BASE_URL": ""})
+			maps.Copy(env, vars) // MAILBOT_PROVIDER among them
 			for _, k := range e2eCredentials {
 				if v := vars[k]; v != "" {
 					w.rec.keep(pddSecret{value: v, kind: "credential", target: k})

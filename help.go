@@ -25,6 +25,7 @@ type options struct {
 	addr   string        // sim --addr
 	tls    bool          // sim --tls
 	prov   string        // sim --provider
+	named  bool          // sim --provider was given: its first line selects it
 	since  time.Duration // audit --since
 	json   bool          // audit --json
 }
@@ -56,7 +57,7 @@ var subcommands = []subcommand{
 			return nil
 		}},
 	{name: "sim", synopsis: "sim [--provider pdd|yandex360|mailcow|google] [--addr HOST:PORT] [--tls]", summary: "run a provider's sandbox as an HTTP(S) server",
-		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it (pdd: PDD_BASE_URL= and PDD_TOKEN=; yandex360:\nY360_BASE_URL=, Y360_TOKEN= and Y360_ORG_ID=; mailcow: MAILCOW_URL=, MAILCOW_API_KEY=\nand MAILCOW_MX=; google: GOOGLE_BASE_URL=, GOOGLE_CREDENTIALS_FILE= (a key file it\nwrites, removed at stop) and GOOGLE_ADMIN=), and SSL_CERT_FILE=<path> with --tls.",
+		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it (pdd: PDD_BASE_URL= and PDD_TOKEN=; yandex360:\nY360_BASE_URL=, Y360_TOKEN= and Y360_ORG_ID=; mailcow: MAILCOW_URL=, MAILCOW_API_KEY=\nand MAILCOW_MX=; google: GOOGLE_BASE_URL=, GOOGLE_CREDENTIALS_FILE= (a key file it\nwrites, removed at stop) and GOOGLE_ADMIN=), and SSL_CERT_FILE=<path> with --tls.\nWith --provider, the first line is MAILBOT_PROVIDER=<name>.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.prov, "provider", providers.Names()[0], "serve the sandbox of `PROVIDER`: "+providers.OrList(providers.Names()))
 			fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "`HOST:PORT` to listen on")
@@ -116,6 +117,7 @@ func parseArgs(args []string, stdout io.Writer) (options, error) {
 	if err := sc.checkArgs(fs, &o); err != nil {
 		return o, err
 	}
+	fs.Visit(func(f *flag.Flag) { o.named = o.named || f.Name == "provider" })
 	if sc.check != nil {
 		if err := sc.check(&o); err != nil {
 			return o, &usageError{msg: name + ": " + err.Error(), usage: sc.usage()}

@@ -71,7 +71,7 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 	case StepSelfService:
 		return c.selfService(ctx, to, d)
 	case StepCheck:
-		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain, ""))
+		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain))
 		return LabelAnswered
 	case StepRead:
 		c.deliver(ctx, to, c.read(ctx, to.User, d.Op, ""))

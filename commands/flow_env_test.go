@@ -71,7 +71,7 @@ func (f *fakeProvider) RegisterDomain(ctx context.Context, domain string) (*apic
 		return f.register(ctx, domain)
 	}
 	return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Meaning: pdd.Status(pdd.StatusDomainActivate).Meaning(), Stage: "owner-check",
-		Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
+		Secrets: pdd.SecretsOf(domain, secretName, secretContent)}, nil
 }
 
 func (f *fakeProvider) AddMailbox(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
@@ -98,11 +98,12 @@ func (f *fakeProvider) DomainStatus(context.Context, string) (*apiclient.Domain,
 }
 
 func (f *fakeProvider) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
+	return pdd.Hosts()
 }
 
 func (f *fakeProvider) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
-	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
+	h := pdd.Hosts()
+	return &h, nil
 }
 
 func (f *fakeProvider) SetPassword(context.Context, string, string, string, bool) (*apiclient.Mailbox, error) {

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,7 +31,8 @@ func (r *importRun) row(ctx context.Context, i int) {
 	}
 	row := r.rec.Rows[i]
 	op := Operation{Action: ActionAddMailbox, Domain: row.Domain, Login: row.Login, For: row.Owner, Reason: r.rec.Reason,
-		Name: strings.TrimSpace(row.Given + " " + row.Family)}
+		Person: apiclient.PersonName{Given: row.Given, Family: row.Family}}
+	op.Name = op.Person.Full()
 	if st == RowClaimed { // claimed by a runner that stopped: its answer may be lost
 		if to, detail, done := r.lookUp(ctx, op); done {
 			r.finishRow(ctx, i, to, detail)

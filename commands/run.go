@@ -164,8 +164,12 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 // add creates op's mailbox at p, with op's name where one was given and
 // p keeps names.
 func (c *Core) add(ctx context.Context, p Provider, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
-	if na, ok := p.(NamedAdder); ok && op.Name != "" {
-		return na.AddNamedMailbox(ctx, op.Domain, op.Login, op.Name, pw, force)
+	name := op.Person
+	if name == (apiclient.PersonName{}) {
+		name = apiclient.NameOf(op.Name)
+	}
+	if na, ok := p.(NamedAdder); ok && name.Full() != "" {
+		return na.AddNamedMailbox(ctx, op.Domain, op.Login, name, pw, force)
 	}
 	return p.AddMailbox(ctx, op.Domain, op.Login, pw, force)
 }

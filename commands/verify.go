@@ -89,7 +89,7 @@ func codeOf(err error) string {
 // txt, as the DNS checklist sees it: StateOK, StateMissing, or StateError
 // when it could not be looked up.
 func (c *Core) txtPublished(ctx context.Context, domain, txt string) dnscheck.State {
-	cl := c.cfg.DNS.Check(ctx, domain, dnscheck.Expect{VerifyTXT: txt})
+	cl := c.cfg.DNS.Check(ctx, domain, dnscheck.Expect{Records: []apiclient.Record{apiclient.VerifyTXT(txt)}})
 	for _, it := range cl.Items {
 		if it.Kind == dnscheck.KindVerification {
 			return it.State

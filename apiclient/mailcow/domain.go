@@ -109,16 +109,20 @@ type dkimJSON struct {
 	PublicKey string `json:"pubkey"`
 }
 
+// MailHosts is the part of MailDNS that needs no request: the server's
+// MX host (MAILCOW_MX), which SPF must authorise too.
+func (c *Client) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{Records: []apiclient.Record{
+		apiclient.MXSet(apiclient.MXRecord{Pref: MXPref, Host: c.mx}), apiclient.SPFHost(c.mx)}}
+}
+
+// MXPref is the preference the MX record is published with.
+const MXPref = 10
+
 // MailDNS says what the domain's DNS must publish: MX and SPF naming the
 // configured MX host, and the DKIM key of GET /api/v1/get/dkim/{domain}
 // when the server has one, read within apiclient.MailDNSTimeout. When the
 // key cannot be read, the MX and SPF rule are returned beside the error; a
-// MailHosts is the part of MailDNS that needs no request: the server's
-// MX host (MAILCOW_MX), which SPF must authorise too.
-func (c *Client) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: c.mx, SPFHost: c.mx}
-}
-
 // name that is no domain is refused with no result.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	seg, err := c.segment(apiclient.OpDNS, strings.ToLower(domain))
@@ -135,7 +139,7 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 		return dns, err
 	}
 	if found && v.PublicKey != "" && v.Selector != "" {
-		dns.DKIM = &apiclient.DKIMKey{Selector: v.Selector, PublicKey: v.PublicKey}
+		dns.Records = append(dns.Records, apiclient.DKIMRecord(apiclient.DKIMKey{Selector: v.Selector, PublicKey: v.PublicKey}))
 	}
 	return dns, nil
 }

@@ -105,6 +105,8 @@ type Config struct {
 	// readFrom names, by variable, the deprecated one its value was read
 	// from: an error about the value names the variable that was set.
 	readFrom map[string]string
+	// unused says which variables set belong to a provider not in use.
+	unused string
 }
 
 // useOldNames takes the value of each renamed variable from its old name
@@ -184,7 +186,30 @@ func Load(lookup func(string) (string, bool), sub string, providers []string) (*
 		return nil, err
 	}
 	c.files = files
+	if sub == "serve" || sub == "shell" {
+		c.unused = c.otherProviderVars(lookup)
+	}
 	return &c, nil
+}
+
+// otherProviderVars is a warning naming the variables set (not empty) that
+// belong to a provider other than the one in use, or "".
+func (c *Config) otherProviderVars(lookup func(string) (string, bool)) string {
+	var names []string
+	for _, v := range envVars() {
+		if v.provider == "" || v.provider == c.Provider {
+			continue
+		}
+		for _, name := range []string{v.name, v.fileVar()} {
+			if val, ok := lookup(name); ok && val != "" && (name == v.name || v.secret) {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return strings.Join(names, ", ") + " set but not read: another provider's variables, and the one in use is MAILBOT_PROVIDER=" + c.Provider
 }
 
 // report is every bad variable of bad that subcommand sub reads, in the
@@ -328,3 +353,7 @@ func (c *Config) ProviderCredentialsSet() bool {
 // Deprecations says, a line each, which deprecated variables were read:
 // the subcommand logs them as warnings.
 func (c *Config) Deprecations() []string { return c.deprecated }
+
+// UnusedVars is, for serve and shell, a warning naming the variables set
+// that belong to another provider than the one in use, or "".
+func (c *Config) UnusedVars() string { return c.unused }
