@@ -16,7 +16,7 @@ import (
 // the aliases sales@example.com (ada's), team@example.com and
 // bob@other.org (bob's), and a real client acting as the sandbox's admin
 // (returned too).
-func googleWorld(t *testing.T) (*googlesim.Server, *google.Client, string) {
+func googleWorld(t testing.TB) (*googlesim.Server, *google.Client, string) {
 	t.Helper()
 	sim := googlesim.New()
 	ts := httptest.NewTLSServer(sim)
