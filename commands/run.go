@@ -50,8 +50,8 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 	if res, refused := c.refuseHandover(ctx, n); refused {
 		return res
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: reqID, Event: runEvent(op), Actor: actor, Deciders: deciders,
-		Action: op.Action, Provider: n.Provider, Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For, To: op.To}
+	e := c.entry(runEvent(op), reqID, actor, op.Action, op.Domain, op.Login)
+	e.Deciders, e.Provider, e.Reason, e.HandedTo, e.To = deciders, n.Provider, op.Reason, op.For, op.To
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		n.Code, n.NothingDone = CodeStore, true
