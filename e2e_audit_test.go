@@ -41,6 +41,26 @@ type auditJSONLine struct {
 	UID       string    `json:"uid"`
 }
 
+// checkEveryEntryNamed checks that every line of `mailbot audit --json`
+// on dsn names provider and source, and returns the lines' events.
+func checkEveryEntryNamed(t *testing.T, w *world, dsn, provider, source string) []string {
+	t.Helper()
+	var events []string
+	for line := range strings.SplitSeq(strings.TrimSuffix(auditCLI(t, w, dsn, "--json"), "\n"), "\n") {
+		var e struct {
+			Event, Provider, Source string
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("mailbot audit --json: line %q: %v", line, err)
+		}
+		if e.Provider != provider || e.Source != source {
+			t.Errorf("an audit entry does not name provider %s and source %s: %s", provider, source, line)
+		}
+		events = append(events, e.Event)
+	}
+	return events
+}
+
 // auditCLI runs `mailbot audit args...` on dsn, expects exit 0 and
 // returns its stdout.
 func auditCLI(t *testing.T, w *world, dsn string, args ...string) string {

@@ -38,6 +38,13 @@ func testE2EM365(t *testing.T, bin string) {
 	pw.serve("mailbot", pw.env(map[string]string{"MAILBOT_DNS_RESOLVER": dns.Addr()}))
 	const domain = "proven-domain.com"
 	m365Verify(t, pw, dns, domain)
+	dns.Add(t, domain+". MX 0 proven-domain-com.mail.protection.outlook.com.\n"+domain+`. TXT "v=spf1 include:spf.protection.outlook.com -all"`+"\n")
+	check := pw.say("/maildomain", "check "+domain)
+	for _, want := range []string{"proven-domain-com.mail.protection.outlook.com", "autodiscover." + domain, "selector1._domainkey." + domain, "selector2._domainkey." + domain} {
+		if !strings.Contains(check, want) {
+			t.Errorf("the DNS checklist does not name %s:\n%s", want, check)
+		}
+	}
 	address := "first@" + domain
 	id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/mailbox", "add "+address)
 	res := pw.result(id)
@@ -89,12 +96,12 @@ func m365Say(t *testing.T, pw *providerWorld, cmd, text, want string) {
 }
 
 // say runs the command as an admin and returns what it answered: the
-// acknowledgement of a refusal, else the result (after the "Working on
-// it" acknowledgement).
+// acknowledgement of a refusal, else the result (after an
+// acknowledgement that says it is on its way: "Working on it…").
 func (pw *providerWorld) say(cmd, text string) string {
 	pw.t.Helper()
 	id, ack := pw.command(pw.fake.Via(0), e2eAdmin1, cmd, text)
-	if got := ack.shown(); strings.TrimSpace(got) != "" && !strings.Contains(got, "Working on it") {
+	if got := ack.shown(); strings.TrimSpace(got) != "" && !strings.Contains(got, "…") {
 		return got
 	}
 	return pw.result(id).shown()

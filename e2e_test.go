@@ -89,6 +89,7 @@ func TestE2E(t *testing.T) {
 		{"Lifecycle", testE2ELifecycle},
 		{"Handover", testE2EHandover},
 		{"Aliases", testE2EAliases},
+		{"Resolve", testE2EResolve},
 		{"ImportKill", testE2EImportKill},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

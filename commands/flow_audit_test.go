@@ -35,7 +35,7 @@ func TestAuditTrail(t *testing.T) {
 		}
 		return &apiclient.Mailbox{Address: login + "@" + domain, UID: "42"}, nil
 	}}
-	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2, ApprovalTTL: time.Hour}, nil)
+	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2, ApprovalTTL: time.Hour, Source: commands.SourceShell}, nil)
 	at := func(minutes int) time.Time { return start.Add(time.Duration(minutes) * time.Minute) }
 	step := func() { e.clk.Advance(time.Minute) }
 	step()
@@ -82,6 +82,9 @@ func TestAuditTrail(t *testing.T) {
 			Action: commands.ActionRegisterDomain, Domain: "example.org"},
 		{Time: at(71), RequestID: s.ID, Event: commands.EventExpired, Actor: user2,
 			Action: commands.ActionRegisterDomain, Domain: "example.net"},
+	}
+	for i := range want { // every entry, decisions too, names its provider and source
+		want[i].Provider, want[i].Source = "pdd", commands.SourceShell
 	}
 	if diff := cmp.Diff(want, e.audit(), cmpopts.IgnoreFields(commands.AuditEntry{}, "ID"), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("audit trail mismatch (-want +got):\n%s", diff)

@@ -397,8 +397,8 @@ type named struct {
 	got *string
 }
 
-func (n named) AddNamedMailbox(ctx context.Context, domain, login, name, password string, force bool) (*apiclient.Mailbox, error) {
-	*n.got = name
+func (n named) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, force bool) (*apiclient.Mailbox, error) {
+	*n.got = name.Full()
 	return n.AddMailbox(ctx, domain, login, password, force)
 }
 

@@ -171,9 +171,9 @@ func (r *importRun) finish(ctx context.Context) string {
 	}
 	r.sendSummary(ectx, summary)
 	r.notifyEnd(ectx)
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
-		Action: ActionImport, Provider: c.importProviders(r.rec.Rows), Domain: trunc(importDomains(r.rec.Rows), 200), Reason: r.rec.Reason,
-		Outcome: OutcomeOK, Code: fmt.Sprintf("created=%d existing=%d failed=%d", n.created, n.existing, n.failed)}
+	e := c.entry(EventRun, r.rec.ID, r.rec.Requester, ActionImport, trunc(importDomains(r.rec.Rows), 200), "")
+	e.Deciders, e.Provider, e.Reason = r.deciders, c.importProviders(r.rec.Rows), r.rec.Reason
+	e.Outcome, e.Code = OutcomeOK, fmt.Sprintf("created=%d existing=%d failed=%d", n.created, n.existing, n.failed)
 	if n.failed > 0 {
 		e.Outcome = OutcomeError
 	}

@@ -139,8 +139,8 @@ func (o *offboarding) move(ctx context.Context, api Aliaser, alias string) error
 // begin records a step in the audit trail before it runs.
 func (o *offboarding) begin(ctx context.Context, action Action, login, domain, to string) (int64, AuditEntry, error) {
 	n := o.n
-	e := AuditEntry{Time: o.c.cfg.Now().UTC(), RequestID: n.RequestID, Event: EventRun, Actor: n.Actor, Deciders: n.Approvers,
-		Action: action, Provider: n.Provider, Domain: domain, Login: login, Reason: n.Op.Reason, To: to}
+	e := o.c.entry(EventRun, n.RequestID, n.Actor, action, domain, login)
+	e.Deciders, e.Provider, e.Reason, e.To = n.Approvers, n.Provider, n.Op.Reason, to
 	id, err := o.c.store.Begin(ctx, e)
 	if o.c.storeFailed(err, "begin") {
 		return 0, e, errStepNotRecorded

@@ -50,8 +50,8 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 	if res, refused := c.refuseHandover(ctx, n); refused {
 		return res
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: reqID, Event: runEvent(op), Actor: actor, Deciders: deciders,
-		Action: op.Action, Provider: n.Provider, Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For, To: op.To}
+	e := c.entry(runEvent(op), reqID, actor, op.Action, op.Domain, op.Login)
+	e.Deciders, e.Provider, e.Reason, e.HandedTo, e.To = deciders, n.Provider, op.Reason, op.For, op.To
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		n.Code, n.NothingDone = CodeStore, true
@@ -164,8 +164,12 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 // add creates op's mailbox at p, with op's name where one was given and
 // p keeps names.
 func (c *Core) add(ctx context.Context, p Provider, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
-	if na, ok := p.(NamedAdder); ok && op.Name != "" {
-		return na.AddNamedMailbox(ctx, op.Domain, op.Login, op.Name, pw, force)
+	name := op.Person
+	if name == (apiclient.PersonName{}) {
+		name = apiclient.NameOf(op.Name)
+	}
+	if na, ok := p.(NamedAdder); ok && name.Full() != "" {
+		return na.AddNamedMailbox(ctx, op.Domain, op.Login, name, pw, force)
 	}
 	return p.AddMailbox(ctx, op.Domain, op.Login, pw, force)
 }

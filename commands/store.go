@@ -181,7 +181,7 @@ type AuditEntry struct {
 	Actor     string   // who typed the command
 	Deciders  []string // who approved, denied, cancelled
 	Action    Action
-	Provider  string // the provider a run went to (apiclient.ProviderPDD, …); empty for decisions
+	Provider  string // the provider of the entry's domain, that a run went to (apiclient.ProviderPDD, …)
 	Domain    string
 	Login     string
 	Reason    string

@@ -52,8 +52,8 @@ func (c *Core) verifyIfPublished(ctx context.Context, actor string, d *apiclient
 	default:
 		return d, "mailbot could not look the TXT record up in DNS: ask for the status again later."
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Event: EventVerify, Actor: actor, Action: ActionDomainStatus,
-		Provider: c.nameAt(d.Name), Domain: d.Name, Outcome: OutcomeOK}
+	e := c.entry(EventVerify, "", actor, ActionDomainStatus, d.Name, "")
+	e.Outcome = OutcomeOK
 	got, err := v.VerifyDomain(ctx, d.Name)
 	var said string
 	switch {

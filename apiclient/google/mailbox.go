@@ -72,12 +72,10 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string,
 	return c.AddUser(ctx, domain, login, password, forceChange, login, login)
 }
 
-// AddNamedMailbox is AddMailbox with the person's name from the add
-// form: given and family names split on its last space
-// ([apiclient.SplitName]); a blank part is the login.
-func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
-	given, family := apiclient.SplitName(name)
-	return c.AddUser(ctx, domain, login, password, forceChange, given, family)
+// AddNamedMailbox is AddMailbox with the person's given and family
+// names; a blank one is the login.
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	return c.AddUser(ctx, domain, login, password, forceChange, name.Given, name.Family)
 }
 
 // CheckLogin checks a user name by the rule mailbot keeps for Google

@@ -14,7 +14,7 @@ import (
 func TestAddNamedMailbox(t *testing.T) {
 	w := newWorld(t)
 	c := w.client(t, func(s *m365.Settings) { s.UsageLocation = "de" })
-	mb, err := c.AddNamedMailbox(t.Context(), "example.com", "ada", "Ada King Lovelace", "Secret-123", true)
+	mb, err := c.AddNamedMailbox(t.Context(), "example.com", "ada", apiclient.NameOf("Ada King Lovelace"), "Secret-123", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,5 +160,46 @@ func TestListPages(t *testing.T) {
 	}
 	if seen != 25 || cursor != "" {
 		t.Errorf("%d mailboxes listed, cursor %q", seen, cursor)
+	}
+}
+
+// The DNS a domain must publish is what serviceConfigurationRecords say
+// (the MX host, SPF, the autodiscover CNAME as advice), DKIM's selector1
+// and selector2 CNAMEs as advice, and, while the domain is not verified,
+// its MS=ms… record, a secret.
+func TestMailDNSRecords(t *testing.T) {
+	w := newWorld(t)
+	c := w.client(t, nil)
+	if _, err := c.RegisterDomain(t.Context(), "fresh.example"); err != nil {
+		t.Fatal(err)
+	}
+	dns, err := c.MailDNS(t.Context(), "fresh.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]apiclient.Record{}
+	for _, r := range dns.Records {
+		got[r.Purpose+" "+r.Name] = r
+	}
+	checks := []struct {
+		key, value string
+		advice     bool
+	}{
+		{"SPF ", "spf.protection.outlook.com", false},
+		{"Autodiscover autodiscover", "autodiscover.outlook.com", true},
+		{"DKIM selector1._domainkey", "", true},
+		{"DKIM selector2._domainkey", "", true},
+		{"Verification ", w.sim.VerificationRecord("fresh.example"), false},
+	}
+	for _, c := range checks {
+		if r, ok := got[c.key]; !ok || r.Value != c.value || r.Advice != c.advice {
+			t.Errorf("%s: %+v (found %v), want value %q, advice %v", c.key, r, ok, c.value, c.advice)
+		}
+	}
+	if mx := got["MX "]; len(mx.MX) != 1 || mx.MX[0].Host != "fresh-example.mail.protection.outlook.com" {
+		t.Errorf("MX %+v", mx)
+	}
+	if !got["Verification "].Secret || got["DKIM selector1._domainkey"].Type != apiclient.TypeCNAME {
+		t.Errorf("the verification record is no secret, or DKIM no CNAME: %+v", dns.Records)
 	}
 }

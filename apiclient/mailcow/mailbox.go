@@ -88,12 +88,13 @@ func address(domain, login string) string { return strings.ToLower(login + "@" +
 // force_pw_update as asked). It is never retried once it may have
 // reached mailcow: an uncertain add is for the caller to look up.
 func (c *Client) AddMailbox(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error) {
-	return c.AddNamedMailbox(ctx, domain, login, "", password, forceChange)
+	return c.AddNamedMailbox(ctx, domain, login, apiclient.PersonName{}, password, forceChange)
 }
 
 // AddNamedMailbox is AddMailbox with the person's name as the mailbox's
 // name (mailcow keeps one full name); without one, the local part.
-func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login string, person apiclient.PersonName, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	name := person.Full()
 	if name == "" {
 		name = login
 	}

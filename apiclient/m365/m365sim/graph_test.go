@@ -199,6 +199,16 @@ func TestDomains(t *testing.T) {
 			t.Errorf("%s record %q, want %q", k, got[k], v)
 		}
 	}
+	_, all := w.graph(t, http.MethodGet, "/v1.0/domains", nil)
+	initial := ""
+	for _, v := range all["value"].([]any) {
+		if d := v.(map[string]any); d["isInitial"] == true {
+			initial, _ = d["id"].(string)
+		}
+	}
+	if initial != w.sim.InitialDomain() || !strings.HasSuffix(initial, ".onmicrosoft.com") {
+		t.Errorf("the initial domain in the list: %q, want %q", initial, w.sim.InitialDomain())
+	}
 	if status, _ := w.graph(t, http.MethodGet, "/v1.0/domains/unknown.example", nil); status != 404 {
 		t.Errorf("an unknown domain: %d", status)
 	}

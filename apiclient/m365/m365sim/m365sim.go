@@ -31,6 +31,7 @@
 //	POST /v1.0/users/{id}/revokeSignInSessions          (200 {"value":true})
 //	GET  /v1.0/users/{id}/memberOf/microsoft.graph.directoryRole  the user's directory roles
 //	POST /v1.0/domains                                  {"id"} (201, unverified)
+//	GET  /v1.0/domains                                  the tenant's domains
 //	GET  /v1.0/domains/{id}                             isVerified, isDefault, isInitial, …
 //	GET  /v1.0/domains/{id}/verificationDnsRecords      the MS=ms… TXT record (and an MX alternative)
 //	POST /v1.0/domains/{id}/verify                      verified once the TXT record is in DNS
