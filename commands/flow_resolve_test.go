@@ -230,3 +230,27 @@ func TestResolveOtherNamesYandex360AndMailcow(t *testing.T) {
 		t.Errorf("mailcow: alice changed: %+v, was %+v", after, before)
 	}
 }
+
+// A hand-over's click looks the mailbox up again: one that has become an
+// administrator since the offer is refused, and its password is not set.
+func TestResolveHandoverClickOfAnAdministrator(t *testing.T) {
+	t.Parallel()
+	sim, api, _ := googleWorld(t)
+	e := newEnv(t, api, commands.Config{People: directory()}, nil)
+	if _, label := e.typed(admin1, "/mailbox reset bob@example.com for <@UADA>"); label != commands.LabelOK {
+		t.Fatalf("reset for: %q\n%s", label, e.msgr.lastTo(admin1).PlainText())
+	}
+	offer := offered(t, e)
+	if err := sim.SetAdmin("bob@example.com", googlesim.RoleSuper); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := sim.Mailbox("bob@example.com")
+	if got := e.show(offer, newHire); got != commands.LabelRefused {
+		t.Fatalf("the click on an administrator's hand-over: %q, want refused", got)
+	}
+	r := e.msgr.lastTo(newHire)
+	if secretOf(r) != "" || !strings.Contains(r.Text, "bob@example.com is an administrator") || strings.Contains(r.Note, "button still works") {
+		t.Errorf("the click's answer:\n%s\nwant refused as an administrator, no password", r.PlainText())
+	}
+	unchanged(t, sim, "bob@example.com", before, "the click on an administrator's hand-over")
+}

@@ -167,6 +167,11 @@ func (c *Core) showFailed(ctx context.Context, k Click, rec HandoverRecord, res 
 	c.release(ctx, rec)
 	r := withoutSecrets(res.Reply)
 	r.Note = "Nothing was changed: your button still works. Try again later."
+	if res.Notice.Code == CodeInvalid { // refused as it is: trying again changes nothing
+		r.Note = "Nothing was changed. Ask an admin: " + c.titleOf(res.Notice) + " holds this mailbox as one mailbot may not change."
+		c.deliver(ctx, k.Route, r)
+		return LabelRefused
+	}
 	c.deliver(ctx, k.Route, r)
 	return LabelError
 }

@@ -22,21 +22,7 @@ type request = apiclient.JSONCall
 // decodes the answer. A token the endpoint refuses fails the call before
 // anything is sent to the API.
 func (c *Client) call(ctx context.Context, r request) error {
-	req, err := c.caller.JSONRequest(r)
-	if err != nil {
-		return err
-	}
-	return c.caller.Do(ctx, r.Op, !r.Create, func(ctx context.Context) error {
-		tok, err := c.token(r.Op)
-		if err != nil {
-			return err
-		}
-		caller := c.caller.WithSecrets(r.Secret, tok)
-		req.Header = http.Header{"Authorization": {"Bearer " + tok}}
-		res, err := caller.Exchange(ctx, req)
-		if err != nil {
-			return err
-		}
+	return c.caller.BearerCall(ctx, r, nil, c.token, func(caller *apiclient.Caller, res *apiclient.Response) error {
 		return c.read(caller, r, res)
 	})
 }

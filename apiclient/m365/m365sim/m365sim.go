@@ -43,7 +43,7 @@
 // "Bearer", expires_in: 3599, ext_expires_in: 3599, access_token}. Its
 // refusals are {error, error_description "AADSTSnnn: …", error_codes,
 // timestamp, trace_id, correlation_id, error_uri}: a wrong secret 401
-// invalid_client AADSTS7000215; an unknown client 400 unauthorized_client
+// invalid_client AADSTS7000215 (an expired one AADSTS7000222); an unknown client 400 unauthorized_client
 // AADSTS700016; an unknown tenant 400 invalid_request AADSTS90002 (a tenant
 // that is neither a GUID nor a domain name AADSTS900023); another scope 400
 // invalid_scope AADSTS1002012; another grant 400 unsupported_grant_type
@@ -168,6 +168,7 @@ type app struct {
 	clientID, secret string
 	perms            map[string]bool
 	userAdmin        bool
+	expired          bool // the secret's end date has passed
 }
 
 // grant is an access token's app and expiry.
