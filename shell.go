@@ -65,7 +65,7 @@ func withoutForms(fields []commands.Field) []commands.Field {
 // flow: its messenger prints what Slack would show, marked by who would
 // see it.
 func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Logger, stdin io.Reader, stdout io.Writer) error {
-	api, stop, err := shellAPI(cfg, stdout)
+	router, stop, err := shellRouter(cfg, stdout)
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}
@@ -86,7 +86,7 @@ func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Lo
 	sh := &shell{out: con, user: as, values: map[string]string{}, store: store, started: time.Now(),
 		handovers: map[string]string{}, people: &shellPeople{emails: map[string]string{}}}
 	ccfg.People = sh.people
-	core, err := commands.New(api, sh.store, sh, ccfg, logger.Named("shell"))
+	core, err := commands.NewRouted(router, sh.store, sh, ccfg, logger.Named("shell"))
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}

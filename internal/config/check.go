@@ -71,6 +71,8 @@ func (c *Config) valueChecks() []check {
 		{v(&c.SlackBotToken), checkToken(c.SlackBotToken, "xoxb-", "a bot token (xoxb-...)")},
 		{v(&c.SlackAPIURL), c.normaliseSlackURL()},
 		{v(&c.Provider), oneOf(c.Provider, c.providers...)},
+		{v(&c.RoutesSpec), c.checkRoutes()},
+		{v(&c.DomainAdminsSpec), c.checkDomainAdmins()},
 		{v(&c.PDDBaseURL), checkURL(c.PDDBaseURL)},
 		{v(&c.ProviderTimeout), positive(c.ProviderTimeout)},
 		{v(&c.PDDTimeout), positiveOrUnset(c.PDDTimeout)},
@@ -135,7 +137,7 @@ func (c *Config) crossChecks(sub string, files fileSources) []check {
 			"is %d, but MAILBOT_APPROVALS is off, so nothing is ever approved: set MAILBOT_APPROVALS to requests or all, or this to 1", c.ApprovalsRequired)})
 	}
 	checks = append(checks, c.credentialsChecks(files)...)
-	if c.Provider == apiclient.ProviderGoogle && c.PasswordLength > 0 && c.PasswordLength < google.MinPasswordLen {
+	if c.selects(apiclient.ProviderGoogle) && c.PasswordLength > 0 && c.PasswordLength < google.MinPasswordLen {
 		checks = append(checks, check{c.nameOf(&c.PasswordLength), fmt.Errorf(
 			"is %d, but Google Workspace (MAILBOT_PROVIDER=google) requires passwords of at least %d characters: set %d or more",
 			c.PasswordLength, google.MinPasswordLen, google.MinPasswordLen)})
@@ -159,8 +161,17 @@ func (c *Config) crossChecks(sub string, files fileSources) []check {
 // credentialsChecks refuses credentials set in part: the shell drives
 // the sandbox only when none is set, and the real provider with all.
 func (c *Config) credentialsChecks(files fileSources) []check {
+	var checks []check
+	for _, p := range c.Selected() {
+		checks = append(checks, c.credentialsChecksOf(p, files)...)
+	}
+	return checks
+}
+
+// credentialsChecksOf is credentialsChecks for provider.
+func (c *Config) credentialsChecksOf(provider string, files fileSources) []check {
 	var set, unset []string
-	for _, name := range c.credentialVars() {
+	for _, name := range c.credentialVars(provider) {
 		if v, _ := c.LookupVar(name); v != "" {
 			set = append(set, files.variable(name))
 		} else {

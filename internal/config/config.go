@@ -53,6 +53,8 @@ type Config struct {
 	SlackBotToken       Secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
 	SlackAPIURL         string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
 	Provider            string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" default:"pdd" desc:"the mail-hosting API mailbot drives: pdd, yandex360, mailcow, google or m365"`
+	RoutesSpec          string        `envconfig:"MAILBOT_ROUTES" scope:"serve,shell" desc:"several providers at once: domain=provider pairs, comma-separated (old.example=mailcow,*.example.org=google; *.suffix is its subdomains, the most specific pair wins); MAILBOT_PROVIDER serves every other domain"`
+	DomainAdminsSpec    string        `envconfig:"MAILBOT_DOMAIN_ADMINS" scope:"serve,shell" desc:"admins of some domains only: domain=ID ID ... pairs separated by ; (example.com=U123 S456;shop.example=U789), Slack user and user group IDs"`
 	PDDToken            Secret        `envconfig:"PDD_TOKEN" scope:"serve,shell" provider:"pdd" need:"serve" desc:"value of the PddToken header (the shell uses its embedded sandbox without it)"`
 	PDDBaseURL          string        `envconfig:"PDD_BASE_URL" scope:"serve,shell" provider:"pdd" default:"https://pddimp.yandex.ru" desc:"PDD API base URL"`
 	ProviderTimeout     time.Duration `envconfig:"MAILBOT_PROVIDER_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
@@ -97,8 +99,10 @@ type Config struct {
 	LogLevel            string        `envconfig:"MAILBOT_LOG_LEVEL" default:"info" desc:"debug, info, warn or error (any letter case)"`
 	LogFormat           string        `envconfig:"MAILBOT_LOG_FORMAT" default:"json" desc:"json or console"`
 
-	files     fileSources // the secrets read from a file, by variable: errors name their _FILE variant
-	providers []string    // MAILBOT_PROVIDER's values
+	files        fileSources    // the secrets read from a file, by variable: errors name their _FILE variant
+	providers    []string       // MAILBOT_PROVIDER's values
+	routes       []Route        // MAILBOT_ROUTES, parsed
+	domainAdmins []DomainAdmins // MAILBOT_DOMAIN_ADMINS, parsed
 	// deprecated says, a line each, which deprecated variables were read:
 	// the subcommand logs them as warnings.
 	deprecated []string
@@ -185,7 +189,7 @@ func Load(lookup func(string) (string, bool), sub string, providers []string) (*
 func (c *Config) report(sub string, bad map[string]*Error) error {
 	var errs Errors
 	for _, v := range envVars() {
-		if e, ok := bad[v.name]; ok && v.usedBy(sub, c.Provider) {
+		if e, ok := bad[v.name]; ok && v.usedBy(sub, c.Selected()) {
 			errs = append(errs, e)
 		}
 	}
@@ -213,9 +217,12 @@ func (c *Config) RequireServe() error { return c.report("serve", c.problems("ser
 
 // CredentialsVar is the variable that holds the credentials of c's
 // provider: its one secret.
-func (c *Config) CredentialsVar() string {
+func (c *Config) CredentialsVar() string { return c.CredentialsVarOf(c.Provider) }
+
+// CredentialsVarOf is the variable that holds provider's credentials.
+func (c *Config) CredentialsVarOf(provider string) string {
 	for _, v := range envVars() {
-		if v.secret && v.provider == c.Provider {
+		if v.secret && v.provider == provider {
 			return v.name
 		}
 	}
@@ -241,6 +248,13 @@ func (c *Config) CoreConfig() commands.Config {
 
 		ForcePasswordChange: c.ForcePasswordChange,
 		CredentialsVariable: c.files.variable(c.CredentialsVar()),
+		DomainAdmins:        c.domainAdmins,
+	}
+	if len(c.routes) > 0 {
+		cc.CredentialsVariables = map[string]string{}
+		for _, p := range c.Selected() {
+			cc.CredentialsVariables[p] = c.files.variable(c.CredentialsVarOf(p))
+		}
 	}
 	// MAILBOT_DNS_RESOLVER was checked by loadConfig: "" or host:port.
 	if dns, err := dnscheck.New(c.DNSResolver); err == nil {
@@ -291,15 +305,14 @@ func (c *Config) Attributed(e *Error) *Error { return c.files.attributed(e) }
 // CredentialsOf names the variables that hold the selected provider's
 // credentials: those serve requires ("MAILCOW_URL and MAILCOW_API_KEY").
 func (c *Config) CredentialsOf() string {
-	return strings.Join(c.credentialVars(), " and ")
+	return strings.Join(c.credentialVars(c.Provider), " and ")
 }
 
-// credentialVars are the selected provider's variables that serve
-// requires.
-func (c *Config) credentialVars() []string {
+// credentialVars are provider's variables that serve requires.
+func (c *Config) credentialVars(provider string) []string {
 	var names []string
 	for _, v := range envVars() {
-		if v.provider == c.Provider && slices.Contains(v.need, "serve") {
+		if v.provider == provider && slices.Contains(v.need, "serve") {
 			names = append(names, v.name)
 		}
 	}
@@ -309,8 +322,11 @@ func (c *Config) credentialVars() []string {
 // ProviderCredentialsSet reports whether the credentials of the selected
 // provider are set: without them the shell drives that provider's
 // embedded sandbox (serve requires them).
-func (c *Config) ProviderCredentialsSet() bool {
-	for _, name := range c.credentialVars() {
+func (c *Config) ProviderCredentialsSet() bool { return c.CredentialsSetOf(c.Provider) }
+
+// CredentialsSetOf reports whether provider's credentials are set.
+func (c *Config) CredentialsSetOf(provider string) bool {
+	for _, name := range c.credentialVars(provider) {
 		if v, _ := c.LookupVar(name); v == "" {
 			return false
 		}

@@ -54,7 +54,7 @@ func (c *Config) normaliseUsageLocation() error {
 // m365PasswordCheck refuses generated passwords shorter than Microsoft
 // 365 takes.
 func (c *Config) m365PasswordCheck() []check {
-	if c.Provider != apiclient.ProviderM365 || c.PasswordLength <= 0 || c.PasswordLength >= m365.MinPasswordLen {
+	if !c.selects(apiclient.ProviderM365) || c.PasswordLength <= 0 || c.PasswordLength >= m365.MinPasswordLen {
 		return nil
 	}
 	return []check{{c.nameOf(&c.PasswordLength), fmt.Errorf(
