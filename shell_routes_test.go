@@ -16,8 +16,8 @@ func TestShellRoutesStartEverySandbox(t *testing.T) {
 		t.Fatalf("run(shell) = %v; output:\n%s", err, out)
 	}
 	for _, want := range []string{
-		"embedded PDD sandbox at http://127.0.0.1:",
-		"embedded mailcow sandbox at http://127.0.0.1:",
+		"embedded sandbox of the PDD API at http://127.0.0.1:",
+		"embedded sandbox of mailcow at http://127.0.0.1:",
 		"mailcow does not verify who owns a domain", // old.example went to mailcow
 		"Mailbox alice@old.example created",
 		"http://example.com/", // example.com went to PDD, which verifies ownership by a file or a CNAME

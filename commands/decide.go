@@ -351,8 +351,8 @@ func (c *Core) expiredReply(p Pending) Reply {
 func (c *Core) record(ctx context.Context, rec Record, ev Event, deciders []string) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: rec.ID, Event: ev, Actor: rec.Requester, Deciders: deciders,
-		Action: rec.Op.Action, Domain: rec.Op.Domain, Login: rec.Op.Login, Reason: rec.Op.Reason, To: rec.Op.To}
+	e := c.entry(ev, rec.ID, rec.Requester, rec.Op.Action, rec.Op.Domain, rec.Op.Login)
+	e.Deciders, e.Reason, e.To, e.HandedTo = deciders, rec.Op.Reason, rec.Op.To, rec.Op.For
 	if err := c.store.Record(ectx, e); err != nil {
 		c.logger.Error("decision not recorded in the audit trail", zap.String("request_id", rec.ID), zap.String("event", string(ev)), zap.Error(err))
 	}

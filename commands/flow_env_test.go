@@ -71,7 +71,7 @@ func (f *fakeProvider) RegisterDomain(ctx context.Context, domain string) (*apic
 		return f.register(ctx, domain)
 	}
 	return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Meaning: pdd.Status(pdd.StatusDomainActivate).Meaning(), Stage: "owner-check",
-		Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
+		Secrets: pdd.SecretsOf(domain, secretName, secretContent)}, nil
 }
 
 func (f *fakeProvider) AddMailbox(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
@@ -98,11 +98,12 @@ func (f *fakeProvider) DomainStatus(context.Context, string) (*apiclient.Domain,
 }
 
 func (f *fakeProvider) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
+	return pdd.Hosts()
 }
 
 func (f *fakeProvider) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
-	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
+	h := pdd.Hosts()
+	return &h, nil
 }
 
 func (f *fakeProvider) SetPassword(context.Context, string, string, string, bool) (*apiclient.Mailbox, error) {
@@ -457,8 +458,14 @@ func (d *downStore) Audit(ctx context.Context, since time.Time, limit int, newes
 // errNotDelivered is the recording messenger's failure to deliver.
 var errNotDelivered = errors.New("no route reached the person: response_url expired, chat.postEphemeral not_in_channel")
 
+// ResolveMailbox answers as lookup does; without it, every address is a
+// plain, active mailbox of its own (as SetPassword and SetLoginEnabled
+// take any), and the call is not counted.
 func (f *fakeProvider) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
-	return resolved(f.LookupMailbox(ctx, domain, login))
+	if f.lookup != nil {
+		return resolved(f.lookup(ctx, domain, login))
+	}
+	return &apiclient.Resolved{Mailbox: apiclient.Mailbox{Address: login + "@" + domain, State: apiclient.StateActive}}, nil
 }
 
 // resolved is what ResolveMailbox answers for a fake whose LookupMailbox

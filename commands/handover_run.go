@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -56,9 +57,19 @@ func (c *Core) handOver(ctx context.Context, res Result, reqID string) Result {
 func (c *Core) offer(ctx context.Context, h Handover) bool {
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	if err := c.store.OfferHandover(ectx, h); err != nil {
+	voided, err := c.store.OfferHandover(ectx, h)
+	switch {
+	case errors.Is(err, ErrHandoverExists):
+		// Offered before a restart: its message is not posted twice.
+		c.logger.Info("hand-over offered before: not posted again", zap.String("handover_id", h.ID))
+		return true
+	case err != nil:
 		// The click records it when the store knows it not.
 		c.logger.Warn("hand-over not recorded", zap.String("handover_id", h.ID), zap.Error(err))
+	}
+	if c.showVoided(ectx, voided, h.ID) {
+		c.logger.Warn("hand-over not posted: a later one of its mailbox is open", zap.String("handover_id", h.ID))
+		return false
 	}
 	ref, err := c.msgr.OfferHandover(ectx, c.handoverView(HandoverRecord{Handover: h, State: HandoverStateOffered}))
 	if err != nil {

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,7 +31,8 @@ func (r *importRun) row(ctx context.Context, i int) {
 	}
 	row := r.rec.Rows[i]
 	op := Operation{Action: ActionAddMailbox, Domain: row.Domain, Login: row.Login, For: row.Owner, Reason: r.rec.Reason,
-		Name: strings.TrimSpace(row.Given + " " + row.Family)}
+		Person: apiclient.PersonName{Given: row.Given, Family: row.Family}}
+	op.Name = op.Person.Full()
 	if st == RowClaimed { // claimed by a runner that stopped: its answer may be lost
 		if to, detail, done := r.lookUp(ctx, op); done {
 			r.finishRow(ctx, i, to, detail)
@@ -63,9 +63,8 @@ func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string,
 	_, err := c.at(op.Domain).LookupMailbox(ctx, op.Domain, op.Login)
 	switch {
 	case err == nil:
-		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
-			Action: ActionAddMailbox, Provider: c.nameAt(op.Domain), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For,
-			Outcome: OutcomeOK, Code: "found_after_restart"}
+		e := r.entry(op)
+		e.Outcome, e.Code = OutcomeOK, "found_after_restart"
 		ectx, cancel := detach(ctx)
 		defer cancel()
 		if err := c.store.Record(ectx, e); err != nil {
@@ -98,8 +97,7 @@ func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
 			return RowFailed, why
 		}
 		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
-		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
-			Action: ActionAddMailbox, Provider: n.Provider, Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For}
+		e := r.entry(op)
 		id, err := c.store.Begin(ctx, e)
 		if c.storeFailed(err, "begin") {
 			return RowFailed, codeWords[CodeStore]
@@ -126,6 +124,13 @@ func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
 		}
 		return RowFailed, rowWhy(res.Notice)
 	}
+}
+
+// entry is the audit entry of a row's add.
+func (r *importRun) entry(op Operation) AuditEntry {
+	e := r.c.entry(EventRun, r.rec.ID, r.rec.Requester, ActionAddMailbox, op.Domain, op.Login)
+	e.Deciders, e.Reason, e.HandedTo = r.deciders, op.Reason, op.For
+	return e
 }
 
 // rowWhy is why a row failed, in words.

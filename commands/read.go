@@ -144,10 +144,10 @@ func (c *Core) domainStatus(ctx context.Context, actor, domain string) Reply {
 	}
 	d, verified := c.verifyIfPublished(ctx, actor, d)
 	r := Reply{Title: "Domain " + displayDomain(domain) + " at " + c.titleAt(domain)}
-	secretName := ""
+	var verify *apiclient.Record
 	switch {
 	case d.Meaning != "":
-		secretName = c.meaningStatus(&r, domain, d)
+		verify = c.meaningStatus(&r, domain, d)
 	case !c.at(domain).Capabilities().VerifiesOwnership:
 		r.Fields = append(r.Fields, Field{Label: "State", Value: map[bool]string{true: "active", false: "inactive"}[d.Status == "active"]},
 			Field{Label: "Mailboxes", Value: countOf(d.Mailboxes, d.MaxMailboxes)})
@@ -155,25 +155,26 @@ func (c *Core) domainStatus(ctx context.Context, actor, domain string) Reply {
 		c.verificationStatus(&r, domain, d)
 		r.Text = verified
 	}
-	r.Buttons = []Button{c.checkButton(domain, secretName)}
+	r.Buttons = []Button{c.checkButton(domain, verify)}
 	return r
 }
 
 // meaningStatus puts on r the status of a domain whose provider says what
-// its state means, with its stage and secrets; it returns the secrets' name.
-func (c *Core) meaningStatus(r *Reply, domain string, d *apiclient.Domain) (secretName string) {
+// its state means, with its stage and secrets; it returns the secrets'
+// DNS record, for the Check DNS button.
+func (c *Core) meaningStatus(r *Reply, domain string, d *apiclient.Domain) (verify *apiclient.Record) {
 	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, c.at(domain).Capabilities())})
 	if d.Stage != "" {
 		r.Fields = append(r.Fields, Field{Label: "Stage", Value: d.Stage})
 	}
 	if d.Secrets != nil {
-		secretName = d.Secrets.Name
+		verify = d.Secrets.Record
 		r.Fields = append(r.Fields,
 			Field{Label: "Secret name", Value: d.Secrets.Name, Secret: true},
 			Field{Label: "Secret content", Value: d.Secrets.Content, Secret: true})
 		r.Note = "Only you can see the secrets."
 	}
-	return secretName
+	return verify
 }
 
 // verificationStatus puts on r whether a domain's ownership is verified,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"go.uber.org/zap"
 
@@ -43,23 +42,29 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
+	r, err := c.resolve(ctx, op)
+	if err != nil || r.refusal != nil {
+		return c.refusedTarget(n, r, err)
+	}
+	op, n.Op = r.op, r.op
 	if res, refused := c.refuseHandover(ctx, n); refused {
 		return res
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: reqID, Event: runEvent(op), Actor: actor, Deciders: deciders,
-		Action: op.Action, Provider: n.Provider, Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For, To: op.To}
+	e := c.entry(runEvent(op), reqID, actor, op.Action, op.Domain, op.Login)
+	e.Deciders, e.Provider, e.Reason, e.HandedTo, e.To = deciders, n.Provider, op.Reason, op.For, op.To
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		n.Code, n.NothingDone = CodeStore, true
 		c.logResult(n, err)
 		return Result{Reply: replyStoreDown, Notice: n}
 	}
-	res, err := c.perform(ctx, n)
+	res, err := c.perform(ctx, n, r.mailbox)
 	if err != nil {
 		res = cutOff(ctx, c.failure(n, err))
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
+	c.voidHandovers(ctx, res.Notice)
 	if op.For != "" {
 		res = c.handOver(ctx, res, reqID)
 	}
@@ -69,7 +74,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 // complete records the outcome of the audit entry id.
 func (c *Core) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
 	e.Outcome, e.Status, e.Stage, e.Code = OutcomeOK, n.Status, n.Stage, n.Code
-	e.UID, _ = strconv.ParseInt(n.UID, 10, 64) // 0 where the provider has no numeric uid
+	e.UID = n.UID
 	switch {
 	case n.Uncertain:
 		e.Outcome = OutcomeUnknown
@@ -94,21 +99,22 @@ func (r Result) label() string {
 	return LabelError
 }
 
-// perform carries out n's operation on the provider.
-func (c *Core) perform(ctx context.Context, n Notice) (Result, error) {
+// perform carries out n's operation on the provider; target is the
+// mailbox the resolve step found for it, if any.
+func (c *Core) perform(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	switch n.Op.Action {
 	case ActionRegisterDomain:
 		return c.register(ctx, n)
 	case ActionAddMailbox:
 		return c.addMailbox(ctx, n)
 	case ActionResetPassword:
-		return c.resetPassword(ctx, n)
+		return c.resetPassword(ctx, n, target)
 	case ActionBlock, ActionUnblock:
-		return c.setLogin(ctx, n)
+		return c.setLogin(ctx, n, target)
 	case ActionAliasAdd, ActionAliasRemove:
 		return c.changeAlias(ctx, n)
 	case ActionOffboard:
-		return c.offboard(ctx, n)
+		return c.offboard(ctx, n, target)
 	}
 	return Result{}, fmt.Errorf("commands: no way to run %q", n.Op.Action)
 }
@@ -158,8 +164,12 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 // add creates op's mailbox at p, with op's name where one was given and
 // p keeps names.
 func (c *Core) add(ctx context.Context, p Provider, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
-	if na, ok := p.(NamedAdder); ok && op.Name != "" {
-		return na.AddNamedMailbox(ctx, op.Domain, op.Login, op.Name, pw, force)
+	name := op.Person
+	if name == (apiclient.PersonName{}) {
+		name = apiclient.NameOf(op.Name)
+	}
+	if na, ok := p.(NamedAdder); ok && name.Full() != "" {
+		return na.AddNamedMailbox(ctx, op.Domain, op.Login, name, pw, force)
 	}
 	return p.AddMailbox(ctx, op.Domain, op.Login, pw, force)
 }

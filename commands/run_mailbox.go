@@ -11,9 +11,10 @@ import (
 // retries an attempt whose answer was lost as it is, with the same
 // password; when it never confirms, the requester still gets that
 // password, with the warning that it may not be set, so that no password
-// is set that nobody was given.
-func (c *Core) resetPassword(ctx context.Context, n Notice) (Result, error) {
-	n, _, refused, err := c.lookupTarget(ctx, n)
+// is set that nobody was given. Without a target from the resolve step
+// (a hand-over's click), it resolves the mailbox first.
+func (c *Core) resetPassword(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
+	n, _, refused, err := c.lookupTarget(ctx, n, target)
 	if refused != nil || err != nil {
 		return deref(refused), err
 	}
@@ -50,9 +51,9 @@ func (c *Core) setPassword(ctx context.Context, n Notice) (Result, error) {
 
 // setLogin blocks or unblocks the mailbox's logins, and says what the
 // provider does with its mail meanwhile.
-func (c *Core) setLogin(ctx context.Context, n Notice) (Result, error) {
+func (c *Core) setLogin(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	enable := n.Op.Action == ActionUnblock
-	n, m, refused, err := c.lookupTarget(ctx, n)
+	n, m, refused, err := c.lookupTarget(ctx, n, target)
 	if refused != nil || err != nil {
 		return deref(refused), err
 	}
@@ -113,30 +114,23 @@ func stateWords(s apiclient.MailboxState) string {
 	return string(s)
 }
 
-// lookupTarget reads n's mailbox before it is changed, where that is
-// needed (m is nil where it is not): before a block or unblock, which
-// change nothing for a mailbox that already is as asked. Where users have their own address
-// (OwnAddresses), n's operation is made to name that address, which the
-// allow-list must have: else the result is a refusal and nothing is
-// changed.
-func (c *Core) lookupTarget(ctx context.Context, n Notice) (Notice, *apiclient.Mailbox, *Result, error) {
-	own := c.of(n).Capabilities().OwnAddresses
-	if !own && n.Op.Action == ActionResetPassword {
-		return n, nil, nil, nil
+// lookupTarget is the mailbox of n that the resolve step found (target),
+// or, without one, the resolve step run now: a refusal (an alias, an
+// administrator) is the result, with nothing changed.
+func (c *Core) lookupTarget(ctx context.Context, n Notice, target *apiclient.Resolved) (Notice, *apiclient.Mailbox, *Result, error) {
+	if target != nil {
+		return n, &target.Mailbox, nil, nil
 	}
-	m, err := c.of(n).LookupMailbox(ctx, n.Op.Domain, n.Op.Login)
+	r, err := c.resolve(ctx, n.Op)
 	if err != nil {
 		return n, nil, nil, err
 	}
-	if !own {
-		return n, m, nil, nil
+	if r.refusal != nil {
+		res := c.refusedTarget(n, r, nil)
+		return n, nil, &res, nil
 	}
-	n.Op = ownAddress(n.Op, m)
-	if ue := c.checkAllowed(CmdMailbox, n.Op.Domain, n.Op.Target()); ue != nil {
-		n.Code, n.Detail = CodeInvalid, "the mailbox's own address is outside the allow-list"
-		return n, m, &Result{Reply: usageReply(ue), Notice: n}, nil
-	}
-	return n, m, nil, nil
+	n.Op = r.op
+	return n, &r.mailbox.Mailbox, nil, nil
 }
 
 // checkNewAddress asks a provider that chooses a new mailbox's address

@@ -52,8 +52,8 @@ func (c *Core) verifyIfPublished(ctx context.Context, actor string, d *apiclient
 	default:
 		return d, "mailbot could not look the TXT record up in DNS: ask for the status again later."
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Event: EventVerify, Actor: actor, Action: ActionDomainStatus,
-		Provider: c.nameAt(d.Name), Domain: d.Name, Outcome: OutcomeOK}
+	e := c.entry(EventVerify, "", actor, ActionDomainStatus, d.Name, "")
+	e.Outcome = OutcomeOK
 	got, err := v.VerifyDomain(ctx, d.Name)
 	var said string
 	switch {
@@ -89,7 +89,7 @@ func codeOf(err error) string {
 // txt, as the DNS checklist sees it: StateOK, StateMissing, or StateError
 // when it could not be looked up.
 func (c *Core) txtPublished(ctx context.Context, domain, txt string) dnscheck.State {
-	cl := c.cfg.DNS.Check(ctx, domain, dnscheck.Expect{VerifyTXT: txt})
+	cl := c.cfg.DNS.Check(ctx, domain, dnscheck.Expect{Records: []apiclient.Record{apiclient.VerifyTXT(txt)}})
 	for _, it := range cl.Items {
 		if it.Kind == dnscheck.KindVerification {
 			return it.State

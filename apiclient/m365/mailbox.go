@@ -78,12 +78,11 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string,
 	return c.addUser(ctx, domain, login, newUser{DisplayName: login}, password, forceChange)
 }
 
-// AddNamedMailbox is AddMailbox with the person's name from the add form:
-// the display name, and given and family names split on its last space
-// ([apiclient.SplitName]).
-func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
-	given, family := apiclient.SplitName(name)
-	display := strings.TrimSpace(name)
+// AddNamedMailbox is AddMailbox with the person's given and family names,
+// and the two together as the display name.
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	given, family := name.Given, name.Family
+	display := name.Full()
 	if display == "" {
 		display = login
 	}

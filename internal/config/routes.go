@@ -131,7 +131,7 @@ func (c *Config) unreachable(patterns []string) error {
 
 // checkRoutes parses MAILBOT_ROUTES into c.routes.
 func (c *Config) checkRoutes() error {
-	routes, err := ParseRoutes(c.RoutesSpec, c.providers)
+	routes, err := ParseRoutes(c.RoutesSpec, c.providerNames())
 	if err != nil {
 		return err
 	}

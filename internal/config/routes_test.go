@@ -96,9 +96,9 @@ func FuzzParseRoutes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if routes, err := ParseRoutes(s, testProviders); err == nil {
+		if routes, err := ParseRoutes(s, names(testProviders)); err == nil {
 			for _, r := range routes {
-				if p, err := normalisePattern(r.Pattern); err != nil || p != r.Pattern || !containsString(testProviders, r.Provider) {
+				if p, err := normalisePattern(r.Pattern); err != nil || p != r.Pattern || !containsString(names(testProviders), r.Provider) {
 					t.Errorf("ParseRoutes(%q) accepted %+v", s, r)
 				}
 			}
