@@ -33,7 +33,7 @@ type serveMetrics struct {
 	bot        *bot.Metrics
 	provider   *providerMetrics            // MAILBOT_PROVIDER's
 	providers  map[string]*providerMetrics // every provider in use, by name
-	databaseUp *metrics.Gauge // nil without MAILBOT_DATABASE_URL
+	databaseUp *metrics.Gauge              // nil without MAILBOT_DATABASE_URL
 }
 
 // newServeMetrics registers serve's series, those of provider's calls

@@ -73,10 +73,10 @@ func listenHealth(ctx context.Context, cfg *config.Config, ready *atomic.Pointer
 // serveDeps are what the bot is built from: the metered providers, the
 // Slack client and the identity Slack authenticated it as, and the store.
 type serveDeps struct {
-	router   *commands.Router
-	api      *bot.Client
-	auth     *bot.Auth
-	store    commands.Store
+	router *commands.Router
+	api    *bot.Client
+	auth   *bot.Auth
+	store  commands.Store
 }
 
 // serveParts checks the provider, authenticates with Slack and opens the
