@@ -185,3 +185,7 @@ func (p *meteredProvider) LookupMailbox(ctx context.Context, domain, login strin
 func (p *meteredProvider) ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error) {
 	return metered(p, apiclient.OpList, func() (*apiclient.Page, error) { return p.Provider.ListMailboxes(ctx, domain, cursor, limit) })
 }
+
+func (p *meteredProvider) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
+	return metered(p, apiclient.OpResolve, func() (*apiclient.Resolved, error) { return p.Provider.ResolveMailbox(ctx, domain, login) })
+}

@@ -13,6 +13,7 @@ const (
 	ProviderYandex360 = "yandex360"
 	ProviderMailcow   = "mailcow"
 	ProviderGoogle    = "google"
+	ProviderM365      = "m365"
 )
 
 // Op is an operation on a provider, named alike for every provider (in
@@ -32,6 +33,7 @@ const (
 	OpCheck        Op = "check"    // a read call at start that proves the credentials
 	OpDNS          Op = "dns"      // what the domain's DNS must publish (a DKIM key, a verification code)
 	OpVerify       Op = "verify"   // ask the provider to check a domain's ownership record now
+	OpResolve      Op = "resolve"  // find the mailbox an address names, before a command acts on it
 )
 
 // The alias operations of a provider that has aliases.
@@ -44,7 +46,7 @@ const (
 
 // Ops lists every operation, for metrics that start every series at 0.
 func Ops() []Op {
-	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS, OpVerify,
+	return []Op{OpRegister, OpDomainStatus, OpAdd, OpReset, OpBlock, OpUnblock, OpList, OpLookup, OpCheck, OpDNS, OpVerify, OpResolve,
 		OpAliasAdd, OpAliasRemove, OpAliasMove, OpAliases}
 }
 
@@ -221,6 +223,14 @@ type Capabilities struct {
 	// organisation (Yandex 360), not one address; its domain must be one
 	// of the organisation's.
 	OrgWideAliases bool
+	// ReadOnlyAliases: the provider's API can read a mailbox's aliases but
+	// not change them (Microsoft Graph's proxyAddresses): alias add and
+	// remove, and an offboarding to a successor, are refused before any
+	// call.
+	ReadOnlyAliases bool
+	// AliasConsole, with ReadOnlyAliases, names where aliases are changed
+	// instead ("the Exchange admin center").
+	AliasConsole string
 }
 
 // Domain is a provider's view of a domain.
@@ -298,6 +308,27 @@ type Mailbox struct {
 	PasswordChangeRequired bool
 	// Warnings are a partial success's notes.
 	Warnings []string
+}
+
+// Resolved is the mailbox that an address names, as the provider sees it
+// (ResolveMailbox): the mailbox itself, with its own address, and whether
+// the address asked for was only another name of it, and whether it is
+// an account mailbot must leave alone.
+type Resolved struct {
+	// Mailbox is the mailbox the address delivers to: Address is its own
+	// (primary) address as the provider gives it; UID and State where
+	// the provider reads them. For an alias that delivers to several
+	// mailboxes (mailcow), Address lists them, comma-separated.
+	Mailbox
+	// Alias: the address asked for is not the mailbox's own but an alias
+	// or other name of it (a Google alias, a mailcow alias, a Yandex 360
+	// user's name in another domain of the organisation).
+	Alias bool
+	// Admin: the provider reports the mailbox as an administrator.
+	Admin bool
+	// ActsAs: the mailbox is the account mailbot itself acts as (Google's
+	// GOOGLE_ADMIN).
+	ActsAs bool
 }
 
 // Page is one page of a domain's mailboxes.

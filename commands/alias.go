@@ -127,10 +127,29 @@ func (c *Core) checkAliasOp(op Operation, fix string) *UsageError {
 		return &UsageError{Command: CmdMailbox,
 			Problem: capitalise(c.providerName()) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent."}
 	}
+	if caps := c.api.Capabilities(); caps.ReadOnlyAliases {
+		return readOnlyAliases(op, caps)
+	}
 	if op.To == "" {
 		return nil
 	}
 	return c.checkTo(op, refuse)
+}
+
+// readOnlyAliases refuses, before any call, an alias change or an
+// offboarding to a successor on a provider whose API only reads aliases.
+func readOnlyAliases(op Operation, caps apiclient.Capabilities) *UsageError {
+	where := "the provider's own console"
+	if caps.AliasConsole != "" {
+		where = caps.AliasConsole
+	}
+	if op.Action == ActionOffboard {
+		return &UsageError{Command: CmdMailbox, Problem: "mailbot can read the aliases of " + caps.Title + " mailboxes but not move them, " +
+			"so it cannot give them to a successor: move them in " + where + ". Offboard without \"to\" to block the mailbox. Nothing was sent.",
+			Fix: "/mailbox offboard " + op.Target()}
+	}
+	return &UsageError{Command: CmdMailbox, Problem: "mailbot can read the aliases of " + caps.Title + " mailboxes but not add or remove them: " +
+		"change them in " + where + ". Nothing was sent."}
 }
 
 // checkTo checks op.To: an address by the rules of the mailbox commands,

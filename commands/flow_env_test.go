@@ -446,3 +446,16 @@ func (d *downStore) Audit(ctx context.Context, since time.Time, limit int, newes
 
 // errNotDelivered is the recording messenger's failure to deliver.
 var errNotDelivered = errors.New("no route reached the person: response_url expired, chat.postEphemeral not_in_channel")
+
+func (f *fakeProvider) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
+	return resolved(f.LookupMailbox(ctx, domain, login))
+}
+
+// resolved is what ResolveMailbox answers for a fake whose LookupMailbox
+// answered m or err: the mailbox itself, no alias, no administrator.
+func resolved(m *apiclient.Mailbox, err error) (*apiclient.Resolved, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &apiclient.Resolved{Mailbox: *m}, nil
+}

@@ -371,3 +371,7 @@ func TestImportRowNamesReachTheProvider(t *testing.T) {
 		t.Errorf("bob was added with the name %v, want none", got)
 	}
 }
+
+func (m *mailboxes) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
+	return resolved(m.LookupMailbox(ctx, domain, login))
+}

@@ -444,3 +444,7 @@ func TestLoginRuleThroughAWrapper(t *testing.T) {
 		t.Errorf("add 123 behind a wrapper of a provider that takes it: verdict %v (%s)", d.Step, d.Reply.Text)
 	}
 }
+
+func (w *worldAPI) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
+	return resolved(w.LookupMailbox(ctx, domain, login))
+}

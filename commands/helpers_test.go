@@ -191,3 +191,16 @@ func pddDomain(domain, s string) *apiclient.Domain {
 	return &apiclient.Domain{Name: domain, Status: s, Meaning: pdd.Status(s).Meaning(),
 		Verified: s != pdd.StatusDomainActivate, MailFlows: s == pdd.StatusAdded}
 }
+
+// resolved is what ResolveMailbox answers for a fake whose LookupMailbox
+// answered m or err: the mailbox itself, no alias, no administrator.
+func resolved(m *apiclient.Mailbox, err error) (*apiclient.Resolved, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &apiclient.Resolved{Mailbox: *m}, nil
+}
+
+func (f *fakeAPI) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
+	return resolved(f.LookupMailbox(ctx, domain, login))
+}

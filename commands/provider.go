@@ -47,6 +47,15 @@ type Provider interface {
 	// LookupMailbox reads login@domain; a mailbox that does not exist is
 	// an *apiclient.Error of ClassRefused with ReasonNotFound.
 	LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error)
+	// ResolveMailbox finds the mailbox that login@domain names, before a
+	// command acts on an existing mailbox: its own address, ID and state,
+	// whether login@domain is only an alias or other name of it, and
+	// whether the provider reports it as an administrator or it is the
+	// account mailbot acts as. It changes nothing. An address that names
+	// no mailbox is an *apiclient.Error of ClassRefused with
+	// ReasonNotFound; a provider without aliases or an admin flag answers
+	// as LookupMailbox does, with both false.
+	ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error)
 	// ListMailboxes returns the page of domain's mailboxes that cursor
 	// names ("" for the first), at most limit of them where the provider
 	// pages; it never loads more than a page from a provider that pages.

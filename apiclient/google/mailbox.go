@@ -19,6 +19,8 @@ type userJSON struct {
 	PrimaryEmail              string `json:"primaryEmail"`
 	Suspended                 bool   `json:"suspended"`
 	ChangePasswordAtNextLogin bool   `json:"changePasswordAtNextLogin"`
+	IsAdmin                   bool   `json:"isAdmin"`
+	IsDelegatedAdmin          bool   `json:"isDelegatedAdmin"`
 }
 
 func (u *userJSON) mailbox() *apiclient.Mailbox {

@@ -211,9 +211,14 @@ func listed(login string, uid json.Number, enabled, domain string) apiclient.Mai
 // LookupMailbox reads email/list a page at a time until it finds login:
 // PDD has no call that reads one mailbox (email/edit would change it).
 func (a *Adapter) LookupMailbox(ctx context.Context, domain, login string) (*apiclient.Mailbox, error) {
+	return a.lookup(ctx, apiclient.OpLookup, domain, login)
+}
+
+// lookup is LookupMailbox as op.
+func (a *Adapter) lookup(ctx context.Context, op apiclient.Op, domain, login string) (*apiclient.Mailbox, error) {
 	want := address("", login, domain)
 	for page := 1; ; page++ {
-		r, err := a.listPage(ctx, apiclient.OpLookup, domain, page, lookupOnPage)
+		r, err := a.listPage(ctx, op, domain, page, lookupOnPage)
 		if err != nil {
 			return nil, err
 		}
@@ -223,7 +228,7 @@ func (a *Adapter) LookupMailbox(ctx context.Context, domain, login string) (*api
 			}
 		}
 		if page >= r.Pages || len(r.Accounts) == 0 {
-			e := a.c.Fail(apiclient.OpLookup, apiclient.ClassRefused, http.StatusOK, "", "no such mailbox in this domain")
+			e := a.c.Fail(op, apiclient.ClassRefused, http.StatusOK, "", "no such mailbox in this domain")
 			e.Reason = apiclient.ReasonNotFound
 			return nil, e
 		}
@@ -241,3 +246,14 @@ const (
 	OpListMailboxes      Op = "email/list"
 	OpRegistrationStatus Op = "domain/registration_status"
 )
+
+// ResolveMailbox finds login@domain as LookupMailbox does: PDD has no
+// aliases that mailbot uses and no administrator flag, so an address
+// names its own mailbox or none.
+func (a *Adapter) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
+	m, err := a.lookup(ctx, apiclient.OpResolve, domain, login)
+	if err != nil {
+		return nil, err
+	}
+	return &apiclient.Resolved{Mailbox: *m}, nil
+}

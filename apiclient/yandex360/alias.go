@@ -217,7 +217,7 @@ func (c *Client) deleteAlias(ctx context.Context, op apiclient.Op, id userID, lo
 // scanUsers pages through the users until found says to stop.
 func (c *Client) scanUsers(ctx context.Context, op apiclient.Op, found func(u *userJSON) bool) error {
 	for page := 1; page <= maxPages; page++ {
-		l, err := c.users(ctx, op, page, perPage)
+		l, err := c.users(ctx, op, page, usersPerPage)
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,10 @@
 //     domain list first, so that nothing happens for a domain of another
 //     organisation.
 //   - There is no look-up by address: a user is found by paging through the
-//     user list (100 a page); a list call reads one page.
+//     user list (1,000 a page, the most it gives); a list call reads one
+//     page.
+//   - Every call needs a permission of the token (permission.go): a 403
+//     names the one the call needed.
 //   - A failure is an HTTP status with {code, message}: 401 and 403 are
 //     refused credentials, 429 and 5xx temporary (a 5xx to a create is
 //     uncertain), 400, 404 and 409 refusals (invalid, not found, exists),
@@ -44,10 +47,14 @@ const DefaultBaseURL = "https://api360.yandex.net"
 // RootDepartment is the department of new users unless told otherwise.
 const RootDepartment = 1
 
-// perPage is how many users or domains a look-up reads a page.
+// perPage is how many domains a look-up reads a page.
 const perPage = 100
 
-// maxPages bounds a look-up that pages (100 × 1000 users).
+// usersPerPage is how many users a look-up reads a page: the most the
+// user list gives [UserService_List].
+const usersPerPage = 1000
+
+// maxPages bounds a look-up that pages (1000 × 1000 users).
 const maxPages = 1000
 
 // Settings are the client's choices beyond the credentials.
@@ -131,8 +138,12 @@ func read(caller *apiclient.Caller, r request, res *apiclient.Response) error {
 	if res.Status >= 200 && res.Status < 300 {
 		return caller.DecodeJSON(r, res, complete)
 	}
+	message := errorMessage(res.Status, res.Body, caller.Secrets())
+	if res.Status == http.StatusForbidden {
+		message = forbidden(r.Method, r.Path, message)
+	}
 	e := caller.Fail(r.Op, apiclient.StatusClass(res.Status, r.Create), res.Status,
-		"HTTP "+strconv.Itoa(res.Status), errorMessage(res.Status, res.Body, caller.Secrets()))
+		"HTTP "+strconv.Itoa(res.Status), message)
 	e.Reason = reasonOf(res.Status)
 	e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
 	return e

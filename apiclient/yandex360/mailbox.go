@@ -39,6 +39,7 @@ type userJSON struct {
 	Email       string   `json:"email"`
 	IsEnabled   bool     `json:"isEnabled"`
 	IsDismissed bool     `json:"isDismissed"`
+	IsAdmin     bool     `json:"isAdmin"`
 	Aliases     []string `json:"aliases"` // local parts
 }
 
@@ -201,7 +202,7 @@ func (c *Client) LookupMailbox(ctx context.Context, domain, login string) (*apic
 }
 
 // ListMailboxes reads one page of the organisation's users, at most limit
-// (1 to 100) of them, once the domain is found among the organisation's.
+// (1 to 1,000) of them, once the domain is found among the organisation's.
 // The cursor is the page number; addresses are the users' email, at the
 // organisation's default domain.
 func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit int) (*apiclient.Page, error) {
@@ -217,7 +218,7 @@ func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit
 	if _, err := c.orgDomain(ctx, op, domain); err != nil {
 		return nil, err
 	}
-	l, err := c.users(ctx, op, page, min(max(limit, 1), perPage))
+	l, err := c.users(ctx, op, page, min(max(limit, 1), usersPerPage))
 	if err != nil {
 		return nil, err
 	}
@@ -257,22 +258,24 @@ func (c *Client) orgDomain(ctx context.Context, op apiclient.Op, domain string) 
 // findUser pages through the users for the nickname login, in any letter
 // case, once the domain is found among the organisation's.
 func (c *Client) findUser(ctx context.Context, op apiclient.Op, domain, login string) (*userJSON, error) {
+	return c.findUserBy(ctx, op, domain, login, func(u *userJSON) bool { return strings.EqualFold(u.Nickname, login) })
+}
+
+// findUserBy pages through the users for the first that match takes, once
+// the domain is found among the organisation's; none is not found.
+func (c *Client) findUserBy(ctx context.Context, op apiclient.Op, domain, login string, match func(*userJSON) bool) (*userJSON, error) {
 	if _, err := c.orgDomain(ctx, op, domain); err != nil {
 		return nil, err
 	}
-	for page := 1; page <= maxPages; page++ {
-		l, err := c.users(ctx, op, page, perPage)
-		if err != nil {
-			return nil, err
+	var found *userJSON
+	err := c.scanUsers(ctx, op, func(u *userJSON) bool {
+		if match(u) {
+			found = u
 		}
-		for i := range l.Users {
-			if strings.EqualFold(l.Users[i].Nickname, login) {
-				return &l.Users[i], nil
-			}
-		}
-		if page >= l.Pages || len(l.Users) == 0 {
-			break
-		}
+		return found != nil
+	})
+	if err != nil || found != nil {
+		return found, err
 	}
 	return nil, c.refuse(op, apiclient.ReasonNotFound, fmt.Sprintf("the organisation has no user %q", login))
 }

@@ -226,7 +226,7 @@ func withAda(t *testing.T, e *env) {
 func simState(e *env) y360sim.MailboxInfo { m, _ := e.sim.Mailbox("ada@example.org"); return m }
 
 var operations = []operation{
-	{"check", 1, 1, false, nil, func(ctx context.Context, c *yandex360.Client) error { return c.Check(ctx) }, nil},
+	{"check", 1, 2, false, nil, func(ctx context.Context, c *yandex360.Client) error { return c.Check(ctx) }, nil},
 	{"register", 1, 2, true, nil, func(ctx context.Context, c *yandex360.Client) error {
 		_, err := c.RegisterDomain(ctx, "new.example")
 		return err

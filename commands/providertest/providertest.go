@@ -50,7 +50,11 @@
 //     never more than the limit on a page of a provider that pages), with
 //     the sandbox's own record as the oracle (the stored password, the
 //     state, the force-change flag where the provider has one, the UID
-//     where it has UIDs). An add sends one write.
+//     where it has UIDs). An add sends one write ([Env.Writes] where the
+//     provider needs more).
+//   - ResolveMailbox of a plain mailbox is the mailbox itself (its own
+//     address, UID and state; no alias, no administrator), and of an
+//     address that names nothing ReasonNotFound; both only read.
 //   - MailDNS returns the MX host and SPF rule beside the error when its
 //     read fails (refused credentials) or is answered late (a timeout of
 //     its own, apiclient.MailDNSTimeout, before the client's).
@@ -121,7 +125,23 @@ type Env struct {
 	Connect func(baseURL string, valid bool, opts ...apiclient.Option) (commands.Provider, error)
 	// Secrets are the credentials Connect uses: no error may show them.
 	Secrets []string
+	// Writes are how many writes an add and a block send where the
+	// provider needs more than one (zero: one).
+	Writes Writes
 }
+
+// Writes are the writes of an operation that takes several steps at the
+// provider (Microsoft 365: a user, then its licence; accountEnabled, then
+// the sessions revoked).
+type Writes struct {
+	Add, Block int
+}
+
+// add is the writes of an add, at least 1.
+func (w Writes) add() int { return max(w.Add, 1) }
+
+// block is the writes of a block, at least 1.
+func (w Writes) block() int { return max(w.Block, 1) }
 
 // Harness makes a fresh [Env] for each test.
 type Harness struct {

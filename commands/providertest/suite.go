@@ -41,6 +41,7 @@ func Run(t *testing.T, h Harness) {
 		{"SetLoginEnabled", testSetLoginEnabled},
 		{"LookupMailbox", testLookupMailbox},
 		{"UnknownMailbox", testUnknownMailbox},
+		{"ResolvePlain", testResolvePlain},
 		{"ListMailboxes", testListMailboxes},
 		{"CredentialsRefused", testCredentialsRefused},
 		{"TooManyRequests", testTooManyRequests},

@@ -85,6 +85,13 @@ func (c *Config) valueChecks() []check {
 		{v(&c.GoogleAdmin), checkEmail(c.GoogleAdmin)},
 		{v(&c.GoogleCustomer), matchAll(nonEmpty(c.GoogleCustomer), googleCustomerID.MatchString, "a customer ID such as C01abc2de or my_customer")},
 		{v(&c.GoogleBaseURL), checkURL(c.GoogleBaseURL)},
+		{v(&c.M365TenantID), checkTenant(c.M365TenantID)},
+		{v(&c.M365ClientID), checkClientID(c.M365ClientID)},
+		{v(&c.M365ClientSecret), checkBareToken(c.M365ClientSecret)},
+		{v(&c.M365License), checkLicense(c.M365License)},
+		{v(&c.M365UsageLocation), c.normaliseUsageLocation()},
+		{v(&c.M365BaseURL), checkURL(c.M365BaseURL)},
+		{v(&c.M365LoginURL), checkURL(c.M365LoginURL)},
 		{v(&c.Admins), checkAdmins(c.Admins)},
 		{v(&c.OpsChannel), matchAll(nonEmpty(c.OpsChannel), commands.IsChannelID, "a Slack channel ID such as C012AB3CD")},
 		{v(&c.ApprovalRemind), c.checkRemind()},
@@ -133,6 +140,7 @@ func (c *Config) crossChecks(sub string, files fileSources) []check {
 			"is %d, but Google Workspace (MAILBOT_PROVIDER=google) requires passwords of at least %d characters: set %d or more",
 			c.PasswordLength, google.MinPasswordLen, google.MinPasswordLen)})
 	}
+	checks = append(checks, c.m365PasswordCheck()...)
 	// With user groups the number of admins is known only at start; the
 	// shell adds its own user, an admin.
 	users := slices.Compact(slices.Sorted(slices.Values(c.adminUsers())))

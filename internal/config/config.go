@@ -52,7 +52,7 @@ type Config struct {
 	SlackAppToken       Secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
 	SlackBotToken       Secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
 	SlackAPIURL         string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
-	Provider            string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" default:"pdd" desc:"the mail-hosting API mailbot drives: pdd, yandex360, mailcow or google"`
+	Provider            string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" default:"pdd" desc:"the mail-hosting API mailbot drives: pdd, yandex360, mailcow, google or m365"`
 	PDDToken            Secret        `envconfig:"PDD_TOKEN" scope:"serve,shell" provider:"pdd" need:"serve" desc:"value of the PddToken header (the shell uses its embedded sandbox without it)"`
 	PDDBaseURL          string        `envconfig:"PDD_BASE_URL" scope:"serve,shell" provider:"pdd" default:"https://pddimp.yandex.ru" desc:"PDD API base URL"`
 	ProviderTimeout     time.Duration `envconfig:"MAILBOT_PROVIDER_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
@@ -67,6 +67,13 @@ type Config struct {
 	GoogleAdmin         string        `envconfig:"GOOGLE_ADMIN" scope:"serve,shell" provider:"google" need:"serve" desc:"the Workspace admin the service account acts as, admin@example.com"`
 	GoogleCustomer      string        `envconfig:"GOOGLE_CUSTOMER" scope:"serve,shell" provider:"google" default:"my_customer" desc:"the Workspace customer ID"`
 	GoogleBaseURL       string        `envconfig:"GOOGLE_BASE_URL" scope:"serve,shell" provider:"google" default:"https://www.googleapis.com" desc:"base of the Directory API (/admin/directory/v1/) and the Site Verification API (/siteVerification/v1/)"`
+	M365TenantID        string        `envconfig:"M365_TENANT_ID" scope:"serve,shell" provider:"m365" need:"serve" desc:"the Microsoft Entra tenant: its ID (a GUID) or a verified domain such as contoso.onmicrosoft.com (the shell uses its embedded sandbox without the M365 credentials)"`
+	M365ClientID        string        `envconfig:"M365_CLIENT_ID" scope:"serve,shell" provider:"m365" need:"serve" desc:"the app registration's application (client) ID"`
+	M365ClientSecret    Secret        `envconfig:"M365_CLIENT_SECRET" scope:"serve,shell" provider:"m365" need:"serve" desc:"the app registration's client secret (its Value)"`
+	M365License         string        `envconfig:"M365_LICENSE" scope:"serve,shell" provider:"m365" need:"serve" desc:"the licence that gives new users a mailbox: a SKU part number (EXCHANGESTANDARD) or SKU ID, checked at start"`
+	M365UsageLocation   string        `envconfig:"M365_USAGE_LOCATION" scope:"serve,shell" provider:"m365" default:"US" desc:"the two-letter country code set on new users (Microsoft requires one before a licence)"`
+	M365BaseURL         string        `envconfig:"M365_BASE_URL" scope:"serve,shell" provider:"m365" default:"https://graph.microsoft.com" desc:"base of Microsoft Graph (/v1.0/)"`
+	M365LoginURL        string        `envconfig:"M365_LOGIN_URL" scope:"serve,shell" provider:"m365" default:"https://login.microsoftonline.com" desc:"base of the token endpoint (/{tenant}/oauth2/v2.0/token)"`
 	MailcowMX           string        `envconfig:"MAILCOW_MX" scope:"serve,shell" provider:"mailcow" desc:"the MX host the DNS checklist expects; empty: the host of MAILCOW_URL (required when that is an IP address)"`
 	ForcePasswordChange bool          `envconfig:"MAILBOT_FORCE_PASSWORD_CHANGE" scope:"serve,shell" default:"true" desc:"new mailboxes and reset passwords must be changed at the next login, where the provider can require it"`
 	Admins              []string      `envconfig:"MAILBOT_ADMINS" scope:"serve,shell" need:"serve" desc:"comma-separated Slack user IDs (U..., W...) and user group IDs (S..., members are admins) allowed to run operations and decide requests"`

@@ -111,6 +111,7 @@ var providerTable = []providerKind{
 		},
 	},
 	googleKind,
+	m365Kind,
 }
 
 // Names lists MAILBOT_PROVIDER's values, the default first.

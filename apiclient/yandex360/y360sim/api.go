@@ -49,15 +49,15 @@ type orgHandler func(s *Server, o *org, r *http.Request, body []byte) reply
 
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /directory/v1/org", s.listOrgs)
-	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/users", s.orgAPI((*Server).createUser))
-	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/users", s.orgAPI((*Server).listUsers))
-	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/users/{userId}", s.orgAPI((*Server).getUser))
-	s.mux.HandleFunc("PATCH /directory/v1/org/{orgId}/users/{userId}", s.orgAPI((*Server).patchUser))
-	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/domains", s.orgAPI((*Server).addDomain))
-	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/users/{userId}/aliases", s.orgAPI((*Server).addAlias))
-	s.mux.HandleFunc("DELETE /directory/v1/org/{orgId}/users/{userId}/aliases/{alias}", s.orgAPI((*Server).deleteAlias))
-	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/domains", s.orgAPI((*Server).listDomains))
-	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/domains/{domain}/status", s.orgAPI((*Server).domainStatus))
+	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/users", s.orgAPI(WriteUsers, (*Server).createUser))
+	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/users", s.orgAPI(ReadUsers, (*Server).listUsers))
+	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/users/{userId}", s.orgAPI(ReadUsers, (*Server).getUser))
+	s.mux.HandleFunc("PATCH /directory/v1/org/{orgId}/users/{userId}", s.orgAPI(WriteUsers, (*Server).patchUser))
+	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/users/{userId}/aliases", s.orgAPI(WriteUsers, (*Server).addAlias))
+	s.mux.HandleFunc("DELETE /directory/v1/org/{orgId}/users/{userId}/aliases/{alias}", s.orgAPI(WriteUsers, (*Server).deleteAlias))
+	s.mux.HandleFunc("POST /directory/v1/org/{orgId}/domains", s.orgAPI(WriteDomains, (*Server).addDomain))
+	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/domains", s.orgAPI(ReadDomains, (*Server).listDomains))
+	s.mux.HandleFunc("GET /directory/v1/org/{orgId}/domains/{domain}/status", s.orgAPI(ReadDomains, (*Server).domainStatus))
 	s.controlRoutes()
 }
 
@@ -98,8 +98,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // orgAPI reads the body, then, under the lock, authenticates the token,
-// finds the organisation of the path and runs h.
-func (s *Server) orgAPI(h orgHandler) http.HandlerFunc {
+// checks that it has the permission need, finds the organisation of the
+// path and runs h.
+func (s *Server) orgAPI(need string, h orgHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body) // bounded by ServeHTTP
 		if err != nil {
@@ -109,8 +110,12 @@ func (s *Server) orgAPI(h orgHandler) http.HandlerFunc {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		orgs, ok := s.tokens[token(r)]
-		if !ok {
+		switch {
+		case !ok:
 			writeReply(w, unauthenticated())
+			return
+		case !permitted(s.perms[token(r)], need):
+			writeReply(w, permissionDenied())
 			return
 		}
 		id, err := strconv.ParseInt(r.PathValue("orgId"), 10, 64)
@@ -119,7 +124,7 @@ func (s *Server) orgAPI(h orgHandler) http.HandlerFunc {
 		case err != nil || o == nil:
 			writeReply(w, notFound("organization not found"))
 		case !slices.Contains(orgs, o):
-			writeReply(w, failure(http.StatusForbidden, codePermissionDenied, "Permission denied"))
+			writeReply(w, permissionDenied())
 		default:
 			writeReply(w, h(s, o, r, body))
 		}
@@ -152,8 +157,12 @@ func (s *Server) listOrgs(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	orgs, ok := s.tokens[token(r)]
-	if !ok {
+	switch {
+	case !ok:
 		writeReply(w, unauthenticated())
+		return
+	case !permitted(s.perms[token(r)], ReadOrganization):
+		writeReply(w, permissionDenied())
 		return
 	}
 	list := make([]orgJSON, 0, len(orgs))
@@ -165,10 +174,10 @@ func (s *Server) listOrgs(w http.ResponseWriter, r *http.Request) {
 
 // listPage answers a paged list: the page of items the query asks for,
 // each rendered, under key beside the paging fields.
-func listPage[T, J any](r *http.Request, key string, items []T, render func(T) J) reply {
-	from, to, fields, ok := pageOf(r, len(items))
+func listPage[T, J any](r *http.Request, key string, limit int, items []T, render func(T) J) reply {
+	from, to, fields, ok := pageOf(r, len(items), limit)
 	if !ok {
-		return invalid("page and perPage must be positive numbers")
+		return invalid("page and perPage must be positive numbers, perPage at most " + strconv.Itoa(limit))
 	}
 	out := make([]J, 0, to-from)
 	for _, it := range items[from:to] {
@@ -179,14 +188,14 @@ func listPage[T, J any](r *http.Request, key string, items []T, render func(T) J
 }
 
 // pageOf returns the bounds of the page the query asks for among n items,
-// and the list fields of the answer; ok is false for a bad page or perPage.
-func pageOf(r *http.Request, n int) (from, to int, fields map[string]any, ok bool) {
+// and the list fields of the answer; ok is false for a bad page or a
+// perPage that is not 1 to limit.
+func pageOf(r *http.Request, n, limit int) (from, to int, fields map[string]any, ok bool) {
 	page, ok1 := positive(r.URL.Query().Get("page"), 1)
 	perPage, ok2 := positive(r.URL.Query().Get("perPage"), defaultPerPage)
-	if !ok1 || !ok2 {
+	if !ok1 || !ok2 || perPage > limit {
 		return 0, 0, nil, false
 	}
-	perPage = min(perPage, maxPerPage)
 	pages := max((n+perPage-1)/perPage, 1)
 	from = n
 	if page-1 <= n/perPage { // else past the end (and the product might overflow)

@@ -134,9 +134,7 @@ func (s *Server) AddMailboxes(domainName string, n int) error {
 }
 
 func (s *Server) controlRoutes() {
-	s.mux.HandleFunc("POST /sim/account", func(w http.ResponseWriter, _ *http.Request) {
-		simkit.WriteJSON(w, http.StatusOK, s.NewAccount())
-	})
+	s.mux.HandleFunc("POST /sim/account", s.controlAccount)
 	s.mux.HandleFunc("POST /sim/fault", control(s.controlFault))
 	s.mux.HandleFunc("POST /sim/latency", control(s.controlLatency))
 	s.mux.HandleFunc("POST /sim/domain", control(func(r *http.Request) error { return s.AddDomain(r.FormValue("name")) }))
@@ -149,6 +147,22 @@ func (s *Server) controlRoutes() {
 	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
 	s.mux.HandleFunc("POST /sim/alias", control(func(r *http.Request) error { return s.AddAlias(r.FormValue("address"), r.FormValue("to")) }))
 	s.mux.HandleFunc("GET /{$}", index)
+}
+
+// controlAccount is POST /sim/account [permissions=a,b]: a new token of
+// the first organisation, with every permission or those listed.
+func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
+	if r.ParseForm() == nil && !r.Form.Has("permissions") {
+		simkit.WriteJSON(w, http.StatusOK, s.NewAccount())
+		return
+	}
+	perms := strings.FieldsFunc(r.FormValue("permissions"), func(c rune) bool { return c == ',' || c == ' ' })
+	creds, err := s.NewAccountWith(perms...)
+	if err != nil {
+		simkit.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	simkit.WriteJSON(w, http.StatusOK, creds)
 }
 
 // controlFault injects n faults of a kind (POST /sim/fault kind=&n=).
@@ -222,7 +236,7 @@ API (header Authorization: OAuth <token>, JSON):
   GET   /directory/v1/org/{orgId}/domains?page=&perPage=
   GET   /directory/v1/org/{orgId}/domains/{domain}/status
 Controls:
-  POST /sim/account                  (a new token of the first organisation)
+  POST /sim/account    [permissions=directory:read_users,…]  (a new token of the first organisation)
   POST /sim/fault      kind=429|502|reset|slow [n=1]
   POST /sim/latency    d=250ms
   GET  /sim/requests

@@ -64,7 +64,7 @@ func (s *Server) addDomain(o *org, _ *http.Request, body []byte) reply {
 
 // listDomains is GET /directory/v1/org/{orgId}/domains; s.mu is held.
 func (s *Server) listDomains(o *org, r *http.Request, _ []byte) reply {
-	return listPage(r, "domains", o.domains, o.domainJSON)
+	return listPage(r, "domains", maxDomainsPerPage, o.domains, o.domainJSON)
 }
 
 // domainStatus is GET /directory/v1/org/{orgId}/domains/{domain}/status;

@@ -148,5 +148,5 @@ func (s *Server) patchUser(o *org, r *http.Request, body []byte) reply {
 
 // listUsers is GET /directory/v1/org/{orgId}/users; s.mu is held.
 func (s *Server) listUsers(o *org, r *http.Request, _ []byte) reply {
-	return listPage(r, "users", o.users, o.userJSON)
+	return listPage(r, "users", maxUsersPerPage, o.users, o.userJSON)
 }

@@ -40,7 +40,20 @@
 //     [Server.NewOrganization] and [Server.Grant] gave it. A missing header,
 //     another scheme than OAuth or an unknown token answers 401; an
 //     organisation the token does not see answers 403; one that does not
-//     exist (or an orgId that is not a number) 404. The organisation list is
+//     exist (or an orgId that is not a number) 404.
+//   - Each token has permissions (OAuth scopes), and each call needs one
+//     [doc: the OrganizationsService, UserService and DomainService pages
+//     name them]: GET /directory/v1/org directory:read_organization (even
+//     for a client that knows its organisation's ID); reading users
+//     directory:read_users; creating or changing users and their aliases
+//     directory:write_users; reading domains and their status
+//     directory:read_domains; adding a domain directory:write_domains. A
+//     write permission includes its read permission ("view and change"
+//     [doc]). A call the token's permissions do not allow answers 403
+//     PERMISSION_DENIED, checked before the organisation, with a message
+//     that names no permission [assumed], as for an organisation the token
+//     does not see. [Server.NewAccount] has them all;
+//     [Server.NewAccountWith] (and /sim/account?permissions=) those given. The organisation list is
 //     never paged (nextPageToken is always "").
 //   - Organisations are numbered from 1000001. A sandbox starts with one
 //     organisation, "Sandbox", whose default (master) domain is example.org
@@ -65,9 +78,12 @@
 //     passwordChangeRequired is sent in a PATCH [code: Yandex.API360]: with
 //     [WithPatchRejectsForceChange] or [Server.SetPatchRejectsForceChange]
 //     the sandbox does that, and changes nothing.
-//   - Lists are ordered by creation. perPage defaults to 10 and is cut to
-//     100; page counts from 1; a page past the last is empty; a page or
-//     perPage that is not a positive number answers 400. pages is at least 1.
+//   - Lists are ordered by creation. perPage defaults to 10; its maximum
+//     is 1,000 for users [doc: UserService_List] and 100 for domains (none
+//     is published); page counts from 1; a page past the last is empty; a
+//     page or perPage that is not a positive number, or a perPage above the
+//     maximum, answers 400 (what the service does above the maximum is not
+//     published). pages is at least 1.
 //   - A domain is an ASCII host name (IDNs arrive as punycode), lower case, no
 //     trailing dot; it belongs to at most one organisation (409 for any other
 //     that adds it). A new domain is unverified: status "need-validation" with
@@ -90,7 +106,7 @@
 // (parameters in the query string or a form body; JSON answers, 400 for bad
 // input). They need no token: run the sandbox on a loopback address only.
 //
-//	POST /sim/account                       [Server.NewAccount]: {token, orgId}
+//	POST /sim/account   [permissions=a,b]   [Server.NewAccount], [Server.NewAccountWith]: {token, orgId}
 //	POST /sim/fault     kind=429|502|reset|slow[&n=1]   [Server.InjectFault]
 //	POST /sim/latency   d=250ms                         [Server.SetLatency]
 //	GET  /sim/requests                                  [Server.Requests]
@@ -115,6 +131,7 @@ package y360sim
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -123,11 +140,12 @@ import (
 
 // The sandbox's numbering and paging.
 const (
-	firstOrgID     int64  = 1_000_001
-	firstUserID    uint64 = 1<<53 + 1
-	defaultPerPage        = 10
-	maxPerPage            = 100
-	rootDepartment int64  = 1
+	firstOrgID        int64  = 1_000_001
+	firstUserID       uint64 = 1<<53 + 1
+	defaultPerPage           = 10
+	maxUsersPerPage          = 1000 // [doc: UserService_List]
+	maxDomainsPerPage        = 100  // [assumed]
+	rootDepartment    int64  = 1
 )
 
 // Server is the sandbox. It is safe for concurrent use.
@@ -135,8 +153,9 @@ type Server struct {
 	mux *http.ServeMux
 
 	mu                sync.Mutex
-	orgs              []*org            // in order of creation
-	tokens            map[string][]*org // the organisations each token sees
+	orgs              []*org              // in order of creation
+	tokens            map[string][]*org   // the organisations each token sees
+	perms             map[string][]string // each token's permissions
 	nextUserID        uint64
 	faults            simkit.Faults[string]   // and the latency
 	arrivals          simkit.Arrivals[string] // and the OnRequest hook
@@ -188,7 +207,7 @@ func WithPatchRejectsForceChange() Option {
 // New returns a sandbox with one organisation and its verified default
 // domain, seen by no token yet ([Server.NewAccount]).
 func New(opts ...Option) *Server {
-	s := &Server{tokens: map[string][]*org{}, nextUserID: firstUserID, defaultDomain: "example.org"}
+	s := &Server{tokens: map[string][]*org{}, perms: map[string][]string{}, nextUserID: firstUserID, defaultDomain: "example.org"}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -204,11 +223,23 @@ type Credentials struct {
 	OrgID int64  `json:"orgId"`
 }
 
-// NewAccount returns a new token that sees the first organisation.
+// NewAccount returns a new token that sees the first organisation, with
+// every permission ([AllPermissions]).
 func (s *Server) NewAccount() Credentials {
+	creds, _ := s.NewAccountWith(AllPermissions...) // they are known
+	return creds
+}
+
+// NewAccountWith returns a new token that sees the first organisation and
+// has the permissions perms alone (of [AllPermissions] and
+// directory:write_organization).
+func (s *Server) NewAccountWith(perms ...string) (Credentials, error) {
+	if err := checkPermissions(perms); err != nil {
+		return Credentials{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.newToken(s.orgs[0])
+	return s.newToken(s.orgs[0], perms), nil
 }
 
 // NewOrganization adds an organisation whose default domain is
@@ -220,7 +251,7 @@ func (s *Server) NewOrganization(name, defaultDomain string) (Credentials, error
 	if !ok || s.domainOwner(d) != nil {
 		return Credentials{}, fmt.Errorf("y360sim: %q is not a free domain name", defaultDomain)
 	}
-	return s.newToken(s.newOrg(name, d)), nil
+	return s.newToken(s.newOrg(name, d), AllPermissions), nil
 }
 
 // Grant lets token see the organisation orgID too.
@@ -243,10 +274,11 @@ func (s *Server) newOrg(name, defaultDomain string) *org {
 	return o
 }
 
-// newToken returns a new token that sees o; s.mu is held.
-func (s *Server) newToken(o *org) Credentials {
+// newToken returns a new token that sees o and has perms; s.mu is held.
+func (s *Server) newToken(o *org, perms []string) Credentials {
 	token := "y0_" + randomText(40)
 	s.tokens[token] = []*org{o}
+	s.perms[token] = slices.Clone(perms)
 	return Credentials{Token: token, OrgID: o.id}
 }
 

@@ -335,7 +335,7 @@ func TestListUsers(t *testing.T) {
 		{"", 1, 3, 10, 10, "user0001"},
 		{"?page=3", 3, 3, 10, 5, "user0021"},
 		{"?page=2&perPage=7", 2, 4, 7, 7, "user0008"},
-		{"?perPage=1000", 1, 1, 100, 25, "user0001"},
+		{"?perPage=1000", 1, 1, 1000, 25, "user0001"},
 		{"?page=99", 99, 3, 10, 0, ""},
 		{"?page=9223372036854775807", 9223372036854775807, 3, 10, 0, ""},
 	}
@@ -351,7 +351,7 @@ func TestListUsers(t *testing.T) {
 			t.Errorf("%q: first user %v, want %s", tc.query, users[0], tc.first)
 		}
 	}
-	for _, q := range []string{"?page=0", "?perPage=-1", "?page=x"} {
+	for _, q := range []string{"?page=0", "?perPage=-1", "?page=x", "?perPage=1001"} {
 		if status, _, _ := f.call(t, "GET", f.orgPath("/users"+q), f.creds.Token, nil); status != 400 {
 			t.Errorf("%q: HTTP %d, want 400", q, status)
 		}

@@ -1,0 +1,195 @@
+package m365
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// Mail DNS of every Microsoft 365 domain [doc]; the MX host is the
+// domain's own, read from serviceConfigurationRecords.
+const (
+	SPFInclude = "spf.protection.outlook.com"
+	MXSuffix   = ".mail.protection.outlook.com"
+	// DKIMSelector is the first of the two selectors whose CNAMEs DKIM
+	// needs (selector1 and selector2, enabled in Microsoft Defender).
+	DKIMSelector = "selector1"
+)
+
+// The domain's states, as Domain.Status holds them.
+const (
+	StatusVerified   = "verified"
+	StatusUnverified = "unverified"
+)
+
+// domainJSON is a domain of Graph.
+type domainJSON struct {
+	ID         string `json:"id"`
+	IsVerified bool   `json:"isVerified"`
+}
+
+// dnsRecord is a domainDnsRecord of any kind.
+type dnsRecord struct {
+	RecordType    string `json:"recordType"`
+	Label         string `json:"label"`
+	Text          string `json:"text"`
+	MailExchange  string `json:"mailExchange"`
+	CanonicalName string `json:"canonicalName"`
+}
+
+// RegisterDomain adds the domain to the tenant (POST /domains) and reads
+// its verification record: the result is unverified, with the MS=ms… TXT
+// record to publish at the apex (VerifyTXT, for the person who asked). A
+// domain the tenant has already is read, not refused. When the record
+// cannot be read after the domain was added, the result says so in a
+// warning.
+func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	op := apiclient.OpRegister
+	n, err := domainName(op, domain)
+	if err != nil {
+		return nil, err
+	}
+	var added domainJSON
+	err = c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodPost, Path: "v1.0/domains",
+		In: map[string]string{"id": n}, Out: &added, Create: true}})
+	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
+		if d, gerr := c.getDomain(ctx, op, n); gerr == nil {
+			return c.withTXT(ctx, op, d), nil // the tenant's already
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.withTXT(ctx, op, domainOf(n, added.IsVerified)), nil
+}
+
+// withTXT adds the verification record to an unverified domain, or a
+// warning when it cannot be read.
+func (c *Client) withTXT(ctx context.Context, op apiclient.Op, d *apiclient.Domain) *apiclient.Domain {
+	if d.Verified {
+		return d
+	}
+	txt, err := c.verificationTXT(ctx, op, d.Name)
+	if err != nil {
+		d.Warnings = append(d.Warnings, "the domain was added; its verification record could not be read: "+err.Error())
+		return d
+	}
+	d.VerifyTXT = txt
+	return d
+}
+
+// domainOf is the Domain of a Graph domain.
+func domainOf(n string, verified bool) *apiclient.Domain {
+	d := &apiclient.Domain{Name: n, Status: StatusUnverified, Verified: verified}
+	if verified {
+		d.Status = StatusVerified
+	}
+	return d
+}
+
+// DomainStatus reads the domain (GET /domains/{id}): verified or not, and
+// for an unverified one the TXT record to publish.
+func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	op := apiclient.OpDomainStatus
+	n, err := domainName(op, domain)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.getDomain(ctx, op, n)
+	if err != nil {
+		return nil, err
+	}
+	return c.withTXT(ctx, op, d), nil
+}
+
+// getDomain is GET /domains/{id}.
+func (c *Client) getDomain(ctx context.Context, op apiclient.Op, n string) (*apiclient.Domain, error) {
+	var d domainJSON
+	if err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodGet, Path: "v1.0/domains/" + url.PathEscape(n), Out: &d}}); err != nil {
+		return nil, err
+	}
+	return domainOf(n, d.IsVerified), nil
+}
+
+// VerifyDomain asks Microsoft to check the domain's TXT record now (POST
+// /domains/{id}/verify) and returns the domain as it answers. A record
+// that is not found is a refusal (HTTP 400) in Graph's words.
+func (c *Client) VerifyDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
+	op := apiclient.OpVerify
+	n, err := domainName(op, domain)
+	if err != nil {
+		return nil, err
+	}
+	var d domainJSON
+	if err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodPost,
+		Path: "v1.0/domains/" + url.PathEscape(n) + "/verify", Out: &d}}); err != nil {
+		return nil, err
+	}
+	return domainOf(n, d.IsVerified), nil
+}
+
+// records is GET /domains/{id}/<kind> (verificationDnsRecords or
+// serviceConfigurationRecords).
+func (c *Client) records(ctx context.Context, op apiclient.Op, n, kind string) ([]dnsRecord, error) {
+	var out struct {
+		Value []dnsRecord `json:"value"`
+	}
+	err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodGet,
+		Path: "v1.0/domains/" + url.PathEscape(n) + "/" + kind, Out: &out}})
+	return out.Value, err
+}
+
+// verificationTXT is the domain's MS=ms… verification record.
+func (c *Client) verificationTXT(ctx context.Context, op apiclient.Op, n string) (string, error) {
+	recs, err := c.records(ctx, op, n, "verificationDnsRecords")
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		if strings.EqualFold(r.RecordType, "Txt") && strings.HasPrefix(r.Text, "MS=") && len(r.Text) <= 255 && !strings.ContainsAny(r.Text, "\"\r\n") {
+			return r.Text, nil
+		}
+	}
+	return "", c.caller.Fail(op, apiclient.ClassUncertain, http.StatusOK, "", "Microsoft Graph answered without a usable TXT verification record")
+}
+
+// MailHosts is the part of MailDNS that needs no request: the SPF include
+// and the DKIM selector (the MX host is the domain's own).
+func (c *Client) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{SPFInclude: SPFInclude, DKIMSelector: DKIMSelector}
+}
+
+// MailDNS says what the domain must publish: the MX host and SPF include
+// of serviceConfigurationRecords (the usual ones, from the domain's name,
+// when they cannot be read), DKIM's selector as advice, and for a domain
+// not verified yet its verification record, read within
+// apiclient.MailDNSTimeout.
+func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
+	op := apiclient.OpDNS
+	n, err := domainName(op, domain)
+	if err != nil {
+		return nil, err
+	}
+	hosts := c.MailHosts()
+	hosts.MX = strings.ReplaceAll(n, ".", "-") + MXSuffix
+	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
+	defer cancel()
+	recs, err := c.records(ctx, op, n, "serviceConfigurationRecords")
+	if err != nil {
+		return &hosts, err
+	}
+	for _, r := range recs {
+		if strings.EqualFold(r.RecordType, "Mx") && r.MailExchange != "" {
+			hosts.MX = strings.ToLower(r.MailExchange)
+		}
+	}
+	d, err := c.getDomain(ctx, op, n)
+	if err != nil || d.Verified {
+		return &hosts, err
+	}
+	hosts.VerifyTXT, err = c.verificationTXT(ctx, op, n)
+	return &hosts, err
+}

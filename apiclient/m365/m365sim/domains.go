@@ -1,0 +1,136 @@
+package m365sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// domainJSON is a domain as Graph writes it.
+func (d *domain) json() map[string]any {
+	services := []string{}
+	if d.verified {
+		services = []string{"Email", "OfficeCommunicationsOnline"}
+	}
+	return map[string]any{"id": d.name, "authenticationType": "Managed", "isAdminManaged": true, "isDefault": d.isDefault,
+		"isInitial": d.initial, "isRoot": !strings.Contains(strings.TrimSuffix(d.name, "."+rootOf(d.name)), "."),
+		"isVerified": d.verified, "supportedServices": services, "passwordValidityPeriodInDays": 2147483647}
+}
+
+// rootOf is the last two labels of name.
+func rootOf(name string) string {
+	labels := strings.Split(name, ".")
+	if len(labels) < 2 {
+		return name
+	}
+	return strings.Join(labels[len(labels)-2:], ".")
+}
+
+// canonicalDomain is name in lower case, without a trailing dot; ok is
+// false for a name that is not a domain name.
+func canonicalDomain(name string) (string, bool) {
+	n := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), ".")
+	return n, domainForm.MatchString(n)
+}
+
+// createDomain is POST /domains {"id"}: 201, unverified, or verified at
+// once when it is a subdomain of a verified domain [doc].
+func (s *Server) createDomain(_ *app, _ *http.Request, body []byte) reply {
+	var in struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil || in.ID == "" {
+		return s.badRequest("A value is required for property 'id' of resource 'Domain'.")
+	}
+	n, valid := canonicalDomain(in.ID)
+	switch {
+	case !valid:
+		return s.badRequest("One or more properties contains invalid values.")
+	case s.domains[n] != nil:
+		return s.conflict("id")
+	}
+	d := &domain{name: n, txt: fmt.Sprintf("MS=ms%08d", randInt(100000000))}
+	for parent, p := range s.domains {
+		if p.verified && strings.HasSuffix(n, "."+parent) {
+			d.verified = true
+		}
+	}
+	s.domains[n] = d
+	return reply{status: http.StatusCreated, body: d.json()}
+}
+
+// domainOf is the tenant's domain named in the path, or the answer for an
+// unknown one; s.mu is held.
+func (s *Server) domainOf(r *http.Request) (*domain, reply, bool) {
+	n, _ := canonicalDomain(r.PathValue("id"))
+	d := s.domains[n]
+	if d == nil {
+		return nil, s.notFound(r.PathValue("id")), false
+	}
+	return d, reply{}, true
+}
+
+// getDomain is GET /domains/{id}.
+func (s *Server) getDomain(_ *app, r *http.Request, _ []byte) reply {
+	d, rep, found := s.domainOf(r)
+	if !found {
+		return rep
+	}
+	return ok(d.json())
+}
+
+// verificationRecords is GET /domains/{id}/verificationDnsRecords: the
+// TXT record, and the MX alternative.
+func (s *Server) verificationRecords(_ *app, r *http.Request, _ []byte) reply {
+	d, rep, found := s.domainOf(r)
+	if !found {
+		return rep
+	}
+	code := strings.TrimPrefix(d.txt, "MS=")
+	vals := []map[string]any{
+		{"@odata.type": "#microsoft.graph.domainDnsTxtRecord", "id": guid(), "isOptional": false, "label": d.name,
+			"recordType": "Txt", "supportedService": "Email", "ttl": 3600, "text": d.txt},
+		{"@odata.type": "#microsoft.graph.domainDnsMxRecord", "id": guid(), "isOptional": false, "label": d.name,
+			"recordType": "Mx", "supportedService": "Email", "ttl": 3600, "mailExchange": code + ".msv1.invalid", "preference": 32767},
+	}
+	return ok(map[string]any{"@odata.context": "https://graph.microsoft.com/v1.0/$metadata#domains('" + d.name + "')/verificationDnsRecords", "value": vals})
+}
+
+// verify is POST /domains/{id}/verify: the domain, verified once its TXT
+// record is in DNS.
+func (s *Server) verify(_ *app, r *http.Request, _ []byte) reply {
+	d, rep, found := s.domainOf(r)
+	switch {
+	case !found:
+		return rep
+	case d.verified:
+		return s.badRequest("Domain is already verified.")
+	case !s.published[d.name]:
+		return s.badRequest("Domain verification failed: the TXT record " + d.txt + " was not found in the DNS of " + d.name + ".")
+	}
+	d.verified = true
+	return ok(d.json())
+}
+
+// MXHost is the MX host Microsoft gives a domain (the sandbox's form).
+func MXHost(name string) string {
+	return strings.ReplaceAll(name, ".", "-") + ".mail.protection.outlook.com"
+}
+
+// serviceRecords is GET /domains/{id}/serviceConfigurationRecords.
+func (s *Server) serviceRecords(_ *app, r *http.Request, _ []byte) reply {
+	d, rep, found := s.domainOf(r)
+	if !found {
+		return rep
+	}
+	base := func(kind string) map[string]any {
+		return map[string]any{"@odata.type": "#microsoft.graph.domainDns" + kind + "Record", "id": guid(), "isOptional": false,
+			"label": d.name, "recordType": kind, "supportedService": "Email", "ttl": 3600}
+	}
+	mx, spf, cname := base("Mx"), base("Txt"), base("CName")
+	mx["mailExchange"], mx["preference"] = MXHost(d.name), 0
+	spf["text"] = "v=spf1 include:spf.protection.outlook.com -all"
+	cname["label"], cname["canonicalName"], cname["isOptional"] = "autodiscover."+d.name, "autodiscover.outlook.com", true
+	return ok(map[string]any{"value": []map[string]any{mx, spf, cname}})
+}

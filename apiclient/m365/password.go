@@ -1,0 +1,102 @@
+package m365
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
+// Microsoft Entra's password rules for users: 8 to 256 characters, no
+// Unicode, from at least three of lower case, upper case, digits and
+// symbols [doc: entra-docs concept-sspr-policy].
+const (
+	MinPasswordLen = 8
+	MaxPasswordLen = 256
+)
+
+// ErrPasswordRules is a password Microsoft refuses; it does not carry the
+// password.
+var ErrPasswordRules = fmt.Errorf("a Microsoft 365 password is %d to %d ASCII characters from at least three of lower case, upper case, digits and symbols",
+	MinPasswordLen, MaxPasswordLen)
+
+// ValidatePassword checks password against Microsoft's rules.
+func ValidatePassword(password string) error {
+	if len(password) < MinPasswordLen || len(password) > MaxPasswordLen {
+		return ErrPasswordRules
+	}
+	var lower, upper, digit, symbol int
+	for i := 0; i < len(password); i++ {
+		switch b := password[i]; {
+		case b < 0x20 || b > 0x7e:
+			return ErrPasswordRules
+		case b >= 'a' && b <= 'z':
+			lower = 1
+		case b >= 'A' && b <= 'Z':
+			upper = 1
+		case b >= '0' && b <= '9':
+			digit = 1
+		default:
+			symbol = 1
+		}
+	}
+	if lower+upper+digit+symbol < 3 {
+		return ErrPasswordRules
+	}
+	return nil
+}
+
+// errNoPassword is an empty password, which no call may send.
+var errNoPassword = errors.New("empty password")
+
+// checkPassword refuses, before anything is sent, a password Microsoft
+// would.
+func checkPassword(op apiclient.Op, password string) error {
+	if password == "" {
+		return refuse(op, apiclient.ReasonPassword, errNoPassword.Error())
+	}
+	if err := ValidatePassword(password); err != nil {
+		return refuse(op, apiclient.ReasonPassword, err.Error())
+	}
+	return nil
+}
+
+// address is login@domain in lower case, refusing a login that is not a
+// user name Microsoft accepts.
+func address(op apiclient.Op, domain, login string) (string, error) {
+	d, err := domainName(op, domain)
+	if err != nil {
+		return "", err
+	}
+	if !validLogin(login) {
+		return "", refuse(op, apiclient.ReasonInvalid, "not a user name Microsoft 365 accepts (letters, digits, . - _)")
+	}
+	return strings.ToLower(login) + "@" + d, nil
+}
+
+// validLogin: the characters of a userPrincipalName's local part that
+// mailbot uses (Microsoft also takes ' ! # ^ ~), no dot at either end,
+// none twice in a row, at most 64 characters.
+func validLogin(l string) bool {
+	if l == "" || len(l) > 64 || strings.HasPrefix(l, ".") || strings.HasSuffix(l, ".") || strings.Contains(l, "..") {
+		return false
+	}
+	for _, r := range l {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-_", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// domainName returns domain in lower case without a trailing dot,
+// refusing a name that could change a path, a query or a $filter it is
+// put in.
+func domainName(op apiclient.Op, domain string) (string, error) {
+	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
+	if strings.Trim(d, ".") == "" || !strings.Contains(d, ".") || strings.ContainsAny(d, "/\\?#%@ &='\"()") {
+		return "", refuse(op, apiclient.ReasonInvalid, "not a domain name")
+	}
+	return d, nil
+}
