@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
 )
 
 // PeopleByEmail is what the transport may know besides People: who has an
