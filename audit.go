@@ -72,7 +72,7 @@ type auditJSON struct {
 	Outcome   string    `json:"outcome,omitempty"`
 	Status    string    `json:"status,omitempty"`
 	Stage     string    `json:"stage,omitempty"`
-	UID       int64     `json:"uid,omitempty"`
+	UID       string    `json:"uid,omitempty"`
 	Code      string    `json:"code,omitempty"`
 	HandedTo  string    `json:"handed_to,omitempty"` // whom the credentials went to, in a hand-over
 	Source    string    `json:"source,omitempty"`    // slack or shell; empty before sources were recorded
@@ -103,19 +103,7 @@ func writeAuditTable(w io.Writer, entries []commands.AuditEntry, header bool) er
 		fmt.Fprintln(tw, "TIME\tREQUEST\tEVENT\tACTOR\tDECIDERS\tACTION\tTARGET\tOUTCOME\tSOURCE\tDETAIL\tREASON")
 	}
 	for _, e := range entries {
-		target := e.Domain
-		if e.Login != "" {
-			target = e.Login + "@" + e.Domain
-		}
-		var detail []string
-		for _, kv := range [][2]string{{"to", e.To}, {"provider", e.Provider}, {"status", e.Status}, {"stage", e.Stage}, {"code", e.Code}, {"handed_to", e.HandedTo}} {
-			if kv[1] != "" {
-				detail = append(detail, kv[0]+"="+kv[1])
-			}
-		}
-		if e.UID != 0 {
-			detail = append(detail, "uid="+strconv.FormatInt(e.UID, 10))
-		}
+		target, detail := e.Target(), e.Details(func(id string) string { return id })
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), dash(e.RequestID), e.Event,
 			e.Actor, dash(strings.Join(e.Deciders, ",")), e.Action, target, dash(e.Outcome), dash(e.Source), dash(strings.Join(detail, " ")), dash(tabless(e.Reason)))
 	}

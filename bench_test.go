@@ -179,6 +179,7 @@ var benchProviders = []benchProvider{
 	{apiclient.ProviderYandex360, burstSize, y360sim.StatusNeedValidation},
 	{apiclient.ProviderMailcow, burstSize, "does not verify who owns a domain"},
 	{apiclient.ProviderGoogle, burstSize, "not verified"},
+	{apiclient.ProviderM365, burstSize, "not verified"},
 }
 
 // BenchmarkFloor runs the same burst, measured the same way, against the
@@ -357,7 +358,8 @@ type benchSandbox struct {
 	caFile   string       // the PEM file of its certificate's authority, for SSL_CERT_FILE
 	conns    atomic.Int64 // connections it accepted
 	requests atomic.Int64 // API requests it received (its /sim/ controls aside)
-	tokens   atomic.Int64 // OAuth token requests it received (Google's), start-up included
+	tokens   atomic.Int64 // OAuth token requests it received (Google's, Microsoft 365's), start-up included
+	handler  http.Handler // the sandbox itself, for its /sim/ controls
 	close    func()
 }
 
@@ -375,7 +377,7 @@ func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 	if set.Code != http.StatusOK {
 		b.Fatalf("%s sandbox: POST /sim/latency: %d %s", provider, set.Code, set.Body)
 	}
-	bs := new(benchSandbox)
+	bs := &benchSandbox{handler: sb.Handler}
 	var tlsCfg *tls.Config
 	bs.caFile, tlsCfg, err = simTLS("127.0.0.1:0")
 	if err != nil {
@@ -385,7 +387,7 @@ func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 		if !strings.HasPrefix(r.URL.Path, "/sim/") {
 			bs.requests.Add(1)
 		}
-		if r.URL.Path == googlesim.TokenPath {
+		if r.URL.Path == googlesim.TokenPath || strings.HasSuffix(r.URL.Path, "/oauth2/v2.0/token") {
 			bs.tokens.Add(1)
 		}
 		sb.Handler.ServeHTTP(w, r)

@@ -38,7 +38,27 @@ type auditJSONLine struct {
 	Domain    string    `json:"domain"`
 	Mailbox   string    `json:"mailbox"`
 	Outcome   string    `json:"outcome"`
-	UID       int64     `json:"uid"`
+	UID       string    `json:"uid"`
+}
+
+// checkEveryEntryNamed checks that every line of `mailbot audit --json`
+// on dsn names provider and source, and returns the lines' events.
+func checkEveryEntryNamed(t *testing.T, w *world, dsn, provider, source string) []string {
+	t.Helper()
+	var events []string
+	for line := range strings.SplitSeq(strings.TrimSuffix(auditCLI(t, w, dsn, "--json"), "\n"), "\n") {
+		var e struct {
+			Event, Provider, Source string
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("mailbot audit --json: line %q: %v", line, err)
+		}
+		if e.Provider != provider || e.Source != source {
+			t.Errorf("an audit entry does not name provider %s and source %s: %s", provider, source, line)
+		}
+		events = append(events, e.Event)
+	}
+	return events
 }
 
 // auditCLI runs `mailbot audit args...` on dsn, expects exit 0 and
@@ -76,7 +96,7 @@ func checkAuditCLI(t *testing.T, w *world, dsn string, want []auditWant) {
 			target = g.Mailbox
 		}
 		if g.Event != x.event || g.Action != x.action || target != x.target || g.Actor != x.actor ||
-			len(g.Deciders) != x.deciders || g.Outcome != x.outcome || (g.UID != 0) != x.uid {
+			len(g.Deciders) != x.deciders || g.Outcome != x.outcome || (g.UID != "") != x.uid {
 			t.Errorf("audit entry %d: %+v, want %+v", i+1, g, x)
 		}
 		if i > 0 && g.Time.Before(got[i-1].Time) {

@@ -31,6 +31,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 		{"ProviderAudit", testE2EProviderAudit},
 		{"LifecycleAudit", testE2ELifecycleAudit},
 		{"HandoverReplicas", testE2EHandoverReplicas},
+		{"HandoverVoided", testE2EHandoverVoided},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -134,5 +135,26 @@ func testE2EGoogleRefused(t *testing.T, bin string) {
 	}
 	if pw.fake.Connects() != 0 {
 		t.Error("serve connected to Slack with refused Google credentials")
+	}
+}
+
+// testE2EGoogleLostAdd is an add whose answer is lost while Google's
+// directory lags behind (the look-up after it answers 404): mailbot sends
+// the insert again, and Google's 409 then means the lost insert created
+// the mailbox, so the requester gets the password that insert set, with
+// the warning that it may not be, and nothing is lost.
+func testE2EGoogleLostAdd(t *testing.T, bin string) {
+	pw := newProviderWorld(t, bin, e2eGoogle)
+	pw.serve("mailbot", pw.env(nil))
+	if err := pw.google.SetLag(5, http.StatusNotFound); err != nil {
+		t.Fatal(err)
+	}
+	pw.arm(e2eAddOp, googlesim.FaultReset)
+	address := "lost@" + e2eOwnDomain
+	id, _ := pw.command(pw.fake.Via(0), e2eAdmin1, "/mailbox", "add "+address)
+	res := pw.result(id)
+	pw.checkAdded(res, address, e2eAdmin1)
+	if !strings.Contains(res.shown(), "got no answer") || !strings.Contains(res.shown(), "reset the password") {
+		t.Errorf("the add found by Google's 409 does not warn that the password may not be set:\n%s", res.shown())
 	}
 }

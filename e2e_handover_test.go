@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,6 +185,9 @@ func testE2EHandoverReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	out := auditCLI(t, w, dsn, "--since", "1h")
 	if !strings.Contains(out, "handover_shown") || !strings.Contains(out, "handed_to="+e2eNewHire) {
 		t.Errorf("mailbot audit does not show the hand-over:\n%s", out)
+	}
+	if events := checkEveryEntryNamed(t, w, dsn, "pdd", "slack"); !slices.Contains(events, "handover_shown") {
+		t.Errorf("mailbot audit --json: events %q, want a handover_shown", events)
 	}
 	scanDatabase(t, dsn, w)
 }

@@ -406,6 +406,7 @@ func must(t *testing.T, err error) {
 type lifeAuditLine struct {
 	auditJSONLine
 	Provider string `json:"provider"`
+	Source   string `json:"source"`
 }
 
 // testE2ELifecycleAudit is the lifecycle commands' approvals and trail, for each
@@ -510,17 +511,18 @@ func lifeAuditTrail(t *testing.T, lw *lifeWorld, dsn, address string) {
 		}
 		s := fmt.Sprintf("%s %s by %s, %d deciders", e.Event, e.Action, e.Actor, len(e.Deciders))
 		if e.Event == "run" {
-			s += fmt.Sprintf(": %s at %s", e.Outcome, e.Provider)
+			s += ": " + e.Outcome
 		}
+		s += fmt.Sprintf(" at %s from %s", e.Provider, e.Source)
 		got = append(got, s)
 	}
 	p := lw.sb.provider
 	want := []string{
-		"approval reset by " + e2eUser + ", 1 deciders", // the first admin's, counted once
-		"approved reset by " + e2eUser + ", 2 deciders",
-		"run reset by " + e2eUser + ", 2 deciders: ok at " + p,
-		"run block by " + e2eAdmin1 + ", 0 deciders: ok at " + p,
-		"run unblock by " + e2eAdmin1 + ", 0 deciders: ok at " + p,
+		"approval reset by " + e2eUser + ", 1 deciders at " + p + " from slack", // the first admin's, counted once
+		"approved reset by " + e2eUser + ", 2 deciders at " + p + " from slack",
+		"run reset by " + e2eUser + ", 2 deciders: ok at " + p + " from slack",
+		"run block by " + e2eAdmin1 + ", 0 deciders: ok at " + p + " from slack",
+		"run unblock by " + e2eAdmin1 + ", 0 deciders: ok at " + p + " from slack",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("mailbot audit --json about %s:\n%s\nwant:\n%s", address, strings.Join(got, "\n"), strings.Join(want, "\n"))

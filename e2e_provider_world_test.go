@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/google/googlesim"
+	"github.com/mailbot/mailbot/apiclient/m365/m365sim"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
@@ -38,6 +39,7 @@ const (
 	e2eY360      = "yandex360"
 	e2eMailcow   = "mailcow"
 	e2eGoogle    = "google"
+	e2eM365      = "m365"
 	e2eAddOp     = "add"
 	e2eRegOp     = "register"
 	e2eReadOp    = "read"
@@ -46,7 +48,7 @@ const (
 )
 
 // e2eProviders are the providers every scenario runs on.
-var e2eProviders = []string{e2ePDD, e2eY360, e2eMailcow, e2eGoogle}
+var e2eProviders = []string{e2ePDD, e2eY360, e2eMailcow, e2eGoogle, e2eM365}
 
 // e2eSandbox is what the scenarios use of any provider's sandbox: the
 // shared sandbox API's faults and request count, the stored password of a
@@ -80,6 +82,8 @@ type providerWorld struct {
 	y360Cred y360sim.Credentials
 	google   *googlesim.Server
 	gAcct    googlesim.Account
+	m365     *m365sim.Server
+	mAcct    m365sim.Account
 
 	mu    sync.Mutex
 	calls []wireCall
@@ -109,6 +113,9 @@ func newProviderWorld(t *testing.T, bin, provider string) *providerWorld {
 	})
 	vars[urlVariable(provider)] = srv.URL
 	vars["SSL_CERT_FILE"] = caFile
+	if pw.m365 != nil { // the token endpoint is the sandbox's too
+		vars["M365_LOGIN_URL"] = srv.URL
+	}
 	if pw.google != nil { // the key file's token_uri is the sandbox's, known once it is served
 		vars["GOOGLE_CREDENTIALS"] = string(pw.gAcct.KeyFile(srv.URL))
 	}
@@ -139,6 +146,8 @@ func (pw *providerWorld) newSandbox() map[string]string {
 		return map[string]string{"Y360_TOKEN": pw.y360Cred.Token, "Y360_ORG_ID": strconv.FormatInt(pw.y360Cred.OrgID, 10)}
 	case e2eGoogle:
 		return pw.newGoogleSandbox()
+	case e2eM365:
+		return pw.newM365Sandbox()
 	case e2eMailcow:
 		sim := mailcowsim.New()
 		key := sim.NewAccount()
@@ -183,6 +192,8 @@ func urlVariable(provider string) string {
 		return "MAILCOW_URL"
 	case e2eGoogle:
 		return "GOOGLE_BASE_URL"
+	case e2eM365:
+		return "M365_BASE_URL"
 	}
 	return "PDD_BASE_URL"
 }
@@ -201,7 +212,7 @@ func (pw *providerWorld) env(extra map[string]string) map[string]string {
 }
 
 // e2eCredentials are the variables that hold a provider's credentials.
-var e2eCredentials = []string{"PDD_TOKEN", "Y360_TOKEN", "MAILCOW_API_KEY", "GOOGLE_CREDENTIALS"}
+var e2eCredentials = []string{"PDD_TOKEN", "Y360_TOKEN", "MAILCOW_API_KEY", "GOOGLE_CREDENTIALS", "M365_CLIENT_SECRET"}
 
 // wrap records each API request in front of the sandbox (the controls
 // under /sim/ are not API requests).

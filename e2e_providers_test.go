@@ -173,7 +173,7 @@ func faultAdd502(t *testing.T, pw *providerWorld, p *proc) {
 	const address = "gateway@" + e2eOwnDomain
 	calls := addAfterFault(t, pw, "502", address)
 	ops := strings.Join(opsOf(calls), " ")
-	if !regexp.MustCompile(`^(read )*add (read )+add$`).MatchString(ops) {
+	if !regexp.MustCompile(`^(read )*add (read )+add( other)?$`).MatchString(ops) { // Microsoft 365's licence follows the add
 		t.Errorf("%s: a 502 to an add made the requests %q, want the add, the look-up's reads, the add again", pw.provider, ops)
 	}
 	if lostAddFound(p, address) {
@@ -338,15 +338,17 @@ func y360OrgChoice(t *testing.T, bin string) {
 // password shown is the one the sandbox, asked over its /sim/ controls,
 // stored), and exits 0 at the end of its input.
 func testE2EProviderShell(t *testing.T, bin string) {
+	// Microsoft 365's users are in verified domains only, as Google's.
 	// Yandex 360 gives a new user its own address at the organisation's
 	// default domain (the embedded sandbox's is example.org).
 	for _, tc := range []struct {
 		provider, banner, shown string
 		verify                  bool // the domain's owner proves it (over the sandbox's /sim/domain) before the add
 	}{
-		{e2eMailcow, `No MAILCOW_URL and MAILCOW_API_KEY: using an embedded mailcow sandbox at (http://\S+) `, "bob@newco-domain.com", false},
-		{e2eY360, `No Y360_TOKEN: using an embedded Yandex 360 sandbox at (http://\S+) `, "bob@example.org", false},
-		{e2eGoogle, `No GOOGLE_CREDENTIALS and GOOGLE_ADMIN: using an embedded Google Workspace sandbox at (http://\S+) `, "bob@newco-domain.com", true},
+		{e2eMailcow, `No MAILCOW_URL and MAILCOW_API_KEY: using an embedded sandbox of mailcow at (http://\S+) `, "bob@newco-domain.com", false},
+		{e2eY360, `No Y360_TOKEN: using an embedded sandbox of Yandex 360 at (http://\S+) `, "bob@example.org", false},
+		{e2eGoogle, `No GOOGLE_CREDENTIALS and GOOGLE_ADMIN: using an embedded sandbox of Google Workspace at (http://\S+) `, "bob@newco-domain.com", true},
+		{e2eM365, `No M365_TENANT_ID and M365_CLIENT_ID and M365_CLIENT_SECRET and M365_LICENSE: using an embedded sandbox of Microsoft 365 at (http://\S+) `, "bob@newco-domain.com", true},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
 			t.Parallel()
@@ -419,9 +421,15 @@ func testE2EProviderAudit(t *testing.T, bin string, cluster *pgtest.Cluster) {
 				t.Errorf("an audit line of serve does not say it came from Slack: %s", line)
 			}
 		}
+		if pw.provider == e2eGoogle && !googleUID.MatchString(out) {
+			t.Errorf("mailbot audit --json does not show the new Google user's 21-digit ID whole:\n%s", out)
+		}
 		scanDatabase(t, dsn, pw.world)
 	})
 }
+
+// googleUID is a Google user's ID in an audit line: 21 digits, whole.
+var googleUID = regexp.MustCompile(`"uid":"[0-9]{21}"`)
 
 // testE2EProviderSim is each provider's sandbox as a newcomer serves it:
 // `mailbot sim --provider P --tls` in its own process prints the
@@ -436,11 +444,14 @@ func testE2EProviderSim(t *testing.T, bin string) {
 			w := newWorld(t, bin)
 			sim := startProc(t, bin, "sim", map[string]string{}, "sim", "--provider", provider, "--tls", "--addr", "127.0.0.1:0")
 			vars := simVariables(t, sim)
+			if first, _, _ := strings.Cut(sim.stdout.String(), "\n"); first != "MAILBOT_PROVIDER="+provider {
+				t.Errorf("mailbot sim --provider %s printed %q first, want MAILBOT_PROVIDER=%s", provider, first, provider)
+			}
 			client := caClient(t, vars["SSL_CERT_FILE"])
 			base := vars[urlVariable(provider)]
 			simControl(t, client, base+"/sim/domain?name="+e2eOwnDomain)
-			env := w.env(map[string]string{"MAILBOT_PROVIDER": provider, "PDD_TOKEN": "", "PDD_BASE_URL": ""})
-			maps.Copy(env, vars)
+			env := w.env(map[string]string{"PDD_TOKEN": "", "PDD_BASE_URL": ""})
+			maps.Copy(env, vars) // MAILBOT_PROVIDER among them
 			for _, k := range e2eCredentials {
 				if v := vars[k]; v != "" {
 					w.rec.keep(pddSecret{value: v, kind: "credential", target: k})

@@ -56,10 +56,10 @@ func testE2EShell(t *testing.T, bin string) {
 		t.Errorf("the session's audit trail has %s entries, want 4: the register, the cancel, the approval and the add", m[1])
 	}
 	want := []*regexp.Regexp{
-		regexp.MustCompile(`^  \S+ \S+  run  register domain example.com by USHELL: ok provider=pdd status=domain-activate$`),
-		regexp.MustCompile(`^  \S+ \S+  cancelled  add mailbox bob@example.com by UBOB.* request=` + first + `$`),
-		regexp.MustCompile(`^  \S+ \S+  approved  add mailbox bob@example.com by UBOB, decided by UADMIN2.* request=` + second + `$`),
-		regexp.MustCompile(`^  \S+ \S+  run  add mailbox bob@example.com by UBOB, decided by UADMIN2: ok provider=pdd uid=\d+ request=` + second + `$`),
+		regexp.MustCompile(`^  \S+ \S+  run  register example.com by USHELL: ok provider=pdd status=domain-activate( stage=\S+)? source=shell$`),
+		regexp.MustCompile(`^  \S+ \S+  cancelled  add bob@example.com by UBOB.* provider=pdd source=shell request=` + first + `$`),
+		regexp.MustCompile(`^  \S+ \S+  approved  add bob@example.com by UBOB, decided by UADMIN2 provider=pdd source=shell request=` + second + `$`),
+		regexp.MustCompile(`^  \S+ \S+  run  add bob@example.com by UBOB, decided by UADMIN2: ok provider=pdd uid=\d+ source=shell request=` + second + `$`),
 	}
 	lines := strings.Split(strings.TrimSuffix(m[2], "\n"), "\n")
 	for i, re := range want {

@@ -83,9 +83,13 @@ func TestE2E(t *testing.T) {
 		{"ProviderSim", testE2EProviderSim},
 		{"GoogleVerify", testE2EGoogleVerify},
 		{"GoogleRefused", testE2EGoogleRefused},
+		{"GoogleLostAdd", testE2EGoogleLostAdd},
+		{"M365", testE2EM365},
+		{"M365Refused", testE2EM365Refused},
 		{"Lifecycle", testE2ELifecycle},
 		{"Handover", testE2EHandover},
 		{"Aliases", testE2EAliases},
+		{"Resolve", testE2EResolve},
 		{"ImportKill", testE2EImportKill},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

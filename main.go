@@ -21,7 +21,7 @@ import (
 // lookup (os.LookupEnv, or a map in tests); MAILBOT_PROVIDER takes the
 // provider table's names.
 func loadConfig(lookup func(string) (string, bool), sub string) (*config.Config, error) {
-	return config.Load(lookup, sub, providers.Names())
+	return config.Load(lookup, sub, providers.Rules())
 }
 
 // gcPercent is the garbage collector's target when GOGC is not set.
@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 	case "shell":
 		err = runShell(ctx, cfg, o.as, logger, stdin, stdout)
 	case "sim":
-		err = runSim(ctx, o.prov, o.addr, o.tls, logger, stdout)
+		err = runSim(ctx, o, logger, stdout)
 	case "audit":
 		err = runAudit(ctx, cfg, o.since, o.json, logger, stdout)
 	default:

@@ -144,7 +144,7 @@ func (p *meteredProvider) AddMailbox(ctx context.Context, domain, login, passwor
 
 // AddNamedMailbox is AddMailbox with the person's name, for a provider
 // that keeps names; others get AddMailbox. Counted as the op "add".
-func (p *meteredProvider) AddNamedMailbox(ctx context.Context, domain, login, name, password string, force bool) (*apiclient.Mailbox, error) {
+func (p *meteredProvider) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, force bool) (*apiclient.Mailbox, error) {
 	na, ok := p.Provider.(commands.NamedAdder)
 	if !ok {
 		return p.AddMailbox(ctx, domain, login, password, force)

@@ -25,6 +25,9 @@ import (
 
 // runServe runs the Slack bot until ctx ends.
 func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdout io.Writer) error {
+	if u := cfg.UnusedVars(); u != "" {
+		logger.Warn(u)
+	}
 	if err := cfg.RequireServe(); err != nil {
 		return err
 	}

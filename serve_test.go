@@ -311,3 +311,26 @@ func TestUnreachableDatabaseNamesFileVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestServeWarnsOtherProviderVars: serve with PDD in use and a Yandex 360
+// variable set logs one warning at start naming it and the provider.
+func TestServeWarnsOtherProviderVars(t *testing.T) {
+	env, fake, _ := serveEnv(t)
+	env["Y360_ORG_ID"] = "12345"
+	var stdout, stderr testkit.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"mailbot", "serve"}, envFrom(env), strings.NewReader(""), &stdout, &stderr)
+	}()
+	if err := fake.WaitConnected(1, 10*time.Second); err != nil {
+		t.Fatalf("%v; logs:\n%s", err, stderr.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(stderr.String(), "Y360_ORG_ID set but not read: another provider's variables, and the one in use is MAILBOT_PROVIDER=pdd"); n != 1 {
+		t.Errorf("%d warnings naming Y360_ORG_ID and pdd, want 1; logs:\n%s", n, stderr.String())
+	}
+}

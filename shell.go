@@ -65,6 +65,9 @@ func withoutForms(fields []commands.Field) []commands.Field {
 // flow: its messenger prints what Slack would show, marked by who would
 // see it.
 func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Logger, stdin io.Reader, stdout io.Writer) error {
+	if u := cfg.UnusedVars(); u != "" {
+		fmt.Fprintln(stdout, "Warning: "+u+".")
+	}
 	api, stop, err := shellAPI(cfg, stdout)
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)

@@ -79,3 +79,36 @@ func TestShellImport(t *testing.T) {
 		t.Errorf("%d direct messages to U0ADA, want one per owned row (4)", n)
 	}
 }
+
+// TestShellImportAsPeopleHaveThem: the shell imports the Google Admin
+// console's bulk-user file as it is, with a byte-order mark, and a
+// ';'-separated spreadsheet export: every row created, nothing refused.
+func TestShellImportAsPeopleHaveThem(t *testing.T) {
+	t.Parallel()
+	sim, url, token := startSim(t)
+	dir := t.TempDir()
+	google := filepath.Join(dir, "google.csv")
+	semi := filepath.Join(dir, "semi.csv")
+	if err := os.WriteFile(google, []byte("\uFEFFFirst Name [Required],Last Name [Required],Email Address [Required],Password [Required],Org Unit Path [Required]\r\n"+
+		"Nina,van der Berg,nina@example.com,Secret-123,/\r\nAda,Lovelace,ada@example.com,Secret-456,/\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(semi, []byte("E-Mail;Slack User;Surname\ncarl@example.com;;Meyer\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PDD_TOKEN": token, "PDD_BASE_URL": url, "MAILBOT_ADMINS": "UADMIN2"}
+	in := strings.NewReader("/maildomain register example.com\nimport " + google + "\nimport " + semi + "\n")
+	out, _, err := runShellCmd(t, env, in, "--as", "UADMIN2")
+	if err != nil {
+		t.Fatalf("run(shell) = %v", err)
+	}
+	if !regexp.MustCompile(`Import \w+ done: 2 created, 0 already existing, 0 failed`).MatchString(out) ||
+		!regexp.MustCompile(`Import \w+ done: 1 created, 0 already existing, 0 failed`).MatchString(out) {
+		t.Errorf("the imports did not create every row:\n%s", out)
+	}
+	for _, a := range []string{"nina@example.com", "ada@example.com", "carl@example.com"} {
+		if _, ok := sim.Mailbox(a); !ok {
+			t.Errorf("%s was not created", a)
+		}
+	}
+}

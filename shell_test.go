@@ -90,7 +90,7 @@ func TestShellEmbeddedSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run(shell) = %v; output:\n%s", err, out)
 	}
-	if !strings.Contains(out, "embedded PDD sandbox at http://127.0.0.1:") {
+	if !strings.Contains(out, "embedded sandbox of the PDD API at http://127.0.0.1:") {
 		t.Errorf("output does not say it uses the embedded sandbox:\n%s", out)
 	}
 	name, content := match(t, reSecretName, out), match(t, reSecretContent, out)
@@ -246,4 +246,17 @@ func TestShellApprovals(t *testing.T) {
 	}
 	assertNotIn(t, "the ops lines", opsLines(out.String()), pw)
 	assertNotIn(t, "the log", log.String(), pw, token)
+}
+
+// TestShellWarnsOtherProviderVars: a Google variable set while PDD is in
+// use gives one warning at start, naming it and the provider in use.
+func TestShellWarnsOtherProviderVars(t *testing.T) {
+	t.Parallel()
+	out, _, err := runShellCmd(t, map[string]string{"GOOGLE_ADMIN": "admin@example.com", "GOOGLE_CUSTOMER": "C01abc2de"}, strings.NewReader(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "Warning: GOOGLE_ADMIN, GOOGLE_CUSTOMER set but not read: another provider's variables, and the one in use is MAILBOT_PROVIDER=pdd."); n != 1 {
+		t.Errorf("the shell printed %d warnings naming GOOGLE_ADMIN, GOOGLE_CUSTOMER and pdd, want 1:\n%s", n, out)
+	}
 }

@@ -30,13 +30,16 @@ import (
 // simShutdownTimeout bounds the wait for requests in flight at a signal.
 const simShutdownTimeout = 5 * time.Second
 
-// runSim serves the PDD sandbox until ctx ends (see docs/providers.md). Its first two
-// lines on stdout are PDD_BASE_URL=<url> and PDD_TOKEN=<token>; with --tls a
-// third, SSL_CERT_FILE=<path>, names a PEM file of the certificate authority
-// that signed the server's certificate, removed again when the sandbox stops.
-// It listens on addr, with TLS when useTLS.
-func runSim(ctx context.Context, provider, addr string, useTLS bool, logger *zap.Logger, stdout io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
+// runSim serves the sandbox of o.prov until ctx ends (see
+// docs/providers.md). Its first lines on stdout are the variables that
+// point mailbot at it (PDD_BASE_URL=<url> and PDD_TOKEN=<token> for PDD),
+// after MAILBOT_PROVIDER=<name> when --provider named it; with --tls a
+// last one, SSL_CERT_FILE=<path>, names a PEM file of the certificate
+// authority that signed the server's certificate, removed again when the
+// sandbox stops. It listens on o.addr, with TLS when o.tls.
+func runSim(ctx context.Context, o options, logger *zap.Logger, stdout io.Writer) error {
+	provider, useTLS := o.prov, o.tls
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
@@ -63,6 +66,9 @@ func runSim(ctx context.Context, provider, addr string, useTLS bool, logger *zap
 	defer removeFiles()
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
+	}
+	if o.named {
+		lines = "MAILBOT_PROVIDER=" + provider + "\n" + lines
 	}
 	if _, err := fmt.Fprint(stdout, lines+extra); err != nil {
 		return fmt.Errorf("sim: %w", err)

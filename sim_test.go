@@ -337,3 +337,23 @@ func TestURLHost(t *testing.T) {
 		}
 	}
 }
+
+// TestSimProviderLine: `mailbot sim --provider P` prints
+// MAILBOT_PROVIDER=P first, so that the lines pasted select the provider
+// they configure; plain `mailbot sim` prints the two PDD lines (TestSim).
+func TestSimProviderLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ provider, next string }{{"pdd", "PDD_BASE_URL"}, {"mailcow", "MAILCOW_URL"}, {"google", "GOOGLE_BASE_URL"}} {
+		t.Run(tc.provider, func(t *testing.T) {
+			t.Parallel()
+			s := startSimCommand(t, 2, "--provider", tc.provider)
+			if got := s.value(t, 0, "MAILBOT_PROVIDER"); got != tc.provider {
+				t.Errorf("MAILBOT_PROVIDER = %q, want %s", got, tc.provider)
+			}
+			s.value(t, 1, tc.next)
+			if err := s.stop(t); err != nil {
+				t.Errorf("run after the signal = %v, want nil", err)
+			}
+		})
+	}
+}

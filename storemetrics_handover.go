@@ -9,8 +9,14 @@ import (
 
 // The hand-over methods of the metered store.
 
-func (s *meteredStore) OfferHandover(ctx context.Context, h commands.Handover) error {
-	return s.seen(s.st.OfferHandover(ctx, h))
+func (s *meteredStore) OfferHandover(ctx context.Context, h commands.Handover) ([]commands.HandoverRecord, error) {
+	voided, err := s.st.OfferHandover(ctx, h)
+	return voided, s.seen(err)
+}
+
+func (s *meteredStore) VoidHandovers(ctx context.Context, domain, login string, by commands.Action, now time.Time) ([]commands.HandoverRecord, error) {
+	voided, err := s.st.VoidHandovers(ctx, domain, login, by, now)
+	return voided, s.seen(err)
 }
 
 func (s *meteredStore) AttachHandover(ctx context.Context, id string, ref commands.MessageRef) error {

@@ -1,8 +1,10 @@
 package apiclient
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 )
 
@@ -47,4 +49,34 @@ func (c *Caller) DecodeJSON(j JSONCall, res *Response, complete func(out any) bo
 		return c.Fail(j.Op, ClassUncertain, res.Status, "", "an answer that is not the expected JSON")
 	}
 	return nil
+}
+
+// BearerCall sends j with a bearer token and the headers of header,
+// retried as its class allows (an uncertain create is not sent again):
+// each attempt asks token for the token (an OAuth token source that
+// reuses it, whose failure fails the attempt before anything is sent),
+// keeps it and j.Secret out of errors, and hands a received answer to
+// read with the caller that redacts them.
+func (c *Caller) BearerCall(ctx context.Context, j JSONCall, header http.Header, token func(Op) (string, error),
+	read func(*Caller, *Response) error) error {
+	req, err := c.JSONRequest(j)
+	if err != nil {
+		return err
+	}
+	return c.Do(ctx, j.Op, !j.Create, func(ctx context.Context) error {
+		tok, err := token(j.Op)
+		if err != nil {
+			return err
+		}
+		caller := c.WithSecrets(j.Secret, tok)
+		req.Header = http.Header{"Authorization": {"Bearer " + tok}}
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		res, err := caller.Exchange(ctx, req)
+		if err != nil {
+			return err
+		}
+		return read(caller, res)
+	})
 }

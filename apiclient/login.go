@@ -58,6 +58,20 @@ func LocalPartLogin(s string) error {
 	return nil
 }
 
+// PersonName is a person's given and family names as they were written
+// (an import's columns, or the add form's name split by [NameOf]); either
+// may be empty.
+type PersonName struct{ Given, Family string }
+
+// NameOf is the add form's name split by [SplitName].
+func NameOf(name string) PersonName {
+	given, family := SplitName(name)
+	return PersonName{Given: given, Family: family}
+}
+
+// Full is the name whole: given and family names, a space between.
+func (n PersonName) Full() string { return strings.TrimSpace(n.Given + " " + n.Family) }
+
 // SplitName splits a person's name from the add form into given and
 // family names on its last space: "Ada King Lovelace" is "Ada King" and
 // "Lovelace"; a name of one word is a given name alone.

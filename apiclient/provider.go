@@ -276,6 +276,11 @@ type Domain struct {
 type Secrets struct {
 	Name    string
 	Content string
+	// File is the address of the file whose whole content is Content;
+	// Record is the DNS record that proves ownership instead of the file.
+	// Both hold the secret's name: they go only to the person who asked.
+	File   string
+	Record *Record
 }
 
 // VerifyMethod is one way to prove a domain's owner, with its code.
@@ -339,53 +344,6 @@ type Page struct {
 	Next string
 	// Total is how many mailboxes the domain has, -1 when unknown.
 	Total int
-}
-
-// MailDNS is what a domain's DNS must publish for mail to flow through
-// the provider, for the DNS checklist.
-type MailDNS struct {
-	// MX is the one host the domain's MX records must name.
-	MX string
-	// SPFInclude is a domain an SPF include: or redirect= must name
-	// (Yandex: _spf.yandex.net); "" when SPFHost applies instead.
-	SPFInclude string
-	// SPFHost is the host an SPF record must authorise (mailcow: a:host,
-	// an include:/redirect= naming it, or mx while MX is that host).
-	SPFHost string
-	// DKIM is the key the domain must publish, nil when the provider has
-	// none for it.
-	DKIM *DKIMKey
-	// VerifyCNAME, for PDD: the verification record is a CNAME at
-	// yamail-<secret name>.<domain> pointing to this host.
-	VerifyCNAME string
-	// Methods, for Yandex 360: the verification methods and codes.
-	Methods []VerifyMethod
-	// MXSets, where set, are the MX record sets the domain may publish:
-	// exactly one of them, whole, and no other MX record (Google: 1
-	// smtp.google.com, or its older five ASPMX records). MX is then the
-	// first set's preferred host, for a reply that names one host.
-	MXSets [][]MXRecord
-	// VerifyTXT is a TXT record the domain's apex must carry to prove its
-	// owner (Google's "google-site-verification=…"); "" when unknown. A
-	// secret, like Methods: it goes only to the person who asked.
-	VerifyTXT string
-	// DKIMSelector, where DKIM is nil, is the selector of a DKIM record
-	// that should exist at <selector>._domainkey.<domain> when the
-	// provider gives no key to compare with (Google's "google"): its
-	// presence alone is checked, as advice.
-	DKIMSelector string
-}
-
-// MXRecord is one MX record: a preference and a host.
-type MXRecord struct {
-	Pref uint16
-	Host string
-}
-
-// DKIMKey is a domain's DKIM public key as the provider holds it.
-type DKIMKey struct {
-	Selector  string // the TXT record lives at <Selector>._domainkey.<domain>
-	PublicKey string // the p= value, base64
 }
 
 // Alias is a provider's answer about one alias: an address that delivers

@@ -155,7 +155,7 @@ func TestHomeTab(t *testing.T) {
 	}
 	adminText := strings.Join(slackfake.Flatten(mustJSON(adminSent)), "\n")
 	wantContains(t, "admin's Home", adminText, "stranger.com", "other.com", "alice@example.com", "for the shop",
-		"register domain admin.com by <@"+admin+">: ok provider=pdd status=domain-activate")
+		"register admin.com by <@"+admin+">: ok provider=pdd status=domain-activate")
 	golden(t, "home_admin", signed(adminSent), replace...)
 
 	_, strangerSent := openHome(t, h.env, stranger, 1)
@@ -186,7 +186,7 @@ func TestHomeTab(t *testing.T) {
 	if got := len(homeButtons(again)); got != 4 {
 		t.Errorf("the admin's Home shows %d buttons after the approval, want 4 (two requests)", got)
 	}
-	wantContains(t, "admin's Home after", strings.Join(slackfake.Flatten(mustJSON(again)), "\n"), "add mailbox alice@example.com by <@"+stranger+">, decided by <@"+admin+">: ok")
+	wantContains(t, "admin's Home after", strings.Join(slackfake.Flatten(mustJSON(again)), "\n"), "add alice@example.com by <@"+stranger+">, decided by <@"+admin+">: ok")
 	// The approver's answer goes to the approver alone, by the DM.
 	answer, _ := credential(t, h.waitEphemeral(admin, 1), "D"+strings.TrimPrefix(admin, "U"), admin)
 	wantContains(t, "answer to the approver", answer.shown(), "Request approved")

@@ -47,8 +47,13 @@ const (
 	// message together: Slack refuses a message far below 50 full
 	// sections (msg_blocks_too_long, seen from about 13000 characters).
 	maxMessageBlocksText = 12000
-	// maxTitleText bounds a reply's title, which is bold and one line.
-	maxTitleText = maxHeaderText
+	// maxTitleText bounds a reply's title, which is bold and sits in the
+	// reply's first section (3000): room for a title's words (as much as a
+	// header holds) and an address of the longest kind, 254 characters, so
+	// that an address in a title is never cut; only a title of free text is.
+	maxTitleText = maxHeaderText + maxAddressText
+	// maxAddressText is the longest e-mail address (RFC 5321's path limit).
+	maxAddressText = 254
 	// maxFormError bounds a field's message in a view_submission's
 	// "errors" (Slack documents no limit; an input's hint has 2000).
 	maxFormError = maxInputLabel

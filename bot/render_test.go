@@ -255,3 +255,27 @@ func TestRenderAddressLabelWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderTitleAddressWhole: a title names an address of up to 254
+// characters ("Mailbox … created", "New password for …"); the address shows
+// whole in the title, and a title of free text is still cut.
+func TestRenderTitleAddressWhole(t *testing.T) {
+	t.Parallel()
+	addr := strings.Repeat("a", 64) + "@" + strings.Repeat("d", 63) + "." + strings.Repeat("e", 63) + "." + strings.Repeat("f", 57) + ".org"
+	if len(addr) != 254 {
+		t.Fatalf("test address of %d characters, want 254", len(addr))
+	}
+	for _, title := range []string{"Mailbox " + addr + " created", "New password for " + addr, "Your password for " + addr, "Alias " + addr + " added"} {
+		r := commands.Reply{Title: title, Text: "x", Fields: []commands.Field{{Label: "Mailbox", Value: addr}}}
+		if problems := renderProblems(r); len(problems) > 0 {
+			t.Fatalf("over Slack's limits:\n%s", strings.Join(problems, "\n"))
+		}
+		if blocks := mustJSONString(replyBlocks(r)); !strings.Contains(blocks, jsonString("*"+title+"*")) {
+			t.Errorf("title %q… is cut", title[:30])
+		}
+	}
+	long := strings.Repeat("word ", 1000)
+	if blocks := mustJSONString(replyBlocks(commands.Reply{Title: long})); strings.Contains(blocks, strings.Repeat("word ", 200)) {
+		t.Error("a title of 5000 characters of free text is not cut")
+	}
+}

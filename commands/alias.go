@@ -41,12 +41,13 @@ type Aliaser interface {
 var aliasWords = map[Action]bool{"alias": true, ActionListAliases: true, ActionOffboard: true,
 	ActionAliasAdd: true, ActionAliasRemove: true}
 
-// aliasAPI is the provider's aliases, or nil when it has none.
-func (c *Core) aliasAPI() Aliaser {
-	if !c.api.Capabilities().Aliases {
+// aliasAPI is the aliases of domain's provider, or nil when it has none.
+func (c *Core) aliasAPI(domain string) Aliaser {
+	p := c.at(domain)
+	if !p.Capabilities().Aliases {
 		return nil
 	}
-	a, _ := c.api.(Aliaser)
+	a, _ := p.(Aliaser)
 	return a
 }
 
@@ -117,17 +118,17 @@ func (c *Core) checkAliasOp(op Operation, fix string) *UsageError {
 	case op.To == "" && op.Action != ActionAliasAdd && op.Action != ActionAliasRemove:
 		return nil
 	}
-	if c.aliasAPI() == nil {
+	if c.aliasAPI(op.Domain) == nil {
 		if op.Action == ActionOffboard {
-			return &UsageError{Command: CmdMailbox, Problem: capitalise(c.providerName()) +
+			return &UsageError{Command: CmdMailbox, Problem: capitalise(c.titleAt(op.Domain)) +
 				" has no aliases, so there are none to give to a successor. Offboard without \"to\" to block the mailbox.",
 				Fix: "/mailbox offboard " + op.Target()}
 		}
 		// No command to suggest instead: no alias command works here.
 		return &UsageError{Command: CmdMailbox,
-			Problem: capitalise(c.providerName()) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent."}
+			Problem: capitalise(c.titleAt(op.Domain)) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent."}
 	}
-	if caps := c.api.Capabilities(); caps.ReadOnlyAliases {
+	if caps := c.at(op.Domain).Capabilities(); caps.ReadOnlyAliases {
 		return readOnlyAliases(op, caps)
 	}
 	if op.To == "" {
@@ -176,9 +177,9 @@ func (c *Core) checkTo(op Operation, refuse func(string) *UsageError) *UsageErro
 // changeAlias adds or removes the alias op.Target(). An add whose answer
 // was lost is looked up before it is sent again.
 func (c *Core) changeAlias(ctx context.Context, n Notice) (Result, error) {
-	api, alias := c.aliasAPI(), n.Op.Target()
+	api, alias := c.aliasAPI(n.Op.Domain), n.Op.Target()
 	if api == nil {
-		return Result{}, fmt.Errorf("commands: %s has no aliases", c.api.Name())
+		return Result{}, fmt.Errorf("commands: %s has no aliases", n.Provider)
 	}
 	if n.Op.Action == ActionAliasRemove {
 		a, err := api.RemoveAlias(ctx, alias)
@@ -189,7 +190,7 @@ func (c *Core) changeAlias(ctx context.Context, n Notice) (Result, error) {
 		r := Reply{Title: "Alias " + alias + " removed", Fields: []Field{{Label: "Alias", Value: alias}},
 			Text:  "It no longer delivers mail" + map[bool]string{true: " to " + a.Mailbox, false: ""}[a.Mailbox != ""] + ".",
 			Steps: warningSteps(n.Warnings)}
-		if c.api.Capabilities().OrgWideAliases {
+		if c.at(n.Op.Domain).Capabilities().OrgWideAliases {
 			r.Text += " The name is gone at every domain of the organisation."
 		}
 		return Result{Reply: r, Notice: n}, nil
@@ -211,11 +212,11 @@ func (c *Core) changeAlias(ctx context.Context, n Notice) (Result, error) {
 
 // aliasWhere says where an alias receives mail.
 func (c *Core) aliasWhere(alias, mailbox string) string {
-	if !c.api.Capabilities().OrgWideAliases {
+	local, domain, _ := cutAddress(alias)
+	if !c.at(domain).Capabilities().OrgWideAliases {
 		return "Mail to " + alias + " now reaches " + mailbox + "."
 	}
-	local, _, _ := cutAddress(alias)
-	return capitalise(c.providerName()) + " aliases are names at every domain of the organisation: mail to " + local +
+	return capitalise(c.titleAt(domain)) + " aliases are names at every domain of the organisation: mail to " + local +
 		"@ any of its domains now reaches " + mailbox + "."
 }
 
@@ -240,10 +241,11 @@ func (c *Core) addAlias(ctx context.Context, api Aliaser, alias, mailbox string)
 // hasAlias reports whether list holds alias; where aliases are names at
 // every domain of the organisation, the local part decides.
 func (c *Core) hasAlias(list []string, alias string) bool {
-	local, _, _ := cutAddress(alias)
+	local, domain, _ := cutAddress(alias)
+	orgWide := c.at(domain).Capabilities().OrgWideAliases
 	for _, a := range list {
 		l, _, _ := cutAddress(a)
-		if a == alias || c.api.Capabilities().OrgWideAliases && l == local {
+		if a == alias || orgWide && l == local {
 			return true
 		}
 	}

@@ -29,9 +29,9 @@ func (c *Core) decideAliasesRead(userID string, op Operation) Decision {
 			Problem: fmt.Sprintf("mailbot may not touch %s: it is not in the list of allowed domains (%s).", op.Domain, strings.Join(c.domains, ", ")),
 			Fix:     "a domain from that list, or ask an operator to add it to MAILBOT_DOMAINS"})}
 	}
-	if c.aliasAPI() == nil {
-		return Decision{Step: StepReply, Reply: Reply{Title: "No aliases at " + c.providerName(),
-			Text: capitalise(c.providerName()) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent.", Error: true}}
+	if c.aliasAPI(op.Domain) == nil {
+		return Decision{Step: StepReply, Reply: Reply{Title: "No aliases at " + c.titleAt(op.Domain),
+			Text: capitalise(c.titleAt(op.Domain)) + " has no aliases: mailbot cannot add, remove or list them there. Nothing was sent.", Error: true}}
 	}
 	return Decision{Step: StepRead, Op: op}
 }
@@ -39,13 +39,13 @@ func (c *Core) decideAliasesRead(userID string, op Operation) Decision {
 // listAliases answers the aliases of the mailbox op.Target(): every
 // address whole, at most aliasesShown of them, with the count.
 func (c *Core) listAliases(ctx context.Context, op Operation) Reply {
-	api, mailbox := c.aliasAPI(), op.Login+"@"+op.Domain
+	api, mailbox, who := c.aliasAPI(op.Domain), op.Login+"@"+op.Domain, c.titleAt(op.Domain)
 	if api == nil {
-		return Reply{Title: "No aliases at " + c.providerName(), Text: capitalise(c.providerName()) + " has no aliases.", Error: true}
+		return Reply{Title: "No aliases at " + who, Text: capitalise(who) + " has no aliases.", Error: true}
 	}
 	list, err := api.ListAliases(ctx, mailbox)
 	if err != nil {
-		return c.readFailure("list the aliases of "+mailbox, err)
+		return c.readFailure(op.Domain, "list the aliases of "+mailbox, err)
 	}
 	r := Reply{Title: "Aliases of " + mailbox}
 	for _, a := range list[:min(len(list), aliasesShown)] {
@@ -59,8 +59,8 @@ func (c *Core) listAliases(ctx context.Context, op Operation) Reply {
 	default:
 		r.Text = plural(len(list), "alias", "aliases") + "."
 	}
-	if c.api.Capabilities().OrgWideAliases && len(list) > 0 {
-		r.Text += " " + capitalise(c.providerName()) + " aliases are names at every domain of the organisation: each receives mail at all of them."
+	if c.at(op.Domain).Capabilities().OrgWideAliases && len(list) > 0 {
+		r.Text += " " + capitalise(who) + " aliases are names at every domain of the organisation: each receives mail at all of them."
 	}
 	return r
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -106,7 +107,7 @@ func TestSealKindsDoNotCross(t *testing.T) {
 	t.Parallel()
 	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsRequests})
 	form := c.Decide(Request{UserID: "UUSER1", ChannelID: "C1", Command: CmdMailbox}).Form
-	check := c.checkButton("example.com", "3c8a1f2e9b7d").Value
+	check := c.checkButton("example.com", pdd.SecretsOf("example.com", "3c8a1f2e9b7d", "c").Record).Value
 	pending := c.EncodePending(request(t, c, "UUSER1", "/maildomain register example.com"))
 	for name, s := range map[string]string{"form metadata": form.Metadata, "check value": check} {
 		if p, err := c.DecodePending(s); !errors.Is(err, ErrBadPending) {

@@ -16,16 +16,18 @@ type DNSChecker interface {
 // checkKind prefixes the signed value of a "Check DNS" button.
 const checkKind = "c1"
 
-// wireCheck is what a "Check DNS" button carries: the domain and the
-// verification secret's name, never its content.
+// wireCheck is what a "Check DNS" button carries: the domain and, where
+// the provider's verification record is known only to the register
+// reply, that record (it names a secret, never holds its content).
 type wireCheck struct {
-	Domain string `json:"d"`
-	Name   string `json:"n,omitempty"`
+	Domain string            `json:"d"`
+	Record *apiclient.Record `json:"r,omitempty"`
 }
 
-// checkButton is the "Check DNS" button of a register reply.
-func (c *Core) checkButton(domain, secretName string) Button {
-	return Button{Kind: ButtonCheckDNS, Label: "Check DNS", Value: c.seal(checkKind, wireCheck{Domain: domain, Name: secretName})}
+// checkButton is the "Check DNS" button of a register reply; verify is
+// the verification record that MailDNS does not give, nil for none.
+func (c *Core) checkButton(domain string, verify *apiclient.Record) Button {
+	return Button{Kind: ButtonCheckDNS, Label: "Check DNS", Value: c.seal(checkKind, wireCheck{Domain: domain, Record: verify})}
 }
 
 // CheckDomain returns the domain a "Check DNS" button's value names, for
@@ -46,27 +48,27 @@ func (c *Core) clickCheck(ctx context.Context, k Click) string {
 		c.deliver(ctx, k.Route, Reply{Title: "This button is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
 		return LabelInvalid
 	}
-	c.deliver(ctx, k.Route, c.checklist(ctx, w.Domain, w.Name, true))
+	c.deliver(ctx, k.Route, c.checklist(ctx, w.Domain, w.Record, true))
 	return LabelAnswered
 }
 
-// checkDNS runs the checklist of domain, with PDD's verification line
-// when secretName is given.
-func (c *Core) checkDNS(ctx context.Context, domain, secretName string) Reply {
-	return c.checklist(ctx, domain, secretName, secretName != "")
+// checkDNS runs the checklist of domain, without the verification line.
+func (c *Core) checkDNS(ctx context.Context, domain string) Reply {
+	return c.checklist(ctx, domain, nil, false)
 }
 
 // checklist runs the checklist of domain against what the provider
 // expects; verify adds the verification line (the button's: its codes
-// are the asker's alone, as every checklist is). It calls no provider API
+// are the asker's alone, as every checklist is), with the button's own
+// record where it carries one. It calls no provider API
 // but MailDNS, which reads a DKIM key or the verification methods at
 // most; it needs no admin right and honours no allow-list: it touches
 // nothing.
-func (c *Core) checklist(ctx context.Context, domain, secretName string, verify bool) Reply {
+func (c *Core) checklist(ctx context.Context, domain string, record *apiclient.Record, verify bool) Reply {
 	if c.cfg.DNS == nil {
 		return Reply{Title: "DNS checks are not available", Error: true, Text: "This mailbot has no DNS resolver configured."}
 	}
-	cl := c.cfg.DNS.Check(ctx, domain, c.expect(ctx, domain, secretName, verify))
+	cl := c.cfg.DNS.Check(ctx, domain, c.expect(ctx, domain, record, verify))
 	return Reply{Title: cl.Header(), Text: cl.Summary(), Steps: cl.Lines(), Error: !cl.OK(),
 		Note: "mailbot read these records from DNS just now; changes can take a while to show everywhere."}
 }
@@ -76,47 +78,28 @@ func (c *Core) checklist(ctx context.Context, domain, secretName string, verify 
 // the answer with its error) and says which line could not be read: the
 // DKIM key of a provider that verifies no ownership, or else the
 // verification line when verify asks for it.
-func (c *Core) expect(ctx context.Context, domain, secretName string, verify bool) dnscheck.Expect {
-	dns, err := c.api.MailDNS(ctx, domain)
-	want := expectOf(dns)
-	if verify {
-		want.SecretName = secretName
-	} else {
-		want.Methods, want.VerifyTXT = nil, ""
+func (c *Core) expect(ctx context.Context, domain string, record *apiclient.Record, verify bool) dnscheck.Expect {
+	dns, err := c.at(domain).MailDNS(ctx, domain)
+	var want dnscheck.Expect
+	if dns != nil {
+		for _, r := range dns.Records {
+			if verify || r.Purpose != apiclient.PurposeVerification {
+				want.Records = append(want.Records, r)
+			}
+		}
+	}
+	if verify && record != nil {
+		want.Records = append(want.Records, *record)
 	}
 	if err == nil {
 		return want
 	}
-	want.UnreadReason = c.readFailure("read what the domain's DNS must publish", err).Text
+	want.UnreadReason = c.readFailure(domain, "read what the domain's DNS must publish", err).Text
 	switch {
-	case !c.api.Capabilities().VerifiesOwnership:
+	case !c.at(domain).Capabilities().VerifiesOwnership:
 		want.Unread = []dnscheck.Kind{dnscheck.KindDKIM}
 	case verify:
 		want.Unread = []dnscheck.Kind{dnscheck.KindVerification}
-	}
-	return want
-}
-
-// expectOf is the checklist's copy of what a provider says DNS must
-// publish; nil is nothing known.
-func expectOf(dns *apiclient.MailDNS) dnscheck.Expect {
-	if dns == nil {
-		return dnscheck.Expect{}
-	}
-	want := dnscheck.Expect{MX: dns.MX, SPFInclude: dns.SPFInclude, SPFHost: dns.SPFHost, VerifyCNAME: dns.VerifyCNAME,
-		VerifyTXT: dns.VerifyTXT, DKIMSelector: dns.DKIMSelector}
-	for _, set := range dns.MXSets {
-		s := make([]dnscheck.MX, len(set))
-		for i, r := range set {
-			s[i] = dnscheck.MX{Pref: r.Pref, Host: r.Host}
-		}
-		want.MXSets = append(want.MXSets, s)
-	}
-	if dns.DKIM != nil && dns.DKIM.PublicKey != "" {
-		want.DKIM = &dnscheck.DKIM{Selector: dns.DKIM.Selector, PublicKey: dns.DKIM.PublicKey}
-	}
-	for _, m := range dns.Methods {
-		want.Methods = append(want.Methods, dnscheck.Method{Name: m.Method, Code: m.Code})
 	}
 	return want
 }

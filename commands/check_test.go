@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/commands/dnscheck"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
 )
@@ -32,7 +33,7 @@ func (p *dnsProvider) MailHosts() apiclient.MailDNS {
 	if p.dns == nil {
 		return apiclient.MailDNS{}
 	}
-	return apiclient.MailDNS{MX: p.dns.MX, SPFInclude: p.dns.SPFInclude, SPFHost: p.dns.SPFHost, VerifyCNAME: p.dns.VerifyCNAME}
+	return apiclient.MailDNS{Records: append(p.dns.Of(apiclient.PurposeMX), p.dns.Of(apiclient.PurposeSPF)...)}
 }
 
 func (p *dnsProvider) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
@@ -52,8 +53,25 @@ func yandex360Provider(dns *apiclient.MailDNS, err error) *dnsProvider {
 // A mailcow server's DKIM key, as get/dkim gives it.
 const dkimKeyB64 = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAq1Testkey"
 
-var mailcowDNS = &apiclient.MailDNS{MX: "mail.example.net", SPFHost: "mail.example.net",
-	DKIM: &apiclient.DKIMKey{Selector: "dkim", PublicKey: dkimKeyB64}}
+var mailcowDNS = mailcowWith(apiclient.DKIMRecord(apiclient.DKIMKey{Selector: "dkim", PublicKey: dkimKeyB64}))
+
+// mailcowWith is what a mailcow server at mail.example.net says a domain
+// must publish: MX, SPF, and more.
+func mailcowWith(more ...apiclient.Record) *apiclient.MailDNS {
+	return &apiclient.MailDNS{Records: append([]apiclient.Record{
+		apiclient.MXSet(apiclient.MXRecord{Pref: 10, Host: "mail.example.net"}), apiclient.SPFHost("mail.example.net")}, more...)}
+}
+
+// yandexWith is what Yandex 360 says a domain must publish: MX, SPF, and
+// the ways of proof (label, code pairs).
+func yandexWith(methods ...string) *apiclient.MailDNS {
+	d := pdd.Hosts()
+	for i := 0; i+1 < len(methods); i += 2 {
+		d.Records = append(d.Records, apiclient.Record{Purpose: apiclient.PurposeVerification, Label: methods[i], Value: methods[i+1],
+			Match: apiclient.MatchShown, Secret: true})
+	}
+	return &d
+}
 
 const mailcowZone = `
 example.com.                 MX  10 mail.example.net.
@@ -63,14 +81,14 @@ dkim._domainkey.example.com. TXT "v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOC
 
 // checkReply runs the core's checklist of example.com against a DNS server
 // holding zone, as the button (verify) or typed.
-func checkReply(t *testing.T, api Provider, zone, secretName string, verify bool) Reply {
+func checkReply(t *testing.T, api Provider, zone string, record *apiclient.Record, verify bool) Reply {
 	t.Helper()
 	srv := dnstest.NewServer(t, zone)
 	checker, err := dnscheck.New(srv.Addr(), dnscheck.WithTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newCore(t, api, Config{DNS: checker}).checklist(t.Context(), "example.com", secretName, verify)
+	return newCore(t, api, Config{DNS: checker}).checklist(t.Context(), "example.com", record, verify)
 }
 
 func TestChecklistFollowsTheProvider(t *testing.T) {
@@ -81,7 +99,7 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 		name      string
 		api       *dnsProvider
 		zone      string
-		secret    string
+		record    *apiclient.Record
 		verify    bool
 		wantSteps []string
 		wantError bool
@@ -96,7 +114,7 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 		},
 	}, {
 		name: "mailcow without a DKIM key",
-		api:  mailcowProvider(&apiclient.MailDNS{MX: "mail.example.net", SPFHost: "mail.example.net"}, nil),
+		api:  mailcowProvider(mailcowWith(), nil),
 		zone: mailcowZone,
 		wantSteps: []string{
 			"✅ MX: in place (mail.example.net)",
@@ -104,7 +122,7 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 		},
 	}, {
 		name: "mailcow's key could not be read: MX and SPF from what the adapter knows",
-		api:  mailcowProvider(&apiclient.MailDNS{MX: "mail.example.net", SPFHost: "mail.example.net"}, temporary),
+		api:  mailcowProvider(mailcowWith(), temporary),
 		zone: mailcowZone,
 		wantSteps: []string{
 			"✅ MX: in place (mail.example.net)",
@@ -124,7 +142,7 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 		wantError: true,
 	}, {
 		name:   "Yandex 360's button shows the methods and codes",
-		api:    yandex360Provider(&apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", Methods: []apiclient.VerifyMethod{{Method: "dns", Code: "c0de1"}, {Method: "meta", Code: "c0de2"}}}, nil),
+		api:    yandex360Provider(yandexWith("dns", "c0de1", "meta", "c0de2"), nil),
 		zone:   "example.com. MX 10 mx.yandex.net.\nexample.com. TXT \"v=spf1 redirect=_spf.yandex.net\"\n",
 		verify: true,
 		wantSteps: []string{
@@ -134,7 +152,7 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 		},
 	}, {
 		name:   "Yandex 360 typed: no verification line, no codes",
-		api:    yandex360Provider(&apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", Methods: []apiclient.VerifyMethod{{Method: "dns", Code: "c0de1"}}}, nil),
+		api:    yandex360Provider(yandexWith("dns", "c0de1"), nil),
 		zone:   "example.com. MX 10 mx.yandex.net.\nexample.com. TXT \"v=spf1 redirect=_spf.yandex.net\"\n",
 		verify: false,
 		wantSteps: []string{
@@ -143,7 +161,7 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 		},
 	}, {
 		name:   "Yandex 360's methods could not be read",
-		api:    yandex360Provider(&apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net"}, y360Down),
+		api:    yandex360Provider(yandexWith(), y360Down),
 		zone:   "example.com. MX 10 mx.yandex.net.\nexample.com. TXT \"v=spf1 redirect=_spf.yandex.net\"\n",
 		verify: true,
 		wantSteps: []string{
@@ -154,9 +172,9 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 		wantError: true,
 	}, {
 		name:   "PDD's button: the verification CNAME",
-		api:    &dnsProvider{name: apiclient.ProviderPDD, caps: apiclient.Capabilities{Title: "the PDD API", VerifiesOwnership: true}, dns: &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}},
+		api:    &dnsProvider{name: apiclient.ProviderPDD, caps: apiclient.Capabilities{Title: "the PDD API", VerifiesOwnership: true}, dns: yandexWith()},
 		zone:   "example.com. MX 10 mx.yandex.net.\nexample.com. TXT \"v=spf1 redirect=_spf.yandex.net\"\n",
-		secret: "abc123",
+		record: pdd.SecretsOf("example.com", "abc123", "c0ntent").Record,
 		verify: true,
 		wantSteps: []string{
 			"✅ MX: in place (mx.yandex.net)",
@@ -168,7 +186,7 @@ func TestChecklistFollowsTheProvider(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := checkReply(t, tc.api, tc.zone, tc.secret, tc.verify)
+			r := checkReply(t, tc.api, tc.zone, tc.record, tc.verify)
 			if diff := cmp.Diff(tc.wantSteps, r.Steps); diff != "" {
 				t.Errorf("checklist lines mismatch (-want +got):\n%s", diff)
 			}
@@ -191,7 +209,7 @@ func TestChecklistNeverShowsTheSecretContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := checkReply(t, api, "example.com. MX 10 mx.yandex.net.\n", d.Secrets.Name, true)
+	r := checkReply(t, api, "example.com. MX 10 mx.yandex.net.\n", d.Secrets.Record, true)
 	text := strings.Join(append([]string{r.Title, r.Text, r.Note}, r.Steps...), "\n")
 	if !strings.Contains(text, "yamail-"+d.Secrets.Name) || strings.Contains(text, d.Secrets.Content) {
 		t.Errorf("checklist = %q, want the verification name and never the secret content", text)

@@ -72,6 +72,10 @@ type Config struct {
 	// token comes from a file): a reply to a refusal of the credentials
 	// asks an operator to check it. Empty names no setting.
 	CredentialsVariable string
+	// CredentialsVariables names, by provider name, the setting that
+	// holds mailbot's credentials for each provider of several
+	// (MAILBOT_ROUTES); the default provider's may be CredentialsVariable.
+	CredentialsVariables map[string]string
 	// Source names the transport the core serves (SourceSlack,
 	// SourceShell): each audit entry records it.
 	Source string

@@ -18,7 +18,7 @@ import (
 
 // Core is the transport-free core. It is safe for concurrent use.
 type Core struct {
-	api     Provider
+	router  *Router // the provider of each domain
 	store   Store
 	msgr    Messenger
 	cfg     Config
@@ -43,8 +43,21 @@ const (
 // It checks cfg ([Config.Check]), so that a core never runs on a bad
 // policy.
 func New(api Provider, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (*Core, error) {
-	if api == nil || store == nil || msgr == nil {
-		return nil, errors.New("commands: nil provider, store or messenger")
+	if api == nil {
+		return nil, errors.New("commands: nil provider")
+	}
+	r, err := NewRouter(api)
+	if err != nil {
+		return nil, err
+	}
+	return NewRouted(r, store, msgr, cfg, logger)
+}
+
+// NewRouted is [New] with several providers: each command goes to its
+// domain's provider, as router says.
+func NewRouted(router *Router, store Store, msgr Messenger, cfg Config, logger *zap.Logger) (*Core, error) {
+	if router == nil || store == nil || msgr == nil {
+		return nil, errors.New("commands: nil router, store or messenger")
 	}
 	if logger == nil {
 		logger = zap.NewNop()
@@ -76,7 +89,7 @@ func New(api Provider, store Store, msgr Messenger, cfg Config, logger *zap.Logg
 	if err != nil {
 		return nil, fmt.Errorf("commands: password generator: %w", err)
 	}
-	return &Core{api: api, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key,
+	return &Core{router: router, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key,
 		unfinished: map[string]unfinished{}, unattached: map[string]MessageRef{}}, nil
 }
 
@@ -89,3 +102,24 @@ func newID() string {
 	_, _ = rand.Read(b) // never fails (crypto/rand)
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
 }
+
+// at is the provider of domain (normalised).
+func (c *Core) at(domain string) Provider { return c.router.For(domain) }
+
+// nameAt is the name of domain's provider.
+func (c *Core) nameAt(domain string) string { return c.at(domain).Name() }
+
+// of is the provider that does n's work: the one run chose for it, by
+// name (n.Provider), else its domain's.
+func (c *Core) of(n Notice) Provider {
+	if p := c.router.Named(n.Provider); p != nil {
+		return p
+	}
+	return c.at(n.Op.Domain)
+}
+
+// titleOf is the words replies use for the provider of n.
+func (c *Core) titleOf(n Notice) string { return c.of(n).Capabilities().Title }
+
+// titleAt is the words replies use for domain's provider.
+func (c *Core) titleAt(domain string) string { return c.at(domain).Capabilities().Title }

@@ -30,6 +30,44 @@ func TestParseRows(t *testing.T) {
 	}
 }
 
+// TestParseRowsAsPeopleHaveThem: CSV files as spreadsheets and admin
+// consoles write them: a UTF-8 byte-order mark, a header in any case with
+// notes in brackets and other names for the columns, columns in any order
+// and others ignored (the Google Admin console's bulk-user file as it is),
+// and a header separated by ';' making the file ';'-separated.
+func TestParseRowsAsPeopleHaveThem(t *testing.T) {
+	nina := commands.RawRow{Line: 2, Address: "nina@example.com", Given: "Nina", Family: "van der Berg"}
+	for _, tc := range []struct {
+		name, text string
+		want       commands.RawRow
+	}{
+		{"byte-order mark", "\uFEFFaddress,owner\nada@example.com,UADA\n", commands.RawRow{Line: 2, Address: "ada@example.com", Owner: "UADA"}},
+		{"byte-order mark without header", "\uFEFFada@example.com,UADA\n", commands.RawRow{Line: 1, Address: "ada@example.com", Owner: "UADA"}},
+		{"google admin console", "First Name [Required],Last Name [Required],Email Address [Required],Password [Required],Password Hash Function [UPLOAD ONLY],Org Unit Path [Required],New Primary Email [UPLOAD ONLY]\n" +
+			"Nina,van der Berg,nina@example.com,Secret-123,,/,\n", nina},
+		{"synonyms in any case", "E-Mail,SLACK USER,given name,Surname\nnina@example.com,,Nina,van der Berg\n", nina},
+		{"synonyms in another order", "last,first,slack,mail,phone\nvan der Berg,Nina,,nina@example.com,+1 555\n", nina},
+		{"more synonyms", "Family Name,First,Email address (work),Slack\nvan der Berg,Nina,nina@example.com,\n", nina},
+		{"semicolons", "Email;First name;Last name\nnina@example.com;Nina;van der Berg\n", nina},
+		{"semicolons after a comment", "# exported\nemail;owner;given;family\n\nnina@example.com;;Nina;van der Berg\n", commands.RawRow{Line: 4, Address: "nina@example.com", Given: "Nina", Family: "van der Berg"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, problems, _ := commands.ParseRows(tc.text, 10)
+			if len(rows) != 1 || rows[0] != tc.want || len(problems) != 0 {
+				t.Errorf("ParseRows = %+v, %v; want %+v", rows, problems, tc.want)
+			}
+		})
+	}
+	rows, problems, _ := commands.ParseRows("Email,First Name\n,Ada\nbob@example.com,Bob\n", 10)
+	if len(rows) != 2 || rows[0].Given != "Ada" || rows[1].Address != "bob@example.com" || len(problems) != 0 {
+		t.Errorf("a row without an address: %+v, %v; want it kept for the checks to refuse", rows, problems)
+	}
+	rows, problems, _ = commands.ParseRows("First Name,Last Name,Phone\nAda,Lovelace,+1\n", 10)
+	if len(rows) != 0 || len(problems) != 1 || problems[0].Line != 1 {
+		t.Errorf("a header without an address column: %+v, %v; want one problem at line 1", rows, problems)
+	}
+}
+
 // FuzzParseRows: whatever the input, the parser ends, keeps within the
 // limit, gives rows with an address and at most four trimmed fields, and
 // numbers rows and problems with lines of the input.

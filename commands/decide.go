@@ -145,7 +145,7 @@ func (c *Core) refuseMoved(ctx context.Context, k Click, p Pending) string {
 // approve counts an approval and, on the last one, runs the operation.
 func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 	if ue := c.checkOp(p.Op); ue != nil {
-		c.deliver(ctx, k.Route, Reply{Title: "Request no longer valid", Error: true, Text: ue.Problem + " Nothing was sent to " + c.providerName() + "."})
+		c.deliver(ctx, k.Route, Reply{Title: "Request no longer valid", Error: true, Text: ue.Problem + " Nothing was sent to " + c.titleAt(p.Op.Domain) + "."})
 		return LabelInvalid
 	}
 	rec, res, err := c.store.Approve(ctx, p, k.User, c.cfg.ApprovalsRequired, c.cfg.Now())
@@ -310,7 +310,7 @@ func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
 		c.deliver(ctx, Route{User: p.Requester, Channel: p.Channel}, Reply{Title: "Request denied", Error: true,
 			Text: fmt.Sprintf("%s denied your request to %s. Nothing was done.", c.cfg.Mention(k.User), p.Op)})
 		c.deliver(ctx, k.Route, Reply{Title: "Request denied",
-			Text: fmt.Sprintf("You denied the request to %s by %s. Nothing was sent to %s.", p.Op, c.cfg.Mention(p.Requester), c.providerName())})
+			Text: fmt.Sprintf("You denied the request to %s by %s. Nothing was sent to %s.", p.Op, c.cfg.Mention(p.Requester), c.titleAt(p.Op.Domain))})
 		return LabelDenied
 	}
 	c.record(ctx, rec, EventCancelled, []string{k.User})
@@ -344,15 +344,15 @@ func (c *Core) alreadyDecided(rec Record) Reply {
 func (c *Core) expiredReply(p Pending) Reply {
 	return Reply{Title: "Request expired", Error: true,
 		Text: fmt.Sprintf("The request to %s by %s expired at %s and can no longer be decided. Nothing was sent to %s; %s may ask again.",
-			p.Op, c.cfg.Mention(p.Requester), fmtTime(p.Expires), c.providerName(), c.cfg.Mention(p.Requester))}
+			p.Op, c.cfg.Mention(p.Requester), fmtTime(p.Expires), c.titleAt(p.Op.Domain), c.cfg.Mention(p.Requester))}
 }
 
 // record adds a decision to the audit trail; a failure is logged.
 func (c *Core) record(ctx context.Context, rec Record, ev Event, deciders []string) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: rec.ID, Event: ev, Actor: rec.Requester, Deciders: deciders,
-		Action: rec.Op.Action, Domain: rec.Op.Domain, Login: rec.Op.Login, Reason: rec.Op.Reason, To: rec.Op.To}
+	e := c.entry(ev, rec.ID, rec.Requester, rec.Op.Action, rec.Op.Domain, rec.Op.Login)
+	e.Deciders, e.Reason, e.To, e.HandedTo = deciders, rec.Op.Reason, rec.Op.To, rec.Op.For
 	if err := c.store.Record(ectx, e); err != nil {
 		c.logger.Error("decision not recorded in the audit trail", zap.String("request_id", rec.ID), zap.String("event", string(ev)), zap.Error(err))
 	}

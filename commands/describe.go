@@ -3,51 +3,47 @@ package commands
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/commands/dnscheck"
 )
-
-// How a PDD domain is verified by a file, from the service's public
-// documentation (dnscheck.VerifyRecordName names the CNAME instead).
-const verifyFileURL = "http://%s/%s.html" // domain, secret name
 
 // registerReply describes a registered domain to the person who asked,
 // with what to publish next. Verification secrets and codes go to that
 // person alone.
 func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
 	r := Reply{Title: "Domain " + displayDomain(domain) + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
-	hosts := c.api.MailHosts() // no request: the reply needs the hosts only
+	hosts := c.at(domain).MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
 	mx := mailStep(domain, dns)
-	caps := c.api.Capabilities()
+	caps := c.at(domain).Capabilities()
 	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, caps)})
 	switch {
 	case d.Secrets != nil:
-		c.secretsReply(&r, domain, d.Secrets, dns, mx)
+		c.secretsReply(&r, domain, d.Secrets, mx)
 	case !caps.VerifiesOwnership:
-		r.Text = c.providerName() + " does not verify who owns a domain: it works as soon as its DNS points at the server."
-		r.Steps = append(r.Steps, mx, "Add an SPF record that authorises "+dns.SPFHost+", for example: v=spf1 mx a -all")
-		r.Buttons = []Button{c.checkButton(domain, "")}
+		r.Text = c.titleAt(domain) + " does not verify who owns a domain: it works as soon as its DNS points at the server."
+		r.Steps = append(r.Steps, mx, spfHostStep(dns))
+		r.Buttons = []Button{c.checkButton(domain, nil)}
 	case d.MailFlows:
 		r.Text = fmt.Sprintf("Mail for %s flows. Create mailboxes with /mailbox add <user>@%s.", domain, domain)
 	case d.Verified:
 		r.Text = "The domain is verified."
 		r.Steps = []string{mx}
 	case d.VerifyTXT != "":
-		r.Text = "The domain is connected but not verified. Prove that you own it with the TXT record below, then point its mail at " + c.providerName() + "."
+		r.Text = "The domain is connected but not verified. Prove that you own it with the TXT record below, then point its mail at " + c.titleAt(domain) + "."
 		r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
 		r.Steps = []string{verifyTXTStep(domain, d.VerifyTXT), mx}
 		r.Note = "Only you can see the verification record. Check DNS shows whether it is published; once it is, /maildomain status asks " +
-			c.providerName() + " to verify the domain."
-		r.Buttons = []Button{c.checkButton(domain, "")}
+			c.titleAt(domain) + " to verify the domain."
+		r.Buttons = []Button{c.checkButton(domain, nil)}
 	default:
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
 		r.Fields = append(r.Fields, methodFields(d.Methods)...)
 		r.Steps = append(recordSteps(d.Methods), mx)
 		r.Note = "Only you can see the verification codes. The service checks ownership by itself; that can take a few hours."
-		r.Buttons = []Button{c.checkButton(domain, "")}
+		r.Buttons = []Button{c.checkButton(domain, nil)}
 	}
 	r.Steps = append(r.Steps, warningSteps(d.Warnings)...)
 	return r
@@ -71,27 +67,36 @@ func statusWords(d *apiclient.Domain, caps apiclient.Capabilities) string {
 // secretsReply gives the verification secrets of a domain still to be
 // verified (PDD's domain-activate), verbatim, and both ways to publish
 // them.
-func (c *Core) secretsReply(r *Reply, domain string, s *apiclient.Secrets, dns *apiclient.MailDNS, mx string) {
+func (c *Core) secretsReply(r *Reply, domain string, s *apiclient.Secrets, mx string) {
 	r.Text = "The domain is connected but not verified. Prove that you own it with the secrets below, then point its mail at the service."
 	r.Fields = append(r.Fields,
 		Field{Label: "Secret name", Value: s.Name, Secret: true},
 		Field{Label: "Secret content", Value: s.Content, Secret: true})
-	r.Steps = []string{
-		fmt.Sprintf("Publish a file at "+verifyFileURL+" whose whole content is %s", domain, s.Name, s.Content),
-		fmt.Sprintf("Or, instead of the file, add a DNS record: CNAME %s pointing to %s.", dnscheck.VerifyRecordName(s.Name, domain), dns.VerifyCNAME),
-		"Then " + lowerFirst(mx),
+	r.Steps = nil
+	if s.File != "" {
+		r.Steps = append(r.Steps, fmt.Sprintf("Publish a file at %s whose whole content is %s", s.File, s.Content))
 	}
+	if s.Record != nil {
+		r.Steps = append(r.Steps, "Or, instead of the file, add a DNS record: "+recordWords(domain, *s.Record)+".")
+	}
+	r.Steps = append(r.Steps, "Then "+lowerFirst(mx))
 	r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
-	r.Buttons = []Button{c.checkButton(domain, s.Name)}
+	r.Buttons = []Button{c.checkButton(domain, s.Record)}
 }
 
 // mailStep is the step that points domain's mail at the provider: its MX
 // records, the first set where the provider offers several, and its SPF
-// record where it has one.
+// record where it names an include.
 func mailStep(domain string, dns *apiclient.MailDNS) string {
-	mx := mxStep(domain, dns.MX)
-	if len(dns.MXSets) > 0 {
-		mx = mxSetStep(domain, dns.MXSets[0])
+	sets := dns.Of(apiclient.PurposeMX)
+	var mx string
+	switch {
+	case len(sets) == 0 || len(sets[0].MX) == 0:
+		mx = mxStep(domain, apiclient.MXRecord{})
+	case len(sets) == 1 && len(sets[0].MX) == 1:
+		mx = mxStep(domain, sets[0].MX[0])
+	default:
+		mx = mxSetStep(domain, sets[0].MX)
 	}
 	if spf := spfStep(dns); spf != "" {
 		mx += " " + spf
@@ -99,12 +104,12 @@ func mailStep(domain string, dns *apiclient.MailDNS) string {
 	return mx
 }
 
-// mxStep tells how to point domain's mail at host.
-func mxStep(domain, host string) string {
-	if host == "" {
+// mxStep tells how to point domain's mail at want.
+func mxStep(domain string, want apiclient.MXRecord) string {
+	if want.Host == "" {
 		return "Add an MX record for " + domain + " as the provider documents it, so that mail flows."
 	}
-	return fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, host, dnscheck.MXPriority)
+	return fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, want.Host, want.Pref)
 }
 
 // mxSetStep tells how to point domain's mail at the records of set, and
@@ -118,12 +123,38 @@ func mxSetStep(domain string, set []apiclient.MXRecord) string {
 }
 
 // spfStep tells which SPF record the DNS checklist expects, where the
-// provider names an include ("" otherwise: mailcow's reply says it).
+// provider names an include ("" otherwise: spfHostStep says it).
 func spfStep(dns *apiclient.MailDNS) string {
-	if dns.SPFInclude == "" {
-		return ""
+	for _, r := range dns.Of(apiclient.PurposeSPF) {
+		if r.Match == apiclient.MatchSPFInclude {
+			return "Add an SPF record, a TXT record that includes " + r.Value + ", such as: v=spf1 include:" + r.Value + " ~all"
+		}
 	}
-	return "Add an SPF record, a TXT record that includes " + dns.SPFInclude + ", such as: v=spf1 include:" + dns.SPFInclude + " ~all"
+	return ""
+}
+
+// spfHostStep tells which SPF record the DNS checklist expects, where the
+// provider names a host to authorise ("" otherwise).
+func spfHostStep(dns *apiclient.MailDNS) string {
+	for _, r := range dns.Of(apiclient.PurposeSPF) {
+		if r.Match == apiclient.MatchSPFHost {
+			return "Add an SPF record that authorises " + r.Value + ", for example: v=spf1 mx a -all"
+		}
+	}
+	return ""
+}
+
+// recordWords names a record to publish at domain: "CNAME
+// yamail-x.example.com pointing to mail.yandex.ru".
+func recordWords(domain string, r apiclient.Record) string {
+	name := domain
+	if r.Name != "" {
+		name = r.Name + "." + domain
+	}
+	if r.Type == apiclient.TypeCNAME {
+		return r.Type + " " + name + " pointing to " + r.Value
+	}
+	return r.Type + " " + name + " " + strconv.Quote(r.Value)
 }
 
 // recordSteps says where and what to publish for the verification
@@ -163,7 +194,7 @@ func (c *Core) domainHad(ctx context.Context, domain string, ask bool) *apiclien
 	if !ask {
 		return nil
 	}
-	d, err := c.api.DomainStatus(ctx, domain)
+	d, err := c.at(domain).DomainStatus(ctx, domain)
 	if err != nil {
 		return nil
 	}

@@ -95,11 +95,11 @@ type loginChecker interface {
 	CheckLogin(login string) error
 }
 
-// checkLogin checks login by the selected provider's rule, the same for
+// checkLogin checks login by the rule of domain's provider, the same for
 // every action: its own, or, for a provider that states none, the
 // strictest (apiclient.StrictLogin).
-func (c *Core) checkLogin(login string) error {
-	if lc, ok := providerAs[loginChecker](c.api); ok {
+func (c *Core) checkLogin(domain, login string) error {
+	if lc, ok := providerAs[loginChecker](c.at(domain)); ok {
 		return lc.CheckLogin(login)
 	}
 	return apiclient.StrictLogin(login)

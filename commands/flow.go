@@ -58,6 +58,9 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 		}
 		return res.label()
 	case StepApproval:
+		if label, ok := c.resolvePending(ctx, to, &d); !ok {
+			return label
+		}
 		if d.Op.For != "" {
 			if why := c.reachable(ctx, d.Op.For); why != "" {
 				c.deliver(ctx, to, Reply{Title: "Not allowed", Text: why + " Nothing was asked of the admins.", Error: true})
@@ -68,7 +71,7 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 	case StepSelfService:
 		return c.selfService(ctx, to, d)
 	case StepCheck:
-		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain, ""))
+		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain))
 		return LabelAnswered
 	case StepRead:
 		c.deliver(ctx, to, c.read(ctx, to.User, d.Op, ""))

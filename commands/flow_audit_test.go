@@ -35,7 +35,7 @@ func TestAuditTrail(t *testing.T) {
 		}
 		return &apiclient.Mailbox{Address: login + "@" + domain, UID: "42"}, nil
 	}}
-	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2, ApprovalTTL: time.Hour}, nil)
+	e := newEnv(t, api, commands.Config{Approvals: commands.ApprovalsRequests, ApprovalsRequired: 2, ApprovalTTL: time.Hour, Source: commands.SourceShell}, nil)
 	at := func(minutes int) time.Time { return start.Add(time.Duration(minutes) * time.Minute) }
 	step := func() { e.clk.Advance(time.Minute) }
 	step()
@@ -75,13 +75,16 @@ func TestAuditTrail(t *testing.T) {
 		{Time: at(6), RequestID: p.ID, Event: commands.EventApproved, Actor: user1, Deciders: []string{admin2, admin3},
 			Action: commands.ActionAddMailbox, Domain: "example.com", Login: "mia", Reason: "new hire"},
 		{Time: at(6), RequestID: p.ID, Event: commands.EventRun, Actor: user1, Deciders: []string{admin2, admin3},
-			Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "mia", Reason: "new hire", Outcome: commands.OutcomeOK, UID: 42},
+			Action: commands.ActionAddMailbox, Provider: "pdd", Domain: "example.com", Login: "mia", Reason: "new hire", Outcome: commands.OutcomeOK, UID: "42"},
 		{Time: at(8), RequestID: q.ID, Event: commands.EventDenied, Actor: user1, Deciders: []string{admin1},
 			Action: commands.ActionAddMailbox, Domain: "example.com", Login: "ned"},
 		{Time: at(10), RequestID: r.ID, Event: commands.EventCancelled, Actor: user2, Deciders: []string{user2},
 			Action: commands.ActionRegisterDomain, Domain: "example.org"},
 		{Time: at(71), RequestID: s.ID, Event: commands.EventExpired, Actor: user2,
 			Action: commands.ActionRegisterDomain, Domain: "example.net"},
+	}
+	for i := range want { // every entry, decisions too, names its provider and source
+		want[i].Provider, want[i].Source = "pdd", commands.SourceShell
 	}
 	if diff := cmp.Diff(want, e.audit(), cmpopts.IgnoreFields(commands.AuditEntry{}, "ID"), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("audit trail mismatch (-want +got):\n%s", diff)

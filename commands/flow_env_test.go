@@ -71,7 +71,7 @@ func (f *fakeProvider) RegisterDomain(ctx context.Context, domain string) (*apic
 		return f.register(ctx, domain)
 	}
 	return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Meaning: pdd.Status(pdd.StatusDomainActivate).Meaning(), Stage: "owner-check",
-		Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
+		Secrets: pdd.SecretsOf(domain, secretName, secretContent)}, nil
 }
 
 func (f *fakeProvider) AddMailbox(ctx context.Context, domain, login, password string, _ bool) (*apiclient.Mailbox, error) {
@@ -98,11 +98,12 @@ func (f *fakeProvider) DomainStatus(context.Context, string) (*apiclient.Domain,
 }
 
 func (f *fakeProvider) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
+	return pdd.Hosts()
 }
 
 func (f *fakeProvider) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
-	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
+	h := pdd.Hosts()
+	return &h, nil
 }
 
 func (f *fakeProvider) SetPassword(context.Context, string, string, string, bool) (*apiclient.Mailbox, error) {
@@ -178,6 +179,16 @@ var testKey = []byte("flow-test-key")
 // wrap, if not nil, wraps the memory store (to make it fail).
 func newEnv(t testing.TB, api commands.Provider, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
 	t.Helper()
+	r, err := commands.NewRouter(api)
+	if err != nil {
+		t.Fatalf("commands.NewRouter: %v", err)
+	}
+	return newRoutedEnv(t, r, cfg, wrap)
+}
+
+// newRoutedEnv is newEnv with several providers, as r routes domains.
+func newRoutedEnv(t testing.TB, r *commands.Router, cfg commands.Config, wrap func(commands.Store) commands.Store) *env {
+	t.Helper()
 	clk := testkit.NewClock(start)
 	if cfg.Admins == nil {
 		cfg.Admins = []string{admin1, admin2, admin3}
@@ -199,9 +210,9 @@ func newEnv(t testing.TB, api commands.Provider, cfg commands.Config, wrap func(
 	}
 	obs, logs := observer.New(zapcore.DebugLevel)
 	msgr := &recMessenger{t: t}
-	core, err := commands.New(api, store, msgr, cfg, zap.New(obs))
+	core, err := commands.NewRouted(r, store, msgr, cfg, zap.New(obs))
 	if err != nil {
-		t.Fatalf("commands.New: %v", err)
+		t.Fatalf("commands.NewRouted: %v", err)
 	}
 	return &env{t: t, core: core, msgr: msgr, store: store, mem: mem, clk: clk, logs: logs, cfg: cfg}
 }
@@ -447,8 +458,14 @@ func (d *downStore) Audit(ctx context.Context, since time.Time, limit int, newes
 // errNotDelivered is the recording messenger's failure to deliver.
 var errNotDelivered = errors.New("no route reached the person: response_url expired, chat.postEphemeral not_in_channel")
 
+// ResolveMailbox answers as lookup does; without it, every address is a
+// plain, active mailbox of its own (as SetPassword and SetLoginEnabled
+// take any), and the call is not counted.
 func (f *fakeProvider) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
-	return resolved(f.LookupMailbox(ctx, domain, login))
+	if f.lookup != nil {
+		return resolved(f.lookup(ctx, domain, login))
+	}
+	return &apiclient.Resolved{Mailbox: apiclient.Mailbox{Address: login + "@" + domain, State: apiclient.StateActive}}, nil
 }
 
 // resolved is what ResolveMailbox answers for a fake whose LookupMailbox

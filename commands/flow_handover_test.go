@@ -361,7 +361,7 @@ func TestHandoverOnTheHomeTab(t *testing.T) {
 		t.Errorf("the requester's Home tab does not say whom the pending request is for:\n%s", home)
 	}
 	home := e.core.Home(e.t.Context(), admin1).PlainText(mention)
-	if !strings.Contains(home, "ada@example.com by <@UADMIN1>, credentials to <@UADA>") || !strings.Contains(home, "bob@example.com for <@UADA>") {
+	if !strings.Contains(home, "ada@example.com by <@UADMIN1>: ok provider=pdd handed_to=<@UADA>") || !strings.Contains(home, "bob@example.com for <@UADA>") {
 		t.Errorf("the admin's Home tab does not say whom the credentials go to:\n%s", home)
 	}
 }

@@ -344,19 +344,20 @@ type namedMailboxes struct {
 	names sync.Map // address → name
 }
 
-func (n *namedMailboxes) AddNamedMailbox(ctx context.Context, domain, login, name, pw string, force bool) (*apiclient.Mailbox, error) {
+func (n *namedMailboxes) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, pw string, force bool) (*apiclient.Mailbox, error) {
 	n.names.Store(login+"@"+domain, name)
 	return n.mailboxes.AddMailbox(ctx, domain, login, pw, force)
 }
 
 // TestImportRowNamesReachTheProvider: a row's given and family names
-// reach a provider that keeps a person's name, as an add form's name does;
-// a row without names sends none.
+// reach a provider that keeps a person's name as written, never joined and
+// split again ("Nina", "van der Berg" stays so); a row without names sends
+// none.
 func TestImportRowNamesReachTheProvider(t *testing.T) {
 	t.Parallel()
 	api := &namedMailboxes{mailboxes: newMailboxes()}
 	e := importEnv(t, api, commands.Config{})
-	d, errs := e.importRows(admin1, "ada@example.com,,Ada King,Lovelace\nbob@example.com\n", "")
+	d, errs := e.importRows(admin1, "ada@example.com,,Ada King,Lovelace\nbob@example.com\nnina@example.com,,Nina,van der Berg\n", "")
 	if len(errs) != 0 {
 		t.Fatalf("valid import refused: %v", errs)
 	}
@@ -364,8 +365,10 @@ func TestImportRowNamesReachTheProvider(t *testing.T) {
 	if api.count("ada@example.com") != 1 || api.count("bob@example.com") != 1 {
 		t.Fatalf("adds: ada %d, bob %d; want one each", api.count("ada@example.com"), api.count("bob@example.com"))
 	}
-	if got, _ := api.names.Load("ada@example.com"); got != "Ada King Lovelace" {
-		t.Errorf("ada's name at the provider = %v, want %q", got, "Ada King Lovelace")
+	for address, want := range map[string]apiclient.PersonName{"ada@example.com": {Given: "Ada King", Family: "Lovelace"}, "nina@example.com": {Given: "Nina", Family: "van der Berg"}} {
+		if got, _ := api.names.Load(address); got != want {
+			t.Errorf("%s's name at the provider = %+v, want %+v", address, got, want)
+		}
 	}
 	if got, ok := api.names.Load("bob@example.com"); ok {
 		t.Errorf("bob was added with the name %v, want none", got)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/dnscheck"
 )
@@ -97,12 +98,17 @@ type fakeDNS struct {
 func (f *fakeDNS) Check(_ context.Context, domain string, want dnscheck.Expect) dnscheck.Checklist {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	name := want.SecretName
+	name := ""
+	for _, r := range want.Records {
+		if r.Purpose == apiclient.PurposeVerification {
+			name = r.Name
+		}
+	}
 	f.asked = append(f.asked, [2]string{domain, name})
 	items := []dnscheck.Item{{Kind: dnscheck.KindMX, Name: domain + ".", State: dnscheck.StateOK, Found: []string{"mx.yandex.net"}}}
 	if name != "" {
-		items = append(items, dnscheck.Item{Kind: dnscheck.KindVerification, Name: "yamail-" + name + "." + domain + ".",
-			State: dnscheck.StateMissing, Publish: "yamail-" + name + "." + domain + ". CNAME mail.yandex.ru."})
+		items = append(items, dnscheck.Item{Kind: dnscheck.KindVerification, Name: name + "." + domain + ".",
+			State: dnscheck.StateMissing, Publish: name + "." + domain + ". CNAME mail.yandex.ru."})
 	}
 	return dnscheck.Checklist{Domain: domain, Items: items}
 }
@@ -151,7 +157,7 @@ func TestCheckDNSButton(t *testing.T) {
 	}
 	// Typed, the checklist has no verification line.
 	e.typed(user2, "/maildomain check example.com")
-	if diff := [][2]string{{"example.com", secretName}, {"example.com", ""}}; len(dns.asked) != 2 || dns.asked[0] != diff[0] || dns.asked[1] != diff[1] {
+	if diff := [][2]string{{"example.com", "yamail-" + secretName}, {"example.com", ""}}; len(dns.asked) != 2 || dns.asked[0] != diff[0] || dns.asked[1] != diff[1] {
 		t.Errorf("DNS asked %v, want %v", dns.asked, diff)
 	}
 	if api.calls.Load() != calls {

@@ -70,7 +70,7 @@ func (w *worldAPI) RegisterDomain(_ context.Context, domain string) (*apiclient.
 		return nil, w.refused(apiclient.OpRegister, apiclient.ReasonExists, "occupied")
 	}
 	w.domains[domain] = pdd.StatusDomainActivate
-	return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Secrets: &apiclient.Secrets{Name: secretName, Content: secretContent}}, nil
+	return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Secrets: pdd.SecretsOf(domain, secretName, secretContent)}, nil
 }
 
 func (w *worldAPI) DomainStatus(_ context.Context, domain string) (*apiclient.Domain, error) {
@@ -85,7 +85,7 @@ func (w *worldAPI) DomainStatus(_ context.Context, domain string) (*apiclient.Do
 }
 
 func (w *worldAPI) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
+	return pdd.Hosts()
 }
 
 func (w *worldAPI) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
@@ -397,8 +397,8 @@ type named struct {
 	got *string
 }
 
-func (n named) AddNamedMailbox(ctx context.Context, domain, login, name, password string, force bool) (*apiclient.Mailbox, error) {
-	*n.got = name
+func (n named) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, force bool) (*apiclient.Mailbox, error) {
+	*n.got = name.Full()
 	return n.AddMailbox(ctx, domain, login, password, force)
 }
 

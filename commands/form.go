@@ -124,7 +124,7 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 	if action.OnMailbox() {
 		login, err := normalizeLogin(action, strings.TrimSpace(v.User))
 		if err == nil {
-			err = c.checkLogin(login)
+			err = c.checkLogin(d, login)
 		}
 		if err != nil {
 			errs = addErr(errs, FieldUser, fmt.Sprintf("%q is not a valid user name: %v.", trunc(v.User, 40), err))

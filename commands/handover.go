@@ -43,7 +43,7 @@ func ParseSelfService(s string) (SelfServiceMode, error) {
 
 // checkHandover checks the hand-over's settings of cfg.
 func (cfg Config) checkHandover(refuse func(Setting, error)) Config {
-	if cfg.HandoverTTL < 0 {
+	if cfg.HandoverTTL <= 0 {
 		refuse(SettingHandoverTTL, fmt.Errorf("must be a positive duration, got %s", cfg.HandoverTTL))
 	}
 	m, err := ParseSelfService(string(cfg.SelfService))
@@ -103,7 +103,8 @@ type Handover struct {
 func (h Handover) Target() string { return h.Login + "@" + h.Domain }
 
 // HandoverState is where a hand-over is in its life: offered → showing →
-// shown, or offered → expired. A click that failed goes back to offered.
+// shown, or offered → expired, or offered or showing → voided. A click
+// that failed goes back to offered.
 type HandoverState string
 
 // The states of a hand-over.
@@ -112,7 +113,14 @@ const (
 	HandoverStateShowing HandoverState = "showing" // claimed by its owner's click: the password is being set
 	HandoverStateShown   HandoverState = "shown"
 	HandoverStateExpired HandoverState = "expired"
+	// Voided by a later hand-over, reset, block or offboarding of its
+	// mailbox (HandoverRecord.VoidedBy says which): no click can use it.
+	HandoverStateVoided HandoverState = "voided"
 )
+
+// Open reports whether a click may still use a hand-over in state s, or
+// may still be using it.
+func (s HandoverState) Open() bool { return s == HandoverStateOffered || s == HandoverStateShowing }
 
 // HandoverRecord is a hand-over as a [Store] keeps it.
 type HandoverRecord struct {
@@ -120,7 +128,8 @@ type HandoverRecord struct {
 	State     HandoverState
 	Message   MessageRef // the direct message with the button; may be zero
 	ClaimedAt time.Time  // when the last click claimed it
-	DoneAt    time.Time  // when it was shown or expired
+	DoneAt    time.Time  // when it was shown, expired or voided
+	VoidedBy  Action     // what voided it: a later add or reset (a hand-over), a reset, block or offboarding
 }
 
 // ClaimResult is what [HandoverStore.ClaimHandover] did.
@@ -237,6 +246,8 @@ func (c *Core) handoverText(rec HandoverRecord) string {
 		return fmt.Sprintf("%s Its password was shown to you at %s. mailbot keeps no copy of it: if you lost it, ask for a reset.", what, fmtTime(rec.DoneAt))
 	case HandoverStateExpired:
 		return fmt.Sprintf("%s This offer expired at %s without being used: ask %s for a new one.", what, fmtTime(h.Expires), c.askWhom(h))
+	case HandoverStateVoided:
+		return what + " " + voidedText(rec)
 	}
 	return fmt.Sprintf("%s Click *Show my password* to see its password: only you can, once, until %s. Clicking sets a new password, shown only to you.",
 		what, fmtTime(h.Expires))

@@ -46,6 +46,10 @@ func (c *Core) clickShow(ctx context.Context, k Click) string {
 		c.announceHandoverExpiry(ctx, rec)
 		return c.refuseShow(ctx, k, LabelExpired, "Expired", fmt.Sprintf("This offer expired at %s. Nothing was done: ask %s for a new one.", fmtTime(h.Expires), c.askWhom(h)))
 	case ClaimClosed:
+		if rec.State == HandoverStateVoided {
+			c.updateHandover(ctx, rec)
+			return c.refuseShow(ctx, k, LabelDecided, "No longer valid", voidedText(rec)+" Nothing was done.")
+		}
 		return c.refuseShow(ctx, k, LabelDecided, "Already used", c.closedText(rec))
 	}
 	if !c.markShowing(ctx, k, rec) {
@@ -125,7 +129,7 @@ func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
 		return c.showImport(ctx, k, rec)
 	}
 	h := rec.Handover
-	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.api.Name()}
+	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.nameAt(h.Domain)}
 	res, begun := c.resetShown(ctx, h.ID, n)
 	if !begun {
 		c.release(ctx, rec)
@@ -143,13 +147,13 @@ func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
 // hand-over shown. begun is false when the audit store could not begin
 // the entry: then nothing was changed.
 func (c *Core) resetShown(ctx context.Context, requestID string, n Notice) (res Result, begun bool) {
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: requestID, Event: EventHandoverShown, Actor: n.Actor,
-		Action: ActionResetPassword, Provider: n.Provider, Domain: n.Op.Domain, Login: n.Op.Login, HandedTo: n.Actor}
+	e := c.entry(EventHandoverShown, requestID, n.Actor, ActionResetPassword, n.Op.Domain, n.Op.Login)
+	e.Provider, e.HandedTo = n.Provider, n.Actor
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		return Result{}, false
 	}
-	res, err = c.resetPassword(ctx, n)
+	res, err = c.resetPassword(ctx, n, nil)
 	if err != nil {
 		res = c.failure(n, err)
 	}
@@ -163,6 +167,11 @@ func (c *Core) showFailed(ctx context.Context, k Click, rec HandoverRecord, res 
 	c.release(ctx, rec)
 	r := withoutSecrets(res.Reply)
 	r.Note = "Nothing was changed: your button still works. Try again later."
+	if res.Notice.Code == CodeInvalid { // refused as it is: trying again changes nothing
+		r.Note = "Nothing was changed. Ask an admin: " + c.titleOf(res.Notice) + " holds this mailbox as one mailbot may not change."
+		c.deliver(ctx, k.Route, r)
+		return LabelRefused
+	}
 	c.deliver(ctx, k.Route, r)
 	return LabelError
 }

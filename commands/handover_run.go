@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -28,21 +29,26 @@ func (c *Core) refuseHandover(ctx context.Context, n Notice) (Result, bool) {
 	n.Code, n.Detail, n.NothingDone = CodeInvalid, "the person cannot be reached by a direct message", true
 	c.logResult(n, nil)
 	return Result{Notice: n, Reply: Reply{Title: "Could not " + n.Op.String(), Error: true,
-		Text: why + " Nothing was sent to " + c.providerName() + "."}}, true
+		Text: why + " Nothing was sent to " + c.titleOf(n) + "."}}, true
 }
 
 // handOver follows a run whose credentials go to n.Op.For: the password
 // the run set is dropped unseen, the owner is sent a direct message with
 // Show my password, and the requester's reply says where the credentials
-// went, never what they are.
-func (c *Core) handOver(ctx context.Context, res Result, reqID string) Result {
+// went, never what they are. id names the hand-over: "" for a new one,
+// or an ID that a run resumed after a stop gives again, so that the
+// direct message is posted at most once.
+func (c *Core) handOver(ctx context.Context, res Result, reqID, id string) Result {
 	n := res.Notice
 	res.Reply = withoutSecrets(res.Reply)
 	offer := n.OK || (n.Uncertain && n.Op.Action == ActionResetPassword)
 	if !offer {
 		return res
 	}
-	h := Handover{ID: newID(), Owner: n.Op.For, Requester: n.Actor, RequestID: reqID, Action: n.Op.Action,
+	if id == "" {
+		id = newID()
+	}
+	h := Handover{ID: id, Owner: n.Op.For, Requester: n.Actor, RequestID: reqID, Action: n.Op.Action,
 		Domain: n.Op.Domain, Login: n.Op.Login, SelfService: n.Op.SelfService}
 	h.Created = c.now()
 	h.Expires = h.Created.Add(c.cfg.HandoverTTL)
@@ -56,9 +62,19 @@ func (c *Core) handOver(ctx context.Context, res Result, reqID string) Result {
 func (c *Core) offer(ctx context.Context, h Handover) bool {
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	if err := c.store.OfferHandover(ectx, h); err != nil {
+	voided, err := c.store.OfferHandover(ectx, h)
+	switch {
+	case errors.Is(err, ErrHandoverExists):
+		// Offered before a restart: its message is not posted twice.
+		c.logger.Info("hand-over offered before: not posted again", zap.String("handover_id", h.ID))
+		return true
+	case err != nil:
 		// The click records it when the store knows it not.
 		c.logger.Warn("hand-over not recorded", zap.String("handover_id", h.ID), zap.Error(err))
+	}
+	if c.showVoided(ectx, voided, h.ID) {
+		c.logger.Warn("hand-over not posted: a later one of its mailbox is open", zap.String("handover_id", h.ID))
+		return false
 	}
 	ref, err := c.msgr.OfferHandover(ectx, c.handoverView(HandoverRecord{Handover: h, State: HandoverStateOffered}))
 	if err != nil {

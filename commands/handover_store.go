@@ -2,8 +2,13 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrHandoverExists is OfferHandover's answer for a hand-over it recorded
+// before.
+var ErrHandoverExists = errors.New("hand-over exists")
 
 // HandoverStore keeps the hand-overs and the self-service rate limit
 // (part of [Store]). It holds no password: a hand-over is which mailbox,
@@ -11,9 +16,21 @@ import (
 // compare-and-set: of several concurrent calls on one hand-over, on one
 // replica or many, exactly one wins.
 type HandoverStore interface {
-	// OfferHandover records h as offered. A hand-over with the same ID
-	// is an error.
-	OfferHandover(ctx context.Context, h Handover) error
+	// OfferHandover records h as offered and, in the same step, voids
+	// (by h.Action, DoneAt h.Created) every other open hand-over of its
+	// mailbox that comes before h in the order of Created, then ID: a
+	// mailbox's credentials follow its latest owner, and of concurrent
+	// offers on any replicas the latest alone stays open. voided lists
+	// the hand-overs it voided, h itself when a later one of the mailbox
+	// is open already (h must then not be posted). An import's own
+	// hand-over (ActionImport) voids none and is voided by none. A
+	// hand-over with the same ID is ErrHandoverExists, and nothing
+	// changes: it was offered before (a restart), so it is not posted again.
+	OfferHandover(ctx context.Context, h Handover) (voided []HandoverRecord, err error)
+	// VoidHandovers voids every open hand-over of the mailbox
+	// login@domain created at or before now, by the action by (a reset,
+	// block or offboarding that ran), and returns them.
+	VoidHandovers(ctx context.Context, domain, login string, by Action, now time.Time) ([]HandoverRecord, error)
 	// AttachHandover records where the hand-over's direct message is.
 	AttachHandover(ctx context.Context, id string, ref MessageRef) error
 	// GetHandover returns the hand-over with the ID; ok is false when the

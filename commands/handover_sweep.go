@@ -26,8 +26,8 @@ func (c *Core) announceHandoverExpiry(ctx context.Context, rec HandoverRecord) {
 	rec.State = HandoverStateExpired
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: rec.ID, Event: EventHandoverExpired, Actor: rec.Requester,
-		Action: rec.Action, Domain: rec.Domain, Login: rec.Login, HandedTo: rec.Owner}
+	e := c.entry(EventHandoverExpired, rec.ID, rec.Requester, rec.Action, rec.Domain, rec.Login)
+	e.HandedTo = rec.Owner
 	if err := c.store.Record(ectx, e); err != nil {
 		c.logger.Error("hand-over expiry not recorded in the audit trail", zap.String("handover_id", rec.ID), zap.Error(err))
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -41,7 +40,7 @@ func (f *fakeAPI) RegisterDomain(ctx context.Context, domain string) (*apiclient
 	f.calls.Add(1)
 	if f.register == nil {
 		return &apiclient.Domain{Name: domain, Status: pdd.StatusDomainActivate, Meaning: pdd.Status(pdd.StatusDomainActivate).Meaning(), Stage: "owner-check",
-			Secrets: &apiclient.Secrets{Name: "3c8a1f2e9b7d", Content: "5f0e9d8c7b6a5f4e3d2c1b0a"}}, nil
+			Secrets: pdd.SecretsOf(domain, "3c8a1f2e9b7d", "5f0e9d8c7b6a5f4e3d2c1b0a")}, nil
 	}
 	return f.register(ctx, domain)
 }
@@ -59,11 +58,12 @@ func (f *fakeAPI) DomainStatus(ctx context.Context, domain string) (*apiclient.D
 }
 
 func (f *fakeAPI) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}
+	return pdd.Hosts()
 }
 
 func (f *fakeAPI) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
-	return &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", VerifyCNAME: "mail.yandex.ru"}, nil
+	h := pdd.Hosts()
+	return &h, nil
 }
 
 func (f *fakeAPI) SetPassword(context.Context, string, string, string, bool) (*apiclient.Mailbox, error) {
@@ -95,12 +95,6 @@ func withAttempts(e *apiclient.Error, n int) *apiclient.Error {
 }
 
 // auditUID is an audit entry's uid as the core's notice spells it.
-func auditUID(uid int64) string {
-	if uid == 0 {
-		return ""
-	}
-	return strconv.FormatInt(uid, 10)
-}
 
 // clockStart is the fake clock's first reading (testkit.NewClock).
 var clockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -113,34 +113,3 @@ func (h Home) PlainText(mention func(string) string) string {
 	}
 	return b.String()
 }
-
-// Line describes an audit entry in one line, without a secret.
-func (e AuditEntry) Line(mention func(string) string) string {
-	op := Operation{Action: e.Action, Domain: e.Domain, Login: e.Login}
-	s := fmt.Sprintf("%s  %s  %s %s", e.Time.UTC().Format("2006-01-02 15:04:05"), e.Event, op, "by "+mention(e.Actor))
-	if len(e.Deciders) > 0 {
-		names := make([]string, len(e.Deciders))
-		for i, d := range e.Deciders {
-			names[i] = mention(d)
-		}
-		s += ", decided by " + strings.Join(names, ", ")
-	}
-	if e.HandedTo != "" {
-		s += ", credentials to " + mention(e.HandedTo)
-	}
-	if e.Outcome != "" {
-		s += ": " + e.Outcome
-	}
-	for _, kv := range [][2]string{{"provider", e.Provider}, {"status", e.Status}, {"code", e.Code}} {
-		if kv[1] != "" {
-			s += " " + kv[0] + "=" + kv[1]
-		}
-	}
-	if e.UID != 0 {
-		s += fmt.Sprintf(" uid=%d", e.UID)
-	}
-	if e.RequestID != "" {
-		s += " request=" + e.RequestID
-	}
-	return s
-}

@@ -105,6 +105,18 @@ func importDomains(rows []ImportRow) string {
 	return strings.Join(ds, ", ")
 }
 
+// importProviders names the providers that rows go to, each once, in
+// the order of the rows ("pdd" or "pdd,mailcow").
+func (c *Core) importProviders(rows []ImportRow) string {
+	var ps []string
+	for _, r := range rows {
+		if p := c.nameAt(r.Domain); !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	return strings.Join(ps, ",")
+}
+
 // rowsDigest is the digest of rows: what the request's signature covers.
 func rowsDigest(rows []ImportRow) string {
 	h := sha256.New()

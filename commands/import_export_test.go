@@ -17,3 +17,12 @@ func SetRowPause(d time.Duration) (restore func()) {
 	rowPause = d
 	return func() { rowPause = old }
 }
+
+// SetProgressTicks makes an import's progress wake-ups come from ticks
+// instead of a ticker, for a test; it returns the function that restores
+// them.
+func SetProgressTicks(ticks <-chan time.Time) (restore func()) {
+	old := progressTicks
+	progressTicks = func(time.Duration) (<-chan time.Time, func()) { return ticks, func() {} }
+	return func() { progressTicks = old }
+}

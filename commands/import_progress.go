@@ -12,6 +12,15 @@ import (
 // progressEvery is how often, at most, the progress message is updated.
 var progressEvery = 2 * time.Second
 
+// progressTicks wakes the import's progress updates every d; each wake-up
+// writes only when rows ended and progressEvery has passed by the core's
+// clock since the last write, so a late tick never brings two writes
+// closer than that.
+var progressTicks = func(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
 // ImportMessenger is what an import needs of a transport besides
 // Messenger: a progress message in the requester's direct message, and an
 // ops notice, both updated in place. Without it, the requester gets the
@@ -75,6 +84,7 @@ func (r *importRun) startProgress(ctx context.Context) {
 	rec := &r.rec
 	if rec.Progress.IsZero() {
 		r.mu.Lock()
+		r.progressAt = r.c.cfg.Now()
 		reply := r.progressReply(r.counts())
 		r.mu.Unlock()
 		ref, err := im.PostProgress(ectx, rec.Requester, reply)
@@ -96,18 +106,21 @@ func (r *importRun) startProgress(ctx context.Context) {
 }
 
 // updateProgress updates the progress message when rows ended since the
-// last update; the caller calls it at most every progressEvery.
+// last update and that update is progressEvery old by the core's clock.
 func (r *importRun) updateProgress(ctx context.Context) {
 	im, ok := r.c.msgr.(ImportMessenger)
 	if !ok || r.rec.Progress.IsZero() {
 		return
 	}
 	r.mu.Lock()
-	changed := r.changed
-	r.changed = false
+	now := r.c.cfg.Now()
+	due := r.changed && now.Sub(r.progressAt) >= progressEvery
+	if due {
+		r.changed, r.progressAt = false, now
+	}
 	reply := r.progressReply(r.counts())
 	r.mu.Unlock()
-	if !changed {
+	if !due {
 		return
 	}
 	ectx, cancel := detach(ctx)
@@ -158,9 +171,9 @@ func (r *importRun) finish(ctx context.Context) string {
 	}
 	r.sendSummary(ectx, summary)
 	r.notifyEnd(ectx)
-	e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
-		Action: ActionImport, Provider: c.api.Name(), Domain: trunc(importDomains(r.rec.Rows), 200), Reason: r.rec.Reason,
-		Outcome: OutcomeOK, Code: fmt.Sprintf("created=%d existing=%d failed=%d", n.created, n.existing, n.failed)}
+	e := c.entry(EventRun, r.rec.ID, r.rec.Requester, ActionImport, trunc(importDomains(r.rec.Rows), 200), "")
+	e.Deciders, e.Provider, e.Reason = r.deciders, c.importProviders(r.rec.Rows), r.rec.Reason
+	e.Outcome, e.Code = OutcomeOK, fmt.Sprintf("created=%d existing=%d failed=%d", n.created, n.existing, n.failed)
 	if n.failed > 0 {
 		e.Outcome = OutcomeError
 	}

@@ -2,7 +2,7 @@ package commands
 
 import (
 	"context"
-	"strings"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,14 +32,18 @@ func (r *importRun) row(ctx context.Context, i int) {
 	}
 	row := r.rec.Rows[i]
 	op := Operation{Action: ActionAddMailbox, Domain: row.Domain, Login: row.Login, For: row.Owner, Reason: r.rec.Reason,
-		Name: strings.TrimSpace(row.Given + " " + row.Family)}
+		Person: apiclient.PersonName{Given: row.Given, Family: row.Family}}
+	op.Name = op.Person.Full()
+	// The row's hand-over has the same ID on every run of the row, so that
+	// a run resumed after a stop does not post it again.
+	hid := r.rec.ID + "-" + strconv.Itoa(i)
 	if st == RowClaimed { // claimed by a runner that stopped: its answer may be lost
-		if to, detail, done := r.lookUp(ctx, op); done {
+		if to, detail, done := r.lookUp(ctx, op, hid); done {
 			r.finishRow(ctx, i, to, detail)
 			return
 		}
 	}
-	to, detail := r.add(ctx, op)
+	to, detail := r.add(ctx, op, hid)
 	if to == "" {
 		return // cut off: the row stays claimed and is looked up on resume
 	}
@@ -58,22 +62,21 @@ func (r *importRun) finishRow(ctx context.Context, i int, to RowState, detail st
 // lookUp finds out whether a row claimed before a stop was created:
 // found, it counts as created (and its owner gets the hand-over); not
 // found, it is run; unknown, it fails in words.
-func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string, bool) {
+func (r *importRun) lookUp(ctx context.Context, op Operation, hid string) (RowState, string, bool) {
 	c := r.c
-	_, err := c.api.LookupMailbox(ctx, op.Domain, op.Login)
+	_, err := c.at(op.Domain).LookupMailbox(ctx, op.Domain, op.Login)
 	switch {
 	case err == nil:
-		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
-			Action: ActionAddMailbox, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For,
-			Outcome: OutcomeOK, Code: "found_after_restart"}
+		e := r.entry(op)
+		e.Outcome, e.Code = OutcomeOK, "found_after_restart"
 		ectx, cancel := detach(ctx)
 		defer cancel()
 		if err := c.store.Record(ectx, e); err != nil {
 			c.logger.Error("import row not recorded in the audit trail", zap.String("target", op.Target()), zap.Error(err))
 		}
 		if op.For != "" {
-			n := Notice{Actor: r.rec.Requester, Op: op, OK: true, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
-			c.handOver(ctx, Result{Notice: n}, r.rec.ID)
+			n := Notice{Actor: r.rec.Requester, Op: op, OK: true, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
+			c.handOver(ctx, Result{Notice: n}, r.rec.ID, hid)
 		}
 		return RowCreated, "", true
 	case apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
@@ -87,7 +90,7 @@ func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string,
 // add runs the add of one row with the guarantees of add: audited before
 // and after, a lost answer looked up. A temporary failure pauses the whole
 // import and is tried again. An empty state means it was cut off.
-func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
+func (r *importRun) add(ctx context.Context, op Operation, hid string) (RowState, string) {
 	c := r.c
 	for attempt := 1; ; attempt++ {
 		r.pause.wait(ctx)
@@ -97,9 +100,8 @@ func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
 		if why := r.reachable(ctx, op.For); why != "" {
 			return RowFailed, why
 		}
-		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For}
-		e := AuditEntry{Time: c.cfg.Now().UTC(), RequestID: r.rec.ID, Event: EventRun, Actor: r.rec.Requester, Deciders: r.deciders,
-			Action: ActionAddMailbox, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For}
+		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
+		e := r.entry(op)
 		id, err := c.store.Begin(ctx, e)
 		if c.storeFailed(err, "begin") {
 			return RowFailed, codeWords[CodeStore]
@@ -113,7 +115,7 @@ func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
 		switch {
 		case err == nil:
 			if op.For != "" {
-				c.handOver(ctx, res, r.rec.ID)
+				c.handOver(ctx, res, r.rec.ID, hid)
 			}
 			return RowCreated, ""
 		case apiclient.ReasonOf(err) == apiclient.ReasonExists:
@@ -126,6 +128,13 @@ func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
 		}
 		return RowFailed, rowWhy(res.Notice)
 	}
+}
+
+// entry is the audit entry of a row's add.
+func (r *importRun) entry(op Operation) AuditEntry {
+	e := r.c.entry(EventRun, r.rec.ID, r.rec.Requester, ActionAddMailbox, op.Domain, op.Login)
+	e.Deciders, e.Reason, e.HandedTo = r.deciders, op.Reason, op.For
+	return e
 }
 
 // rowWhy is why a row failed, in words.

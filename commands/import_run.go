@@ -109,6 +109,9 @@ type importRun struct {
 	owners   map[string]string // owner -> why a DM cannot reach them ("": it can)
 	changed  bool
 	leaseOff bool
+	// progressAt is when the progress message was last written, by the
+	// core's clock: the next update waits until progressEvery after it.
+	progressAt time.Time
 }
 
 // runImport runs import id's rows that have no outcome yet, under a lease,
@@ -175,15 +178,15 @@ func (r *importRun) rows(ctx context.Context) {
 
 // keep renews the lease until ctx ends; losing it stops the run.
 func (r *importRun) keep(ctx context.Context, stop context.CancelFunc) {
-	progress := time.NewTicker(progressEvery)
+	progress, stopProgress := progressTicks(progressEvery / 4)
 	renew := time.NewTicker(importRenew)
-	defer progress.Stop()
+	defer stopProgress()
 	defer renew.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-progress.C:
+		case <-progress:
 			r.updateProgress(ctx)
 		case <-renew.C:
 			ok, err := r.is.RenewImport(ctx, r.rec.ID, r.runner, r.c.cfg.Now())

@@ -186,7 +186,7 @@ func (c *Core) setPasswords(ctx context.Context, rec HandoverRecord, rows []Impo
 // setRowPassword sets a new password on one row of an import and returns
 // the fields that show it, or why it could not be set.
 func (c *Core) setRowPassword(ctx context.Context, rec HandoverRecord, row ImportRow) ([]Field, string) {
-	n := Notice{Actor: rec.Owner, Op: Operation{Action: ActionResetPassword, Domain: row.Domain, Login: row.Login}, Provider: c.api.Name(), ProviderTitle: c.providerName()}
+	n := Notice{Actor: rec.Owner, Op: Operation{Action: ActionResetPassword, Domain: row.Domain, Login: row.Login}, Provider: c.nameAt(row.Domain), ProviderTitle: c.titleAt(row.Domain)}
 	res, begun := c.resetShown(ctx, rec.Login, n)
 	if !begun {
 		return nil, codeWords[CodeStore]

@@ -26,17 +26,20 @@ var errStepNotRecorded = errors.New("commands: an offboarding step could not be 
 type offboarding struct {
 	c       *Core
 	n       Notice
-	steps   []string // the steps run or skipped, with their outcomes
-	pending []string // the steps not run after a failure
-	changed bool     // a step changed something at the provider
+	target  *apiclient.Resolved // the mailbox as the resolve step found it
+	steps   []string            // the steps run or skipped, with their outcomes
+	pending []string            // the steps not run after a failure
+	changed bool                // a step changed something at the provider
 }
 
 // offboard blocks the mailbox (as block: one blocked or inactive already
 // is left as it is) and then, with a successor, moves each of the
 // mailbox's aliases to it. A step that fails stops the rest; the result
 // lists every step and its outcome, and a second run skips what is done.
-func (c *Core) offboard(ctx context.Context, n Notice) (Result, error) {
-	o := &offboarding{c: c, n: n}
+// The resolve step has found the mailbox (target) and the successor
+// before anything is written.
+func (c *Core) offboard(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
+	o := &offboarding{c: c, n: n, target: target}
 	err := o.run(ctx)
 	return o.result(ctx, err), nil
 }
@@ -45,11 +48,8 @@ func (o *offboarding) run(ctx context.Context) error {
 	op := o.n.Op
 	var api Aliaser
 	if op.To != "" {
-		if api = o.c.aliasAPI(); api == nil {
-			return fmt.Errorf("commands: %s has no aliases", o.c.api.Name())
-		}
-		if err := o.findSuccessor(ctx); err != nil {
-			return err
+		if api = o.c.aliasAPI(op.Domain); api == nil {
+			return fmt.Errorf("commands: %s has no aliases", o.n.Provider)
 		}
 	}
 	if err := o.block(ctx); err != nil {
@@ -80,17 +80,12 @@ func (o *offboarding) run(ctx context.Context) error {
 	return nil
 }
 
-// findSuccessor looks the successor up before anything is written: one
-// that does not exist stops the offboarding with nothing done.
-func (o *offboarding) findSuccessor(ctx context.Context) error {
-	op := o.n.Op
-	login, domain, _ := cutAddress(op.To)
-	_, err := o.c.api.LookupMailbox(ctx, domain, login)
-	if err != nil {
-		o.steps = append(o.steps, "Find the successor "+op.To+": failed: "+o.c.failure(Notice{Op: op}, err).Reply.Text)
-		o.pending = append(o.pending, "Block "+op.Target(), "Move the aliases of "+op.Target()+" to "+op.To)
+// state is the mailbox as the resolve step found it, else as read now.
+func (o *offboarding) state(ctx context.Context) (*apiclient.Mailbox, error) {
+	if o.target != nil {
+		return &o.target.Mailbox, nil
 	}
-	return err
+	return o.c.of(o.n).LookupMailbox(ctx, o.n.Op.Domain, o.n.Op.Login)
 }
 
 // block is the first step: the mailbox's logins stop, unless they have.
@@ -102,13 +97,13 @@ func (o *offboarding) block(ctx context.Context) error {
 		o.pending = append(o.pending, label)
 		return err
 	}
-	m, err := o.c.api.LookupMailbox(ctx, op.Domain, op.Login)
+	m, err := o.state(ctx)
 	if err == nil && (m.State == apiclient.StateBlocked || m.State == apiclient.StateInactive) {
 		o.done(ctx, id, e, label+": skipped, it was "+stateWords(m.State)+" already", "already "+string(m.State), nil)
 		return nil
 	}
 	if err == nil {
-		m, err = o.c.api.SetLoginEnabled(ctx, op.Domain, op.Login, false)
+		m, err = o.c.of(o.n).SetLoginEnabled(ctx, op.Domain, op.Login, false)
 	}
 	if err != nil {
 		return o.fail(ctx, id, e, label, err)
@@ -144,8 +139,8 @@ func (o *offboarding) move(ctx context.Context, api Aliaser, alias string) error
 // begin records a step in the audit trail before it runs.
 func (o *offboarding) begin(ctx context.Context, action Action, login, domain, to string) (int64, AuditEntry, error) {
 	n := o.n
-	e := AuditEntry{Time: o.c.cfg.Now().UTC(), RequestID: n.RequestID, Event: EventRun, Actor: n.Actor, Deciders: n.Approvers,
-		Action: action, Provider: o.c.api.Name(), Domain: domain, Login: login, Reason: n.Op.Reason, To: to}
+	e := o.c.entry(EventRun, n.RequestID, n.Actor, action, domain, login)
+	e.Deciders, e.Provider, e.Reason, e.To = n.Approvers, n.Provider, n.Op.Reason, to
 	id, err := o.c.store.Begin(ctx, e)
 	if o.c.storeFailed(err, "begin") {
 		return 0, e, errStepNotRecorded
@@ -184,7 +179,7 @@ func (o *offboarding) result(ctx context.Context, err error) Result {
 		if n.Op.To != "" {
 			r.Fields = append(r.Fields, Field{Label: "Successor", Value: n.Op.To})
 		}
-		r.Text = o.c.loginText(false)
+		r.Text = o.c.loginText(o.c.of(o.n), false)
 		if !o.changed {
 			r.Text = "Nothing was left to do: every step was done already."
 		}

@@ -195,8 +195,8 @@ func (c *Core) checkOp(op Operation) *UsageError {
 		if l, err := normalizeLogin(op.Action, op.Login); err != nil || l != op.Login {
 			return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid user name.", trunc(op.Login, 40)), Fix: fix}
 		}
-		if err := c.checkLogin(op.Login); err != nil {
-			return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid user name at %s: %v.", trunc(op.Login, 40), c.providerName(), err), Fix: fix}
+		if err := c.checkLogin(op.Domain, op.Login); err != nil {
+			return &UsageError{Command: cmd, Problem: fmt.Sprintf("%q is not a valid user name at %s: %v.", trunc(op.Login, 40), c.titleAt(op.Domain), err), Fix: fix}
 		}
 	} else if op.Login != "" {
 		return &UsageError{Command: cmd, Problem: "Registering a domain takes no user name.", Fix: fix}

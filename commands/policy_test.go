@@ -242,11 +242,11 @@ func TestConfigCheck(t *testing.T) {
 	for _, e := range errs {
 		got = append(got, e.Setting)
 	}
-	want := []Setting{SettingApprovals, SettingApprovalTTL, SettingApprovalsRequired, SettingPasswordLength, SettingDomains, SettingDefaultDomain}
+	want := []Setting{SettingApprovals, SettingApprovalTTL, SettingApprovalsRequired, SettingPasswordLength, SettingDomains, SettingHandoverTTL, SettingDefaultDomain}
 	if !slices.Equal(got, want) {
 		t.Errorf("Check() refuses %v, want %v", got, want)
 	}
-	good := Config{Approvals: "Requests", ApprovalTTL: time.Hour, ApprovalsRequired: 2, PasswordLength: 12, DefaultDomain: "Пример.РФ."}
+	good := Config{Approvals: "Requests", ApprovalTTL: time.Hour, HandoverTTL: time.Hour, ApprovalsRequired: 2, PasswordLength: 12, DefaultDomain: "Пример.РФ."}
 	cfg, errs := good.Check()
 	if len(errs) != 0 || cfg.Approvals != ApprovalsRequests || cfg.DefaultDomain != "xn--e1afmkfd.xn--p1ai" {
 		t.Errorf("Check() = %q, %q, %v; want requests, xn--e1afmkfd.xn--p1ai, no errors", cfg.Approvals, cfg.DefaultDomain, errs)

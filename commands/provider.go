@@ -79,11 +79,11 @@ func providerAs[T any](p Provider) (T, bool) {
 }
 
 // NamedAdder is a Provider that keeps a person's name on a mailbox:
-// AddNamedMailbox is AddMailbox with the name from the add form (given
-// and family names split on the last space, apiclient.SplitName). The
-// core calls it when a name was given.
+// AddNamedMailbox is AddMailbox with the person's given and family names
+// (an import's, as written; the add form's split on the last space,
+// apiclient.NameOf). The core calls it when a name was given.
 type NamedAdder interface {
-	AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error)
+	AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, forceChange bool) (*apiclient.Mailbox, error)
 }
 
 // AddressChooser is a Provider whose new mailbox gets an address of the

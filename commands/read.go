@@ -80,9 +80,9 @@ func (c *Core) MoreDomain(value string) (string, bool) {
 // the provider at most, and no more than fits one message; a "More"
 // button continues where it stopped.
 func (c *Core) listPage(ctx context.Context, w wireMore) Reply {
-	page, err := c.api.ListMailboxes(ctx, w.Domain, w.Cursor, listFetch)
+	page, err := c.at(w.Domain).ListMailboxes(ctx, w.Domain, w.Cursor, listFetch)
 	if err != nil {
-		return c.readFailure("list the mailboxes of "+w.Domain, err)
+		return c.readFailure(w.Domain, "list the mailboxes of "+w.Domain, err)
 	}
 	r := Reply{Title: "Mailboxes of " + displayDomain(w.Domain)}
 	boxes := page.Mailboxes[min(w.Skip, len(page.Mailboxes)):]
@@ -101,7 +101,7 @@ func (c *Core) listPage(ctx context.Context, w wireMore) Reply {
 	if shown == len(boxes) {
 		next = wireMore{Domain: w.Domain, Cursor: page.Next}
 	}
-	r.Text = c.listSummary(page, w.Skip == 0 && w.Cursor == "", shown)
+	r.Text = c.listSummary(w.Domain, page, w.Skip == 0 && w.Cursor == "", shown)
 	if next.Cursor != "" || next.Skip > 0 {
 		r.Buttons = []Button{{Kind: ButtonMore, Label: "More", Value: c.seal(moreKind, next)}}
 	}
@@ -109,7 +109,7 @@ func (c *Core) listPage(ctx context.Context, w wireMore) Reply {
 }
 
 // listSummary says how many mailboxes the domain has and this page shows.
-func (c *Core) listSummary(page *apiclient.Page, first bool, shown int) string {
+func (c *Core) listSummary(domain string, page *apiclient.Page, first bool, shown int) string {
 	var s string
 	switch {
 	case page.Total >= 0 && first:
@@ -118,8 +118,8 @@ func (c *Core) listSummary(page *apiclient.Page, first bool, shown int) string {
 		s = fmt.Sprintf("Continued (%d in all); ", page.Total)
 	}
 	s += fmt.Sprintf("%d shown here.", shown)
-	if c.api.Capabilities().OwnAddresses {
-		s += " " + capitalise(c.providerName()) + " users belong to the organisation, not to one domain: these are its users, with the addresses it gives."
+	if c.at(domain).Capabilities().OwnAddresses {
+		s += " " + capitalise(c.titleAt(domain)) + " users belong to the organisation, not to one domain: these are its users, with the addresses it gives."
 	}
 	return s
 }
@@ -138,42 +138,43 @@ func mailboxField(m apiclient.Mailbox) Field {
 // admin who asked. A domain whose verification TXT record is in DNS is
 // verified first, where the provider is asked to (DomainVerifier).
 func (c *Core) domainStatus(ctx context.Context, actor, domain string) Reply {
-	d, err := c.api.DomainStatus(ctx, domain)
+	d, err := c.at(domain).DomainStatus(ctx, domain)
 	if err != nil {
-		return c.readFailure("read the status of "+domain, err)
+		return c.readFailure(domain, "read the status of "+domain, err)
 	}
 	d, verified := c.verifyIfPublished(ctx, actor, d)
-	r := Reply{Title: "Domain " + displayDomain(domain) + " at " + c.providerName()}
-	secretName := ""
+	r := Reply{Title: "Domain " + displayDomain(domain) + " at " + c.titleAt(domain)}
+	var verify *apiclient.Record
 	switch {
 	case d.Meaning != "":
-		secretName = c.meaningStatus(&r, d)
-	case !c.api.Capabilities().VerifiesOwnership:
+		verify = c.meaningStatus(&r, domain, d)
+	case !c.at(domain).Capabilities().VerifiesOwnership:
 		r.Fields = append(r.Fields, Field{Label: "State", Value: map[bool]string{true: "active", false: "inactive"}[d.Status == "active"]},
 			Field{Label: "Mailboxes", Value: countOf(d.Mailboxes, d.MaxMailboxes)})
 	default:
 		c.verificationStatus(&r, domain, d)
 		r.Text = verified
 	}
-	r.Buttons = []Button{c.checkButton(domain, secretName)}
+	r.Buttons = []Button{c.checkButton(domain, verify)}
 	return r
 }
 
 // meaningStatus puts on r the status of a domain whose provider says what
-// its state means, with its stage and secrets; it returns the secrets' name.
-func (c *Core) meaningStatus(r *Reply, d *apiclient.Domain) (secretName string) {
-	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, c.api.Capabilities())})
+// its state means, with its stage and secrets; it returns the secrets'
+// DNS record, for the Check DNS button.
+func (c *Core) meaningStatus(r *Reply, domain string, d *apiclient.Domain) (verify *apiclient.Record) {
+	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, c.at(domain).Capabilities())})
 	if d.Stage != "" {
 		r.Fields = append(r.Fields, Field{Label: "Stage", Value: d.Stage})
 	}
 	if d.Secrets != nil {
-		secretName = d.Secrets.Name
+		verify = d.Secrets.Record
 		r.Fields = append(r.Fields,
 			Field{Label: "Secret name", Value: d.Secrets.Name, Secret: true},
 			Field{Label: "Secret content", Value: d.Secrets.Content, Secret: true})
 		r.Note = "Only you can see the secrets."
 	}
-	return secretName
+	return verify
 }
 
 // verificationStatus puts on r whether a domain's ownership is verified,
@@ -190,7 +191,7 @@ func (c *Core) verificationStatus(r *Reply, domain string, d *apiclient.Domain) 
 	if d.VerifyTXT != "" && !d.Verified {
 		r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
 		r.Steps = append(r.Steps, verifyTXTStep(domain, d.VerifyTXT))
-		r.Note = "Only you can see the verification record. Once it is in DNS, /maildomain status asks " + c.providerName() + " to verify the domain."
+		r.Note = "Only you can see the verification record. Once it is in DNS, /maildomain status asks " + c.titleAt(domain) + " to verify the domain."
 	}
 }
 
@@ -202,8 +203,9 @@ func countOf(n, limit int) string {
 	return fmt.Sprintf("%d of %d", n, limit)
 }
 
-// readFailure explains a read that failed; nothing was changed.
-func (c *Core) readFailure(what string, err error) Reply {
+// readFailure explains a read of domain's provider that failed; nothing
+// was changed.
+func (c *Core) readFailure(domain, what string, err error) Reply {
 	r := Reply{Title: "Could not " + what, Error: true, Note: "Nothing was changed: this only reads."}
 	var e *apiclient.Error
 	if !errors.As(err, &e) {
@@ -214,11 +216,11 @@ func (c *Core) readFailure(what string, err error) Reply {
 	}
 	switch e.Class {
 	case apiclient.ClassTemporary, apiclient.ClassUncertain:
-		r.Text = capitalise(c.providerName()) + " did not answer usefully: try again later."
+		r.Text = capitalise(c.titleAt(domain)) + " did not answer usefully: try again later."
 	case apiclient.ClassCredentials:
-		r.Text = capitalise(c.providerName()) + " refused mailbot's credentials: ask an operator to check " + c.credentialsSetting(e) + "."
+		r.Text = capitalise(c.titleAt(domain)) + " refused mailbot's credentials: ask an operator to check " + c.credentialsSetting(c.at(domain), e) + "."
 	default:
-		r.Text = answerText(capitalise(c.providerName()), e)
+		r.Text = answerText(capitalise(c.titleAt(domain)), e)
 	}
 	return r
 }

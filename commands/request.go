@@ -5,7 +5,11 @@
 // (mailbot shell) both drive it.
 package commands
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
 
 // MaxApprovalsRequired bounds Config.ApprovalsRequired.
 const MaxApprovalsRequired = 5
@@ -86,6 +90,10 @@ type Operation struct {
 	// given and family names split on the last space), plain text; empty
 	// when none was given. Providers that keep a name take it.
 	Name string
+	// Person is, for an import's add, the given and family names as the
+	// row has them, never joined and split again; empty otherwise (the
+	// provider gets Name split).
+	Person apiclient.PersonName
 	// Rows and Digest describe an import (ActionImport): how many rows,
 	// and the digest of the rows the store keeps under the request's ID.
 	Rows   int

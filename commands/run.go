@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"go.uber.org/zap"
 
@@ -37,30 +36,37 @@ var codeWords = map[string]string{
 // or that cannot be recorded, is refused without calling the API. It logs
 // the one line of the operation.
 func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
-	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: c.api.Name(), ProviderTitle: c.providerName(), HandedTo: op.For, RequestID: reqID}
+	p := c.at(op.Domain) // the provider of the command, chosen once
+	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: p.Name(), ProviderTitle: p.Capabilities().Title, HandedTo: op.For, RequestID: reqID}
 	if ue := c.checkOp(op); ue != nil {
 		n.Code, n.NothingDone = CodeInvalid, true
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
+	r, err := c.resolve(ctx, op)
+	if err != nil || r.refusal != nil {
+		return c.refusedTarget(n, r, err)
+	}
+	op, n.Op = r.op, r.op
 	if res, refused := c.refuseHandover(ctx, n); refused {
 		return res
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, RequestID: reqID, Event: runEvent(op), Actor: actor, Deciders: deciders,
-		Action: op.Action, Provider: c.api.Name(), Domain: op.Domain, Login: op.Login, Reason: op.Reason, HandedTo: op.For, To: op.To}
+	e := c.entry(runEvent(op), reqID, actor, op.Action, op.Domain, op.Login)
+	e.Deciders, e.Provider, e.Reason, e.HandedTo, e.To = deciders, n.Provider, op.Reason, op.For, op.To
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		n.Code, n.NothingDone = CodeStore, true
 		c.logResult(n, err)
 		return Result{Reply: replyStoreDown, Notice: n}
 	}
-	res, err := c.perform(ctx, n)
+	res, err := c.perform(ctx, n, r.mailbox)
 	if err != nil {
 		res = cutOff(ctx, c.failure(n, err))
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
+	c.voidHandovers(ctx, res.Notice)
 	if op.For != "" {
-		res = c.handOver(ctx, res, reqID)
+		res = c.handOver(ctx, res, reqID, "")
 	}
 	return res
 }
@@ -68,7 +74,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 // complete records the outcome of the audit entry id.
 func (c *Core) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
 	e.Outcome, e.Status, e.Stage, e.Code = OutcomeOK, n.Status, n.Stage, n.Code
-	e.UID, _ = strconv.ParseInt(n.UID, 10, 64) // 0 where the provider has no numeric uid
+	e.UID = n.UID
 	switch {
 	case n.Uncertain:
 		e.Outcome = OutcomeUnknown
@@ -93,27 +99,28 @@ func (r Result) label() string {
 	return LabelError
 }
 
-// perform carries out n's operation on the provider.
-func (c *Core) perform(ctx context.Context, n Notice) (Result, error) {
+// perform carries out n's operation on the provider; target is the
+// mailbox the resolve step found for it, if any.
+func (c *Core) perform(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	switch n.Op.Action {
 	case ActionRegisterDomain:
 		return c.register(ctx, n)
 	case ActionAddMailbox:
 		return c.addMailbox(ctx, n)
 	case ActionResetPassword:
-		return c.resetPassword(ctx, n)
+		return c.resetPassword(ctx, n, target)
 	case ActionBlock, ActionUnblock:
-		return c.setLogin(ctx, n)
+		return c.setLogin(ctx, n, target)
 	case ActionAliasAdd, ActionAliasRemove:
 		return c.changeAlias(ctx, n)
 	case ActionOffboard:
-		return c.offboard(ctx, n)
+		return c.offboard(ctx, n, target)
 	}
 	return Result{}, fmt.Errorf("commands: no way to run %q", n.Op.Action)
 }
 
 func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
-	d, err := c.api.RegisterDomain(ctx, n.Op.Domain)
+	d, err := c.of(n).RegisterDomain(ctx, n.Op.Domain)
 	if d := c.domainHad(ctx, n.Op.Domain, apiclient.ReasonOf(err) == apiclient.ReasonExists); d != nil {
 		return c.registeredAlready(ctx, n, d), nil
 	}
@@ -140,40 +147,45 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 		return Result{}, err
 	}
 	force := c.cfg.ForcePasswordChange
-	m, err := c.add(ctx, n.Op, pw, force)
+	m, err := c.add(ctx, c.of(n), n.Op, pw, force)
 	if apiclient.MayHaveHappened(err) && ctx.Err() == nil {
 		m, err = c.afterLostAdd(ctx, n, pw, force, err)
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	if c.api.Capabilities().OwnAddresses {
+	if c.of(n).Capabilities().OwnAddresses {
 		n.Op = ownAddress(n.Op, m)
 	}
 	n.OK, n.UID, n.Warnings = true, m.UID, m.Warnings
 	return Result{Reply: c.passwordReply(n, pw, m), Notice: n}, nil
 }
 
-// add creates op's mailbox, with op's name where one was given and the
-// provider keeps names.
-func (c *Core) add(ctx context.Context, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
-	if na, ok := c.api.(NamedAdder); ok && op.Name != "" {
-		return na.AddNamedMailbox(ctx, op.Domain, op.Login, op.Name, pw, force)
+// add creates op's mailbox at p, with op's name where one was given and
+// p keeps names.
+func (c *Core) add(ctx context.Context, p Provider, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
+	name := op.Person
+	if name == (apiclient.PersonName{}) {
+		name = apiclient.NameOf(op.Name)
 	}
-	return c.api.AddMailbox(ctx, op.Domain, op.Login, pw, force)
+	if na, ok := p.(NamedAdder); ok && name.Full() != "" {
+		return na.AddNamedMailbox(ctx, op.Domain, op.Login, name, pw, force)
+	}
+	return p.AddMailbox(ctx, op.Domain, op.Login, pw, force)
 }
 
 // afterLostAdd looks up a mailbox whose add got no usable answer (lost
 // is that add's error).
 func (c *Core) afterLostAdd(ctx context.Context, n Notice, pw string, force bool, lost error) (*apiclient.Mailbox, error) {
-	m, err := c.api.LookupMailbox(ctx, n.Op.Domain, n.Op.Login)
+	p := c.of(n)
+	m, err := p.LookupMailbox(ctx, n.Op.Domain, n.Op.Login)
 	switch {
 	case err == nil:
 		c.logger.Info("a lost add's mailbox exists", zap.String("target", n.Op.Target()))
-		m.PasswordChangeRequired = m.PasswordChangeRequired || force && c.api.Capabilities().ForcePasswordChange
+		m.PasswordChangeRequired = m.PasswordChangeRequired || force && p.Capabilities().ForcePasswordChange
 		return m, nil
 	case apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
-		return c.add(ctx, n.Op, pw, force)
+		return c.add(ctx, p, n.Op, pw, force)
 	}
 	c.logger.Warn("a lost add's mailbox could not be looked up", zap.String("target", n.Op.Target()), zap.Error(err))
 	return nil, lost
@@ -191,21 +203,21 @@ func (c *Core) passwordReply(n Notice, pw string, m *apiclient.Mailbox) Reply {
 	if m.UID != "" {
 		r.Fields = append(r.Fields, Field{Label: "UID", Value: m.UID})
 	}
-	r.Note += c.forceNote(m)
+	r.Note += c.forceNote(n, m)
 	r.Steps = append(r.Steps, warningSteps(n.Warnings)...)
 	return r
 }
 
 // forceNote says whether the password must be changed at the next login,
-// when the operator asked for that.
-func (c *Core) forceNote(m *apiclient.Mailbox) string {
+// when the operator asked for that (n's provider may not require it).
+func (c *Core) forceNote(n Notice, m *apiclient.Mailbox) string {
 	switch {
 	case !c.cfg.ForcePasswordChange:
 		return ""
 	case m.PasswordChangeRequired:
 		return " It must be changed at the first login."
 	}
-	return " " + capitalise(c.providerName()) + " cannot require it to be changed at the first login: ask its owner to change it."
+	return " " + capitalise(c.titleOf(n)) + " cannot require it to be changed at the first login: ask its owner to change it."
 }
 
 // warningSteps shows a partial success's warnings.
@@ -216,9 +228,6 @@ func warningSteps(ws []string) []string {
 	}
 	return out
 }
-
-// providerName names the provider in replies: its title.
-func (c *Core) providerName() string { return c.api.Capabilities().Title }
 
 // failure describes err in words, for the requester and for the notice.
 func (c *Core) failure(n Notice, err error) Result {
@@ -233,7 +242,7 @@ func (c *Core) failure(n Notice, err error) Result {
 			zap.String("target", n.Op.Target()), zap.Error(err))
 		return Result{Reply: r, Notice: n}
 	}
-	who := capitalise(c.providerName())
+	who := capitalise(c.titleOf(n))
 	n.Code, n.Detail = e.Code, e.Message
 	switch {
 	case e.Code != "":
@@ -256,7 +265,7 @@ func (c *Core) failure(n Notice, err error) Result {
 		n.Code, n.Detail = CodeTransport, ""
 		r.Text = who + " did not answer: the connection failed."
 	}
-	r.Note = c.advice(n.Op, e)
+	r.Note = c.advice(c.of(n), n.Op, e)
 	n.NothingDone, n.Uncertain = e.Class == apiclient.ClassTemporary, e.Class == apiclient.ClassUncertain
 	return Result{Reply: r, Notice: n}
 }
@@ -298,61 +307,6 @@ func cutOff(ctx context.Context, res Result) Result {
 	res.Reply.Text = "mailbot stopped before the provider answered: the operation may or may not have happened."
 	res.Reply.Note = uncertainAdvice(res.Notice.Op)
 	return res
-}
-
-// uncertainAdvice says what to do after an operation that may or may not
-// have happened.
-func uncertainAdvice(op Operation) string {
-	switch op.Action {
-	case ActionAddMailbox:
-		return "mailbot could not find out whether the mailbox was created, so it may exist now: check before you try again."
-	case ActionRegisterDomain:
-		return "Check before you try again; trying again is harmless for a domain."
-	}
-	return "Trying again is harmless: it sets the same state."
-}
-
-// advice says what to do about a provider's failure.
-func (c *Core) advice(op Operation, e *apiclient.Error) string {
-	switch e.Class {
-	case apiclient.ClassTemporary:
-		if e.Attempts <= 1 {
-			return "Nothing was done. Try again later."
-		}
-		return fmt.Sprintf("Nothing was done; mailbot tried %d times. Try again later.", e.Attempts)
-	case apiclient.ClassUncertain:
-		return uncertainAdvice(op)
-	case apiclient.ClassCredentials:
-		return "The credentials mailbot uses are not accepted: ask an operator to check " + c.credentialsSetting(e) + "."
-	}
-	switch e.Reason {
-	case apiclient.ReasonNotAllowed:
-		return "The account mailbot uses does not administer this domain."
-	case apiclient.ReasonExists:
-		if op.Action == ActionAddMailbox {
-			return "Choose another user name."
-		}
-		return "Nothing was done. /maildomain status " + op.Domain + " shows whether this account has it."
-	case apiclient.ReasonNotFound:
-		return "Check the name: " + c.providerName() + " does not know it."
-	case apiclient.ReasonPassword:
-		return "Nothing was done. The provider's password rules are stricter than mailbot's: ask an operator to raise MAILBOT_PASSWORD_LENGTH."
-	}
-	return "Nothing was done."
-}
-
-// credentialsSetting names what an operator checks when the provider
-// refuses mailbot's credentials: the setting the adapter named
-// (apiclient.Error.Setting: Google's admin rather than its key), else
-// Config.CredentialsVariable, or, without it, the credentials in words.
-func (c *Core) credentialsSetting(e *apiclient.Error) string {
-	if e != nil && e.Setting != "" {
-		return e.Setting
-	}
-	if c.cfg.CredentialsVariable == "" {
-		return "mailbot's credentials for " + c.providerName()
-	}
-	return c.cfg.CredentialsVariable
 }
 
 // capitalise makes the first letter of s upper case ("the PDD API" →

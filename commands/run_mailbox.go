@@ -11,9 +11,10 @@ import (
 // retries an attempt whose answer was lost as it is, with the same
 // password; when it never confirms, the requester still gets that
 // password, with the warning that it may not be set, so that no password
-// is set that nobody was given.
-func (c *Core) resetPassword(ctx context.Context, n Notice) (Result, error) {
-	n, _, refused, err := c.lookupTarget(ctx, n)
+// is set that nobody was given. Without a target from the resolve step
+// (a hand-over's click), it resolves the mailbox first.
+func (c *Core) resetPassword(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
+	n, _, refused, err := c.lookupTarget(ctx, n, target)
 	if refused != nil || err != nil {
 		return deref(refused), err
 	}
@@ -26,12 +27,12 @@ func (c *Core) setPassword(ctx context.Context, n Notice) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	m, err := c.api.SetPassword(ctx, n.Op.Domain, n.Op.Login, pw, c.cfg.ForcePasswordChange)
+	m, err := c.of(n).SetPassword(ctx, n.Op.Domain, n.Op.Login, pw, c.cfg.ForcePasswordChange)
 	if apiclient.MayHaveHappened(err) {
 		res := cutOff(ctx, c.failure(n, err))
 		res.Reply.Title = "The new password of " + n.Op.Target() + " may not be set"
 		res.Reply.Fields = append(res.Reply.Fields, Field{Label: "Address", Value: n.Op.Target()}, Field{Label: "Password", Value: pw, Secret: true})
-		res.Reply.Note = "mailbot sent this password and never heard whether " + c.providerName() +
+		res.Reply.Note = "mailbot sent this password and never heard whether " + c.titleOf(n) +
 			" set it. Try to log in with it; if that fails, reset the password again. Only you can see it."
 		return res, nil
 	}
@@ -42,7 +43,7 @@ func (c *Core) setPassword(ctx context.Context, n Notice) (Result, error) {
 	r := Reply{
 		Title:  "New password for " + n.Op.Target(),
 		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "Password", Value: pw, Secret: true}},
-		Note:   "Only you can see this password. Pass it on privately: mailbot does not keep it." + c.forceNote(m),
+		Note:   "Only you can see this password. Pass it on privately: mailbot does not keep it." + c.forceNote(n, m),
 		Steps:  warningSteps(n.Warnings),
 	}
 	return Result{Reply: r, Notice: n}, nil
@@ -50,16 +51,16 @@ func (c *Core) setPassword(ctx context.Context, n Notice) (Result, error) {
 
 // setLogin blocks or unblocks the mailbox's logins, and says what the
 // provider does with its mail meanwhile.
-func (c *Core) setLogin(ctx context.Context, n Notice) (Result, error) {
+func (c *Core) setLogin(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	enable := n.Op.Action == ActionUnblock
-	n, m, refused, err := c.lookupTarget(ctx, n)
+	n, m, refused, err := c.lookupTarget(ctx, n, target)
 	if refused != nil || err != nil {
 		return deref(refused), err
 	}
 	if enable == (m.State == apiclient.StateActive) {
 		return c.loginUnchanged(n, m), nil
 	}
-	m, err = c.api.SetLoginEnabled(ctx, n.Op.Domain, n.Op.Login, enable)
+	m, err = c.of(n).SetLoginEnabled(ctx, n.Op.Domain, n.Op.Login, enable)
 	if err != nil {
 		return Result{}, err
 	}
@@ -67,7 +68,7 @@ func (c *Core) setLogin(ctx context.Context, n Notice) (Result, error) {
 	r := Reply{
 		Title:  "Mailbox " + n.Op.Target() + " " + map[bool]string{true: "unblocked", false: "blocked"}[enable],
 		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "State", Value: stateWords(m.State)}},
-		Text:   c.loginText(enable),
+		Text:   c.loginText(c.of(n), enable),
 		Steps:  warningSteps(n.Warnings),
 	}
 	return Result{Reply: r, Notice: n}, nil
@@ -86,15 +87,15 @@ func (c *Core) loginUnchanged(n Notice, m *apiclient.Mailbox) Result {
 	return Result{Reply: r, Notice: n}
 }
 
-// loginText says what blocking or unblocking means at this provider.
-func (c *Core) loginText(enabled bool) string {
-	who := capitalise(c.providerName())
+// loginText says what blocking or unblocking means at p.
+func (c *Core) loginText(p Provider, enabled bool) string {
+	who := capitalise(p.Capabilities().Title)
 	switch {
 	case enabled:
 		return "It can log in again, with its current password."
-	case c.api.Capabilities().KeepsMailWhenBlocked:
+	case p.Capabilities().KeepsMailWhenBlocked:
 		return "It can no longer log in. " + who + " keeps accepting mail for it, so nothing is lost: unblock it to read it."
-	case c.api.Capabilities().NoMailWhenBlocked:
+	case p.Capabilities().NoMailWhenBlocked:
 		return "It can no longer log in, and it receives no new mail while it is blocked: " + who + " delivers no mail to a suspended user. Unblock it to receive mail again."
 	}
 	return "It can no longer log in. " + who + " does not say whether it keeps accepting mail for a blocked mailbox."
@@ -113,38 +114,32 @@ func stateWords(s apiclient.MailboxState) string {
 	return string(s)
 }
 
-// lookupTarget reads n's mailbox before it is changed, where that is
-// needed (m is nil where it is not): before a block or unblock, which
-// change nothing for a mailbox that already is as asked. Where users have their own address
-// (OwnAddresses), n's operation is made to name that address, which the
-// allow-list must have: else the result is a refusal and nothing is
-// changed.
-func (c *Core) lookupTarget(ctx context.Context, n Notice) (Notice, *apiclient.Mailbox, *Result, error) {
-	own := c.api.Capabilities().OwnAddresses
-	if !own && n.Op.Action == ActionResetPassword {
-		return n, nil, nil, nil
+// lookupTarget is the mailbox of n that the resolve step found (target),
+// or, without one, the resolve step run now: a refusal (an alias, an
+// administrator) is the result, with nothing changed.
+func (c *Core) lookupTarget(ctx context.Context, n Notice, target *apiclient.Resolved) (Notice, *apiclient.Mailbox, *Result, error) {
+	if target != nil {
+		return n, &target.Mailbox, nil, nil
 	}
-	m, err := c.api.LookupMailbox(ctx, n.Op.Domain, n.Op.Login)
+	r, err := c.resolve(ctx, n.Op)
 	if err != nil {
 		return n, nil, nil, err
 	}
-	if !own {
-		return n, m, nil, nil
+	if r.refusal != nil {
+		res := c.refusedTarget(n, r, nil)
+		return n, nil, &res, nil
 	}
-	n.Op = ownAddress(n.Op, m)
-	if ue := c.checkAllowed(CmdMailbox, n.Op.Domain, n.Op.Target()); ue != nil {
-		n.Code, n.Detail = CodeInvalid, "the mailbox's own address is outside the allow-list"
-		return n, m, &Result{Reply: usageReply(ue), Notice: n}, nil
-	}
-	return n, m, nil, nil
+	n.Op = r.op
+	return n, &r.mailbox.Mailbox, nil, nil
 }
 
 // checkNewAddress asks a provider that chooses a new mailbox's address
 // (AddressChooser) which it will be, and refuses the add, with nothing
 // created, when the allow-list does not have it.
 func (c *Core) checkNewAddress(ctx context.Context, n *Notice) (*Result, error) {
-	ac, ok := c.api.(AddressChooser)
-	if !ok || !c.api.Capabilities().OwnAddresses {
+	p := c.of(*n)
+	ac, ok := p.(AddressChooser)
+	if !ok || !p.Capabilities().OwnAddresses {
 		return nil, nil
 	}
 	addr, err := ac.NewAddress(ctx, n.Op.Domain, n.Op.Login)

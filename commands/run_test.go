@@ -210,7 +210,7 @@ func checkRunEntry(t *testing.T, entries []AuditEntry, n Notice) {
 	case !n.OK:
 		want = OutcomeError
 	}
-	if e.Event != EventRun || e.Actor != n.Actor || e.Outcome != want || e.Code != n.Code || auditUID(e.UID) != n.UID ||
+	if e.Event != EventRun || e.Actor != n.Actor || e.Outcome != want || e.Code != n.Code || e.UID != n.UID ||
 		e.Status != string(n.Status) || e.Domain != n.Op.Domain || e.Login != n.Op.Login || e.Reason != n.Op.Reason {
 		t.Errorf("audit entry = %+v, want a run by %s with outcome %q for notice %+v", e, n.Actor, want, n)
 	}

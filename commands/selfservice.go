@@ -71,6 +71,9 @@ func (c *Core) selfService(ctx context.Context, to Route, d Decision) string {
 			Note: "An admin can reset any mailbox: /mailbox reset alice@example.com for @alice."})
 		return LabelRefused
 	}
+	if label, ok := c.resolveOwn(ctx, to, op); !ok {
+		return label
+	}
 	if label, ok := c.claimSelfService(ctx, to); !ok {
 		return label
 	}

@@ -181,7 +181,7 @@ type AuditEntry struct {
 	Actor     string   // who typed the command
 	Deciders  []string // who approved, denied, cancelled
 	Action    Action
-	Provider  string // the provider a run went to (apiclient.ProviderPDD, …); empty for decisions
+	Provider  string // the provider of the entry's domain, that a run went to (apiclient.ProviderPDD, …)
 	Domain    string
 	Login     string
 	Reason    string
@@ -189,7 +189,7 @@ type AuditEntry struct {
 	Outcome   string // OutcomeOK, OutcomeError, OutcomeUnknown; empty while running and for decisions
 	Status    string // register: the domain's status
 	Stage     string // register: the domain's stage
-	UID       int64  // add: the new mailbox's uid
+	UID       string // add: the new mailbox's ID at the provider, whole (text: Google's have 21 digits)
 	Source    string // where the entry came from: SourceSlack, SourceShell; "" before sources were recorded
 	Code      string // on failure: the provider's error code or a notice code; CodeUnchanged on a success that changed nothing
 	To        string // the operation's second address (Operation.To), or an offboarding step's

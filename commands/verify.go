@@ -41,7 +41,7 @@ func verifyTXTStep(domain, txt string) string {
 // then says, with a sentence on what happened: that the record is not in
 // DNS yet, or could not be looked up ("" when nothing was looked up).
 func (c *Core) verifyIfPublished(ctx context.Context, actor string, d *apiclient.Domain) (*apiclient.Domain, string) {
-	v, ok := c.api.(DomainVerifier)
+	v, ok := c.at(d.Name).(DomainVerifier)
 	if !ok || c.cfg.DNS == nil || d.Verified || d.VerifyTXT == "" {
 		return d, ""
 	}
@@ -52,8 +52,8 @@ func (c *Core) verifyIfPublished(ctx context.Context, actor string, d *apiclient
 	default:
 		return d, "mailbot could not look the TXT record up in DNS: ask for the status again later."
 	}
-	e := AuditEntry{Time: c.cfg.Now().UTC(), Event: EventVerify, Actor: actor, Action: ActionDomainStatus,
-		Provider: c.api.Name(), Domain: d.Name, Outcome: OutcomeOK}
+	e := c.entry(EventVerify, "", actor, ActionDomainStatus, d.Name, "")
+	e.Outcome = OutcomeOK
 	got, err := v.VerifyDomain(ctx, d.Name)
 	var said string
 	switch {
@@ -61,14 +61,14 @@ func (c *Core) verifyIfPublished(ctx context.Context, actor string, d *apiclient
 		return d, ""
 	case err != nil:
 		e.Outcome, e.Code = OutcomeError, codeOf(err)
-		said = "The TXT record is in DNS, but " + c.providerName() + " did not verify the domain yet: " + c.readFailure("verify "+d.Name, err).Text
+		said = "The TXT record is in DNS, but " + c.titleAt(d.Name) + " did not verify the domain yet: " + c.readFailure(d.Name, "verify "+d.Name, err).Text
 		got = d
 	case got.Verified:
 		e.Status = got.Status
-		said = "The TXT record is in DNS: mailbot asked " + c.providerName() + " to verify the domain, and it is verified now."
+		said = "The TXT record is in DNS: mailbot asked " + c.titleAt(d.Name) + " to verify the domain, and it is verified now."
 	default:
 		e.Status = got.Status
-		said = "The TXT record is in DNS: mailbot asked " + c.providerName() + " to verify the domain, which it has not confirmed yet: try again later."
+		said = "The TXT record is in DNS: mailbot asked " + c.titleAt(d.Name) + " to verify the domain, which it has not confirmed yet: try again later."
 	}
 	if rerr := c.store.Record(ctx, e); rerr != nil {
 		c.storeFailed(rerr, "record verify")
@@ -89,7 +89,7 @@ func codeOf(err error) string {
 // txt, as the DNS checklist sees it: StateOK, StateMissing, or StateError
 // when it could not be looked up.
 func (c *Core) txtPublished(ctx context.Context, domain, txt string) dnscheck.State {
-	cl := c.cfg.DNS.Check(ctx, domain, dnscheck.Expect{VerifyTXT: txt})
+	cl := c.cfg.DNS.Check(ctx, domain, dnscheck.Expect{Records: []apiclient.Record{apiclient.VerifyTXT(txt)}})
 	for _, it := range cl.Items {
 		if it.Kind == dnscheck.KindVerification {
 			return it.State

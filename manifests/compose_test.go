@@ -278,3 +278,35 @@ func envCarries(env types.MappingWithEquals, value string) bool {
 	}
 	return false
 }
+
+// TestComposeSandboxHealthyForEveryProvider checks that the sandbox's
+// healthcheck finds, for every provider mailbot sim serves, a line of the
+// variables it prints (a credential), so that the bot starts once they
+// are written.
+func TestComposeSandboxHealthyForEveryProvider(t *testing.T) {
+	t.Parallel()
+	sb := mustLoadCompose(t, composeEnv()).Services["sandbox"]
+	test := sb.HealthCheck.Test
+	var patterns []string
+	for i := 0; i+1 < len(test); i++ {
+		if test[i] == "-e" {
+			patterns = append(patterns, test[i+1])
+		}
+	}
+	for _, name := range providers.Names() {
+		s, err := providers.NewSandbox(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines strings.Builder
+		for _, kv := range s.Vars("http://127.0.0.1:8081") {
+			if s.FileVars[kv[0]] {
+				kv[0] += "_FILE"
+			}
+			lines.WriteString(kv[0] + "=" + kv[1] + "\n")
+		}
+		if !slices.ContainsFunc(patterns, func(p string) bool { return strings.Contains(lines.String(), p) }) {
+			t.Errorf("%s: the sandbox's healthcheck %q matches none of its lines:\n%s", name, patterns, lines.String())
+		}
+	}
+}

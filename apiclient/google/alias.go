@@ -177,8 +177,9 @@ func (c *Client) aliasOwner(ctx context.Context, op apiclient.Op, alias string) 
 // insertAlias adds the alias to the user: a create, never sent twice.
 func (c *Client) insertAlias(ctx context.Context, op apiclient.Op, owner, alias string) error {
 	var out aliasJSON
-	return c.call(ctx, request{Op: op, Method: http.MethodPost, Path: aliasesPath(owner),
-		In: map[string]string{"alias": alias}, Out: &out, Create: true})
+	_, err := c.insert(ctx, request{Op: op, Method: http.MethodPost, Path: aliasesPath(owner),
+		In: map[string]string{"alias": alias}, Out: &out, Create: true}, alias)
+	return err
 }
 
 // deleteAlias deletes the alias from the user. It is sent again when its

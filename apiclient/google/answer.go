@@ -22,21 +22,7 @@ type request = apiclient.JSONCall
 // decodes the answer. A token the endpoint refuses fails the call before
 // anything is sent to the API.
 func (c *Client) call(ctx context.Context, r request) error {
-	req, err := c.caller.JSONRequest(r)
-	if err != nil {
-		return err
-	}
-	return c.caller.Do(ctx, r.Op, !r.Create, func(ctx context.Context) error {
-		tok, err := c.token(r.Op)
-		if err != nil {
-			return err
-		}
-		caller := c.caller.WithSecrets(r.Secret, tok)
-		req.Header = http.Header{"Authorization": {"Bearer " + tok}}
-		res, err := caller.Exchange(ctx, req)
-		if err != nil {
-			return err
-		}
+	return c.caller.BearerCall(ctx, r, nil, c.token, func(caller *apiclient.Caller, res *apiclient.Response) error {
 		return c.read(caller, r, res)
 	})
 }
@@ -60,26 +46,32 @@ func (c *Client) read(caller *apiclient.Caller, r request, res *apiclient.Respon
 		return caller.DecodeJSON(r, res, complete)
 	}
 	a := parseError(res.Status, res.Body, caller.Secrets())
-	v := classify(res.Status, a.reason, r.Create)
+	v := classify(res.Status, a.reason, r.Create, c.freshnessOf(r.Method, r.Path))
 	e := caller.Fail(r.Op, v.class, res.Status, a.code(res.Status), a.message)
 	e.Reason = v.reason
 	if v.reason == apiclient.ReasonInvalid && strings.Contains(strings.ToLower(a.message), "password") {
 		e.Reason = apiclient.ReasonPassword // "Invalid Password"
 	}
-	if v.class == apiclient.ClassCredentials {
+	switch {
+	case v.words != "":
+		e.Message = v.words
+	case v.class == apiclient.ClassCredentials && v.disabled:
+		e.Setting, e.Message = c.credVar, apiTitle(a.service, r.Path)+" is not enabled in the Google Cloud project of the service account's key: enable it there (APIs & Services)"
+	case v.class == apiclient.ClassCredentials && v.admin:
+		e.Setting, e.Message = c.adminVar, e.Message+"; "+c.adminHint()
+	case v.class == apiclient.ClassCredentials:
 		e.Setting, e.Message = c.credVar, e.Message+"; "+c.delegationHint()
-		if v.admin {
-			e.Setting, e.Message = c.adminVar, e.Message+"; "+c.adminHint()
-		}
 	}
 	e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
 	return e
 }
 
-// apiError is what an error answer says: its first reason and message.
+// apiError is what an error answer says: its first reason and message,
+// and the service an ErrorInfo detail names.
 type apiError struct {
 	reason  string
 	message string
+	service string
 }
 
 // code is the error's code as an error shows it: the reason, or the
@@ -91,7 +83,9 @@ func (a apiError) code(status int) string {
 	return "HTTP " + strconv.Itoa(status)
 }
 
-// errorJSON is Google's failure.
+// errorJSON is Google's failure: errors[] (the Directory API's reasons)
+// and details[] (google.rpc.ErrorInfo, whose reason SERVICE_DISABLED
+// names the service).
 type errorJSON struct {
 	Error struct {
 		Code    int    `json:"code"`
@@ -100,6 +94,12 @@ type errorJSON struct {
 			Message string `json:"message"`
 			Reason  string `json:"reason"`
 		} `json:"errors"`
+		Details []struct {
+			Reason   string `json:"reason"`
+			Metadata struct {
+				Service string `json:"service"`
+			} `json:"metadata"`
+		} `json:"details"`
 	} `json:"error"`
 }
 
@@ -108,12 +108,20 @@ type errorJSON struct {
 // secrets are redacted before they are.
 func parseError(status int, body []byte, secrets []string) apiError {
 	var e errorJSON
-	if json.Unmarshal(body, &e) == nil && (e.Error.Message != "" || len(e.Error.Errors) > 0) {
+	if json.Unmarshal(body, &e) == nil && (e.Error.Message != "" || len(e.Error.Errors) > 0 || len(e.Error.Details) > 0) {
 		a := apiError{message: e.Error.Message}
 		if len(e.Error.Errors) > 0 {
 			a.reason = e.Error.Errors[0].Reason
 			if a.message == "" {
 				a.message = e.Error.Errors[0].Message
+			}
+		}
+		for _, d := range e.Error.Details {
+			if a.reason == "" {
+				a.reason = d.Reason
+			}
+			if a.service == "" {
+				a.service = apiclient.CutCode(d.Metadata.Service, secrets)
 			}
 		}
 		a.message = apiclient.Excerpt([]byte(a.message), apiclient.MaxCodeLen, secrets...)
@@ -126,24 +134,56 @@ func parseError(status int, body []byte, secrets []string) apiError {
 	return apiError{message: apiclient.Excerpt(body, apiclient.ExcerptLen, secrets...)}
 }
 
-// verdict is an answer's class and reason, and whether the admin (rather
-// than the key) is what the operator must fix.
+// apiTitle names the API of a call not enabled: by the service Google
+// named, else by the call's path.
+func apiTitle(service, path string) string {
+	switch {
+	case service == "siteverification.googleapis.com" || service == "" && strings.HasPrefix(path, "siteVerification/"):
+		return "the Site Verification API (siteverification.googleapis.com)"
+	case service == "admin.googleapis.com" || service == "":
+		return "the Admin SDK API (admin.googleapis.com)"
+	}
+	return "the API " + service
+}
+
+// verdict is an answer's class and reason, whether the admin (rather
+// than the key) is what the operator must fix, whether an API is not
+// enabled, and the words that replace Google's message.
 type verdict struct {
-	class  apiclient.Class
-	reason apiclient.Reason
-	admin  bool
+	class    apiclient.Class
+	reason   apiclient.Reason
+	admin    bool
+	disabled bool
+	words    string
 }
 
 // rateReasons are the 403 reasons of a limit that passes.
 var rateReasons = map[string]bool{"userRateLimitExceeded": true, "rateLimitExceeded": true, "quotaExceeded": true}
 
-// classify is the one table of Google's failures.
-func classify(status int, reason string, create bool) verdict {
+// disabledReasons are the 403 reasons of an API not enabled in the key's
+// project.
+var disabledReasons = map[string]bool{"accessNotConfigured": true, "SERVICE_DISABLED": true}
+
+// invalidReasons are the reasons of malformed input, which Google answers
+// with 403 as well as 400.
+var invalidReasons = map[string]bool{"invalid": true, "invalidInput": true, "badRequest": true, "required": true}
+
+// domainWords say what domainCannotUseApis means.
+const domainWords = "Google does not let mailbot manage this address through its API: " +
+	"its domain is not one of the Workspace customer's, or API access is turned off for it"
+
+// lagWords say what a read's 403 or 404 just after an insert is.
+const lagWords = "Google does not show the new mailbox or alias yet (its directory catches up within minutes)"
+
+// classify is the one table of Google's failures; fresh says whether the
+// call reads an address the client inserted lately.
+func classify(status int, reason string, create bool, fresh freshness) verdict {
+	if status == http.StatusForbidden {
+		return classify403(reason, fresh)
+	}
 	switch {
-	case status == http.StatusForbidden && rateReasons[reason]:
-		return verdict{class: apiclient.ClassTemporary}
-	case status == http.StatusForbidden:
-		return verdict{class: apiclient.ClassCredentials, admin: reason == "forbidden"}
+	case status == http.StatusNotFound && fresh.confirmed:
+		return verdict{class: apiclient.ClassTemporary, words: lagWords}
 	case status == http.StatusUnauthorized:
 		return verdict{class: apiclient.ClassCredentials}
 	case status == http.StatusTooManyRequests:
@@ -160,6 +200,26 @@ func classify(status int, reason string, create bool) verdict {
 		return verdict{class: apiclient.ClassRefused, reason: apiclient.ReasonInvalid}
 	}
 	return verdict{class: apiclient.ClassRefused}
+}
+
+// classify403 sorts Google's 403s by reason: a limit that passes, a
+// domain outside the customer, an API not enabled, malformed input, a
+// read of a new address the directory does not show yet, and refused
+// credentials (forbidden: the admin; any other: the key).
+func classify403(reason string, fresh freshness) verdict {
+	switch {
+	case rateReasons[reason]:
+		return verdict{class: apiclient.ClassTemporary}
+	case reason == "domainCannotUseApis":
+		return verdict{class: apiclient.ClassRefused, reason: apiclient.ReasonNotAllowed, words: domainWords}
+	case disabledReasons[reason]:
+		return verdict{class: apiclient.ClassCredentials, disabled: true}
+	case invalidReasons[reason]:
+		return verdict{class: apiclient.ClassRefused, reason: apiclient.ReasonInvalid}
+	case fresh.attempted && reason == "forbidden":
+		return verdict{class: apiclient.ClassTemporary, words: lagWords}
+	}
+	return verdict{class: apiclient.ClassCredentials, admin: reason == "forbidden"}
 }
 
 // tokenAnswer is the token endpoint's failure.

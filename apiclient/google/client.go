@@ -22,10 +22,19 @@
 //   - A failure is Google's {"error":{"code","message","errors":[{"reason"}]}}:
 //     409 is "exists", 404 "not found", 400 invalid input in the API's
 //     words; 403 with a rate or quota reason, 429 and 5xx are temporary (a
-//     5xx to an insert is uncertain); any other 403, a 401 and a refusal by
-//     the token endpoint are refused credentials whose error names the
-//     setting to fix ([apiclient.Error].Setting): the admin for 403
-//     forbidden and an unknown admin, the key otherwise.
+//     5xx to an insert is uncertain). Other 403s go by reason:
+//     domainCannotUseApis is refused in words; accessNotConfigured
+//     (SERVICE_DISABLED) says which API to enable; malformed input is
+//     refused as invalid; any other 403, a 401 and a refusal by the token
+//     endpoint are refused credentials whose error names the setting to
+//     fix ([apiclient.Error].Setting): the admin for 403 forbidden and an
+//     unknown admin, the key otherwise.
+//   - The directory is eventually consistent (fresh.go): a read of an
+//     address the client inserted lately that answers 403 forbidden (or,
+//     once the insert succeeded, 404) is temporary and retried. After an
+//     insert whose answer was lost, a second insert of the same user with
+//     the same password that answers 409 means the first one created it:
+//     the result is a success whose warning says so.
 package google
 
 import (
@@ -82,6 +91,7 @@ type Settings struct {
 type Client struct {
 	caller   *apiclient.Caller
 	tokens   oauth2.TokenSource
+	fresh    *freshSet // the addresses inserted lately (fresh.go)
 	customer string
 	admin    string
 	credVar  string
@@ -92,7 +102,8 @@ type Client struct {
 // loopback host) that acts as admin with the service-account key keyJSON.
 // The key is checked here; the token is fetched at the first call.
 func New(baseURL string, keyJSON []byte, admin string, s Settings, opts ...apiclient.Option) (*Client, error) {
-	c := &Client{customer: s.Customer, admin: strings.TrimSpace(admin), credVar: s.CredentialsVariable, adminVar: s.AdminVariable}
+	c := &Client{customer: s.Customer, admin: strings.TrimSpace(admin), credVar: s.CredentialsVariable, adminVar: s.AdminVariable,
+		fresh: newFreshSet()}
 	if c.customer == "" {
 		c.customer = DefaultCustomer
 	}
@@ -187,7 +198,7 @@ func (c *Client) Name() string { return apiclient.ProviderGoogle }
 // users have numeric IDs; the user list is paged; domains are verified;
 // users have aliases, each a whole address ([Client.AddAlias]).
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "Google Workspace", ForcePasswordChange: true, KeepsMailWhenBlocked: false,
+	return apiclient.Capabilities{Title: Title, ForcePasswordChange: true, KeepsMailWhenBlocked: false,
 		NoMailWhenBlocked: true, UIDs: true, Paged: true, VerifiesOwnership: true, Aliases: true}
 }
 
@@ -209,3 +220,6 @@ func (c *Client) Check(ctx context.Context) error {
 func (c *Client) domainsPath() string {
 	return "admin/directory/v1/customer/" + c.customer + "/domains"
 }
+
+// Title names the provider in replies, notices and the shell's banner.
+const Title = "Google Workspace"

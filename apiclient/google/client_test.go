@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/google"
 	"github.com/mailbot/mailbot/apiclient/google/googlesim"
@@ -174,8 +176,11 @@ func TestRegisterAndVerify(t *testing.T) {
 		t.Errorf("RegisterDomain again: %+v, %v; want the same domain and token", again, err)
 	}
 	dns, err := e.c.MailDNS(ctx, "fresh.org")
-	if err != nil || dns.VerifyTXT != want || len(dns.MXSets) != 2 || dns.DKIMSelector != "google" || dns.SPFInclude != "_spf.google.com" {
-		t.Errorf("MailDNS = %+v, %v", dns, err)
+	wantDNS := []apiclient.Record{google.MXSets[0], google.MXSets[1], apiclient.SPFInclude("_spf.google.com"),
+		{Purpose: apiclient.PurposeDKIM, Type: apiclient.TypeTXT, Name: "google._domainkey", Match: apiclient.MatchPresent, Advice: true},
+		apiclient.VerifyTXT(want)}
+	if err != nil || cmp.Diff(wantDNS, dns.Records) != "" {
+		t.Errorf("MailDNS = %v (-want +got):\n%s", err, cmp.Diff(wantDNS, dns.Records))
 	}
 	_, err = e.c.VerifyDomain(ctx, "fresh.org")
 	if apiclient.ClassOf(err) != apiclient.ClassRefused {

@@ -30,6 +30,7 @@ var harness = providertest.Harness{New: func(t *testing.T) providertest.Env {
 	return providertest.Env{
 		Sandbox: sandbox{sim},
 		Secrets: []string{acct.PrivateKeyPEM(), acct.PrivateKeyID},
+		ActsAs:  acct.Admin,
 		Connect: func(base string, valid bool, opts ...apiclient.Option) (commands.Provider, error) {
 			key := acct.KeyFile(base)
 			if !valid {

@@ -27,11 +27,12 @@ const (
 )
 
 // MXSets are the MX record sets Google accepts: the single record of
-// accounts since 2023, or the older five.
-var MXSets = [][]apiclient.MXRecord{
-	{{Pref: 1, Host: "smtp.google.com"}},
-	{{Pref: 1, Host: "aspmx.l.google.com"}, {Pref: 5, Host: "alt1.aspmx.l.google.com"}, {Pref: 5, Host: "alt2.aspmx.l.google.com"},
-		{Pref: 10, Host: "alt3.aspmx.l.google.com"}, {Pref: 10, Host: "alt4.aspmx.l.google.com"}},
+// accounts since 2023, or the older five. The domain publishes one.
+var MXSets = []apiclient.Record{
+	apiclient.MXSet(apiclient.MXRecord{Pref: 1, Host: "smtp.google.com"}),
+	apiclient.MXSet(apiclient.MXRecord{Pref: 1, Host: "aspmx.l.google.com"}, apiclient.MXRecord{Pref: 5, Host: "alt1.aspmx.l.google.com"},
+		apiclient.MXRecord{Pref: 5, Host: "alt2.aspmx.l.google.com"}, apiclient.MXRecord{Pref: 10, Host: "alt3.aspmx.l.google.com"},
+		apiclient.MXRecord{Pref: 10, Host: "alt4.aspmx.l.google.com"}),
 }
 
 // domainJSON is a domain of the Directory API.
@@ -159,7 +160,10 @@ func (c *Client) siteToken(ctx context.Context, op apiclient.Op, n string) (stri
 // MailHosts is the part of MailDNS that needs no request: Google's MX
 // sets, SPF include and DKIM selector.
 func (c *Client) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: MX, MXSets: MXSets, SPFInclude: SPFInclude, DKIMSelector: DKIMSelector}
+	rs := append([]apiclient.Record{}, MXSets...)
+	rs = append(rs, apiclient.SPFInclude(SPFInclude), apiclient.Record{Purpose: apiclient.PurposeDKIM, Type: apiclient.TypeTXT,
+		Name: DKIMSelector + "._domainkey", Match: apiclient.MatchPresent, Advice: true})
+	return apiclient.MailDNS{Records: rs}
 }
 
 // MailDNS says what the domain must publish: the MX sets, SPF including
@@ -179,6 +183,6 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 	if err != nil {
 		return &hosts, err
 	}
-	hosts.VerifyTXT = tok
+	hosts.Records = append(hosts.Records, apiclient.VerifyTXT(tok))
 	return &hosts, nil
 }

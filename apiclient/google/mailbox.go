@@ -72,12 +72,10 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string,
 	return c.AddUser(ctx, domain, login, password, forceChange, login, login)
 }
 
-// AddNamedMailbox is AddMailbox with the person's name from the add
-// form: given and family names split on its last space
-// ([apiclient.SplitName]); a blank part is the login.
-func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
-	given, family := apiclient.SplitName(name)
-	return c.AddUser(ctx, domain, login, password, forceChange, given, family)
+// AddNamedMailbox is AddMailbox with the person's given and family
+// names; a blank one is the login.
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	return c.AddUser(ctx, domain, login, password, forceChange, name.Given, name.Family)
 }
 
 // CheckLogin checks a user name by the rule mailbot keeps for Google
@@ -99,11 +97,38 @@ func (c *Client) AddUser(ctx context.Context, domain, login, password string, fo
 	in := insertUser{PrimaryEmail: email, Name: name{GivenName: orLogin(given, login), FamilyName: orLogin(family, login)},
 		Password: password, ChangePasswordAtNextLogin: forceChange}
 	var u userJSON
-	if err := c.call(ctx, request{Op: op, Method: http.MethodPost, Path: "admin/directory/v1/users", In: in, Out: &u,
-		Create: true, Secret: password}); err != nil {
+	before, err := c.insert(ctx, request{Op: op, Method: http.MethodPost, Path: "admin/directory/v1/users", In: in, Out: &u,
+		Create: true, Secret: password}, email)
+	if apiclient.ReasonOf(err) == apiclient.ReasonExists && before.lost() && c.fresh.samePassword(before, password) {
+		c.fresh.confirmed(email)
+		return &apiclient.Mailbox{Address: email, State: apiclient.StateActive, PasswordChangeRequired: forceChange,
+			Warnings: []string{lostInsertWarning}}, nil
+	}
+	if err != nil {
 		return nil, err
 	}
 	return u.mailbox(), nil
+}
+
+// lostInsertWarning is the warning of a user that an earlier insert,
+// whose answer was lost, created.
+const lostInsertWarning = "an earlier attempt to create this mailbox got no answer, and Google now says it exists: " +
+	"that attempt created it with this password, unless someone else created it meanwhile. " +
+	"Try to log in with it; if that fails, reset the password."
+
+// insert sends r, a create of address (a user or an alias), recording it
+// as fresh (fresh.go); before is what was known of an earlier insert of
+// the address.
+func (c *Client) insert(ctx context.Context, r request, address string) (before insertState, err error) {
+	before, had := c.fresh.sent(address, r.Secret)
+	err = c.call(ctx, r)
+	switch {
+	case err == nil:
+		c.fresh.confirmed(address)
+	case !apiclient.MayHaveHappened(err):
+		c.fresh.restore(address, before, had) // this attempt did nothing
+	}
+	return before, err
 }
 
 // orLogin is n cut to 60 characters, or login when n is blank.

@@ -3,6 +3,7 @@ package google_test
 import (
 	"testing"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/google"
 	"github.com/mailbot/mailbot/commands"
 )
@@ -20,7 +21,7 @@ func TestAddNamedMailbox(t *testing.T) {
 		{"grace", "Grace", "Grace", "grace"},
 		{"alan", "", "alan", "alan"},
 	} {
-		if _, err := e.c.AddNamedMailbox(t.Context(), "example.com", tc.login, tc.name, password, true); err != nil {
+		if _, err := e.c.AddNamedMailbox(t.Context(), "example.com", tc.login, apiclient.NameOf(tc.name), password, true); err != nil {
 			t.Fatalf("AddNamedMailbox(%s, %q) = %v", tc.login, tc.name, err)
 		}
 		m, ok := e.sim.Mailbox(tc.login + "@example.com")

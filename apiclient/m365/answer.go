@@ -22,28 +22,11 @@ type request struct {
 	header http.Header
 }
 
-// call sends r with a bearer token, retried as its class allows, and
-// decodes the answer. A token the endpoint refuses fails the call before
-// anything is sent to Graph.
+// call sends r with a bearer token and its headers, retried as its class
+// allows, and decodes the answer. A token the endpoint refuses fails the
+// call before anything is sent to Graph.
 func (c *Client) call(ctx context.Context, r request) error {
-	req, err := c.caller.JSONRequest(r.JSONCall)
-	if err != nil {
-		return err
-	}
-	return c.caller.Do(ctx, r.Op, !r.Create, func(ctx context.Context) error {
-		tok, err := c.token(r.Op)
-		if err != nil {
-			return err
-		}
-		caller := c.caller.WithSecrets(r.Secret, tok)
-		req.Header = http.Header{"Authorization": {"Bearer " + tok}}
-		for k, v := range r.header {
-			req.Header[k] = v
-		}
-		res, err := caller.Exchange(ctx, req)
-		if err != nil {
-			return err
-		}
+	return c.caller.BearerCall(ctx, r.JSONCall, r.header, c.token, func(caller *apiclient.Caller, res *apiclient.Response) error {
 		return c.read(caller, r, res)
 	})
 }

@@ -14,10 +14,12 @@ import (
 const (
 	SPFInclude = "spf.protection.outlook.com"
 	MXSuffix   = ".mail.protection.outlook.com"
-	// DKIMSelector is the first of the two selectors whose CNAMEs DKIM
-	// needs (selector1 and selector2, enabled in Microsoft Defender).
-	DKIMSelector = "selector1"
 )
+
+// DKIMSelectors are the two selectors whose CNAMEs DKIM needs (enabled in
+// Microsoft Defender, which names their targets in the tenant's own
+// domain): their presence is checked, as advice.
+var DKIMSelectors = []string{"selector1", "selector2"}
 
 // The domain's states, as Domain.Status holds them.
 const (
@@ -38,6 +40,7 @@ type dnsRecord struct {
 	Text          string `json:"text"`
 	MailExchange  string `json:"mailExchange"`
 	CanonicalName string `json:"canonicalName"`
+	Preference    int    `json:"preference"`
 }
 
 // RegisterDomain adds the domain to the tenant (POST /domains) and reads
@@ -157,16 +160,25 @@ func (c *Client) verificationTXT(ctx context.Context, op apiclient.Op, n string)
 }
 
 // MailHosts is the part of MailDNS that needs no request: the SPF include
-// and the DKIM selector (the MX host is the domain's own).
+// and the DKIM CNAMEs (the MX host is the domain's own).
 func (c *Client) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{SPFInclude: SPFInclude, DKIMSelector: DKIMSelector}
+	rs := []apiclient.Record{apiclient.SPFInclude(SPFInclude)}
+	for _, sel := range DKIMSelectors {
+		rs = append(rs, apiclient.Record{Purpose: apiclient.PurposeDKIM, Type: apiclient.TypeCNAME, Name: sel + "._domainkey",
+			Match: apiclient.MatchPresent, Advice: true})
+	}
+	return apiclient.MailDNS{Records: rs}
 }
 
-// MailDNS says what the domain must publish: the MX host and SPF include
-// of serviceConfigurationRecords (the usual ones, from the domain's name,
-// when they cannot be read), DKIM's selector as advice, and for a domain
-// not verified yet its verification record, read within
-// apiclient.MailDNSTimeout.
+// PurposeAutodiscover is the record Outlook finds the mailbox's settings
+// by: a CNAME autodiscover.<domain> to autodiscover.outlook.com.
+const PurposeAutodiscover = "Autodiscover"
+
+// MailDNS says what the domain must publish: the MX host, SPF include and
+// autodiscover CNAME of serviceConfigurationRecords (the usual MX and SPF,
+// from the domain's name, when they cannot be read), DKIM's two CNAMEs
+// and autodiscover as advice, and for a domain not verified yet its
+// verification record, all read within apiclient.MailDNSTimeout.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	op := apiclient.OpDNS
 	n, err := domainName(op, domain)
@@ -174,22 +186,40 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 		return nil, err
 	}
 	hosts := c.MailHosts()
-	hosts.MX = strings.ReplaceAll(n, ".", "-") + MXSuffix
+	dns := &apiclient.MailDNS{Records: append([]apiclient.Record{apiclient.MXSet(apiclient.MXRecord{Host: strings.ReplaceAll(n, ".", "-") + MXSuffix})},
+		hosts.Records...)}
 	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
 	defer cancel()
 	recs, err := c.records(ctx, op, n, "serviceConfigurationRecords")
 	if err != nil {
-		return &hosts, err
+		return dns, err
 	}
-	for _, r := range recs {
-		if strings.EqualFold(r.RecordType, "Mx") && r.MailExchange != "" {
-			hosts.MX = strings.ToLower(r.MailExchange)
-		}
-	}
+	dns.Records = append(dns.Records, serviceRecords(dns.Records[0], n, recs)...)
 	d, err := c.getDomain(ctx, op, n)
 	if err != nil || d.Verified {
-		return &hosts, err
+		return dns, err
 	}
-	hosts.VerifyTXT, err = c.verificationTXT(ctx, op, n)
-	return &hosts, err
+	txt, err := c.verificationTXT(ctx, op, n)
+	if err == nil {
+		dns.Records = append(dns.Records, apiclient.VerifyTXT(txt))
+	}
+	return dns, err
+}
+
+// serviceRecords reads serviceConfigurationRecords: the MX host and its
+// preference (into mx, the MX record), and the autodiscover CNAME, which it
+// returns as advice (mail flows without it).
+func serviceRecords(mx apiclient.Record, n string, recs []dnsRecord) []apiclient.Record {
+	var out []apiclient.Record
+	for _, r := range recs {
+		switch {
+		case strings.EqualFold(r.RecordType, "Mx") && r.MailExchange != "":
+			mx.MX[0] = apiclient.MXRecord{Pref: uint16(min(max(r.Preference, 0), 65535)), Host: strings.ToLower(r.MailExchange)}
+		case strings.EqualFold(r.RecordType, "CName") && r.CanonicalName != "" && strings.HasSuffix(strings.ToLower(r.Label), "."+n):
+			name := strings.TrimSuffix(strings.ToLower(r.Label), "."+n)
+			out = append(out, apiclient.Record{Purpose: PurposeAutodiscover, Type: apiclient.TypeCNAME, Name: name,
+				Value: strings.ToLower(strings.TrimSuffix(r.CanonicalName, ".")), Advice: true})
+		}
+	}
+	return out
 }

@@ -45,7 +45,7 @@ func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit
 		return nil, err
 	}
 	p := &apiclient.Page{Total: -1, Mailboxes: make([]apiclient.Mailbox, 0, len(l.Value))}
-	if l.Count != nil && cursor == "" {
+	if l.Count != nil {
 		p.Total = *l.Count
 	}
 	if l.NextLink != "" {

@@ -18,13 +18,11 @@ const ProvisionNote = "Exchange Online sets the mailbox up within a few minutes 
 
 // userJSON is the part of a user the client reads.
 type userJSON struct {
-	ID                string `json:"id"`
-	UserPrincipalName string `json:"userPrincipalName"`
-	AccountEnabled    *bool  `json:"accountEnabled"`
-	AssignedLicenses  []struct {
-		SkuID string `json:"skuId"`
-	} `json:"assignedLicenses"`
-	ProxyAddresses []string `json:"proxyAddresses"`
+	ID                string            `json:"id"`
+	UserPrincipalName string            `json:"userPrincipalName"`
+	AccountEnabled    *bool             `json:"accountEnabled"`
+	AssignedLicenses  []assignedLicense `json:"assignedLicenses"`
+	ProxyAddresses    []string          `json:"proxyAddresses"`
 }
 
 // mailbox is u as a mailbox: blocked while accountEnabled is false (mail
@@ -39,11 +37,12 @@ func (u *userJSON) mailbox() *apiclient.Mailbox {
 
 // holds reports whether u has the licence skuID.
 func (u *userJSON) holds(skuID string) bool {
-	return slices.ContainsFunc(u.AssignedLicenses, func(l struct {
-		SkuID string `json:"skuId"`
-	}) bool {
-		return strings.EqualFold(l.SkuID, skuID)
-	})
+	return slices.ContainsFunc(u.AssignedLicenses, func(l assignedLicense) bool { return strings.EqualFold(l.SkuID, skuID) })
+}
+
+// assignedLicense is a licence a user holds.
+type assignedLicense struct {
+	SkuID string `json:"skuId"`
 }
 
 // complete reports whether a decoded answer has what the client needs: a
@@ -78,12 +77,11 @@ func (c *Client) AddMailbox(ctx context.Context, domain, login, password string,
 	return c.addUser(ctx, domain, login, newUser{DisplayName: login}, password, forceChange)
 }
 
-// AddNamedMailbox is AddMailbox with the person's name from the add form:
-// the display name, and given and family names split on its last space
-// ([apiclient.SplitName]).
-func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
-	given, family := apiclient.SplitName(name)
-	display := strings.TrimSpace(name)
+// AddNamedMailbox is AddMailbox with the person's given and family names,
+// and the two together as the display name.
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	given, family := name.Given, name.Family
+	display := name.Full()
 	if display == "" {
 		display = login
 	}

@@ -11,7 +11,9 @@ import (
 )
 
 // Aliases in mailcow are objects of their own, keyed by a numeric id:
-// POST add/alias {"address","goto","active":1} creates one (success
+// POST add/alias {"address","goto","active":1,"sender_allowed":1,
+// "sogo_visible":1} creates one (mailcow reads a flag left out as 0: an
+// alias the mailbox could not send as, hidden from SOGo) (success
 // ["alias_added", address, id]); GET get/alias/all/{domain} lists a
 // domain's aliases ({} for none); POST delete/alias ["<id>"] removes one
 // (an unknown id is access_denied); POST edit/alias {"items":["<id>"],
@@ -40,6 +42,11 @@ type addAliasBody struct {
 	Address string `json:"address"`
 	Goto    string `json:"goto"`
 	Active  int    `json:"active"`
+	// SenderAllowed lets the mailbox send as the alias (a successor
+	// taking over an address needs it); SOGoVisible offers the alias as a
+	// sender in SOGo.
+	SenderAllowed int `json:"sender_allowed"`
+	SOGoVisible   int `json:"sogo_visible"`
 }
 
 type editAliasBody struct {
@@ -52,7 +59,8 @@ type editAliasBody struct {
 // AddAlias reads the mailbox (mailcow takes any address as goto, so a
 // mistyped mailbox would become a forward to nowhere: one that does not
 // exist is ReasonNotFound), then calls POST /api/v1/add/alias with goto
-// the mailbox, active. It creates: an uncertain attempt is not sent again
+// the mailbox, active, the mailbox allowed to send as the alias and SOGo
+// showing it. It creates: an uncertain attempt is not sent again
 // (the core looks the alias up first).
 func (c *Client) AddAlias(ctx context.Context, alias, mailbox string) (*apiclient.Alias, error) {
 	alias, mailbox = strings.ToLower(alias), strings.ToLower(mailbox)
@@ -69,7 +77,7 @@ func (c *Client) AddAlias(ctx context.Context, alias, mailbox string) (*apiclien
 		return nil, c.notFound(apiclient.OpAliasAdd, "no mailbox "+mailbox+" on the mailcow server")
 	}
 	k := call{op: apiclient.OpAliasAdd, path: "add/alias"}
-	warnings, err := c.write(ctx, k, addAliasBody{Address: alias, Goto: mailbox, Active: activeActive}, apiclient.ReasonNotAllowed)
+	warnings, err := c.write(ctx, k, addAliasBody{Address: alias, Goto: mailbox, Active: activeActive, SenderAllowed: 1, SOGoVisible: 1}, apiclient.ReasonNotAllowed)
 	if err != nil {
 		return nil, err
 	}

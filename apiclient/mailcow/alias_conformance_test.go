@@ -23,15 +23,25 @@ var _ commands.Aliaser = (*mailcow.Client)(nil)
 
 func TestAliasConformance(t *testing.T) {
 	t.Parallel()
-	providertest.RunAliases(t, providertest.Harness{New: func(t *testing.T) providertest.Env {
-		sim := mailcowsim.New()
-		key := sim.NewAccount()
-		return providertest.Env{
-			Sandbox: aliasSandbox{Sandbox: providertest.Adapt(sim), sim: sim},
-			Secrets: []string{key},
-			Connect: func(base string, _ bool, opts ...apiclient.Option) (commands.Provider, error) {
-				return mailcow.New(base, key, sim.Hostname(), opts...)
-			},
-		}
-	}})
+	providertest.RunAliases(t, aliasHarness)
 }
+
+// TestResolveConformance runs the resolve suite: an alias names the
+// mailbox it delivers to (mailcow reports no administrators).
+func TestResolveConformance(t *testing.T) {
+	t.Parallel()
+	providertest.RunResolve(t, aliasHarness)
+}
+
+// aliasHarness serves a fresh mailcowsim, with its record of aliases.
+var aliasHarness = providertest.Harness{New: func(t *testing.T) providertest.Env {
+	sim := mailcowsim.New()
+	key := sim.NewAccount()
+	return providertest.Env{
+		Sandbox: aliasSandbox{Sandbox: providertest.Adapt(sim), sim: sim},
+		Secrets: []string{key},
+		Connect: func(base string, _ bool, opts ...apiclient.Option) (commands.Provider, error) {
+			return mailcow.New(base, key, sim.Hostname(), opts...)
+		},
+	}
+}}

@@ -31,6 +31,11 @@ var codes = map[string]meaning{
 	"goto_invalid":                 {apiclient.ReasonInvalid, "the mailbox the alias should deliver to is not a valid address"},
 	"alias_invalid":                {apiclient.ReasonInvalid, "the alias is not a valid address, or no such alias"},
 	"max_alias_exceeded":           {apiclient.ReasonLimit, "the domain already has as many aliases as it may"},
+	"is_alias":                     {apiclient.ReasonExists, "the address is already an alias"},
+	"is_spam_alias":                {apiclient.ReasonExists, "the address is already a temporary (spam) alias"},
+	"mailbox_quota_left_exceeded":  {apiclient.ReasonLimit, "the domain's quota has too little left for the mailbox's quota"},
+	"unlimited_quota_acl":          {apiclient.ReasonNotAllowed, "the API key may not create a mailbox without a quota limit"},
+	"username_invalid":             {apiclient.ReasonInvalid, "the mailbox address is not valid"},
 }
 
 // deniedWords are access_denied's meanings (the reply shows the code

@@ -36,7 +36,12 @@ type domainJSON struct {
 	Active       number `json:"active"`
 	Mailboxes    number `json:"mboxes_in_domain"`
 	MaxMailboxes number `json:"max_num_mboxes_for_domain"`
+	DefQuota     number `json:"def_quota_for_mbox"` // bytes
 }
+
+// mib is a mebibyte: mailcow's writes take quotas in MiB, its reads give
+// bytes.
+const mib = 1 << 20
 
 // RegisterDomain calls POST /api/v1/add/domain (active, with the limits
 // above), then reads the domain's state. mailcow checks no ownership: the
@@ -67,17 +72,9 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 }
 
 func (c *Client) domain(ctx context.Context, op apiclient.Op, name string) (*apiclient.Domain, error) {
-	seg, err := c.segment(op, name)
+	v, err := c.domainInfo(ctx, op, name, "")
 	if err != nil {
 		return nil, err
-	}
-	var v domainJSON
-	found, err := c.read(ctx, op, "get/domain/"+seg, &v)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, c.notFound(op, "the domain is not on the mailcow server")
 	}
 	status := "inactive"
 	if v.Active == 1 {
@@ -87,22 +84,45 @@ func (c *Client) domain(ctx context.Context, op apiclient.Op, name string) (*api
 		Mailboxes: int(v.Mailboxes), MaxMailboxes: int(v.MaxMailboxes)}, nil
 }
 
+// domainInfo reads GET /api/v1/get/domain/{domain}, for an operation that
+// carries password ("" for none); an unknown domain ({}) is
+// ReasonNotFound.
+func (c *Client) domainInfo(ctx context.Context, op apiclient.Op, name, password string) (*domainJSON, error) {
+	seg, err := c.segment(op, name)
+	if err != nil {
+		return nil, err
+	}
+	var v domainJSON
+	found, err := c.readKeeping(ctx, op, "get/domain/"+seg, password, &v)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, c.notFound(op, "the domain is not on the mailcow server")
+	}
+	return &v, nil
+}
+
 // dkimJSON is GET /api/v1/get/dkim/{domain}'s answer, in part.
 type dkimJSON struct {
 	Selector  string `json:"dkim_selector"`
 	PublicKey string `json:"pubkey"`
 }
 
+// MailHosts is the part of MailDNS that needs no request: the server's
+// MX host (MAILCOW_MX), which SPF must authorise too.
+func (c *Client) MailHosts() apiclient.MailDNS {
+	return apiclient.MailDNS{Records: []apiclient.Record{
+		apiclient.MXSet(apiclient.MXRecord{Pref: MXPref, Host: c.mx}), apiclient.SPFHost(c.mx)}}
+}
+
+// MXPref is the preference the MX record is published with.
+const MXPref = 10
+
 // MailDNS says what the domain's DNS must publish: MX and SPF naming the
 // configured MX host, and the DKIM key of GET /api/v1/get/dkim/{domain}
 // when the server has one, read within apiclient.MailDNSTimeout. When the
 // key cannot be read, the MX and SPF rule are returned beside the error; a
-// MailHosts is the part of MailDNS that needs no request: the server's
-// MX host (MAILCOW_MX), which SPF must authorise too.
-func (c *Client) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: c.mx, SPFHost: c.mx}
-}
-
 // name that is no domain is refused with no result.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	seg, err := c.segment(apiclient.OpDNS, strings.ToLower(domain))
@@ -119,7 +139,7 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 		return dns, err
 	}
 	if found && v.PublicKey != "" && v.Selector != "" {
-		dns.DKIM = &apiclient.DKIMKey{Selector: v.Selector, PublicKey: v.PublicKey}
+		dns.Records = append(dns.Records, apiclient.DKIMRecord(apiclient.DKIMKey{Selector: v.Selector, PublicKey: v.PublicKey}))
 	}
 	return dns, nil
 }

@@ -17,14 +17,16 @@ const (
 	activeBlocked  = 2 // no logins, mail accepted
 )
 
-// addMailboxBody is POST /api/v1/add/mailbox's body. The quota is left
-// out: the domain's default applies.
+// addMailboxBody is POST /api/v1/add/mailbox's body. Quota (MiB) is the
+// domain's default: mailcow applies no domain default itself, and a quota
+// left out is its Default template's, 0 (unlimited).
 type addMailboxBody struct {
 	LocalPart     string `json:"local_part"`
 	Domain        string `json:"domain"`
 	Name          string `json:"name"`
 	Password      string `json:"password"`
 	Password2     string `json:"password2"`
+	Quota         int64  `json:"quota"`
 	Active        int    `json:"active"`
 	ForcePwUpdate int    `json:"force_pw_update"`
 }
@@ -80,21 +82,28 @@ func flag(b bool) int {
 
 func address(domain, login string) string { return strings.ToLower(login + "@" + domain) }
 
-// AddMailbox calls POST /api/v1/add/mailbox (the password sent twice,
-// active, force_pw_update as asked). It is never retried once it may have
+// AddMailbox reads the domain's default quota (GET get/domain/{domain}; an
+// unknown domain is ReasonNotFound, nothing created), then calls POST
+// /api/v1/add/mailbox (the password sent twice, that quota, active,
+// force_pw_update as asked). It is never retried once it may have
 // reached mailcow: an uncertain add is for the caller to look up.
 func (c *Client) AddMailbox(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error) {
-	return c.AddNamedMailbox(ctx, domain, login, "", password, forceChange)
+	return c.AddNamedMailbox(ctx, domain, login, apiclient.PersonName{}, password, forceChange)
 }
 
 // AddNamedMailbox is AddMailbox with the person's name as the mailbox's
 // name (mailcow keeps one full name); without one, the local part.
-func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login string, person apiclient.PersonName, password string, forceChange bool) (*apiclient.Mailbox, error) {
+	name := person.Full()
 	if name == "" {
 		name = login
 	}
+	d, err := c.domainInfo(ctx, apiclient.OpAdd, strings.ToLower(domain), password)
+	if err != nil {
+		return nil, err
+	}
 	body := addMailboxBody{LocalPart: login, Domain: domain, Name: name, Password: password, Password2: password,
-		Active: activeActive, ForcePwUpdate: flag(forceChange)}
+		Quota: int64(d.DefQuota) / mib, Active: activeActive, ForcePwUpdate: flag(forceChange)}
 	k := call{op: apiclient.OpAdd, path: "add/mailbox", password: password}
 	warnings, err := c.write(ctx, k, body, apiclient.ReasonNotAllowed)
 	if err != nil {

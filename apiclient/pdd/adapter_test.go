@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
@@ -149,8 +151,14 @@ func TestDomainSecrets(t *testing.T) {
 		t.Fatalf("RegisterDomain = %+v, %v; want domain-activate, unverified, with secrets", reg, err)
 	}
 	st, err := e.a.DomainStatus(t.Context(), "new.example")
-	if err != nil || st.Secrets == nil || *st.Secrets != *reg.Secrets || st.Stage != "owner-check" {
+	if err != nil || st.Secrets == nil || cmp.Diff(reg.Secrets, st.Secrets) != "" || st.Stage != "owner-check" {
 		t.Fatalf("DomainStatus = %+v, %v; want the register's secrets", st, err)
+	}
+	name := reg.Secrets.Name
+	want := &apiclient.Record{Purpose: apiclient.PurposeVerification, Type: apiclient.TypeCNAME, Name: "yamail-" + strings.ToLower(name),
+		Value: "mail.yandex.ru", Secret: true}
+	if reg.Secrets.File != "http://new.example/"+name+".html" || cmp.Diff(want, reg.Secrets.Record) != "" {
+		t.Errorf("secrets published by file %q, by record %+v; want the file at the domain and %+v", reg.Secrets.File, reg.Secrets.Record, want)
 	}
 	if err := e.sim.SetStatus("new.example", pddsim.StatusMXActivate); err != nil {
 		t.Fatal(err)

@@ -1,5 +1,12 @@
 package pdd
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
+)
+
 // Status is a domain's state at PDD.
 type Status string
 
@@ -46,4 +53,20 @@ func (s Status) Known() bool {
 type Secrets struct {
 	Name    string `json:"name"`
 	Content string `json:"content"`
+}
+
+// How a domain is verified with its secrets, from the service's public
+// documentation: a file at verifyFileURL, or a CNAME record at
+// verifyPrefix<secret name> pointing to VerifyCNAME.
+const (
+	verifyFileURL = "http://%s/%s.html" // domain, secret name
+	verifyPrefix  = "yamail-"
+)
+
+// SecretsOf is the verification secrets name and content of domain, with
+// the file and the DNS record that publish them.
+func SecretsOf(domain, name, content string) *apiclient.Secrets {
+	return &apiclient.Secrets{Name: name, Content: content, File: fmt.Sprintf(verifyFileURL, domain, name),
+		Record: &apiclient.Record{Purpose: apiclient.PurposeVerification, Type: apiclient.TypeCNAME,
+			Name: verifyPrefix + strings.ToLower(name), Value: VerifyCNAME, Secret: true}}
 }

@@ -18,6 +18,7 @@ const (
 	MXHost      = "mx.yandex.net"
 	SPFInclude  = "_spf.yandex.net"
 	VerifyCNAME = "mail.yandex.ru"
+	MXPref      = 10 // the preference the MX record is published with
 )
 
 // lookupOnPage is the page size LookupMailbox reads email/list with.
@@ -76,7 +77,7 @@ func (a *Adapter) domain(ctx context.Context, op apiclient.Op, pddOp Op, method,
 // domainOf reads the domain of a successful answer for the domain asked
 // for.
 func (a *Adapter) domainOf(op apiclient.Op, r *domainAnswer, domain string) (*apiclient.Domain, error) {
-	d := &apiclient.Domain{Name: r.Domain, Status: r.Status, Stage: r.Stage, Secrets: (*apiclient.Secrets)(r.Secrets),
+	d := &apiclient.Domain{Name: r.Domain, Status: r.Status, Stage: r.Stage,
 		Verified: r.Status != StatusDomainActivate, MailFlows: r.Status == StatusAdded, Meaning: Status(r.Status).Meaning()}
 	if d.Name == "" {
 		d.Name = domain
@@ -85,19 +86,26 @@ func (a *Adapter) domainOf(op apiclient.Op, r *domainAnswer, domain string) (*ap
 		return nil, a.garbled(op, fmt.Sprintf("unknown domain status %q", apiclient.Excerpt([]byte(r.Status), apiclient.ExcerptLen, a.c.Secrets()...)))
 	}
 	if d.Status != StatusDomainActivate {
-		d.Secrets = nil
-	} else if d.Secrets == nil || d.Secrets.Name == "" || d.Secrets.Content == "" {
+		return d, nil
+	}
+	if r.Secrets == nil || r.Secrets.Name == "" || r.Secrets.Content == "" {
 		return nil, a.garbled(op, "status domain-activate without verification secrets")
 	}
+	d.Secrets = SecretsOf(d.Name, r.Secrets.Name, r.Secrets.Content)
 	return d, nil
 }
 
-// MailDNS says what the domain's DNS must publish; it sends no request.
-// MailHosts is what PDD's DNS records name: all of MailDNS, constants.
-func (a *Adapter) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: MXHost, SPFInclude: SPFInclude, VerifyCNAME: VerifyCNAME}
+// MailHosts is what PDD's DNS records name: all of MailDNS (Hosts).
+func (a *Adapter) MailHosts() apiclient.MailDNS { return Hosts() }
+
+// Hosts is what every PDD domain's DNS must publish, constants: its MX
+// and SPF (the verification record comes with the secrets: SecretsOf).
+func Hosts() apiclient.MailDNS {
+	return apiclient.MailDNS{Records: []apiclient.Record{
+		apiclient.MXSet(apiclient.MXRecord{Pref: MXPref, Host: MXHost}), apiclient.SPFInclude(SPFInclude)}}
 }
 
+// MailDNS says what the domain's DNS must publish; it sends no request.
 func (a *Adapter) MailDNS(context.Context, string) (*apiclient.MailDNS, error) {
 	hosts := a.MailHosts()
 	return &hosts, nil

@@ -14,6 +14,7 @@ import (
 const (
 	MX         = "mx.yandex.net"
 	SPFInclude = "_spf.yandex.net"
+	MXPref     = 10 // the preference the MX record is published with
 )
 
 // domainJSON is a domain of DomainService_Create and of the domain list.
@@ -85,17 +86,19 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 	return c.domainState(ctx, apiclient.OpDomainStatus, name)
 }
 
-// MailDNS says what the domain must publish: MX mx.yandex.net, SPF
-// including _spf.yandex.net, and the verification methods of its status,
-// read within apiclient.MailDNSTimeout. When the status cannot be read,
-// the MX and SPF rule are returned beside the error; a name that is no
 // MailHosts is the part of MailDNS that needs no request: Yandex's MX
 // host and SPF include.
 func (c *Client) MailHosts() apiclient.MailDNS {
-	return apiclient.MailDNS{MX: MX, SPFInclude: SPFInclude}
+	return apiclient.MailDNS{Records: []apiclient.Record{
+		apiclient.MXSet(apiclient.MXRecord{Pref: MXPref, Host: MX}), apiclient.SPFInclude(SPFInclude)}}
 }
 
-// domain is refused with no result.
+// MailDNS says what the domain must publish: MX mx.yandex.net, SPF
+// including _spf.yandex.net, and the verification methods of its status
+// (shown: Yandex checks them itself), read within
+// apiclient.MailDNSTimeout. When the status cannot be read, the MX and
+// SPF rule are returned beside the error; a name that is no domain is
+// refused with no result.
 func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS, error) {
 	name, err := c.domainName(apiclient.OpDNS, domain)
 	if err != nil {
@@ -109,7 +112,10 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 	if err != nil {
 		return dns, err
 	}
-	dns.Methods = d.Methods
+	for _, m := range d.Methods {
+		dns.Records = append(dns.Records, apiclient.Record{Purpose: apiclient.PurposeVerification,
+			Label: m.Method, Value: m.Code, Match: apiclient.MatchShown, Secret: true})
+	}
 	return dns, nil
 }
 

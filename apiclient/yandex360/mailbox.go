@@ -88,7 +88,7 @@ type patchUser struct {
 // its nickname. A create is never sent twice: an uncertain attempt is
 // reported as such.
 func (c *Client) AddMailbox(ctx context.Context, domain, login, password string, forceChange bool) (*apiclient.Mailbox, error) {
-	return c.AddNamedMailbox(ctx, domain, login, "", password, forceChange)
+	return c.AddNamedMailbox(ctx, domain, login, apiclient.PersonName{}, password, forceChange)
 }
 
 // NewAddress is the address a new user login@domain gets: its nickname at
@@ -107,10 +107,10 @@ func (c *Client) NewAddress(ctx context.Context, domain, login string) (string, 
 	return strings.ToLower(login) + "@" + master, nil
 }
 
-// AddNamedMailbox is AddMailbox with the person's name: given and family
-// names split on its last space (the API requires both: a name of one
-// word is both, as the login is without a name).
-func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, password string, forceChange bool) (*apiclient.Mailbox, error) {
+// AddNamedMailbox is AddMailbox with the person's given and family names
+// (the API requires both: a given name alone is both, as the login is
+// without a name).
+func (c *Client) AddNamedMailbox(ctx context.Context, domain, login string, name apiclient.PersonName, password string, forceChange bool) (*apiclient.Mailbox, error) {
 	op := apiclient.OpAdd
 	if _, err := c.orgDomain(ctx, op, domain); err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func (c *Client) AddNamedMailbox(ctx context.Context, domain, login, name, passw
 	if err != nil {
 		return nil, err
 	}
-	first, last := apiclient.SplitName(name)
+	first, last := name.Given, name.Family
 	if first == "" {
 		first = login
 	}

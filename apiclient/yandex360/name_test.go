@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // TestAddNamedMailbox: a user created with a person's name carries it,
@@ -16,7 +18,7 @@ func TestAddNamedMailbox(t *testing.T) {
 	ctx := t.Context()
 	for login, want := range map[string][2]string{"ada": {"Ada King", "Lovelace"}, "bob": {"bob", "bob"}, "cy": {"Cy", "Cy"}} {
 		name := map[string]string{"ada": "Ada King Lovelace", "bob": "", "cy": "Cy"}[login]
-		m, err := e.c.AddNamedMailbox(ctx, "example.org", login, name, "Secret-1234", false)
+		m, err := e.c.AddNamedMailbox(ctx, "example.org", login, apiclient.NameOf(name), "Secret-1234", false)
 		if err != nil {
 			t.Fatalf("AddNamedMailbox(%s, %q) = %v", login, name, err)
 		}

@@ -39,7 +39,11 @@ func TestDomains(t *testing.T) {
 		t.Errorf("RegisterDomain again = %+v, %v; want the same domain (-first +again):\n%s", again, err, cmp.Diff(d, again))
 	}
 	dns, err := e.c.MailDNS(ctx, "new.example")
-	want := &apiclient.MailDNS{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", Methods: d.Methods}
+	want := &apiclient.MailDNS{Records: []apiclient.Record{apiclient.MXSet(apiclient.MXRecord{Pref: 10, Host: "mx.yandex.net"}), apiclient.SPFInclude("_spf.yandex.net")}}
+	for _, m := range d.Methods {
+		want.Records = append(want.Records, apiclient.Record{Purpose: apiclient.PurposeVerification, Label: m.Method, Value: m.Code,
+			Match: apiclient.MatchShown, Secret: true})
+	}
 	if err != nil || cmp.Diff(want, dns) != "" {
 		t.Errorf("MailDNS = %v (-want +got):\n%s", err, cmp.Diff(want, dns))
 	}

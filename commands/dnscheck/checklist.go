@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // ErrInvalidDomain is a [Checklist]'s Err when the domain is not a
@@ -13,12 +15,13 @@ var ErrInvalidDomain = errors.New("not a valid domain name")
 // Kind names the record an [Item] is about.
 type Kind string
 
-// The records a checklist covers, in the order it lists them.
+// The lines a checklist has for most providers, named by the purpose of
+// their records (apiclient.Record's Purpose); a provider may add others.
 const (
-	KindMX           Kind = "MX"           // the domain's mail servers
-	KindSPF          Kind = "SPF"          // the domain's v=spf1 TXT record
-	KindDKIM         Kind = "DKIM"         // the TXT record of the domain's DKIM key
-	KindVerification Kind = "Verification" // the proof of ownership
+	KindMX           Kind = apiclient.PurposeMX           // the domain's mail servers
+	KindSPF          Kind = apiclient.PurposeSPF          // the domain's v=spf1 TXT record
+	KindDKIM         Kind = apiclient.PurposeDKIM         // the record of the domain's DKIM key
+	KindVerification Kind = apiclient.PurposeVerification // the proof of ownership
 )
 
 // State is what the check of one record found.
@@ -76,6 +79,7 @@ func (s State) Mark() string {
 // Item is the check of one record.
 type Item struct {
 	Kind  Kind
+	Type  string // the record's DNS type: "MX", "TXT", "CNAME"; "" for a line that is no record
 	Name  string // the DNS name looked up, fully qualified: "example.com."
 	State State
 	// Found is what is published that matters: the MX hosts ("mx.yandex.net"),

@@ -10,11 +10,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands/dnscheck"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
+
+// textCase is one golden checklist: a zone served over DNS, checked
+// against expect (nil: PDD's, with secret's verification record).
+type textCase struct {
+	name   string
+	zone   string
+	domain string
+	secret string
+	expect *dnscheck.Expect
+	knobs  func(*dnstest.Server)
+}
 
 // TestChecklistText checks the wording of whole checklists, from a zone
 // served over DNS to the text, against testdata/<name>.golden.
@@ -24,14 +36,7 @@ func TestChecklistText(t *testing.T) {
 	for i := range 12 {
 		manyMX += "example.com. MX 20 mx" + string(rune('a'+i)) + ".other.net.\n"
 	}
-	tests := []struct {
-		name   string
-		zone   string
-		domain string
-		secret string
-		expect *dnscheck.Expect // nil: PDD's
-		knobs  func(*dnstest.Server)
-	}{
+	tests := []textCase{
 		{name: "all_in_place", zone: goodMX + goodSPF + goodVerify, secret: secretName},
 		{name: "all_in_place_no_secret", zone: goodMX + goodSPF},
 		{name: "nothing_published", zone: "www.example.com. A 192.0.2.1\n", secret: secretName},
@@ -52,16 +57,16 @@ func TestChecklistText(t *testing.T) {
 		{name: "mixed", zone: goodMX + "example.com. MX 20 mx.other.net.\n", secret: secretName, knobs: func(s *dnstest.Server) { s.Drop("yamail-abc123.example.com") }},
 		{name: "no_answer", zone: goodMX, secret: secretName, knobs: func(s *dnstest.Server) { s.DropAll() }},
 		{name: "invalid_domain", zone: goodMX, domain: "<!channel>", secret: secretName},
-		{name: "unread_verification", zone: goodMX + goodSPF, expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
+		{name: "unread_verification", zone: goodMX + goodSPF, expect: &dnscheck.Expect{Records: yandex().Records,
 			Unread: []dnscheck.Kind{dnscheck.KindVerification}, UnreadReason: "Yandex 360 did not answer usefully: try again later."}},
 		{name: "unread_everything", zone: goodMX + goodSPF, expect: &dnscheck.Expect{
 			Unread: []dnscheck.Kind{dnscheck.KindDKIM}, UnreadReason: "Mailcow did not answer usefully: try again later."}},
-		{name: "y360_methods", zone: goodMX + goodSPF, expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
-			Methods: []dnscheck.Method{{Name: "dns", Code: "a1b2c3"}, {Name: "web page", Code: "\"<!here>\""}}}},
-		{name: "y360_methods_nothing_published", zone: "www.example.com. A 192.0.2.1\n", expect: &dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net",
-			Methods: []dnscheck.Method{{Name: "dns", Code: "a1b2c3"}}}},
+		{name: "y360_methods", zone: goodMX + goodSPF, expect: ptr(yandex(shown("dns", "a1b2c3"), shown("web page", "\"<!here>\"")))},
+		{name: "y360_methods_nothing_published", zone: "www.example.com. A 192.0.2.1\n", expect: ptr(yandex(shown("dns", "a1b2c3")))},
 	}
 	tests = append(tests, mailcowCases...)
+	pair := cnamePair()
+	tests = append(tests, textCase{name: "cname_pair_one_wrong", zone: pairMX + pairSPF + pairSel1 + "selector2._domainkey.example.com. CNAME old.example.net.\n", expect: &pair})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -141,3 +146,10 @@ func TestStateWords(t *testing.T) {
 		}
 	}
 }
+
+// shown is a way of proof the provider checks itself, with its code.
+func shown(label, code string) apiclient.Record {
+	return apiclient.Record{Purpose: apiclient.PurposeVerification, Label: label, Value: code, Match: apiclient.MatchShown, Secret: true}
+}
+
+func ptr[T any](v T) *T { return &v }

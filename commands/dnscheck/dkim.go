@@ -1,30 +1,6 @@
 package dnscheck
 
-import (
-	"strings"
-
-	"github.com/mailbot/mailbot/internal/dnsname"
-)
-
-// dkimDomainKey is the label between a DKIM selector and the domain.
-const dkimDomainKey = "._domainkey."
-
-// dkimName is the name of the TXT record of key for domain,
-// "<selector>._domainkey.<domain>.", and whether it is a valid name to look
-// up: a selector of host name labels, the whole at most 253 characters.
-func dkimName(domain string, key *DKIM) (string, bool) {
-	sel := strings.ToLower(strings.TrimSuffix(key.Selector, "."))
-	for _, l := range strings.Split(sel, ".") {
-		if dnsname.CheckLabel(l) != nil {
-			return "", false
-		}
-	}
-	name := sel + dkimDomainKey + domain
-	if len(name) > dnsname.MaxNameLen {
-		return "", false
-	}
-	return name + ".", true
-}
+import "strings"
 
 // dkimKey returns the public key of a DKIM key record (RFC 6376 §3.6.1):
 // the value of its p= tag without whitespace (a base64 value may be
@@ -53,9 +29,6 @@ func dkimKey(txt string) (string, bool) {
 	}
 	return key, ok
 }
-
-// dkimRecord is the TXT record that publishes the RSA public key key.
-func dkimRecord(key string) string { return "v=DKIM1; k=rsa; p=" + stripWSP(key) }
 
 // wsp holds the whitespace a DKIM tag-list may hold (FWS: spaces, tabs,
 // and line breaks).

@@ -3,6 +3,8 @@ package dnscheck
 import (
 	"strings"
 	"testing"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 func TestDKIMKey(t *testing.T) {
@@ -33,24 +35,28 @@ func TestDKIMKey(t *testing.T) {
 	}
 }
 
-func TestDKIMName(t *testing.T) {
+// TestRecordName: a record's name below the domain is made of host name
+// labels, at most 253 characters in all; the apex is "".
+func TestRecordName(t *testing.T) {
 	t.Parallel()
-	for sel, want := range map[string]string{
-		"dkim":                                 "dkim._domainkey.example.com.",
-		"S1.Mail":                              "s1.mail._domainkey.example.com.",
-		"2024-01.":                             "2024-01._domainkey.example.com.",
-		"dk im":                                "",
-		"":                                     "",
+	for rel, want := range map[string]string{
+		"":                                     "example.com.",
+		"dkim._domainkey":                      "dkim._domainkey.example.com.",
+		"S1.Mail._domainkey":                   "s1.mail._domainkey.example.com.",
+		"2024-01._domainkey.":                  "2024-01._domainkey.example.com.",
+		"yamail-abc123":                        "yamail-abc123.example.com.",
+		"dk im._domainkey":                     "",
+		"._domainkey":                          "",
 		"a..b":                                 "",
 		"-dkim":                                "",
 		"<!channel>":                           "",
 		"dkim_x":                               "",
 		strings.Repeat("a", 64):                "",
-		strings.Repeat("abcdefghi.", 24) + "x": "",
+		strings.Repeat("abcdefghi.", 25) + "x": "",
 	} {
-		got, ok := dkimName("example.com", &DKIM{Selector: sel})
+		got, ok := recordName("example.com", rel)
 		if got != want || ok != (want != "") {
-			t.Errorf("dkimName(%q) = %q, %v; want %q, %v", sel, got, ok, want, want != "")
+			t.Errorf("recordName(%q) = %q, %v; want %q, %v", rel, got, ok, want, want != "")
 		}
 	}
 }
@@ -70,8 +76,9 @@ func FuzzDKIMKey(f *testing.F) {
 		if strings.ContainsAny(key, wsp+";") {
 			t.Errorf("dkimKey(%q) = %q, which holds whitespace or ';'", txt, key)
 		}
-		if back, ok := dkimKey(dkimRecord(key)); !ok || back != key {
-			t.Errorf("dkimKey(dkimRecord(%q)) = %q, %v; want the key back", key, back, ok)
+		rec := apiclient.DKIMRecord(apiclient.DKIMKey{Selector: "s", PublicKey: key}).Value
+		if back, ok := dkimKey(rec); !ok || back != key {
+			t.Errorf("dkimKey(DKIMRecord(%q)) = %q, %v; want the key back", key, back, ok)
 		}
 	})
 }

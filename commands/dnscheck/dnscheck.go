@@ -1,24 +1,22 @@
 // Package dnscheck looks up the DNS records that mail hosting at a provider
 // needs for a domain and says, record by record, what is in place, what is
 // missing or wrong, and what to publish instead. What the provider expects
-// comes in an [Expect]: the MX host (mx.yandex.net, or a mailcow server),
-// the SPF policy (one v=spf1 TXT record that includes or redirects to
-// _spf.yandex.net, or that authorises the mailcow host), the DKIM key
-// record <selector>._domainkey.<domain> when the provider has a key, and
-// the ownership proof: PDD's CNAME yamail-<name>.<domain> -> mail.yandex.ru
-// when the verification secret's name is known, or the verification
-// methods of Yandex 360, shown as they are. Google Workspace's expectation
-// uses the other shapes an Expect can hold: MX sets of which exactly one
-// must be published whole, a verification TXT record at the apex, and a
-// DKIM record whose presence alone is checked, as advice that does not
-// count against the verdict.
+// comes in an [Expect]: the records the provider's adapter lists
+// (apiclient.Record), each with its purpose, DNS type, name and value, and
+// how it is judged: MX sets of which exactly one is published whole, an
+// SPF record that includes a domain or authorises a host, a TXT record
+// among others (a verification record, a secret), a DKIM key record whose
+// key must match or that need only be present, a CNAME's target, or a way
+// of proof the provider checks itself, shown as it is. A record marked as
+// advice (a DKIM record mail flows without) does not count against the
+// verdict. It knows no provider by name.
 //
 // It asks one DNS server (or the system's resolver) through net.Resolver,
 // over UDP and over TCP for truncated answers, runs the lookups of one check
 // concurrently under one deadline, and reports a domain that does not
 // exist, a failing server and a server that does not answer as such, never
-// as missing records. It is given the verification secret's name only,
-// never its content. It imports the standard library only.
+// as missing records. It is given a verification secret's name at most,
+// never its content.
 package dnscheck
 
 import (
@@ -28,6 +26,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // DefaultTimeout is how long one check waits for the DNS server, in all.
@@ -99,104 +99,124 @@ func (c *Checker) Check(ctx context.Context, domain string, want Expect) Checkli
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, deadlineError{c.timeout})
 	defer cancel()
-	n := namesOf(d, want)
-	return Checklist{Domain: d, Items: want.items(d, n, c.lookUp(ctx, d, n))}
+	return Checklist{Domain: d, Items: want.items(d, c.lookUp(ctx, d, want.Records))}
 }
 
-// names are the names one check looks up below the domain; "" for none.
-type names struct {
-	verify, dkim           string
-	verifyValid, dkimValid bool
-}
-
-// namesOf is the names the check of domain against want looks up.
-func namesOf(domain string, want Expect) names {
-	var n names
-	if want.SecretName != "" && want.VerifyCNAME != "" {
-		n.verify, n.verifyValid = verificationName(domain, want.SecretName)
-	}
-	switch {
-	case want.DKIM != nil:
-		n.dkim, n.dkimValid = dkimName(domain, want.DKIM)
-	case want.DKIMSelector != "":
-		n.dkim, n.dkimValid = dkimName(domain, &DKIM{Selector: want.DKIMSelector})
-	}
-	return n
-}
-
-// answers holds the lookups of one check.
+// answers holds the lookups of one check: MX at the apex, and TXT and
+// CNAME records by fully qualified name (the apex's TXT always).
 type answers struct {
 	mx    lookup[[]*net.MX]
-	txt   lookup[[]string]
-	cname lookup[string]
-	dkim  lookup[[]string]
+	txt   map[string]*lookup[[]string]
+	cname map[string]*lookup[string]
 }
 
 // domainNX reports whether the domain itself does not exist.
-func (a answers) domainNX() bool { return a.mx.outcome == nxDomain || a.txt.outcome == nxDomain }
+func (a answers) domainNX(domain string) bool {
+	return a.mx.outcome == nxDomain || a.txt[domain+"."].outcome == nxDomain
+}
 
 // lookUp runs the lookups of one check concurrently: MX and TXT at the
-// apex, and the names n holds.
-func (c *Checker) lookUp(ctx context.Context, domain string, n names) answers {
-	var (
-		wg   sync.WaitGroup
-		a    answers
-		apex = domain + "."
-	)
-	wg.Go(func() { a.mx = c.lookupMX(ctx, apex) })
-	wg.Go(func() { a.txt = c.lookupTXT(ctx, apex) })
-	if n.verifyValid {
-		wg.Go(func() { a.cname = c.lookupCNAME(ctx, n.verify) })
+// apex, and the TXT and CNAME records below it that records name (a name
+// that is not valid is not looked up).
+func (c *Checker) lookUp(ctx context.Context, domain string, records []apiclient.Record) answers {
+	a := answers{txt: map[string]*lookup[[]string]{domain + ".": {}}, cname: map[string]*lookup[string]{}}
+	for _, r := range records {
+		name, ok := recordName(domain, r.Name)
+		switch {
+		case !ok || r.Match == apiclient.MatchShown:
+		case r.Type == apiclient.TypeCNAME:
+			a.cname[name] = &lookup[string]{}
+		case r.Type == apiclient.TypeTXT:
+			a.txt[name] = &lookup[[]string]{}
+		}
 	}
-	if n.dkimValid {
-		wg.Go(func() { a.dkim = c.lookupTXT(ctx, n.dkim) })
+	var wg sync.WaitGroup
+	wg.Go(func() { a.mx = c.lookupMX(ctx, domain+".") })
+	for name, l := range a.txt {
+		wg.Go(func() { *l = c.lookupTXT(ctx, name) })
+	}
+	for name, l := range a.cname {
+		wg.Go(func() { *l = c.lookupCNAME(ctx, name) })
 	}
 	wg.Wait()
 	return a
 }
 
-// items judges the answers against e: MX, SPF, then DKIM and verification
-// where e asks for them.
-func (e Expect) items(domain string, n names, a answers) []Item {
-	mx := e.unreadItem(KindMX, domain+".")
-	switch {
-	case len(e.MXSets) > 0:
-		mx = mxSetsItem(domain, e.MXSets, a.mx)
-	case e.MX != "":
-		mx = mxItem(domain, hostName(e.MX), a.mx)
+// items judges the answers against e: the MX line, the SPF line, then a
+// line per other record (the ways of proof shown as one line), then the
+// lines that could not be read.
+func (e Expect) items(domain string, a answers) []Item {
+	mx := e.mxLine(domain, a)
+	items := []Item{mx}
+	if len(e.of(KindSPF)) == 0 {
+		items = append(items, e.unreadItem(KindSPF, domain+"."))
 	}
-	items := []Item{mx, e.spfItem(domain, a, mx)}
-	switch {
-	case e.DKIM != nil:
-		items = append(items, dkimItem(domain, n.dkim, n.dkimValid, e.DKIM.PublicKey, a.dkim, a.domainNX()))
-	case e.DKIMSelector != "":
-		items = append(items, dkimPresenceItem(domain, n.dkim, n.dkimValid, a.dkim, a.domainNX()))
-	case e.unread(KindDKIM):
-		items = append(items, e.unreadItem(KindDKIM, ""))
+	shown := false
+	for _, r := range e.Records {
+		switch {
+		case r.Purpose == apiclient.PurposeMX:
+		case r.Match == apiclient.MatchShown && !shown:
+			shown = true
+			items = append(items, shownItem(e.Records))
+		case r.Match != apiclient.MatchShown:
+			items = append(items, recordItem(domain, r, a, mx))
+		}
 	}
-	switch {
-	case e.VerifyTXT != "":
-		items = append(items, txtVerificationItem(domain, e.VerifyTXT, a.txt))
-	case e.SecretName != "" && e.VerifyCNAME != "":
-		items = append(items, verificationItem(domain, n.verify, n.verifyValid, hostName(e.VerifyCNAME), a.cname, a.domainNX()))
-	case len(e.Methods) > 0:
-		items = append(items, methodsItem(e.Methods))
-	case e.SecretName != "" || e.unread(KindVerification):
-		items = append(items, e.unreadItem(KindVerification, ""))
+	for _, k := range e.Unread {
+		if k != KindMX && k != KindSPF && len(e.of(k)) == 0 {
+			items = append(items, e.unreadItem(k, ""))
+		}
 	}
 	return items
 }
 
-// spfItem checks the SPF record against the rule e sets.
-func (e Expect) spfItem(domain string, a answers, mx Item) Item {
-	rule := spfRule{target: hostName(e.SPFInclude), domain: domain}
-	if e.SPFInclude == "" {
-		rule = spfRule{target: hostName(e.SPFHost), host: true, domain: domain}
+// mxLine checks the MX records against the one set the provider names,
+// or against its alternative sets.
+func (e Expect) mxLine(domain string, a answers) Item {
+	sets := e.of(KindMX)
+	switch {
+	case len(sets) == 0 || len(sets[0].MX) == 0:
+		return e.unreadItem(KindMX, domain+".")
+	case len(sets) == 1 && len(sets[0].MX) == 1:
+		return mxItem(domain, sets[0].MX[0], a.mx)
 	}
-	if rule.target == "" {
-		return e.unreadItem(KindSPF, domain+".")
+	return mxSetsItem(domain, sets, a.mx)
+}
+
+// recordItem checks one record below the MX line by its match.
+func recordItem(domain string, r apiclient.Record, a answers, mx Item) Item {
+	name, valid := recordName(domain, r.Name)
+	txt, cname := a.txt[name], a.cname[name]
+	if txt == nil {
+		txt = &lookup[[]string]{}
 	}
-	return spfItem(domain, rule, a.txt, mx)
+	if cname == nil {
+		cname = &lookup[string]{}
+	}
+	b := below{domain: domain, kind: Kind(r.Purpose), name: name, valid: valid, domainNX: a.domainNX(domain)}
+	var it Item
+	switch {
+	case r.Match == apiclient.MatchSPFInclude:
+		it = spfItem(domain, spfRule{target: hostName(r.Value), domain: domain}, *txt, mx)
+	case r.Match == apiclient.MatchSPFHost:
+		it = spfItem(domain, spfRule{target: hostName(r.Value), host: true, domain: domain}, *txt, mx)
+	case r.Type == apiclient.TypeCNAME:
+		it = cnameItem(b, hostName(r.Value), *cname)
+	case r.Match == apiclient.MatchKey:
+		it = dkimItem(b, r.Value, *txt)
+	case r.Match == apiclient.MatchPresent:
+		it = dkimPresenceItem(b, *txt)
+	default:
+		it = txtItem(b, r.Value, *txt)
+	}
+	it.Type = r.Type
+	if r.Advice && (it.State == StateMissing || it.State == StateWrong) {
+		it.State = StateAdvice
+		if it.Reason == "" {
+			it.Reason = "not published; mail flows without it"
+		}
+	}
+	return it
 }
 
 // resolver returns a resolver that asks c's server (or the system's) and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands/dnscheck"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
 	"github.com/mailbot/mailbot/internal/testkit"
@@ -32,7 +33,18 @@ const (
 // pdd is what PDD expects of a domain; secret is the verification
 // secret's name, "" for no verification line.
 func pdd(secret string) dnscheck.Expect {
-	return dnscheck.Expect{MX: "mx.yandex.net", SPFInclude: "_spf.yandex.net", SecretName: secret, VerifyCNAME: "mail.yandex.ru"}
+	e := yandex()
+	if secret != "" {
+		e.Records = append(e.Records, apiclient.Record{Purpose: apiclient.PurposeVerification, Type: apiclient.TypeCNAME,
+			Name: "yamail-" + secret, Value: "mail.yandex.ru", Secret: true})
+	}
+	return e
+}
+
+// yandex is what PDD and Yandex 360 expect of every domain: MX and SPF.
+func yandex(more ...apiclient.Record) dnscheck.Expect {
+	return dnscheck.Expect{Records: append([]apiclient.Record{
+		apiclient.MXSet(apiclient.MXRecord{Pref: 10, Host: "mx.yandex.net"}), apiclient.SPFInclude("_spf.yandex.net")}, more...)}
 }
 
 // newChecker returns a checker that asks srv and waits at most timeout.
@@ -67,15 +79,15 @@ func TestCheckRecords(t *testing.T) {
 		zone:   goodMX + goodSPF + goodVerify,
 		secret: secretName,
 		want: []dnscheck.Item{
-			{Kind: dnscheck.KindMX, Name: "example.com.", State: dnscheck.StateOK, Found: []string{"mx.yandex.net"}},
-			{Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateOK, Found: []string{"v=spf1 redirect=_spf.yandex.net"}},
-			{Kind: dnscheck.KindVerification, Name: "yamail-abc123.example.com.", State: dnscheck.StateOK, Found: []string{"mail.yandex.ru"}},
+			{Kind: dnscheck.KindMX, Type: "MX", Name: "example.com.", State: dnscheck.StateOK, Found: []string{"mx.yandex.net"}},
+			{Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateOK, Found: []string{"v=spf1 redirect=_spf.yandex.net"}},
+			{Kind: dnscheck.KindVerification, Type: "CNAME", Name: "yamail-abc123.example.com.", State: dnscheck.StateOK, Found: []string{"mail.yandex.ru"}},
 		},
 	}, {
 		name: "MX elsewhere too, names in other cases and priorities",
 		zone: goodSPF + "example.com. MX 20 MX.Other.NET.\nexample.com. MX 5 Mx.Yandex.Net.\n",
 		want: []dnscheck.Item{
-			{Kind: dnscheck.KindMX, Name: "example.com.", State: dnscheck.StateWrong, Found: []string{"mx.yandex.net", "mx.other.net"},
+			{Kind: dnscheck.KindMX, Type: "MX", Name: "example.com.", State: dnscheck.StateWrong, Found: []string{"mx.yandex.net", "mx.other.net"},
 				Remove: []string{"mx.other.net"}, Reason: "mx.yandex.net is in place, but other hosts are listed too"},
 			okSPF(),
 		},
@@ -83,26 +95,26 @@ func TestCheckRecords(t *testing.T) {
 		name: "only a wrong MX, SPF with the include",
 		zone: "example.com. MX 10 mx.other.net.\nexample.com. TXT \"V=SPF1 ip4:192.0.2.1 include:_SPF.yandex.net. ~all\"\n",
 		want: []dnscheck.Item{
-			{Kind: dnscheck.KindMX, Name: "example.com.", State: dnscheck.StateWrong, Found: []string{"mx.other.net"},
+			{Kind: dnscheck.KindMX, Type: "MX", Name: "example.com.", State: dnscheck.StateWrong, Found: []string{"mx.other.net"},
 				Remove: []string{"mx.other.net"}, Publish: publishMX, Reason: "mail goes to other hosts"},
-			{Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateOK, Found: []string{"V=SPF1 ip4:192.0.2.1 include:_SPF.yandex.net. ~all"}},
+			{Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateOK, Found: []string{"V=SPF1 ip4:192.0.2.1 include:_SPF.yandex.net. ~all"}},
 		},
 	}, {
 		name: "nothing published, other TXT records",
 		zone: "example.com. TXT \"google-site-verification=x\"\nexample.com. A 192.0.2.1\nwww.example.com. A 192.0.2.1\n",
 		want: []dnscheck.Item{
-			{Kind: dnscheck.KindMX, Name: "example.com.", State: dnscheck.StateMissing, Publish: publishMX},
-			{Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateMissing, Publish: publishSPF},
+			{Kind: dnscheck.KindMX, Type: "MX", Name: "example.com.", State: dnscheck.StateMissing, Publish: publishMX},
+			{Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateMissing, Publish: publishSPF},
 		},
 	}, {
 		name: "SPF missing, TXT of another version",
 		zone: goodMX + "example.com. TXT \"v=spf10 include:_spf.yandex.net\"\n",
-		want: []dnscheck.Item{okMX(), {Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateMissing, Publish: publishSPF}},
+		want: []dnscheck.Item{okMX(), {Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateMissing, Publish: publishSPF}},
 	}, {
 		name: "SPF without the include",
 		zone: goodMX + "example.com. TXT \"v=spf1 mx -all\"\n",
 		want: []dnscheck.Item{okMX(), {
-			Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateWrong,
+			Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateWrong,
 			Found: []string{"v=spf1 mx -all"}, Remove: []string{"v=spf1 mx -all"},
 			Publish: `example.com. TXT "v=spf1 include:_spf.yandex.net mx -all"`,
 			Reason:  "the v=spf1 record does not authorise _spf.yandex.net",
@@ -111,7 +123,7 @@ func TestCheckRecords(t *testing.T) {
 		name: "SPF includes the service after all",
 		zone: goodMX + "example.com. TXT \"v=spf1 -all include:_spf.yandex.net\"\n",
 		want: []dnscheck.Item{okMX(), {
-			Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateWrong,
+			Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateWrong,
 			Found: []string{"v=spf1 -all include:_spf.yandex.net"}, Remove: []string{"v=spf1 -all include:_spf.yandex.net"},
 			Publish: `example.com. TXT "v=spf1 include:_spf.yandex.net -all"`,
 			Reason:  "the v=spf1 record does not authorise _spf.yandex.net",
@@ -120,7 +132,7 @@ func TestCheckRecords(t *testing.T) {
 		name: "SPF duplicated, one right",
 		zone: goodMX + goodSPF + "example.com. TXT \"v=spf1 mx -all\"\n",
 		want: []dnscheck.Item{okMX(), {
-			Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateWrong,
+			Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateWrong,
 			Found:  []string{"v=spf1 redirect=_spf.yandex.net", "v=spf1 mx -all"},
 			Remove: []string{"v=spf1 mx -all"}, Reason: "2 v=spf1 records, but a domain may have only one",
 		}},
@@ -128,7 +140,7 @@ func TestCheckRecords(t *testing.T) {
 		name: "SPF duplicated, none right",
 		zone: goodMX + "example.com. TXT \"v=spf1 mx -all\"\nexample.com. TXT \"v=spf1 a ~all\"\n",
 		want: []dnscheck.Item{okMX(), {
-			Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateWrong,
+			Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateWrong,
 			Found:   []string{"v=spf1 mx -all", "v=spf1 a ~all"},
 			Remove:  []string{"v=spf1 mx -all", "v=spf1 a ~all"},
 			Publish: `example.com. TXT "v=spf1 include:_spf.yandex.net mx -all"`,
@@ -138,27 +150,27 @@ func TestCheckRecords(t *testing.T) {
 		name:   "verification absent",
 		zone:   goodMX + goodSPF,
 		secret: secretName,
-		want:   []dnscheck.Item{okMX(), okSPF(), {Kind: dnscheck.KindVerification, Name: "yamail-abc123.example.com.", State: dnscheck.StateMissing, Publish: publishVerify}},
+		want:   []dnscheck.Item{okMX(), okSPF(), {Kind: dnscheck.KindVerification, Type: "CNAME", Name: "yamail-abc123.example.com.", State: dnscheck.StateMissing, Publish: publishVerify}},
 	}, {
 		name:   "verification name has an address, no CNAME",
 		zone:   goodMX + goodSPF + "*.example.com. A 192.0.2.1\nyamail-abc123.example.com. A 192.0.2.1\n",
 		secret: secretName,
-		want:   []dnscheck.Item{okMX(), okSPF(), {Kind: dnscheck.KindVerification, Name: "yamail-abc123.example.com.", State: dnscheck.StateMissing, Publish: publishVerify}},
+		want:   []dnscheck.Item{okMX(), okSPF(), {Kind: dnscheck.KindVerification, Type: "CNAME", Name: "yamail-abc123.example.com.", State: dnscheck.StateMissing, Publish: publishVerify}},
 	}, {
 		name:   "verification points elsewhere",
 		zone:   goodMX + goodSPF + "yamail-abc123.example.com. CNAME Mail.Example.NET.\n",
 		secret: secretName,
 		want: []dnscheck.Item{okMX(), okSPF(), {
-			Kind: dnscheck.KindVerification, Name: "yamail-abc123.example.com.", State: dnscheck.StateWrong,
+			Kind: dnscheck.KindVerification, Type: "CNAME", Name: "yamail-abc123.example.com.", State: dnscheck.StateWrong,
 			Found: []string{"mail.example.net"}, Remove: []string{"mail.example.net"}, Publish: publishVerify,
 			Reason: "yamail-abc123.example.com points to mail.example.net, not mail.yandex.ru",
 		}},
 	}, {
 		name:   "verification secret name is no DNS label",
 		zone:   goodMX + goodSPF,
-		secret: "abc.def",
-		want: []dnscheck.Item{okMX(), okSPF(), {Kind: dnscheck.KindVerification, State: dnscheck.StateError,
-			Reason: "the secret name is not a valid DNS label, so nothing was looked up"}},
+		secret: "abc def",
+		want: []dnscheck.Item{okMX(), okSPF(), {Kind: dnscheck.KindVerification, Type: "CNAME", State: dnscheck.StateError,
+			Reason: "the verification record's name is not a valid DNS name, so nothing was looked up"}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,11 +185,11 @@ func TestCheckRecords(t *testing.T) {
 }
 
 func okMX() dnscheck.Item {
-	return dnscheck.Item{Kind: dnscheck.KindMX, Name: "example.com.", State: dnscheck.StateOK, Found: []string{"mx.yandex.net"}}
+	return dnscheck.Item{Kind: dnscheck.KindMX, Type: "MX", Name: "example.com.", State: dnscheck.StateOK, Found: []string{"mx.yandex.net"}}
 }
 
 func okSPF() dnscheck.Item {
-	return dnscheck.Item{Kind: dnscheck.KindSPF, Name: "example.com.", State: dnscheck.StateOK, Found: []string{"v=spf1 redirect=_spf.yandex.net"}}
+	return dnscheck.Item{Kind: dnscheck.KindSPF, Type: "TXT", Name: "example.com.", State: dnscheck.StateOK, Found: []string{"v=spf1 redirect=_spf.yandex.net"}}
 }
 
 // states is each item's kind and state, with the reason of those in error.

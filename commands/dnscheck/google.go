@@ -6,14 +6,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // mxSetsItem checks the MX records against sets: exactly one set, whole,
 // and nothing else (at any preference: the records are published with the
 // set's own). A record of another set counts as one to remove, so that a
 // mix is wrong.
-func mxSetsItem(domain string, sets [][]MX, l lookup[[]*net.MX]) Item {
-	it := Item{Kind: KindMX, Name: domain + "."}
+func mxSetsItem(domain string, sets []apiclient.Record, l lookup[[]*net.MX]) Item {
+	it := Item{Kind: KindMX, Type: apiclient.TypeMX, Name: domain + "."}
 	if unknown(&it, domain, l.outcome, l.reason) {
 		return it
 	}
@@ -28,8 +30,8 @@ func mxSetsItem(domain string, sets [][]MX, l lookup[[]*net.MX]) Item {
 	slices.Sort(it.Found)
 	best := bestSet(sets, found)
 	inBest := map[string]bool{}
-	var missing []MX
-	for _, r := range sets[best] {
+	var missing []apiclient.MXRecord
+	for _, r := range sets[best].MX {
 		h := hostName(r.Host)
 		inBest[h] = true
 		if !found[h] {
@@ -43,7 +45,7 @@ func mxSetsItem(domain string, sets [][]MX, l lookup[[]*net.MX]) Item {
 	}
 	switch {
 	case len(it.Found) == 0:
-		it.State, it.Publish = StateMissing, mxRecords(domain, sets[0])
+		it.State, it.Publish = StateMissing, mxRecords(domain, sets[0].MX)
 	case len(it.Remove) == 0 && len(missing) == 0 && !l.malformed:
 		it.State = StateOK
 	default:
@@ -55,11 +57,11 @@ func mxSetsItem(domain string, sets [][]MX, l lookup[[]*net.MX]) Item {
 
 // bestSet is the index of the set that has the most hosts found (the
 // first one on a tie).
-func bestSet(sets [][]MX, found map[string]bool) int {
+func bestSet(sets []apiclient.Record, found map[string]bool) int {
 	best, most := 0, -1
 	for i, set := range sets {
 		n := 0
-		for _, r := range set {
+		for _, r := range set.MX {
 			if found[hostName(r.Host)] {
 				n++
 			}
@@ -72,11 +74,11 @@ func bestSet(sets [][]MX, found map[string]bool) int {
 }
 
 // mxSetsReason says what is wrong with MX records judged against sets.
-func mxSetsReason(sets [][]MX, remove []string, missing []MX, malformed bool) string {
+func mxSetsReason(sets []apiclient.Record, remove []string, missing []apiclient.MXRecord, malformed bool) string {
 	var reasons []string
 	ofSets := map[string]bool{}
 	for _, set := range sets {
-		for _, r := range set {
+		for _, r := range set.MX {
 			ofSets[hostName(r.Host)] = true
 		}
 	}
@@ -96,9 +98,9 @@ func mxSetsReason(sets [][]MX, remove []string, missing []MX, malformed bool) st
 }
 
 // mxRecords is the zone lines of records, by preference.
-func mxRecords(domain string, records []MX) string {
+func mxRecords(domain string, records []apiclient.MXRecord) string {
 	rs := slices.Clone(records)
-	slices.SortStableFunc(rs, func(a, b MX) int { return cmp.Compare(a.Pref, b.Pref) })
+	slices.SortStableFunc(rs, func(a, b apiclient.MXRecord) int { return cmp.Compare(a.Pref, b.Pref) })
 	lines := make([]string, len(rs))
 	for i, r := range rs {
 		lines[i] = domain + ". MX " + strconv.Itoa(int(r.Pref)) + " " + hostName(r.Host) + "."
@@ -106,37 +108,40 @@ func mxRecords(domain string, records []MX) string {
 	return strings.Join(lines, ", ")
 }
 
-// txtVerificationItem checks that the apex carries the verification TXT
-// record want among its TXT records (other verification records may
-// stay: they prove other admins). The record is a secret: what is found
-// is not listed, and only the line that says what to publish holds it.
-func txtVerificationItem(domain, want string, l lookup[[]string]) Item {
-	it := Item{Kind: KindVerification, Name: domain + "."}
-	if unknown(&it, domain, l.outcome, l.reason) {
+// txtItem checks that b's name carries the TXT record want among its TXT
+// records (others may stay: a verification record beside other
+// owners'). The record is a secret: what is found is not listed, and only
+// the line that says what to publish holds it.
+func txtItem(b below, want string, l lookup[[]string]) Item {
+	it, known := b.item(l.outcome, l.reason)
+	if !known {
 		return it
 	}
 	if slices.Contains(l.records, want) {
-		it.State, it.Reason = StateOK, "the apex carries the verification record"
+		where := hostName(b.name)
+		if b.name == b.domain+"." {
+			where = "the apex"
+		}
+		it.State, it.Reason = StateOK, where+" carries the "+kindWords(b.kind)+" record"
 		return it
 	}
-	it.State, it.Publish = StateMissing, domain+". TXT "+quoteTXT(want)
+	it.State, it.Publish = StateMissing, b.name+" TXT "+quoteTXT(want)
 	return it
 }
 
-// dkimPresenceItem checks that a DKIM key record exists at name, whatever
-// its key: one missing is advice. valid is false when name could not be
-// made.
-func dkimPresenceItem(domain, name string, valid bool, l lookup[[]string], domainNX bool) Item {
-	it, known := dkimLooked(domain, name, valid, l, domainNX)
+// dkimPresenceItem checks that a DKIM key record exists at b's name,
+// whatever its key.
+func dkimPresenceItem(b below, l lookup[[]string]) Item {
+	it, known := b.item(l.outcome, l.reason)
 	if !known {
 		return it
 	}
 	if slices.ContainsFunc(l.records, func(txt string) bool { _, ok := dkimKey(txt); return ok }) {
-		it.State, it.Reason = StateOK, "a DKIM key is published at "+hostName(name)+"; its content is not compared"
+		it.State, it.Reason = StateOK, "a DKIM key is published at "+hostName(b.name)+"; its content is not compared"
 		return it
 	}
 	it.Found = l.records
-	it.State, it.Reason = StateAdvice, "no DKIM key at "+hostName(name)+
+	it.State, it.Reason = StateMissing, "no DKIM key at "+hostName(b.name)+
 		": generate one in the provider's admin console and publish it there; mail flows without it, but is more often taken for spam"
 	return it
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands/dnscheck"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
 )
@@ -26,12 +27,18 @@ var (
 // google is what Google Workspace expects of a domain, with the
 // verification record when token is not "".
 func google(token string) *dnscheck.Expect {
-	return &dnscheck.Expect{MX: "smtp.google.com", SPFInclude: "_spf.google.com", DKIMSelector: "google", VerifyTXT: token,
-		MXSets: [][]dnscheck.MX{
-			{{Pref: 1, Host: "smtp.google.com"}},
-			{{Pref: 1, Host: "aspmx.l.google.com"}, {Pref: 5, Host: "alt1.aspmx.l.google.com"}, {Pref: 5, Host: "alt2.aspmx.l.google.com"},
-				{Pref: 10, Host: "alt3.aspmx.l.google.com"}, {Pref: 10, Host: "alt4.aspmx.l.google.com"}},
-		}}
+	e := &dnscheck.Expect{Records: []apiclient.Record{
+		apiclient.MXSet(apiclient.MXRecord{Pref: 1, Host: "smtp.google.com"}),
+		apiclient.MXSet(apiclient.MXRecord{Pref: 1, Host: "aspmx.l.google.com"}, apiclient.MXRecord{Pref: 5, Host: "alt1.aspmx.l.google.com"},
+			apiclient.MXRecord{Pref: 5, Host: "alt2.aspmx.l.google.com"}, apiclient.MXRecord{Pref: 10, Host: "alt3.aspmx.l.google.com"},
+			apiclient.MXRecord{Pref: 10, Host: "alt4.aspmx.l.google.com"}),
+		apiclient.SPFInclude("_spf.google.com"),
+		{Purpose: apiclient.PurposeDKIM, Type: apiclient.TypeTXT, Name: "google._domainkey", Match: apiclient.MatchPresent, Advice: true},
+	}}
+	if token != "" {
+		e.Records = append(e.Records, apiclient.VerifyTXT(token))
+	}
+	return e
 }
 
 func TestGoogleChecklist(t *testing.T) {

@@ -3,6 +3,8 @@ package dnscheck
 import (
 	"strconv"
 	"strings"
+
+	"github.com/mailbot/mailbot/apiclient"
 )
 
 // maxListed is how many found records a line names before "and N more".
@@ -51,9 +53,9 @@ func (it Item) inPlace() string {
 	switch {
 	case it.Reason != "":
 		return it.Reason
-	case it.Kind == KindVerification && len(it.Found) == 1:
+	case it.Type == apiclient.TypeCNAME && len(it.Found) == 1:
 		return strings.TrimSuffix(it.Name, ".") + " points to " + it.Found[0]
-	case it.Kind == KindDKIM:
+	case it.Kind == KindDKIM && it.Type == apiclient.TypeTXT:
 		return hostName(it.Name) + " carries the server's key"
 	}
 	return it.list(it.Found)
@@ -76,15 +78,15 @@ func (it Item) list(values []string) string {
 // validated by the resolver), a CNAME as its whole record, a TXT record
 // (SPF, DKIM) quoted and cut to maxShownTXT bytes.
 func (it Item) show(v string) string {
-	switch it.Kind {
-	case KindSPF, KindDKIM:
+	switch it.Type {
+	case apiclient.TypeTXT:
 		if len(v) > maxShownTXT {
 			return quoteTXT(v[:maxShownTXT]) + "…"
 		}
 		return quoteTXT(v)
-	case KindVerification:
+	case apiclient.TypeCNAME:
 		return it.Name + " CNAME " + v + "."
-	case KindMX:
+	case apiclient.TypeMX:
 		if v == "." {
 			return ". (a null MX: the domain takes no mail)"
 		}

@@ -1,6 +1,7 @@
 package dnscheck_test
 
 import (
+	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands/dnscheck"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
 )
@@ -25,15 +26,17 @@ var (
 // mailcow is what a mailcow server at mail.example.net expects of a
 // domain whose DKIM key it holds under selector "dkim".
 func mailcow() *dnscheck.Expect {
-	return &dnscheck.Expect{MX: "mail.example.net", SPFHost: "mail.example.net",
-		DKIM: &dnscheck.DKIM{Selector: "dkim", PublicKey: dkimKey}}
+	return mailcowWith(&apiclient.DKIMKey{Selector: "dkim", PublicKey: dkimKey})
 }
 
 // mailcowWith is mailcow's expectation with the DKIM key set to key
 // (nil: the server has none).
-func mailcowWith(key *dnscheck.DKIM) *dnscheck.Expect {
-	e := mailcow()
-	e.DKIM = key
+func mailcowWith(key *apiclient.DKIMKey) *dnscheck.Expect {
+	e := &dnscheck.Expect{Records: []apiclient.Record{
+		apiclient.MXSet(apiclient.MXRecord{Pref: 10, Host: "mail.example.net"}), apiclient.SPFHost("mail.example.net")}}
+	if key != nil {
+		e.Records = append(e.Records, apiclient.DKIMRecord(*key))
+	}
 	return e
 }
 
@@ -41,14 +44,7 @@ func mailcowWith(key *dnscheck.DKIM) *dnscheck.Expect {
 func spfLine(terms string) string { return "example.com. TXT \"v=spf1 " + terms + "\"\n" }
 
 // mailcowCases are the golden checklists of a mailcow domain.
-var mailcowCases = []struct {
-	name   string
-	zone   string
-	domain string
-	secret string
-	expect *dnscheck.Expect
-	knobs  func(*dnstest.Server)
-}{
+var mailcowCases = []textCase{
 	{name: "mailcow_all_in_place", zone: mailcowGood, expect: mailcow()},
 	{name: "mailcow_mx_wrong", zone: "example.com. MX 10 mx.other.net.\n" + spfLine("a:mail.example.net -all") + mailcowDKIM, expect: mailcow()},
 	{name: "mailcow_mx_elsewhere_too", zone: mailcowGood + "example.com. MX 20 mx.other.net.\n", expect: mailcow()},
@@ -65,7 +61,7 @@ var mailcowCases = []struct {
 		"dkim._domainkey.example.com. TXT \"v=DKIM1; k=rsa;\" \" p=" + dkimKey[:100] + " \" \"\\009" + dkimKey[100:300] + "\\013\\010 " + dkimKey[300:] + " ;\"\n", expect: mailcow()},
 	{name: "mailcow_dkim_duplicated", zone: mailcowGood + mailcowOther, expect: mailcow()},
 	{name: "mailcow_dkim_no_key_tag", zone: mailcowMX + mailcowSPF + "dkim._domainkey.example.com. TXT \"v=DKIM1; k=rsa\"\n", expect: mailcow()},
-	{name: "mailcow_dkim_bad_selector", zone: mailcowGood, expect: mailcowWith(&dnscheck.DKIM{Selector: "dk im", PublicKey: dkimKey})},
+	{name: "mailcow_dkim_bad_selector", zone: mailcowGood, expect: mailcowWith(&apiclient.DKIMKey{Selector: "dk im", PublicKey: dkimKey})},
 	{name: "mailcow_dkim_servfail", zone: mailcowGood, expect: mailcow(),
 		knobs: func(s *dnstest.Server) { s.ServFail("dkim._domainkey.example.com") }},
 	{name: "mailcow_no_key_at_the_server", zone: mailcowMX + mailcowSPF, expect: mailcowWith(nil)},

@@ -20,7 +20,23 @@ func normaliseDomain(domain string) (string, bool) {
 	return d, true
 }
 
-// validSecretName reports whether "yamail-" + name is one valid DNS label.
-func validSecretName(name string) bool {
-	return dnsname.CheckLabel(verifyPrefix+strings.ToLower(name)) == nil
+// recordName is the fully qualified name of a record at rel below domain
+// ("" for the apex), and whether it is a valid name to look up: labels of
+// a host name, or such a label after one underscore ("_domainkey"), the
+// whole at most 253 characters.
+func recordName(domain, rel string) (string, bool) {
+	rel = strings.ToLower(strings.TrimSuffix(rel, "."))
+	if rel == "" {
+		return domain + ".", true
+	}
+	for _, l := range strings.Split(rel, ".") {
+		if dnsname.CheckLabel(strings.TrimPrefix(l, "_")) != nil {
+			return "", false
+		}
+	}
+	name := rel + "." + domain
+	if len(name) > dnsname.MaxNameLen {
+		return "", false
+	}
+	return name + ".", true
 }

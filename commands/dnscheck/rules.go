@@ -6,21 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// The record formats the checklist asks for; the register reply's steps
-// name the same.
-const (
-	// MXPriority is the priority of the MX record a provider's host takes.
-	MXPriority   = 10
-	verifyPrefix = "yamail-"
+	"github.com/mailbot/mailbot/apiclient"
 )
-
-// VerifyRecordName is the name of domain's ownership CNAME for PDD's
-// secret name: "yamail-<secret name>.<domain>".
-func VerifyRecordName(secretName, domain string) string {
-	return verifyPrefix + strings.ToLower(secretName) + "." + domain
-}
 
 // notFoundReason says that the domain itself does not exist.
 func notFoundReason(domain string) string {
@@ -41,29 +29,43 @@ func unknown(it *Item, domain string, o outcome, reason string) bool {
 	return true
 }
 
-// unknownBelow fills it as a record at a name below the domain that could
-// not be checked, and reports whether it did so: the name is not valid
-// (invalid says why, and nothing was looked up), the whole domain does not
-// exist (domainNX), or the lookup failed. A name below the domain that
-// does not exist is a missing record, not an unknown one.
-func unknownBelow(it *Item, domain, invalid string, domainNX bool, o outcome, reason string) bool {
+// below is a record at a name below the domain (or at its apex) that one
+// line checks: the name, fully qualified, and whether it is valid (a name
+// that is not was not looked up).
+type below struct {
+	domain   string
+	kind     Kind
+	name     string
+	valid    bool
+	domainNX bool // the whole domain does not exist
+}
+
+// item starts the line of b's record: it reports false, with the item
+// already stating why, when nothing can be said of the record: the name
+// is not valid, the whole domain does not exist, or the lookup failed. A
+// name below the domain that does not exist is a missing record, not an
+// unknown one.
+func (b below) item(o outcome, reason string) (Item, bool) {
+	it := Item{Kind: b.kind, Name: b.name}
 	switch {
-	case invalid != "":
-		it.State, it.Reason = StateError, invalid
-	case domainNX:
-		it.State, it.Reason = StateError, notFoundReason(domain)
+	case !b.valid:
+		it.Name, it.State = "", StateError
+		it.Reason = "the " + kindWords(b.kind) + " record's name is not a valid DNS name, so nothing was looked up"
+	case b.domainNX:
+		it.State, it.Reason = StateError, notFoundReason(b.domain)
 	case o == failed:
 		it.State, it.Reason = StateError, reason
 	default:
-		return false
+		return it, true
 	}
-	return true
+	return it, false
 }
 
-// mxItem checks the MX records: exactly host, at any priority.
-func mxItem(domain, host string, l lookup[[]*net.MX]) Item {
-	it := Item{Kind: KindMX, Name: domain + "."}
-	publish := domain + ". MX " + strconv.Itoa(MXPriority) + " " + host + "."
+// mxItem checks the MX records: exactly want's host, at any priority.
+func mxItem(domain string, want apiclient.MXRecord, l lookup[[]*net.MX]) Item {
+	it := Item{Kind: KindMX, Type: apiclient.TypeMX, Name: domain + "."}
+	host := hostName(want.Host)
+	publish := domain + ". MX " + strconv.Itoa(int(want.Pref)) + " " + host + "."
 	if unknown(&it, domain, l.outcome, l.reason) {
 		return it
 	}
@@ -118,7 +120,7 @@ func mxSorted(it *Item, host string, records []*net.MX) (ours bool) {
 // rule's target. A record that authorises it by mx rests on mx, the MX
 // line: it is in place while the MX records name the target.
 func spfItem(domain string, rule spfRule, l lookup[[]string], mx Item) Item {
-	it := Item{Kind: KindSPF, Name: domain + "."}
+	it := Item{Kind: KindSPF, Type: apiclient.TypeTXT, Name: domain + "."}
 	if unknown(&it, domain, l.outcome, l.reason) {
 		return it
 	}
@@ -168,98 +170,75 @@ func without(values []string, keep int) []string {
 	return out
 }
 
-// dkimLooked starts the DKIM item at name: it reports false, with the item
-// already stating why, when nothing can be said of the record (the
-// selector is not a valid name, the domain does not exist, or the lookup
-// failed).
-func dkimLooked(domain, name string, valid bool, l lookup[[]string], domainNX bool) (Item, bool) {
-	it := Item{Kind: KindDKIM, Name: name}
-	invalid := ""
-	if !valid {
-		invalid = "the DKIM selector is not a valid DNS name, so nothing was looked up"
-	}
-	if unknownBelow(&it, domain, invalid, domainNX, l.outcome, l.reason) {
-		return it, false
-	}
-	return it, true
-}
-
-// dkimItem checks the DKIM key record at name: one TXT record whose p=
-// tag carries key. valid is false when name could not be made (nothing
-// was looked up).
-func dkimItem(domain, name string, valid bool, key string, l lookup[[]string], domainNX bool) Item {
-	it, known := dkimLooked(domain, name, valid, l, domainNX)
+// dkimItem checks the DKIM key record of b: one TXT record whose p= tag
+// carries the key that record (a DKIM record) carries.
+func dkimItem(b below, record string, l lookup[[]string]) Item {
+	it, known := b.item(l.outcome, l.reason)
 	if !known {
 		return it
 	}
-	want := stripWSP(key)
+	want, _ := dkimKey(record)
 	it.Found = l.records
 	keep := slices.IndexFunc(it.Found, func(txt string) bool {
 		got, ok := dkimKey(txt)
 		return ok && got == want
 	})
-	publish := name + " TXT " + quoteTXT(dkimRecord(want))
+	publish := b.name + " TXT " + quoteTXT(record)
 	switch n := len(it.Found); {
 	case n == 0:
 		it.State, it.Publish = StateMissing, publish
 	case keep >= 0 && n == 1:
 		it.State = StateOK
 	case keep >= 0:
-		it.State, it.Reason = StateWrong, strconv.Itoa(n)+" TXT records at "+hostName(name)+", but it may hold only the server's key"
+		it.State, it.Reason = StateWrong, strconv.Itoa(n)+" TXT records at "+hostName(b.name)+", but it may hold only the server's key"
 		it.Remove = without(it.Found, keep)
 	default:
-		it.State, it.Reason = StateWrong, hostName(name)+" does not carry the server's key"
+		it.State, it.Reason = StateWrong, hostName(b.name)+" does not carry the server's key"
 		it.Remove, it.Publish = it.Found, publish
 	}
 	return it
 }
 
-// verificationName is the name of domain's ownership CNAME,
-// "yamail-<secret name>.<domain>.", and whether it is a valid name to look
-// up (the secret name makes one DNS label).
-func verificationName(domain, secretName string) (string, bool) {
-	if secretName == "" || !validSecretName(secretName) {
-		return "", false
-	}
-	return VerifyRecordName(secretName, domain) + ".", true
-}
-
-// verificationItem checks the ownership CNAME name -> target, looked up
-// when valid. A name that does not exist is a missing record, unless the
-// whole domain does not exist (domainNX).
-func verificationItem(domain, name string, valid bool, target string, l lookup[string], domainNX bool) Item {
-	it := Item{Kind: KindVerification, Name: name}
-	publish := name + " CNAME " + target + "."
-	invalid := ""
-	if !valid {
-		invalid = "the secret name is not a valid DNS label, so nothing was looked up"
-	}
-	if unknownBelow(&it, domain, invalid, domainNX, l.outcome, l.reason) {
+// cnameItem checks b's CNAME: it points to target, or anywhere where
+// target is "" (present only: the provider names the target elsewhere).
+// A name that does not exist is a missing record, unless the whole domain
+// does not exist.
+func cnameItem(b below, target string, l lookup[string]) Item {
+	it, known := b.item(l.outcome, l.reason)
+	if !known {
 		return it
 	}
+	publish := b.name + " CNAME " + target + "."
 	got := hostName(l.records)
 	switch {
-	case l.outcome != found || got == hostName(name):
+	case (l.outcome != found || got == hostName(b.name)) && target == "":
+		it.State, it.Reason = StateMissing, "no CNAME at "+hostName(b.name)+": the provider's admin console names its target"
+	case l.outcome != found || got == hostName(b.name):
 		// No such name, or a name with address records (a wildcard,
 		// perhaps) but no CNAME.
 		it.State, it.Publish = StateMissing, publish
-	case got == target:
+	case got == target || target == "":
 		it.State, it.Found = StateOK, []string{got}
 	default:
 		it.State, it.Found, it.Remove, it.Publish = StateWrong, []string{got}, []string{got}, publish
-		it.Reason = hostName(name) + " points to " + got + ", not " + target
+		it.Reason = hostName(b.name) + " points to " + got + ", not " + target
 	}
 	return it
 }
 
-// methodsItem shows the provider's ways to verify ownership and their
-// codes, quoted: they are not DNS records the checklist can judge.
-func methodsItem(ms []Method) Item {
-	shown := make([]string, len(ms))
-	for i, m := range ms {
-		shown[i] = quoteTXT(m.Name) + " with code " + quoteTXT(m.Code)
+// shownItem shows the provider's ways to verify ownership (the records
+// of MatchShown) and their codes, quoted: they are not DNS records the
+// checklist can judge.
+func shownItem(records []apiclient.Record) Item {
+	var shown []string
+	kind := KindVerification
+	for _, r := range records {
+		if r.Match == apiclient.MatchShown {
+			kind = Kind(r.Purpose)
+			shown = append(shown, quoteTXT(r.Label)+" with code "+quoteTXT(r.Value))
+		}
 	}
-	return Item{Kind: KindVerification, State: StateInfo,
+	return Item{Kind: kind, State: StateInfo,
 		Reason: "the provider checks ownership itself, by one of these methods: " + strings.Join(shown, ", ")}
 }
 
@@ -271,4 +250,13 @@ func hostName(h string) string {
 		h = strings.TrimSuffix(h, ".")
 	}
 	return h
+}
+
+// kindWords is kind inside a sentence: an acronym as it is ("DKIM"), a
+// word in lower case ("verification").
+func kindWords(k Kind) string {
+	if strings.ToUpper(string(k)) == string(k) {
+		return string(k)
+	}
+	return strings.ToLower(string(k))
 }

@@ -15,8 +15,9 @@ const maxHandovers = 10000
 // handovers are the hand-overs and the self-service counts; Store.mu
 // guards them.
 type handovers struct {
-	recs map[string]*commands.HandoverRecord
-	self map[string]time.Time // user ID -> their last self-service request
+	recs  map[string]*commands.HandoverRecord
+	self  map[string]time.Time // user ID -> their last self-service request
+	voids map[string]voidMark  // login@domain -> its last void
 }
 
 // handover returns the record of id, creating the maps on first use.
@@ -24,20 +25,82 @@ func (s *Store) handover(id string) (*commands.HandoverRecord, bool) {
 	if s.ho.recs == nil {
 		s.ho.recs = map[string]*commands.HandoverRecord{}
 		s.ho.self = map[string]time.Time{}
+		s.ho.voids = map[string]voidMark{}
 	}
 	r, ok := s.ho.recs[id]
 	return r, ok
 }
 
-// OfferHandover records h as offered.
-func (s *Store) OfferHandover(ctx context.Context, h commands.Handover) error {
+// OfferHandover records h as offered and voids the open hand-overs of
+// its mailbox that come before it.
+func (s *Store) OfferHandover(ctx context.Context, h commands.Handover) ([]commands.HandoverRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.handover(h.ID); ok {
-		return fmt.Errorf("memstore: hand-over %s exists", h.ID)
+		return nil, fmt.Errorf("memstore: hand-over %s: %w", h.ID, commands.ErrHandoverExists)
 	}
 	s.offer(h)
-	return nil
+	if h.Action == commands.ActionImport {
+		return nil, nil
+	}
+	latest := h
+	for _, r := range s.ho.recs {
+		if r.State.Open() && sameMailbox(r.Handover, h) && before(latest, r.Handover) {
+			latest = r.Handover
+		}
+	}
+	return s.void(h.Domain, h.Login, h.Action, h.Created, func(r *commands.HandoverRecord) bool { return r.ID != latest.ID }), nil
+}
+
+// VoidHandovers voids the open hand-overs of a mailbox created at or
+// before now.
+func (s *Store) VoidHandovers(ctx context.Context, domain, login string, by commands.Action, now time.Time) ([]commands.HandoverRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handover("")
+	return s.void(domain, login, by, now, func(r *commands.HandoverRecord) bool { return !r.Created.After(now) }), nil
+}
+
+// void voids the open hand-overs of the mailbox that match, by the action
+// by at now, and remembers the void for hand-overs that this process
+// learns of later (a click on one offered before a restart).
+func (s *Store) void(domain, login string, by commands.Action, now time.Time, match func(*commands.HandoverRecord) bool) []commands.HandoverRecord {
+	var out []commands.HandoverRecord
+	for _, r := range s.ho.recs {
+		if r.State.Open() && r.Action != commands.ActionImport && r.Domain == domain && r.Login == login && match(r) {
+			r.State, r.DoneAt, r.VoidedBy = commands.HandoverStateVoided, now, by
+			out = append(out, *r)
+		}
+	}
+	s.remember(login+"@"+domain, voidMark{at: now, by: by})
+	return out
+}
+
+// voidMark is the last void of a mailbox: a hand-over created before it
+// that this process did not know is void too.
+type voidMark struct {
+	at time.Time
+	by commands.Action
+}
+
+// remember keeps the last void of a mailbox, bounded as hand-overs are.
+func (s *Store) remember(mailbox string, m voidMark) {
+	if len(s.ho.voids) >= maxHandovers {
+		clear(s.ho.voids)
+	}
+	if cur, ok := s.ho.voids[mailbox]; !ok || cur.at.Before(m.at) {
+		s.ho.voids[mailbox] = m
+	}
+}
+
+// sameMailbox reports whether a and b hand over the same mailbox.
+func sameMailbox(a, b commands.Handover) bool {
+	return a.Action != commands.ActionImport && a.Domain == b.Domain && a.Login == b.Login
+}
+
+// before reports whether a was offered before b: by Created, then ID.
+func before(a, b commands.Handover) bool {
+	return a.Created.Before(b.Created) || a.Created.Equal(b.Created) && a.ID < b.ID
 }
 
 func (s *Store) offer(h commands.Handover) *commands.HandoverRecord {
@@ -69,7 +132,7 @@ func (s *Store) forgetHandovers() {
 }
 
 func ended(r *commands.HandoverRecord) bool {
-	return r.State == commands.HandoverStateShown || r.State == commands.HandoverStateExpired
+	return !r.State.Open()
 }
 
 // AttachHandover records where the hand-over's message is.
@@ -102,6 +165,9 @@ func (s *Store) ClaimHandover(ctx context.Context, h commands.Handover, now time
 	r, ok := s.handover(h.ID)
 	if !ok {
 		r = s.offer(h)
+		if m, voided := s.ho.voids[h.Target()]; voided && h.Action != commands.ActionImport && h.Created.Before(m.at) {
+			r.State, r.DoneAt, r.VoidedBy = commands.HandoverStateVoided, m.at, m.by
+		}
 	}
 	stale := r.State == commands.HandoverStateShowing && !r.ClaimedAt.After(now.Add(-commands.StaleClaim))
 	switch {

@@ -170,3 +170,25 @@ func approveOne(b *testing.B, s *memstore.Store, ctx context.Context, id string)
 		b.Fatal(err)
 	}
 }
+
+// Without a database a hand-over offered before a restart is unknown to
+// the store. A void after the restart is remembered for its mailbox, so
+// that a click on such a hand-over, created before the void, is refused.
+func TestVoidRemembersTheMailbox(t *testing.T) {
+	s := memstore.New(memstore.Options{})
+	now := time.Now().UTC()
+	h := commands.Handover{ID: "before-restart", Owner: "U0ADA", Requester: "U0REQ", Action: commands.ActionResetPassword,
+		Domain: "example.com", Login: "ada", Created: now.Add(-time.Hour), Expires: now.Add(71 * time.Hour)}
+	if v, err := s.VoidHandovers(t.Context(), "example.com", "ada", commands.ActionBlock, now); err != nil || len(v) != 0 {
+		t.Fatalf("VoidHandovers = %v, %v; want none known", v, err)
+	}
+	rec, res, err := s.ClaimHandover(t.Context(), h, now.Add(time.Second))
+	if err != nil || res != commands.ClaimClosed || rec.State != commands.HandoverStateVoided || rec.VoidedBy != commands.ActionBlock {
+		t.Errorf("a click on an unknown hand-over made before the block: %d, %s by %q, %v; want closed, voided by block", res, rec.State, rec.VoidedBy, err)
+	}
+	later := h
+	later.ID, later.Created = "after", now.Add(time.Minute)
+	if _, res, err := s.ClaimHandover(t.Context(), later, now.Add(2*time.Minute)); err != nil || res != commands.ClaimTaken {
+		t.Errorf("a click on one made after the block: %d, %v; want taken", res, err)
+	}
+}

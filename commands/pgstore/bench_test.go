@@ -97,7 +97,7 @@ func BenchmarkAuditBeginComplete(b *testing.B) {
 	for b.Loop() {
 		id, err := s.Begin(b.Context(), e)
 		if err == nil {
-			err = s.Complete(b.Context(), id, commands.AuditEntry{Outcome: commands.OutcomeOK, UID: 42})
+			err = s.Complete(b.Context(), id, commands.AuditEntry{Outcome: commands.OutcomeOK, UID: "42"})
 		}
 		if err != nil {
 			b.Fatal(err)

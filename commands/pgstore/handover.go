@@ -14,7 +14,7 @@ import (
 // handoverList is the handovers columns that make a HandoverRecord, in
 // scanHandover's order.
 const handoverList = `id, owner, requester, request_id, action, domain, login, self_service, created, expires,
-	state, claimed_at, done_at, message_channel, message_ts`
+	state, claimed_at, done_at, message_channel, message_ts, voided_by`
 
 // insertHandover records an offered hand-over; $1..$10 as handoverArgs returns.
 const insertHandover = `INSERT INTO handovers (id, owner, requester, request_id, action, domain, login, self_service, created, expires)
@@ -27,11 +27,11 @@ func handoverArgs(h commands.Handover) []any {
 // scanHandover reads one row of handoverList.
 func scanHandover(row pgx.CollectableRow) (commands.HandoverRecord, error) {
 	var r commands.HandoverRecord
-	var action, state string
+	var action, state, voidedBy string
 	var claimed, done *time.Time
 	err := row.Scan(&r.ID, &r.Owner, &r.Requester, &r.RequestID, &action, &r.Domain, &r.Login, &r.SelfService,
-		&r.Created, &r.Expires, &state, &claimed, &done, &r.Message.Channel, &r.Message.TS)
-	r.Action, r.State = commands.Action(action), commands.HandoverState(state)
+		&r.Created, &r.Expires, &state, &claimed, &done, &r.Message.Channel, &r.Message.TS, &voidedBy)
+	r.Action, r.State, r.VoidedBy = commands.Action(action), commands.HandoverState(state), commands.Action(voidedBy)
 	if claimed != nil {
 		r.ClaimedAt = *claimed
 	}
@@ -41,12 +41,64 @@ func scanHandover(row pgx.CollectableRow) (commands.HandoverRecord, error) {
 	return r, err
 }
 
-// OfferHandover records h as offered.
-func (s *Store) OfferHandover(ctx context.Context, h commands.Handover) error {
-	return s.call(ctx, "offer hand-over", func(ctx context.Context) error {
-		_, err := s.pool.Exec(ctx, insertHandover, handoverArgs(h)...)
-		return err
+// OfferHandover records h as offered and voids the open hand-overs of its
+// mailbox that come before it, in one transaction under an advisory lock
+// on the mailbox, so that of concurrent offers on any replicas the latest
+// alone stays open.
+func (s *Store) OfferHandover(ctx context.Context, h commands.Handover) ([]commands.HandoverRecord, error) {
+	var voided []commands.HandoverRecord
+	err := s.call(ctx, "offer hand-over", func(ctx context.Context) error {
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := lockMailbox(ctx, tx, h.Domain, h.Login); err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, insertHandover+" ON CONFLICT (id) DO NOTHING", handoverArgs(h)...)
+			switch {
+			case err != nil:
+				return err
+			case tag.RowsAffected() == 0:
+				return commands.ErrHandoverExists
+			case h.Action == commands.ActionImport:
+				return nil
+			}
+			rows, _ := tx.Query(ctx, `UPDATE handovers SET state = 'voided', done_at = $3, voided_by = $4
+				WHERE `+openOf+` AND (created, id COLLATE "C") < (SELECT created, id COLLATE "C" FROM handovers
+					WHERE `+openOf+` ORDER BY created DESC, id COLLATE "C" DESC LIMIT 1)
+				RETURNING `+handoverList, h.Domain, h.Login, h.Created, string(h.Action))
+			voided, err = pgx.CollectRows(rows, scanHandover)
+			return err
+		})
 	})
+	return voided, err
+}
+
+// openOf is the condition of the open hand-overs of the mailbox $2@$1.
+const openOf = `domain = $1 AND login = $2 AND state IN ('offered', 'showing') AND action <> 'import'`
+
+// lockMailbox takes, for the transaction, the advisory lock of the
+// hand-overs of the mailbox login@domain.
+func lockMailbox(ctx context.Context, tx pgx.Tx, domain, login string) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "handover "+login+"@"+domain)
+	return err
+}
+
+// VoidHandovers voids the open hand-overs of a mailbox created at or
+// before now, under the mailbox's lock.
+func (s *Store) VoidHandovers(ctx context.Context, domain, login string, by commands.Action, now time.Time) ([]commands.HandoverRecord, error) {
+	var voided []commands.HandoverRecord
+	err := s.call(ctx, "void hand-overs", func(ctx context.Context) error {
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := lockMailbox(ctx, tx, domain, login); err != nil {
+				return err
+			}
+			rows, _ := tx.Query(ctx, `UPDATE handovers SET state = 'voided', done_at = $3, voided_by = $4
+				WHERE `+openOf+` AND created <= $3 RETURNING `+handoverList, domain, login, now, string(by))
+			var err error
+			voided, err = pgx.CollectRows(rows, scanHandover)
+			return err
+		})
+	})
+	return voided, err
 }
 
 // AttachHandover records where the hand-over's message is.

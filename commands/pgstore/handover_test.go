@@ -20,7 +20,7 @@ func TestPruneHandovers(t *testing.T) {
 		{ID: "offered-old", Owner: "U0ADA", Requester: "U0REQ", Action: commands.ActionAddMailbox, Domain: "example.com", Login: "b", Created: old, Expires: old.Add(72 * time.Hour)},
 		{ID: "shown-new", Owner: "U0ADA", Requester: "U0REQ", Action: commands.ActionAddMailbox, Domain: "example.com", Login: "c", Created: now, Expires: now.Add(72 * time.Hour)},
 	} {
-		if err := s.OfferHandover(t.Context(), h); err != nil {
+		if _, err := s.OfferHandover(t.Context(), h); err != nil {
 			t.Fatal(err)
 		}
 		if h.ID != "offered-old" {

@@ -66,7 +66,7 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 	want := []string{
 		"audit.id bigint", "audit.time timestamp with time zone", "audit.request_id text", "audit.event text",
 		"audit.actor text", "audit.deciders ARRAY", "audit.action text", "audit.domain text", "audit.login text",
-		"audit.reason text", "audit.outcome text", "audit.status text", "audit.stage text", "audit.uid bigint",
+		"audit.reason text", "audit.outcome text", "audit.status text", "audit.stage text", "audit.uid text",
 		"audit.code text", "audit.provider text", "audit.handed_to text", "audit.to_address text", "audit.source text",
 		"requests.id text", "requests.requester text", "requests.channel text", "requests.action text",
 		"requests.domain text", "requests.login text", "requests.reason text",
@@ -81,7 +81,7 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 	}
 	indexes := query(t, dsn, "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname")
 	for _, ix := range []string{"audit_time", "requests_pending_created", "requests_pending_expires",
-		"requests_running_decided", "requests_final_decided", "handovers_offered_expires"} {
+		"requests_running_decided", "requests_final_decided", "handovers_offered_expires", "handovers_open_mailbox"} {
 		if !strings.Contains(strings.Join(indexes, " "), ix) {
 			t.Errorf("index %s missing; have %v", ix, indexes)
 		}
@@ -95,7 +95,7 @@ func TestOpenConcurrentMigrations(t *testing.T) {
 
 // allMigrations are the rows of schema_migrations after Open.
 var allMigrations = []string{"1 001_init.sql", "2 002_history_indexes.sql", "3 003_audit_provider.sql", "4 004_handovers.sql", "5 005_second_address.sql",
-	"6 006_audit_source.sql", "7 007_imports.sql"}
+	"6 006_audit_source.sql", "7 007_imports.sql", "8 008_handover_voids_text_ids.sql"}
 
 // secretPassword stands for the database password in the URLs below.
 const secretPassword = "S3cret-Pa55/w0rd"

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func drive(t *testing.T, s commands.Store) {
 		must(t, err)
 		// The API answered; its password or verification secret went into
 		// the requester's reply, and this is what the trail gets.
-		result := commands.AuditEntry{Outcome: commands.OutcomeOK, UID: 1130000000000000 + int64(i)}
+		result := commands.AuditEntry{Outcome: commands.OutcomeOK, UID: strconv.FormatInt(1130000000000000+int64(i), 10)}
 		if op.Action == commands.ActionRegisterDomain {
 			result = commands.AuditEntry{Outcome: commands.OutcomeOK, Status: "domain-not-verified", Stage: "owner-check"}
 		}

@@ -125,6 +125,9 @@ type Env struct {
 	Connect func(baseURL string, valid bool, opts ...apiclient.Option) (commands.Provider, error)
 	// Secrets are the credentials Connect uses: no error may show them.
 	Secrets []string
+	// ActsAs is the address of the account the adapter acts as, where it
+	// acts as a mailbox (Google's admin); "" where it does not.
+	ActsAs string
 	// Writes are how many writes an add and a block send where the
 	// provider needs more than one (zero: one).
 	Writes Writes

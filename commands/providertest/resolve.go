@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/commands"
 )
 
 // testResolvePlain checks ResolveMailbox of a plain mailbox (itself: its
@@ -31,5 +32,98 @@ func testResolvePlain(t *testing.T, s *suite) {
 	})
 	if n := len(sent.writes()); n != 0 || sent.repeated() {
 		t.Errorf("ResolveMailbox of an unknown address: %d writes or a request sent twice; want a read, not retried", n)
+	}
+}
+
+// AdminSandbox is a [Sandbox] of a provider that reports administrators:
+// MakeAdmin makes the mailbox at address one.
+type AdminSandbox interface {
+	Sandbox
+	MakeAdmin(address string) error
+}
+
+// RunResolve runs the resolve part of the conformance suite against an
+// adapter of a provider with aliases (as [RunAliases] requires; a
+// provider without them passes [Run]'s plain case alone), each test on a
+// fresh sandbox, in parallel:
+//
+//   - an alias resolves to the mailbox it delivers to, Alias set, and
+//     that mailbox to itself, with no write;
+//   - where the sandbox is an [AdminSandbox]: an administrator resolves
+//     to itself with Admin set, and a plain mailbox beside it without;
+//   - where the adapter acts as an account (Env.ActsAs): that account
+//     resolves with ActsAs set.
+func RunResolve(t *testing.T, h Harness) {
+	type test struct {
+		name string
+		fn   func(t *testing.T, s *suite)
+	}
+	tests := []test{{"Alias", testResolveAlias}}
+	probe := h.New(t)
+	if _, ok := probe.Sandbox.(AdminSandbox); ok {
+		tests = append(tests, test{"Admin", testResolveAdmin})
+	}
+	if probe.ActsAs != "" {
+		tests = append(tests, test{"ActsAs", testResolveActsAs})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, start(t, h))
+		})
+	}
+}
+
+// resolve resolves login@Domain, checking that it only read.
+func (s *suite) resolve(t *testing.T, domain, login string) *apiclient.Resolved {
+	t.Helper()
+	var r *apiclient.Resolved
+	if n := writes(s, func() {
+		var err error
+		r, err = s.p.ResolveMailbox(t.Context(), domain, login)
+		s.ok(t, "ResolveMailbox("+login+"@"+domain+")", err)
+	}); n != 0 {
+		t.Errorf("ResolveMailbox(%s@%s) sent %d writes, want none", login, domain, n)
+	}
+	return r
+}
+
+func testResolveAlias(t *testing.T, s *suite) {
+	a, ok := s.p.(commands.Aliaser)
+	if !ok || !s.caps.Aliases {
+		t.Fatalf("the adapter (Aliaser %v, Capabilities.Aliases %v) has no aliases", ok, s.caps.Aliases)
+	}
+	s.add(t, "bob")
+	if _, err := a.AddAlias(t.Context(), address("sales"), address("bob")); err != nil {
+		t.Fatalf("AddAlias: %v", err)
+	}
+	r := s.resolve(t, Domain, "sales")
+	if !r.Alias || !strings.EqualFold(r.Address, address("bob")) || r.Admin || r.ActsAs {
+		t.Errorf("ResolveMailbox(%s) = %+v; want an alias of %s", address("sales"), r, address("bob"))
+	}
+	if r := s.resolve(t, Domain, "bob"); r.Alias || !strings.EqualFold(r.Address, address("bob")) {
+		t.Errorf("ResolveMailbox(%s), which has an alias = %+v; want itself, no alias", address("bob"), r)
+	}
+}
+
+func testResolveAdmin(t *testing.T, s *suite) {
+	sb := s.sb.(AdminSandbox) // RunResolve runs this test only then
+	s.add(t, "ada")
+	s.add(t, "bob")
+	if err := sb.MakeAdmin(address("ada")); err != nil {
+		t.Fatalf("MakeAdmin: %v", err)
+	}
+	if r := s.resolve(t, Domain, "ada"); !r.Admin || r.Alias || !strings.EqualFold(r.Address, address("ada")) {
+		t.Errorf("ResolveMailbox of an administrator = %+v; want itself, Admin", r)
+	}
+	if r := s.resolve(t, Domain, "bob"); r.Admin || r.ActsAs {
+		t.Errorf("ResolveMailbox of a plain mailbox beside an administrator = %+v; want no Admin", r)
+	}
+}
+
+func testResolveActsAs(t *testing.T, s *suite) {
+	login, domain, _ := strings.Cut(s.env.ActsAs, "@")
+	if r := s.resolve(t, domain, login); !r.ActsAs || !strings.EqualFold(r.Address, s.env.ActsAs) {
+		t.Errorf("ResolveMailbox(%s), the account the adapter acts as = %+v; want ActsAs", s.env.ActsAs, r)
 	}
 }

@@ -85,13 +85,13 @@ func testAuditBeginComplete(t *testing.T, open func(t *testing.T) commands.Store
 	}
 	other := entry(commands.EventRun, now.Add(time.Second))
 	other.Login = "grace.hopper"
-	other.Provider = "mailcow" // kept as it was begun
+	other.Provider = "another-provider" // kept as it was begun
 	id2, err := s.Begin(t.Context(), other)
 	if err != nil || id2 == id {
 		t.Fatalf("second Begin = %d, %v; want a new ID", id2, err)
 	}
 	done := commands.AuditEntry{Actor: "U0SOMEONEELSE", Domain: "other.example", Outcome: commands.OutcomeOK,
-		Status: "added", Stage: "owner-check", UID: 1130000012345678, Code: ""}
+		Status: "added", Stage: "owner-check", UID: "103456789012345678901", Code: ""} // a Google ID: 21 digits, more than an int64 holds
 	if err := s.Complete(t.Context(), id, done); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
@@ -99,7 +99,7 @@ func testAuditBeginComplete(t *testing.T, open func(t *testing.T) commands.Store
 	if err := s.Complete(t.Context(), id2, failed); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	e.Outcome, e.Status, e.Stage, e.UID = commands.OutcomeOK, "added", "owner-check", 1130000012345678
+	e.Outcome, e.Status, e.Stage, e.UID = commands.OutcomeOK, "added", "owner-check", "103456789012345678901"
 	other.ID, other.Outcome, other.Code = id2, commands.OutcomeError, "occupied"
 	if diff := cmp.Diff([]commands.AuditEntry{e, other}, audit(t, s, now, 0, false), opts); diff != "" {
 		t.Errorf("Audit after Complete: only the outcome fields change (-want +got):\n%s", diff)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,11 +52,11 @@ func testHandoverOffer(t *testing.T, open func(t *testing.T) commands.Store) {
 	now := clock()
 	h := handover("h1", now)
 	h.SelfService = true
-	if err := s.OfferHandover(t.Context(), h); err != nil {
+	if _, err := s.OfferHandover(t.Context(), h); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.OfferHandover(t.Context(), h); err == nil {
-		t.Error("a second OfferHandover with the same ID succeeded")
+	if _, err := s.OfferHandover(t.Context(), h); !errors.Is(err, commands.ErrHandoverExists) {
+		t.Errorf("a second OfferHandover with the same ID: %v, want ErrHandoverExists", err)
 	}
 	ref := commands.MessageRef{Channel: "D0ADA", TS: "1700000001.000100"}
 	if err := s.AttachHandover(t.Context(), "h1", ref); err != nil {
@@ -81,7 +82,7 @@ func testHandoverClaimOnce(t *testing.T, open func(t *testing.T) commands.Store)
 	s := open(t)
 	now := clock()
 	h := handover("h1", now)
-	if err := s.OfferHandover(t.Context(), h); err != nil {
+	if _, err := s.OfferHandover(t.Context(), h); err != nil {
 		t.Fatal(err)
 	}
 	rec := claim(t, s, h, now.Add(time.Minute), commands.ClaimTaken)
@@ -145,7 +146,7 @@ func testHandoverConcurrent(t *testing.T, open func(t *testing.T) commands.Store
 	s := open(t)
 	now := clock()
 	h := handover("h1", now)
-	if err := s.OfferHandover(t.Context(), h); err != nil {
+	if _, err := s.OfferHandover(t.Context(), h); err != nil {
 		t.Fatal(err)
 	}
 	stores := replicas(t, s, 3)
@@ -169,12 +170,15 @@ func testHandoverClaimExpired(t *testing.T, open func(t *testing.T) commands.Sto
 	now := clock()
 	for i, id := range []string{"a", "b", "c", "d"} {
 		h := handover(id, now.Add(time.Duration(i)*time.Hour))
-		if err := s.OfferHandover(t.Context(), h); err != nil {
+		h.Login = "ada." + id // a mailbox each: a later hand-over of one mailbox voids the earlier
+		if _, err := s.OfferHandover(t.Context(), h); err != nil {
 			t.Fatal(err)
 		}
 	}
-	claim(t, s, handover("b", now.Add(time.Hour)), now.Add(time.Hour), commands.ClaimTaken) // showing: not expired by the sweep
-	at := now.Add(72*time.Hour + 2*time.Hour)                                               // a, b and c are due
+	b := handover("b", now.Add(time.Hour))
+	b.Login = "ada.b"
+	claim(t, s, b, now.Add(time.Hour), commands.ClaimTaken) // showing: not expired by the sweep
+	at := now.Add(72*time.Hour + 2*time.Hour)               // a, b and c are due
 	stores := replicas(t, s, 2)
 	var got atomic.Int32
 	together(4, func(i int) {

@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) commands.Store) {
 		{"AuditSinceOrderLimit", testAuditSinceOrderLimit},
 	}
 	tests = append(tests, handoverTests...)
+	tests = append(tests, voidTests...)
 	tests = append(tests, importTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

@@ -243,7 +243,7 @@ func TestSecretFileContent(t *testing.T) {
 func revealed(cfg *Config, name string) string {
 	for _, v := range envVars() {
 		if v.name == name {
-			return reflect.ValueOf(cfg).Elem().Field(v.index).Interface().(revealer).Reveal()
+			return reflect.ValueOf(cfg).Elem().FieldByIndex(v.index).Interface().(revealer).Reveal()
 		}
 	}
 	return "no such variable " + name
@@ -339,5 +339,28 @@ func TestCredentialsVariable(t *testing.T) {
 		if got := cfg.CoreConfig().CredentialsVariable; got != tc.want {
 			t.Errorf("MAILBOT_PROVIDER=%q: CredentialsVariable = %q, want %q", tc.env["MAILBOT_PROVIDER"], got, tc.want)
 		}
+	}
+}
+
+// TestConfigOtherProviderVars: variables of a provider other than the one
+// selected, set and not empty, give one warning for serve and shell that
+// names them and the provider in use.
+func TestConfigOtherProviderVars(t *testing.T) {
+	t.Parallel()
+	env := with(serveBase(), "MAILBOT_PROVIDER", "mailcow", "MAILCOW_URL", "https://mail.example.com", "MAILCOW_API_KEY", "k",
+		"GOOGLE_ADMIN", "admin@example.com", "Y360_TOKEN_FILE", "/nonexistent", "PDD_BASE_URL", "")
+	for _, sub := range []string{"serve", "shell"} {
+		cfg, err := loadConfig(envFrom(env), sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := cfg.UnusedVars()
+		if !strings.HasSuffix(w, "MAILBOT_PROVIDER=mailcow") || !strings.HasPrefix(w, "PDD_TOKEN, Y360_TOKEN_FILE, GOOGLE_ADMIN set") {
+			t.Errorf("%s: warnings %q, want one naming PDD_TOKEN, Y360_TOKEN_FILE, GOOGLE_ADMIN and mailcow", sub, w)
+		}
+	}
+	cfg, err := loadConfig(envFrom(with(serveBase(), "MAILBOT_PROVIDER", "pdd")), "serve")
+	if err != nil || cfg.UnusedVars() != "" {
+		t.Errorf("only the selected provider's variables: %q, %v; want no warning", cfg.UnusedVars(), err)
 	}
 }

@@ -59,12 +59,18 @@ func (s *Server) insertAlias(_ string, r *http.Request, body []byte) reply {
 	}
 	u.aliases = append(u.aliases, alias)
 	s.aliasOwner[alias] = u
+	if s.lagReads > 0 {
+		s.aliasHidden[alias] = s.lagReads
+	}
 	return ok(u.aliasJSON(alias))
 }
 
 // listAliases is GET users/{userKey}/aliases: the user's aliases in the
 // order they were added.
 func (s *Server) listAliases(_ string, r *http.Request, _ []byte) reply {
+	if rep, lag := s.lagging(r.PathValue("userKey")); lag {
+		return rep
+	}
 	u := s.findUser(r.PathValue("userKey"))
 	if u == nil {
 		return notFound("Resource Not Found: userKey")
@@ -89,6 +95,7 @@ func (s *Server) deleteAlias(_ string, r *http.Request, _ []byte) reply {
 	}
 	u.aliases = slices.Delete(u.aliases, i, i+1)
 	delete(s.aliasOwner, alias)
+	delete(s.aliasHidden, alias)
 	return reply{status: http.StatusNoContent}
 }
 

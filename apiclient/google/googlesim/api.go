@@ -37,10 +37,20 @@ type errorItem struct {
 // errorBody is Google's failure.
 type errorBody struct {
 	Error struct {
-		Code    int         `json:"code"`
-		Message string      `json:"message"`
-		Errors  []errorItem `json:"errors"`
+		Code    int           `json:"code"`
+		Message string        `json:"message"`
+		Errors  []errorItem   `json:"errors"`
+		Status  string        `json:"status,omitempty"`
+		Details []errorDetail `json:"details,omitempty"`
 	} `json:"error"`
+}
+
+// errorDetail is a google.rpc.ErrorInfo of an error's details.
+type errorDetail struct {
+	Type     string            `json:"@type"`
+	Reason   string            `json:"reason"`
+	Domain   string            `json:"domain"`
+	Metadata map[string]string `json:"metadata"`
 }
 
 // failure is a Google error of status, reason and message.
@@ -171,6 +181,12 @@ func (s *Server) authorize(r *http.Request, scope string, h handler, body []byte
 	}
 	if u := s.users[g.sub]; u == nil || !u.admin {
 		return forbidden()
+	}
+	if service, _ := serviceOf(r.URL.Path); s.disabled[service] {
+		return serviceDisabled(r.URL.Path)
+	}
+	if key := r.PathValue("userKey"); key != "" && s.foreignKey(key) {
+		return domainCannotUseApis()
 	}
 	return h(s, g.sub, r, body)
 }

@@ -147,6 +147,31 @@ func (s *Server) AddUser(email, password string) {
 	s.addUser(email, "Plain", "User", password)
 }
 
+// The administrator roles [Server.SetAdmin] gives.
+const (
+	RoleNone      = "none"      // no admin role
+	RoleSuper     = "super"     // a super admin: isAdmin
+	RoleDelegated = "delegated" // an admin role short of super admin: isDelegatedAdmin
+)
+
+// SetAdmin gives the user of address (a primary e-mail, an alias or an id)
+// the administrator role: RoleSuper (isAdmin), RoleDelegated
+// (isDelegatedAdmin) or RoleNone. A user that is no super admin cannot be
+// the admin mailbot acts as.
+func (s *Server) SetAdmin(address, role string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.findUser(address)
+	switch {
+	case u == nil:
+		return fmt.Errorf("googlesim: no user %q", address)
+	case role != RoleNone && role != RoleSuper && role != RoleDelegated:
+		return fmt.Errorf("googlesim: role %q: want %s, %s or %s", role, RoleSuper, RoleDelegated, RoleNone)
+	}
+	u.admin, u.delegatedAdmin = role == RoleSuper, role == RoleDelegated
+	return nil
+}
+
 // SetDelegation sets the scopes the service account's client ID is
 // delegated in the Admin console (none: delegation not granted).
 func (s *Server) SetDelegation(clientEmail string, scopes ...string) error {
@@ -195,6 +220,7 @@ func (s *Server) controlRoutes() {
 		return nil
 	}))
 	s.mux.HandleFunc("POST /sim/domain", control(func(r *http.Request) error { s.AddDomain(r.FormValue("name")); return nil }))
+	s.mux.HandleFunc("POST /sim/admin", control(func(r *http.Request) error { return s.SetAdmin(r.FormValue("address"), r.FormValue("role")) }))
 	s.mux.HandleFunc("POST /sim/publish", control(func(r *http.Request) error { s.PublishTXT(r.FormValue("name")); return nil }))
 	s.mux.HandleFunc("POST /sim/mailboxes", control(func(r *http.Request) error {
 		n, err := simkit.Count(r, "n", 1, MaxFaults)
@@ -203,6 +229,7 @@ func (s *Server) controlRoutes() {
 		}
 		return err
 	}))
+	s.consistencyControls()
 	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
 		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests(), "tokens": s.TokenRequests()})
 	})
@@ -259,6 +286,11 @@ Controls:
   GET  /sim/requests
   GET  /sim/mailbox    address=
   POST /sim/domain     name=
+  POST /sim/admin      address= role=super|delegated|none
   POST /sim/publish    name=          (the domain's verification TXT record is now in DNS)
   POST /sim/mailboxes  domain= n=
+  POST /sim/lag        reads=2 status=403|404   (new users and aliases unreadable for the next reads)
+  POST /sim/settle     (every user and alias readable)
+  POST /sim/foreign    name=          (a domain of another customer: 403 domainCannotUseApis)
+  POST /sim/disable    service=admin.googleapis.com|siteverification.googleapis.com [disabled=false]
 `

@@ -44,10 +44,15 @@
 // and quotaExceeded, 503 backendError [doc: Directory API limits].
 //
 // A user is {kind, id (digits), primaryEmail, name:{givenName, familyName,
-// fullName}, isAdmin, suspended, suspensionReason ("ADMIN" while
+// fullName}, isAdmin, isDelegatedAdmin, suspended, suspensionReason ("ADMIN" while
 // suspended), changePasswordAtNextLogin, isMailboxSetup, creationTime,
 // lastLoginTime, aliases[]}; the password is never returned [doc]. A
-// userKey is the primary e-mail, an alias or the id [doc].
+// userKey is the primary e-mail, an alias or the id [doc: users.get,
+// "userKey: the user's primary email address, alias email address, or
+// unique user ID"]: get and update given an alias answer and change its
+// user, whose primaryEmail the answer carries. isAdmin marks a super
+// admin and isDelegatedAdmin a user with an admin role short of it [doc:
+// users resource]; [Server.SetAdmin] (POST /sim/admin) sets either.
 //
 // An alias is an address that delivers to a user. users.aliases.insert
 // answers the Alias {kind, id (the user's), etag, primaryEmail, alias};
@@ -91,6 +96,13 @@
 //     domain verified at once.
 //   - Faults ([Server.InjectFault]) meet the Directory and Site
 //     Verification calls, never the token endpoint.
+//   - The directory's consistency lag, another customer's domains and an
+//     API not enabled are controls (consistency.go): [Server.SetLag] and
+//     [Server.Settle] (403 forbidden or 404 notFound to the next reads of
+//     a new user or alias), [Server.AddForeignDomain] (403
+//     domainCannotUseApis "Domain cannot use apis." for a userKey or a new
+//     address there) and [Server.DisableAPI] (403 accessNotConfigured, with
+//     a google.rpc.ErrorInfo detail SERVICE_DISABLED naming the service).
 package googlesim
 
 import (
@@ -147,6 +159,12 @@ type Server struct {
 	published  map[string]bool    // domains whose TXT record carries their tokens
 	primary    string
 	now        func() time.Time
+
+	lagReads    int             // reads a new user or alias is invisible to
+	lagStatus   int             // and their answer: 403 or 404
+	aliasHidden map[string]int  // by alias: reads it is still invisible to
+	foreign     map[string]bool // another customer's domains
+	disabled    map[string]bool // services not enabled in the key's project
 }
 
 // serviceAccount is a key the token endpoint knows, and the scopes its
@@ -189,6 +207,7 @@ func New(opts ...Option) *Server {
 	s := &Server{mux: http.NewServeMux(), accounts: map[string]*serviceAccount{}, users: map[string]*user{},
 		byID: map[string]*user{}, aliasOwner: map[string]*user{}, domains: map[string]*domain{}, tokens: map[string]*grant{},
 		siteToken: map[siteKey]string{}, published: map[string]bool{},
+		aliasHidden: map[string]int{}, foreign: map[string]bool{}, disabled: map[string]bool{},
 		primary: DefaultPrimaryDomain, now: time.Now}
 	for _, o := range opts {
 		o(s)

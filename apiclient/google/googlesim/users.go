@@ -23,8 +23,10 @@ const (
 type user struct {
 	id, email, given, family, password string
 	admin, suspended, changeAtNext     bool
+	delegatedAdmin                     bool     // holds an admin role short of super admin
 	aliases                            []string // in the order they were added
 	created                            time.Time
+	hidden                             int // reads it is still invisible to (consistency.go)
 }
 
 // userName is a user's name as the API writes it.
@@ -41,6 +43,7 @@ type userJSON struct {
 	PrimaryEmail              string   `json:"primaryEmail"`
 	Name                      userName `json:"name"`
 	IsAdmin                   bool     `json:"isAdmin"`
+	IsDelegatedAdmin          bool     `json:"isDelegatedAdmin"`
 	Suspended                 bool     `json:"suspended"`
 	SuspensionReason          string   `json:"suspensionReason,omitempty"`
 	ChangePasswordAtNextLogin bool     `json:"changePasswordAtNextLogin"`
@@ -53,7 +56,7 @@ type userJSON struct {
 func (u *user) json() userJSON {
 	j := userJSON{Kind: "admin#directory#user", ID: u.id, PrimaryEmail: u.email,
 		Name:    userName{GivenName: u.given, FamilyName: u.family, FullName: u.given + " " + u.family},
-		IsAdmin: u.admin, Suspended: u.suspended, ChangePasswordAtNextLogin: u.changeAtNext,
+		IsAdmin: u.admin, IsDelegatedAdmin: u.delegatedAdmin, Suspended: u.suspended, ChangePasswordAtNextLogin: u.changeAtNext,
 		IsMailboxSetup: true, CreationTime: rfc3339(u.created), LastLoginTime: "1970-01-01T00:00:00.000Z",
 		Aliases: slices.Clone(u.aliases)}
 	if u.suspended {
@@ -104,6 +107,7 @@ func (s *Server) insertUser(_ string, _ *http.Request, body []byte) reply {
 	}
 	u := s.addUser(email, in.Name.GivenName, in.Name.FamilyName, *in.Password)
 	u.changeAtNext = in.ChangePasswordAtNextLogin != nil && *in.ChangePasswordAtNextLogin
+	u.hidden = s.lagReads
 	return ok(u.json())
 }
 
@@ -120,6 +124,9 @@ func (s *Server) findUser(key string) *user {
 
 // getUser is GET users/{userKey}.
 func (s *Server) getUser(_ string, r *http.Request, _ []byte) reply {
+	if rep, lag := s.lagging(r.PathValue("userKey")); lag {
+		return rep
+	}
 	u := s.findUser(r.PathValue("userKey"))
 	if u == nil {
 		return notFound("Resource Not Found: userKey")
@@ -255,6 +262,9 @@ func validPassword(p string) bool {
 // has it; else the refusal, naming the field.
 func (s *Server) free(address, field string) (reply, bool) {
 	_, dom, _ := strings.Cut(address, "@")
+	if s.foreign[dom] {
+		return domainCannotUseApis(), false
+	}
 	if d := s.domains[dom]; d == nil || !d.verified {
 		return invalid("Invalid Input: the domain of " + field + " is not a verified domain of the customer"), false
 	}

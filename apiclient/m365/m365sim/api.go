@@ -91,6 +91,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc(g+"roleManagement/", s.api("Directory.Read.All", nil))
 	s.mux.HandleFunc(g+"directoryRoles/", s.api("Directory.Read.All", nil))
 	s.mux.HandleFunc("POST "+g+"domains", s.api(PermDomains, (*Server).createDomain))
+	s.mux.HandleFunc("GET "+g+"domains", s.api(PermDomains, (*Server).listDomains))
 	s.mux.HandleFunc("GET "+g+"domains/{id}", s.api(PermDomains, (*Server).getDomain))
 	s.mux.HandleFunc("GET "+g+"domains/{id}/verificationDnsRecords", s.api(PermDomains, (*Server).verificationRecords))
 	s.mux.HandleFunc("POST "+g+"domains/{id}/verify", s.api(PermDomains, (*Server).verify))

@@ -30,6 +30,19 @@ func (s *Server) controlRoutes() {
 		s.SetLatency(d)
 		return nil
 	}))
+	s.stateRoutes()
+	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
+		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests(), "tokens": s.TokenRequests()})
+	})
+	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
+	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = fmt.Fprint(w, strings.TrimLeft(indexText, "\n"))
+	})
+}
+
+// stateRoutes are the controls that change the tenant.
+func (s *Server) stateRoutes() {
 	s.mux.HandleFunc("POST /sim/domain", control(func(r *http.Request) error { s.AddDomain(r.FormValue("name")); return nil }))
 	s.mux.HandleFunc("POST /sim/publish", control(func(r *http.Request) error { s.PublishTXT(r.FormValue("name")); return nil }))
 	s.mux.HandleFunc("POST /sim/mailboxes", control(func(r *http.Request) error {
@@ -59,14 +72,6 @@ func (s *Server) controlRoutes() {
 		}
 		return s.SetPermissions(r.FormValue("client_id"), r.FormValue("user_admin") == "true", perms...)
 	}))
-	s.mux.HandleFunc("GET /sim/requests", func(w http.ResponseWriter, _ *http.Request) {
-		simkit.WriteJSON(w, http.StatusOK, map[string]int{"requests": s.Requests(), "tokens": s.TokenRequests()})
-	})
-	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
-	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = fmt.Fprint(w, strings.TrimLeft(indexText, "\n"))
-	})
 }
 
 // controlMailbox is GET /sim/mailbox?address=…: [MailboxInfo], or 404.

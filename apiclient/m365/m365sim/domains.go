@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -69,6 +70,20 @@ func (s *Server) domainOf(r *http.Request) (*domain, reply, bool) {
 		return nil, s.notFound(r.PathValue("id")), false
 	}
 	return d, reply{}, true
+}
+
+// listDomains is GET /domains: the tenant's domains, by name.
+func (s *Server) listDomains(_ *app, _ *http.Request, _ []byte) reply {
+	names := make([]string, 0, len(s.domains))
+	for n := range s.domains {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	vals := make([]map[string]any, 0, len(names))
+	for _, n := range names {
+		vals = append(vals, s.domains[n].json())
+	}
+	return ok(map[string]any{"@odata.context": "https://graph.microsoft.com/v1.0/$metadata#domains", "value": vals})
 }
 
 // getDomain is GET /domains/{id}.

@@ -124,10 +124,14 @@ func (s *Server) createUser(_ *app, _ *http.Request, body []byte) reply {
 
 // checkNewUser refuses a body Graph would; s.mu is held.
 func (s *Server) checkNewUser(in newUser) (reply, bool) {
-	for name, missing := range map[string]bool{"accountEnabled": in.AccountEnabled == nil, "displayName": in.DisplayName == "",
-		"mailNickname": in.MailNickname == "", "userPrincipalName": in.UserPrincipalName == "", "passwordProfile": in.PasswordProfile == nil} {
-		if missing {
-			return s.badRequest("A value is required for property '" + name + "' of resource 'User'."), true
+	required := []struct {
+		name    string
+		missing bool
+	}{{"accountEnabled", in.AccountEnabled == nil}, {"displayName", in.DisplayName == ""}, {"mailNickname", in.MailNickname == ""},
+		{"userPrincipalName", in.UserPrincipalName == ""}, {"passwordProfile", in.PasswordProfile == nil}}
+	for _, p := range required {
+		if p.missing {
+			return s.badRequest("A value is required for property '" + p.name + "' of resource 'User'."), true
 		}
 	}
 	local, dom, _ := strings.Cut(in.UserPrincipalName, "@")

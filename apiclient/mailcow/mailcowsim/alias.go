@@ -18,6 +18,9 @@ type alias struct {
 	address, domain string
 	gotos           []string
 	active          int
+	// senderAllowed: the goto mailboxes may send as the alias;
+	// sogoVisible: SOGo offers it as a sender identity.
+	senderAllowed, sogoVisible int
 }
 
 // aliasWrites are the alias paths served by POST.
@@ -62,11 +65,15 @@ func (s *Server) addAliasOp(a attrs) []entry {
 		return danger(log, []any{"goto_invalid", a.str("goto")})
 	case s.mailboxes[address] != nil || s.aliasByAddress(address) != nil:
 		return danger(log, []any{"is_alias_or_mailbox", address})
+	case s.spamAliases[address]:
+		return danger(log, []any{"is_spam_alias", address})
 	case s.aliasCount(name) >= d.maxAliases:
 		return danger(log, []any{"max_alias_exceeded"})
 	}
 	s.lastAliasID++
-	al := &alias{id: s.lastAliasID, address: address, domain: name, gotos: gotos, active: activeValue(a.num("active", 1))}
+	// mailcow reads each flag with intval: a missing one is 0.
+	al := &alias{id: s.lastAliasID, address: address, domain: name, gotos: gotos, active: int(a.num("active", 0)),
+		senderAllowed: int(a.num("sender_allowed", 0)), sogoVisible: int(a.num("sogo_visible", 0))}
 	s.aliases[al.id] = al
 	return []entry{{Type: "success", Log: log, Msg: []any{"alias_added", address, al.id}}}
 }
@@ -178,6 +185,7 @@ func aliasObject(al *alias) map[string]any {
 	return map[string]any{
 		"id": al.id, "domain": al.domain, "address": al.address, "goto": strings.Join(al.gotos, ","),
 		"active": al.active, "active_int": al.active, "is_catch_all": 0, "public_comment": "", "private_comment": "",
+		"sender_allowed": al.senderAllowed, "sogo_visible": al.sogoVisible, "sogo_visible_int": al.sogoVisible,
 	}
 }
 
@@ -191,11 +199,39 @@ func (s *Server) AddAlias(address, gotos string) (int64, error) {
 	if s.domains[name] == nil {
 		s.addDomain(canonicalDomain(name), attrs{})
 	}
-	es := s.addAliasOp(attrs{"address": address, "goto": gotos, "active": json.Number("1")})
+	es := s.addAliasOp(attrs{"address": address, "goto": gotos, "active": json.Number("1"),
+		"sender_allowed": json.Number("1"), "sogo_visible": json.Number("1")})
 	if es[0].Type != "success" {
 		return 0, fmt.Errorf("add alias %s: %v", address, es[0].Msg)
 	}
 	return s.lastAliasID, nil
+}
+
+// AliasInfo is what a test may inspect of an alias.
+type AliasInfo struct {
+	Goto          string // comma-separated
+	Active        int
+	SenderAllowed int // 1: the goto mailboxes may send as the alias
+	SOGoVisible   int // 1: SOGo offers it as a sender identity
+}
+
+// Alias returns the alias at address (any letter case), if it exists.
+func (s *Server) Alias(address string) (AliasInfo, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	al := s.aliasByAddress(strings.ToLower(address))
+	if al == nil {
+		return AliasInfo{}, false
+	}
+	return AliasInfo{Goto: strings.Join(al.gotos, ","), Active: al.active, SenderAllowed: al.senderAllowed, SOGoVisible: al.sogoVisible}, true
+}
+
+// AddSpamAlias adds a temporary (spam) alias at address, which add/mailbox
+// and add/alias then refuse as is_spam_alias.
+func (s *Server) AddSpamAlias(address string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spamAliases[strings.ToLower(address)] = true
 }
 
 // Aliases returns the addresses of the aliases that deliver to mailbox,

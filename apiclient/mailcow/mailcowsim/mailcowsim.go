@@ -27,11 +27,24 @@
 //	POST /api/v1/add/domain    {"domain","active","mailboxes","aliases","quota","maxquota","defquota"}
 //	    domain_added; domain_invalid, domain_exists, domain_cannot_match_hostname
 //	POST /api/v1/add/mailbox   {"local_part","domain","name","password","password2","quota","active","force_pw_update"}
-//	    mailbox_added; mailbox_invalid, domain_not_found, object_exists,
-//	    password_mismatch, password_complexity, max_mailbox_exceeded, mailbox_quota_exceeded
+//	    mailbox_added; mailbox_invalid, unlimited_quota_acl, object_exists, is_alias,
+//	    is_spam_alias, domain_not_found, password_mismatch, password_complexity,
+//	    max_mailbox_exceeded, mailbox_quota_exceeded, mailbox_quota_left_exceeded
 //	POST /api/v1/edit/mailbox  {"items":["user@domain"],"attr":{"password","password2","force_pw_update","active"}}
-//	    mailbox_modified; access_denied (also for a mailbox that does not exist),
-//	    password_mismatch, password_complexity
+//	    mailbox_modified; username_invalid (an item that is not an address), access_denied
+//	    (also for a mailbox that does not exist), password_mismatch, password_complexity
+//
+// add/mailbox's checks run in mailcow's order (above). A quota left out is
+// the Default mailbox template's, 0: unlimited, and the domain's default
+// quota (defquota) is not applied; a quota sent is read as an integer
+// (intval) [code: functions.mailbox.inc.php, add mailbox; init_db.inc.php,
+// the Default template]. Quota 0 needs the unlimited_quota permission,
+// which an administrator's key has ([WithoutUnlimitedQuota] takes it
+// away): else unlimited_quota_acl. A quota above the domain's per-mailbox
+// maximum is mailbox_quota_exceeded, one past what the domain's quota has
+// left mailbox_quota_left_exceeded (with the MiB left). An address that is
+// an alias is is_alias; one that is a temporary (spam) alias
+// ([Server.AddSpamAlias]) is is_spam_alias, for add/alias too.
 //
 // A mailbox has no numeric ID: its address is its key. "active" is 1
 // (active), 2 (logins refused, mail still accepted) or 0 (inactive, mail
@@ -53,9 +66,16 @@
 // Aliases are keyed by a numeric id; goto is a comma-separated list of
 // addresses [code: openapi.yaml, functions.mailbox.inc.php]:
 //
-//	POST /api/v1/add/alias     {"address","goto","active"}
+//	POST /api/v1/add/alias     {"address","goto","active","sender_allowed","sogo_visible"}
 //	    ["alias_added", address, id]; alias_invalid, domain_not_found, goto_invalid,
-//	    is_alias_or_mailbox (the address is a mailbox or an alias), max_alias_exceeded
+//	    is_alias_or_mailbox (the address is a mailbox or an alias), is_spam_alias,
+//	    max_alias_exceeded
+//
+// add/alias reads active, sender_allowed (the goto mailboxes may send as
+// the alias) and sogo_visible (SOGo offers the alias as a sender) with
+// intval: one left out is 0 [code: functions.mailbox.inc.php, add alias;
+// json_api.php passes the body through]. get/alias shows all three.
+//
 //	POST /api/v1/edit/alias    {"items":["<id>"],"attr":{"goto"}}
 //	    alias_modified; alias_invalid (an unknown id), goto_invalid
 //	POST /api/v1/delete/alias  ["<id>", ...]   (an array, not an object)
@@ -77,15 +97,11 @@
 //     connection is closed unanswered, as a firewall rule would cut it),
 //     until [Server.Unban]. mailcow's real rule is its fail2ban settings'
 //     max attempts within a time window.
-//   - Checks of add/mailbox run in this order: local part (1 to 64 of
-//     letters, digits and . _ - + not starting or ending with '.'),
-//     domain, existing mailbox, password2, password length, the domain's
-//     mailbox count, quotas. A missing or 0 quota takes the domain's
-//     default quota; a quota above the domain's per-mailbox maximum, or
-//     one that would take the domain's mailboxes past the domain's quota,
-//     is mailbox_quota_exceeded. add/domain's missing limits take mailcow
-//     UI's defaults: 10 mailboxes, 400 aliases, quota 10240 MiB, maxquota
-//     10240 MiB, defquota 3072 MiB.
+//   - A local part is 1 to 64 of letters, digits and . _ - + not starting
+//     or ending with '.'. add/domain's missing limits take mailcow UI's
+//     defaults: 10 mailboxes, 400 aliases, quota 10240 MiB, maxquota
+//     10240 MiB, defquota 3072 MiB. [Server.AddMailboxes] gives its
+//     mailboxes the domain's default quota, as mailcow's UI does.
 //   - A domain name is checked by mailcow's is_valid_domain_name rule:
 //     ASCII labels of letters, digits and '-' (not first), at least two
 //     labels, the last not all digits; names are kept in lower case, local
@@ -165,17 +181,21 @@ type Server struct {
 	banAfter int
 	dkim     bool
 
-	mu           sync.Mutex
-	keys         map[string]bool // key → read-write
-	domains      map[string]*domain
-	mailboxes    map[string]*mailbox // by address
-	aliases      map[int64]*alias    // by id
-	lastAliasID  int64
-	faults       simkit.Faults[fault]    // and the latency
-	arrivals     simkit.Arrivals[string] // and the OnRequest hook
-	failsInRow   map[string]int          // by client address
-	banned       map[string]bool
-	authFailures int
+	mu          sync.Mutex
+	keys        map[string]bool // key → read-write
+	domains     map[string]*domain
+	mailboxes   map[string]*mailbox // by address
+	aliases     map[int64]*alias    // by id
+	lastAliasID int64
+	spamAliases map[string]bool // temporary (spam) aliases' addresses
+	// unlimitedQuota: keys may create a mailbox of quota 0 (unlimited), as
+	// an administrator's may.
+	unlimitedQuota bool
+	faults         simkit.Faults[fault]    // and the latency
+	arrivals       simkit.Arrivals[string] // and the OnRequest hook
+	failsInRow     map[string]int          // by client address
+	banned         map[string]bool
+	authFailures   int
 }
 
 // domain is a mailcow domain; quotas in MiB.
@@ -187,7 +207,7 @@ type domain struct {
 	dkimSelector, dkimPublicKey string
 }
 
-// mailbox is a mailcow mailbox; quota in MiB.
+// mailbox is a mailcow mailbox; quota in MiB, 0 unlimited.
 type mailbox struct {
 	localPart, domain, name, password string
 	active                            int
@@ -215,18 +235,27 @@ func WithoutDKIM() Option {
 	return func(s *Server) { s.dkim = false }
 }
 
+// WithoutUnlimitedQuota makes keys lack the unlimited-quota permission (as
+// a domain administrator's may): add/mailbox with quota 0, or none (the
+// Default template's 0), answers unlimited_quota_acl.
+func WithoutUnlimitedQuota() Option {
+	return func(s *Server) { s.unlimitedQuota = false }
+}
+
 // New returns an empty sandbox: no key, no domain.
 func New(opts ...Option) *Server {
 	s := &Server{
-		hostname:   DefaultHostname,
-		banAfter:   DefaultBanAfter,
-		dkim:       true,
-		keys:       map[string]bool{},
-		domains:    map[string]*domain{},
-		mailboxes:  map[string]*mailbox{},
-		aliases:    map[int64]*alias{},
-		failsInRow: map[string]int{},
-		banned:     map[string]bool{},
+		hostname:       DefaultHostname,
+		banAfter:       DefaultBanAfter,
+		dkim:           true,
+		keys:           map[string]bool{},
+		domains:        map[string]*domain{},
+		mailboxes:      map[string]*mailbox{},
+		aliases:        map[int64]*alias{},
+		spamAliases:    map[string]bool{},
+		unlimitedQuota: true,
+		failsInRow:     map[string]int{},
+		banned:         map[string]bool{},
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -330,6 +359,18 @@ func (s *Server) Mailbox(address string) (MailboxInfo, bool) {
 		return MailboxInfo{}, false
 	}
 	return MailboxInfo{Password: m.password, State: stateName(m.active), ForcePasswordChange: m.forcePasswordUpdate}, true
+}
+
+// QuotaMiB returns the quota of the mailbox at address in MiB, 0 for
+// unlimited, if the mailbox exists.
+func (s *Server) QuotaMiB(address string) (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.mailboxes[strings.ToLower(address)]
+	if m == nil {
+		return 0, false
+	}
+	return m.quota, true
 }
 
 func stateName(active int) string {

@@ -32,7 +32,7 @@ func newFixture(t *testing.T, opts ...Option) *fixture {
 	f := &fixture{sim: sim, url: ts.URL, rw: sim.NewAccount(), ro: sim.NewReadOnlyKey()}
 	sim.AddDomain("example.com")
 	f.mustWrite(t, "add/mailbox", map[string]any{"local_part": "taken", "domain": "example.com", "name": "Taken",
-		"password": "Secret-1", "password2": "Secret-1", "active": 1, "force_pw_update": 0}, "mailbox_added")
+		"password": "Secret-1", "password2": "Secret-1", "quota": 100, "active": 1, "force_pw_update": 0}, "mailbox_added")
 	return f
 }
 

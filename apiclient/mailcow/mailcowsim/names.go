@@ -42,3 +42,9 @@ func validDomain(name string) bool {
 }
 
 func validLocalPart(local string) bool { return localPartPattern().MatchString(local) }
+
+// validAddress is an address of a valid local part and domain.
+func validAddress(address string) bool {
+	local, name, ok := strings.Cut(address, "@")
+	return ok && validLocalPart(local) && validDomain(name)
+}

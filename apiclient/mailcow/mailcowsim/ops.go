@@ -152,39 +152,55 @@ func activeValue(n int64) int {
 	return 1
 }
 
-// addMailboxOp is POST /api/v1/add/mailbox; s.mu is held.
+// addMailboxOp is POST /api/v1/add/mailbox; s.mu is held. The checks run
+// in mailcow's order (functions.mailbox.inc.php, add mailbox).
 func (s *Server) addMailboxOp(a attrs) []entry {
 	local := strings.ToLower(strings.TrimSpace(a.str("local_part")))
 	name := canonicalDomain(a.str("domain"))
 	address := local + "@" + name
 	log := []any{"mailbox", "add", "mailbox", a.logged()}
+	// A missing quota is the Default template's, 0; one sent is read as
+	// an integer (anything else is 0). 0 is unlimited.
+	quota := max(a.num("quota", 0), 0)
+	if msg := s.addMailboxRefusal(local, name, address, quota, a); msg != nil {
+		return danger(log, msg)
+	}
+	m := &mailbox{localPart: local, domain: name, name: a.str("name"), password: a.str("password"),
+		active: activeValue(a.num("active", 1)), forcePasswordUpdate: a.num("force_pw_update", 0) == 1, quota: quota}
+	s.mailboxes[address] = m
+	return []entry{success(log, "mailbox_added", address)}
+}
+
+// addMailboxRefusal is the first check of add/mailbox that fails, as an
+// answer's msg, or nil; s.mu is held.
+func (s *Server) addMailboxRefusal(local, name, address string, quota int64, a attrs) []any {
 	d := s.domains[name]
 	password := a.str("password")
 	switch {
 	case !validLocalPart(local):
-		return danger(log, []any{"mailbox_invalid", local})
-	case d == nil:
-		return danger(log, []any{"domain_not_found", name})
+		return []any{"mailbox_invalid", local}
+	case quota == 0 && !s.unlimitedQuota:
+		return []any{"unlimited_quota_acl"}
 	case s.mailboxes[address] != nil:
-		return danger(log, []any{"object_exists", address})
+		return []any{"object_exists", address}
+	case s.aliasByAddress(address) != nil:
+		return []any{"is_alias", address}
+	case s.spamAliases[address]:
+		return []any{"is_spam_alias", address}
+	case d == nil:
+		return []any{"domain_not_found", name}
 	case password != a.str("password2"):
-		return danger(log, []any{"password_mismatch"})
+		return []any{"password_mismatch"}
 	case utf8.RuneCountInString(password) < MinPasswordLen:
-		return danger(log, []any{"password_complexity"})
+		return []any{"password_complexity"}
 	case s.mailboxCount(name) >= d.maxMailboxes:
-		return danger(log, []any{"max_mailbox_exceeded", strconv.Itoa(s.mailboxCount(name)), strconv.Itoa(d.maxMailboxes)})
+		return []any{"max_mailbox_exceeded", strconv.Itoa(s.mailboxCount(name)), strconv.Itoa(d.maxMailboxes)}
+	case quota > d.maxQuota:
+		return []any{"mailbox_quota_exceeded", strconv.FormatInt(d.maxQuota, 10)}
+	case s.quotaUsed(name)+quota > d.quota:
+		return []any{"mailbox_quota_left_exceeded", strconv.FormatInt(d.quota-s.quotaUsed(name), 10)}
 	}
-	quota := a.num("quota", 0)
-	if quota <= 0 {
-		quota = d.defQuota
-	}
-	if quota > d.maxQuota || s.quotaUsed(name)+quota > d.quota {
-		return danger(log, []any{"mailbox_quota_exceeded", strconv.FormatInt(d.maxQuota, 10)})
-	}
-	m := &mailbox{localPart: local, domain: name, name: a.str("name"), password: password,
-		active: activeValue(a.num("active", 1)), forcePasswordUpdate: a.num("force_pw_update", 0) == 1, quota: quota}
-	s.mailboxes[address] = m
-	return []entry{success(log, "mailbox_added", address)}
+	return nil
 }
 
 // editMailboxOp is POST /api/v1/edit/mailbox: one entry per item; s.mu is
@@ -206,7 +222,10 @@ func (s *Server) editMailboxOp(a attrs) []entry {
 // editMailbox edits one mailbox; s.mu is held.
 func (s *Server) editMailbox(address string, attr attrs, log []any) entry {
 	m := s.mailboxes[address]
-	if m == nil { // mailcow's answer for a mailbox that does not exist
+	switch {
+	case !validAddress(address):
+		return entry{Type: "danger", Log: log, Msg: []any{"username_invalid", address}}
+	case m == nil: // mailcow's answer for a mailbox that does not exist
 		return entry{Type: "danger", Log: log, Msg: "access_denied"}
 	}
 	password := attr.str("password")

@@ -83,6 +83,21 @@ func (s *Server) Mailbox(address string) (MailboxInfo, bool) {
 	return MailboxInfo{Password: u.password, State: state, ForcePasswordChange: u.passwordChangeRequired, UID: u.id}, true
 }
 
+// SetAdmin makes the user of the mailbox nickname@domain an administrator
+// of its organisation (isAdmin), or not.
+func (s *Server) SetAdmin(address string, admin bool) error {
+	nick, dom, _ := strings.Cut(strings.ToLower(address), "@")
+	d, _ := canonicalDomain(dom)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.domainOwner(d)
+	if o == nil || o.user(nick) == nil {
+		return fmt.Errorf("y360sim: no mailbox %q", address)
+	}
+	o.user(nick).admin = admin
+	return nil
+}
+
 // AddDomain adds the domain, verified, to the first organisation.
 func (s *Server) AddDomain(name string) error {
 	d, ok := canonicalDomain(name)
@@ -146,6 +161,13 @@ func (s *Server) controlRoutes() {
 	})
 	s.mux.HandleFunc("GET /sim/mailbox", s.controlMailbox)
 	s.mux.HandleFunc("POST /sim/alias", control(func(r *http.Request) error { return s.AddAlias(r.FormValue("address"), r.FormValue("to")) }))
+	s.mux.HandleFunc("POST /sim/admin", control(func(r *http.Request) error {
+		admin, err := strconv.ParseBool(r.FormValue("admin"))
+		if err != nil {
+			return errors.New("admin must be true or false")
+		}
+		return s.SetAdmin(r.FormValue("address"), admin)
+	}))
 	s.mux.HandleFunc("GET /{$}", index)
 }
 
@@ -245,4 +267,5 @@ Controls:
   POST /sim/verify     name=
   POST /sim/mailboxes  domain= n=
   POST /sim/patch-force reject=true|false
+  POST /sim/admin      address= admin=true|false
 `

@@ -35,7 +35,7 @@ func (o *org) userJSON(u *user) userJSON {
 	return userJSON{
 		ID: u.id, Nickname: u.nickname, DepartmentID: u.department, Email: o.email(u),
 		Name:    nameJSON{First: u.first, Last: u.last, Middle: u.middle},
-		Aliases: append([]string{}, u.aliases...), IsEnabled: u.enabled,
+		Aliases: append([]string{}, u.aliases...), IsEnabled: u.enabled, IsAdmin: u.admin,
 		CreatedAt: u.created.Format(time.RFC3339), UpdatedAt: u.updated.Format(time.RFC3339),
 	}
 }

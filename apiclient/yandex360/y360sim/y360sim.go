@@ -26,7 +26,8 @@
 // "nextPageToken":""}. A user is {id, nickname, departmentId, email, name:
 // {first, last, middle}, aliases, isEnabled, isAdmin, isRobot, isDismissed,
 // createdAt, updatedAt} with id a string holding a 64-bit number [doc,
-// code]. A user list is {page, pages, perPage, total, users} [code]. A new
+// code]; isAdmin is true for the organisation's administrators [doc:
+// UserService_Get], which [Server.SetAdmin] (POST /sim/admin) makes. A user list is {page, pages, perPage, total, users} [code]. A new
 // domain is {name, verified, mx, delegated, master, status:{status}} [doc];
 // a status is {"status":…, "methods":[{"method":…, "code":…}]} [doc]. A
 // failure is a non-2xx status with {"code":N, "message":…, "details":[]},
@@ -184,6 +185,7 @@ type user struct {
 	password               string
 	passwordChangeRequired bool
 	enabled                bool
+	admin                  bool // an administrator of the organisation: isAdmin
 	created, updated       time.Time
 	aliases                []string // local parts, lower case
 }

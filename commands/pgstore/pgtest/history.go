@@ -47,7 +47,7 @@ func FillHistory(ctx context.Context, dsn string, h History, now time.Time) erro
 		SELECT $2::timestamptz - (i::float8 * $3::float8 / $1) * interval '1 microsecond', 'hist-' || (i % 100000),
 			(ARRAY['run', 'approval', 'approved', 'denied', 'expired'])[1 + i % 5], 'U0REQ' || (i % 50),
 			ARRAY['U0ADA'], 'add_mailbox', 'example.com', 'user' || i, 'a reason of a usual length, for the history',
-			'ok', 1130000000000000 + i
+			'ok', (1130000000000000 + i)::text
 		FROM generate_series(1, $1::int) i`, []any{h.Audit, end, year.Microseconds()}},
 	} {
 		if _, err := conn.Exec(ctx, s.sql, s.args...); err != nil {

@@ -1,0 +1,87 @@
+package commands_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
+	"github.com/mailbot/mailbot/commands"
+)
+
+// routedWorld is a core on two sandboxes: the PDD API for example.com
+// (the default provider) and mailcow for shop.example and the
+// subdomains of example.org.
+type routedWorld struct {
+	*env
+	pdd *sandbox
+	cow *mailcowsim.Server
+}
+
+func newRoutedWorld(t *testing.T, cfg commands.Config) *routedWorld {
+	t.Helper()
+	pdd := newSandbox(t)
+	cow, cowAPI := mailcowWorld(t)
+	cow.AddDomain("shop.example")
+	cow.AddDomain("eu.example.org")
+	r, err := commands.NewRouter(pdd.client,
+		commands.RouteTo{Pattern: "shop.example", Provider: cowAPI},
+		commands.RouteTo{Pattern: "*.example.org", Provider: cowAPI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &routedWorld{env: newRoutedEnv(t, r, cfg, nil), pdd: pdd, cow: cow}
+}
+
+// Each command reaches its domain's provider and no other; the reply,
+// the ops notice and the audit entry name that provider.
+func TestRoutedCommandsReachTheirProvider(t *testing.T) {
+	w := newRoutedWorld(t, commands.Config{})
+	for _, tc := range []struct {
+		line, provider, title string
+		cow                   bool
+	}{
+		{"/mailbox add carol@shop.example", "mailcow", "mailcow", true},
+		{"/mailbox add dave@example.com", "pdd", "the PDD API", false},
+		{"/mailbox add erin@eu.example.org", "mailcow", "mailcow", true},
+		{"/mailbox block carol@shop.example", "mailcow", "mailcow", true},
+		{"/mailbox reset dave@example.com", "pdd", "the PDD API", false},
+	} {
+		pddBefore, cowBefore := w.pdd.sim.Requests(""), w.cow.Requests()
+		if _, label := w.typed(admin1, tc.line); label != commands.LabelOK {
+			t.Fatalf("%s: label %q: %s", tc.line, label, w.msgr.lastTo(admin1).PlainText())
+		}
+		pddSent, cowSent := w.pdd.sim.Requests("") > pddBefore, w.cow.Requests() > cowBefore
+		if cowSent != tc.cow || pddSent == tc.cow {
+			t.Errorf("%s: requests reached PDD %v, mailcow %v; want only %s", tc.line, pddSent, cowSent, tc.provider)
+		}
+		a := w.audit()
+		if last := a[len(a)-1]; last.Provider != tc.provider {
+			t.Errorf("%s: audit entry names %q, want %q", tc.line, last.Provider, tc.provider)
+		}
+	}
+	if _, ok := w.cow.Mailbox("carol@shop.example"); !ok {
+		t.Error("carol@shop.example is not at mailcow")
+	}
+	if _, ok := w.pdd.sim.Mailbox("dave@example.com"); !ok {
+		t.Error("dave@example.com is not at PDD")
+	}
+	if _, ok := w.cow.Mailbox("dave@example.com"); ok {
+		t.Error("dave@example.com reached mailcow too")
+	}
+	w.typed(admin1, "/mailbox block carol@shop.example")
+	if r := w.msgr.lastTo(admin1); !strings.Contains(r.PlainText(), "Mailcow keeps accepting mail") && !strings.Contains(r.PlainText(), "already") {
+		t.Errorf("block at mailcow says:\n%s", r.PlainText())
+	}
+	w.typed(admin1, "/mailbox list shop.example")
+	if r := w.msgr.lastTo(admin1); !strings.Contains(r.PlainText(), "carol@shop.example") || strings.Contains(r.PlainText(), "dave@") {
+		t.Errorf("the list of shop.example:\n%s", r.PlainText())
+	}
+	w.typed(admin1, "/maildomain status example.com")
+	if r := w.msgr.lastTo(admin1); !strings.Contains(r.Title, "at the PDD API") {
+		t.Errorf("status of example.com: %q, want it at the PDD API", r.Title)
+	}
+	w.typed(admin1, "/maildomain status shop.example")
+	if r := w.msgr.lastTo(admin1); !strings.Contains(r.Title, "at mailcow") {
+		t.Errorf("status of shop.example: %q, want it at mailcow", r.Title)
+	}
+}
