@@ -7,6 +7,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient/m365/m365sim"
 	"github.com/mailbot/mailbot/commands/dnscheck/dnstest"
+	"github.com/mailbot/mailbot/internal/testkit"
 )
 
 // newM365Sandbox makes the Microsoft 365 sandbox with an app registration
@@ -27,7 +28,8 @@ func (pw *providerWorld) newM365Sandbox() map[string]string {
 }
 
 // testE2EM365 is Microsoft 365 from the binary over the fake Slack:
-// register gives the requester alone the MS=ms… TXT record; once DNS
+// serve warns that the licence has no free seat (and starts); register
+// gives the requester alone the MS=ms… TXT record; once DNS
 // carries it, status verifies the domain; a mailbox added there is
 // licensed and the reply says when it appears; it is listed; a block says
 // that mail is still received and ends the sessions; without the User
@@ -35,7 +37,16 @@ func (pw *providerWorld) newM365Sandbox() map[string]string {
 func testE2EM365(t *testing.T, bin string) {
 	pw := newProviderWorld(t, bin, e2eM365)
 	dns := dnstest.NewServer(t, "www.example.com. A 192.0.2.1\n")
-	pw.serve("mailbot", pw.env(map[string]string{"MAILBOT_DNS_RESOLVER": dns.Addr()}))
+	if err := pw.m365.SetSeats(m365sim.SKUExchange, 0); err != nil {
+		t.Fatal(err)
+	}
+	p := pw.serve("mailbot", pw.env(map[string]string{"MAILBOT_DNS_RESOLVER": dns.Addr()}))
+	if !testkit.Until(e2eWait, nil, func() bool { return strings.Contains(p.stderr.String(), "has no free seat") }) { // through a pipe
+		t.Errorf("serve with no free seat of M365_LICENSE logged no warning:\n%s", p.stderr.String())
+	}
+	if err := pw.m365.SetSeats(m365sim.SKUExchange, 10); err != nil {
+		t.Fatal(err)
+	}
 	const domain = "proven-domain.com"
 	m365Verify(t, pw, dns, domain)
 	dns.Add(t, domain+". MX 0 proven-domain-com.mail.protection.outlook.com.\n"+domain+`. TXT "v=spf1 include:spf.protection.outlook.com -all"`+"\n")

@@ -345,10 +345,10 @@ func testE2EProviderShell(t *testing.T, bin string) {
 		provider, banner, shown string
 		verify                  bool // the domain's owner proves it (over the sandbox's /sim/domain) before the add
 	}{
-		{e2eMailcow, `No MAILCOW_URL and MAILCOW_API_KEY: using an embedded mailcow sandbox at (http://\S+) `, "bob@newco-domain.com", false},
-		{e2eY360, `No Y360_TOKEN: using an embedded Yandex 360 sandbox at (http://\S+) `, "bob@example.org", false},
-		{e2eGoogle, `No GOOGLE_CREDENTIALS and GOOGLE_ADMIN: using an embedded Google Workspace sandbox at (http://\S+) `, "bob@newco-domain.com", true},
-		{e2eM365, `No M365_TENANT_ID and M365_CLIENT_ID and M365_CLIENT_SECRET and M365_LICENSE: using an embedded Microsoft 365 sandbox at (http://\S+) `, "bob@newco-domain.com", true},
+		{e2eMailcow, `No MAILCOW_URL and MAILCOW_API_KEY: using an embedded sandbox of mailcow at (http://\S+) `, "bob@newco-domain.com", false},
+		{e2eY360, `No Y360_TOKEN: using an embedded sandbox of Yandex 360 at (http://\S+) `, "bob@example.org", false},
+		{e2eGoogle, `No GOOGLE_CREDENTIALS and GOOGLE_ADMIN: using an embedded sandbox of Google Workspace at (http://\S+) `, "bob@newco-domain.com", true},
+		{e2eM365, `No M365_TENANT_ID and M365_CLIENT_ID and M365_CLIENT_SECRET and M365_LICENSE: using an embedded sandbox of Microsoft 365 at (http://\S+) `, "bob@newco-domain.com", true},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
 			t.Parallel()

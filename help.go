@@ -56,8 +56,9 @@ var subcommands = []subcommand{
 			}
 			return nil
 		}},
-	{name: "sim", synopsis: "sim [--provider pdd|yandex360|mailcow|google] [--addr HOST:PORT] [--tls]", summary: "run a provider's sandbox as an HTTP(S) server",
-		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it (pdd: PDD_BASE_URL= and PDD_TOKEN=; yandex360:\nY360_BASE_URL=, Y360_TOKEN= and Y360_ORG_ID=; mailcow: MAILCOW_URL=, MAILCOW_API_KEY=\nand MAILCOW_MX=; google: GOOGLE_BASE_URL=, GOOGLE_CREDENTIALS_FILE= (a key file it\nwrites, removed at stop) and GOOGLE_ADMIN=), and SSL_CERT_FILE=<path> with --tls.\nWith --provider, the first line is MAILBOT_PROVIDER=<name>.",
+	{name: "sim", synopsis: "sim [--provider " + strings.Join(providers.Names(), "|") + "] [--addr HOST:PORT] [--tls]", summary: "run a provider's sandbox as an HTTP(S) server",
+		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it, and SSL_CERT_FILE=<path> with --tls:\n  " +
+			strings.Join(providers.SimVars(), "\n  ") + "\nWith --provider, the first line is MAILBOT_PROVIDER=<name>.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&o.prov, "provider", providers.Names()[0], "serve the sandbox of `PROVIDER`: "+providers.OrList(providers.Names()))
 			fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "`HOST:PORT` to listen on")
@@ -213,10 +214,10 @@ func printHelp(w io.Writer, topic string) error {
 		return err
 	}
 	var b strings.Builder
-	b.WriteString("mailbot: administer mail domains and mailboxes (PDD, Yandex 360 or mailcow) from Slack.\n\n")
+	b.WriteString("mailbot: administer mail domains and mailboxes (" + providers.OrList(providers.Titles()) + ") from Slack.\n\n")
 	b.WriteString(mainUsage())
 	b.WriteString("\nEnvironment (a set but empty variable takes its default, except where said):\n")
-	config.WriteVars(&b)
+	config.WriteVars(&b, providers.Rules())
 	_, err := io.WriteString(w, b.String())
 	return err
 }

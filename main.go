@@ -21,7 +21,7 @@ import (
 // lookup (os.LookupEnv, or a map in tests); MAILBOT_PROVIDER takes the
 // provider table's names.
 func loadConfig(lookup func(string) (string, bool), sub string) (*config.Config, error) {
-	return config.Load(lookup, sub, providers.Names())
+	return config.Load(lookup, sub, providers.Rules())
 }
 
 // gcPercent is the garbage collector's target when GOGC is not set.

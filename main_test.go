@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -293,7 +294,7 @@ func TestHelpListsSubcommandsAndVariables(t *testing.T) {
 		}
 	}
 	var vars strings.Builder
-	config.WriteVars(&vars)
+	config.WriteVars(&vars, providers.Rules())
 	if !strings.Contains(out.String(), vars.String()) {
 		t.Errorf("help does not list the variables:\n%s", out.String())
 	}

@@ -26,7 +26,7 @@ func TestCheckProviderUnreachable(t *testing.T) {
 	}
 	url := "http://" + ln.Addr().String()
 	_ = ln.Close() // a loopback port nobody listens on: connection refused
-	cfg := &config.Config{Provider: apiclient.ProviderMailcow, MailcowURL: url, MailcowAPIKey: "key-not-shown", MailcowMX: "mail.example.com"}
+	cfg := &config.Config{Provider: apiclient.ProviderMailcow, Mailcow: config.Mailcow{MailcowURL: url, MailcowAPIKey: "key-not-shown", MailcowMX: "mail.example.com"}}
 	p, err := mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.Reveal(), cfg.MailcowMX, apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 1}))
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func TestShellSandboxKeepsOffTheDatabase(t *testing.T) {
 	}
 	st.Close()
 	out, _, err := runShellCmd(t, map[string]string{"MAILBOT_DATABASE_URL": dsn}, strings.NewReader("/maildomain register example.com\n"))
-	if err != nil || !strings.Contains(out, "embedded PDD sandbox") || strings.Contains(out, "database") {
+	if err != nil || !strings.Contains(out, "embedded sandbox of the PDD API") || strings.Contains(out, "database") {
 		t.Fatalf("run(shell) = %v; output (want the sandbox, no database):\n%s", err, out)
 	}
 	var audit, auditLog testkit.Buffer

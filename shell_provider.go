@@ -89,7 +89,7 @@ func shellSandboxAPI(cfg *config.Config, stdout io.Writer) (_ commands.Provider,
 		stop()
 		return nil, nil, err
 	}
-	fmt.Fprintf(stdout, "No %s: using an embedded %s sandbox at %s (in memory, gone at exit). Type help for help.\n",
+	fmt.Fprintf(stdout, "No %s: using an embedded sandbox of %s at %s (in memory, gone at exit). Type help for help.\n",
 		cfg.CredentialsOf(), providers.Title(cfg.Provider), base)
 	return api, stop, nil
 }

@@ -90,7 +90,7 @@ func TestShellEmbeddedSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run(shell) = %v; output:\n%s", err, out)
 	}
-	if !strings.Contains(out, "embedded PDD sandbox at http://127.0.0.1:") {
+	if !strings.Contains(out, "embedded sandbox of the PDD API at http://127.0.0.1:") {
 		t.Errorf("output does not say it uses the embedded sandbox:\n%s", out)
 	}
 	name, content := match(t, reSecretName, out), match(t, reSecretContent, out)

@@ -30,7 +30,7 @@ func documentedMetrics(t *testing.T) map[string]docFamily {
 // loadConfig loads the configuration as mailbot's subcommand sub does:
 // the provider table's names and config.Load.
 func loadConfig(lookup func(string) (string, bool), sub string) (*config.Config, error) {
-	return config.Load(lookup, sub, providers.Names())
+	return config.Load(lookup, sub, providers.Rules())
 }
 
 // envFrom is an environment for loadConfig: a lookup over env.

@@ -198,7 +198,7 @@ func (c *Client) Name() string { return apiclient.ProviderGoogle }
 // users have numeric IDs; the user list is paged; domains are verified;
 // users have aliases, each a whole address ([Client.AddAlias]).
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "Google Workspace", ForcePasswordChange: true, KeepsMailWhenBlocked: false,
+	return apiclient.Capabilities{Title: Title, ForcePasswordChange: true, KeepsMailWhenBlocked: false,
 		NoMailWhenBlocked: true, UIDs: true, Paged: true, VerifiesOwnership: true, Aliases: true}
 }
 
@@ -220,3 +220,6 @@ func (c *Client) Check(ctx context.Context) error {
 func (c *Client) domainsPath() string {
 	return "admin/directory/v1/customer/" + c.customer + "/domains"
 }
+
+// Title names the provider in replies, notices and the shell's banner.
+const Title = "Google Workspace"

@@ -164,7 +164,7 @@ func (c *Client) Name() string { return apiclient.ProviderM365 }
 // the user list is paged; domains are verified; aliases (proxy
 // addresses) can be read but not changed through Graph.
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "Microsoft 365", ForcePasswordChange: true, KeepsMailWhenBlocked: true,
+	return apiclient.Capabilities{Title: Title, ForcePasswordChange: true, KeepsMailWhenBlocked: true,
 		UIDs: true, Paged: true, VerifiesOwnership: true, Aliases: true, ReadOnlyAliases: true,
 		AliasConsole: "the Exchange admin center"}
 }
@@ -176,3 +176,6 @@ func (c *Client) CheckLogin(login string) error { return apiclient.LocalPartLogi
 
 // userPath is the path of the user with the address upn.
 func userPath(upn string) string { return "v1.0/users/" + url.PathEscape(upn) }
+
+// Title names the provider in replies, notices and the shell's banner.
+const Title = "Microsoft 365"

@@ -97,6 +97,10 @@ func TestTokenRefusalsNameTheVariable(t *testing.T) {
 		err := w.client(t, c.edit).Check(t.Context())
 		credError(t, c.name, err, c.setting, c.want, "wrong-secret-value")
 	}
+	if err := w.sim.ExpireSecret(w.acct.ClientID); err != nil {
+		t.Fatal(err)
+	}
+	credError(t, "expired secret", w.client(t, nil).Check(t.Context()), "M365_CLIENT_SECRET", "has expired", w.acct.ClientSecret)
 }
 
 // The start-up check names the permission a 403 lacks, and a licence the

@@ -74,7 +74,7 @@ func (c *Client) Name() string { return apiclient.ProviderMailcow }
 // mail for a blocked mailbox (active 2), has no mailbox IDs, no paging and
 // no ownership check; it has aliases (alias.go).
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "mailcow", ForcePasswordChange: true, KeepsMailWhenBlocked: true, Aliases: true}
+	return apiclient.Capabilities{Title: Title, ForcePasswordChange: true, KeepsMailWhenBlocked: true, Aliases: true}
 }
 
 // Check proves the key with one read, GET /api/v1/get/status/version (the
@@ -199,3 +199,6 @@ func (c *Client) segment(op apiclient.Op, s string) (string, error) {
 // alike: [apiclient.LocalPartLogin] (mailcow takes a local part whose
 // letters and digits remain once '.', '-' and '_' are removed).
 func (c *Client) CheckLogin(login string) error { return apiclient.LocalPartLogin(login) }
+
+// Title names the provider in replies, notices and the shell's banner.
+const Title = "mailcow"

@@ -87,7 +87,7 @@ func (a *Adapter) Name() string { return apiclient.ProviderPDD }
 // mailbox keeps receiving mail is not on record, so it is not promised;
 // mailboxes have uids; email/list pages; a new domain proves its owner.
 func (a *Adapter) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "the PDD API", UIDs: true, Paged: true, VerifiesOwnership: true}
+	return apiclient.Capabilities{Title: Title, UIDs: true, Paged: true, VerifiesOwnership: true}
 }
 
 // call is one PDD operation: it sends params to the endpoint of pddOp
@@ -229,3 +229,6 @@ func strictJSON(body []byte, v any) string {
 // CheckLogin checks a user name by PDD's rule ([apiclient.StrictLogin]),
 // for every command alike.
 func (a *Adapter) CheckLogin(login string) error { return apiclient.StrictLogin(login) }
+
+// Title names the provider in replies, notices and the shell's banner.
+const Title = "the PDD API"

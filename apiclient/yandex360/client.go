@@ -106,7 +106,7 @@ func (c *Client) Name() string { return apiclient.ProviderYandex360 }
 // belongs to the organisation and has its own address (email); users have
 // aliases, names valid at every domain of the organisation (alias.go).
 func (c *Client) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: "Yandex 360", ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OwnAddresses: true,
+	return apiclient.Capabilities{Title: Title, ForcePasswordChange: true, UIDs: true, Paged: true, VerifiesOwnership: true, OwnAddresses: true,
 		Aliases: true, OrgWideAliases: true}
 }
 
@@ -215,3 +215,6 @@ func (c *Client) domainName(op apiclient.Op, domain string) (string, error) {
 // ([apiclient.StrictLogin]: its public record states none stricter), for
 // every command alike.
 func (c *Client) CheckLogin(login string) error { return apiclient.StrictLogin(login) }
+
+// Title names the provider in replies, notices and the shell's banner.
+const Title = "Yandex 360"

@@ -85,7 +85,7 @@ func testAuditBeginComplete(t *testing.T, open func(t *testing.T) commands.Store
 	}
 	other := entry(commands.EventRun, now.Add(time.Second))
 	other.Login = "grace.hopper"
-	other.Provider = "mailcow" // kept as it was begun
+	other.Provider = "another-provider" // kept as it was begun
 	id2, err := s.Begin(t.Context(), other)
 	if err != nil || id2 == id {
 		t.Fatalf("second Begin = %d, %v; want a new ID", id2, err)

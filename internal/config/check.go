@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/url"
 	"reflect"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/google"
 
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/textcut"
@@ -40,12 +38,15 @@ func (c *Config) problems(sub string, files fileSources) map[string]*Error {
 	for _, ch := range c.valueChecks() {
 		add(ch.name, ch.err)
 	}
+	for _, ch := range c.sectionChecks() {
+		add(ch.name, ch.err)
+	}
 	for _, ch := range c.coreChecks() {
 		add(ch.name, ch.err)
 	}
 	v := reflect.ValueOf(c).Elem()
 	for _, cv := range envVars() {
-		if slices.Contains(cv.need, sub) && v.Field(cv.index).IsZero() {
+		if slices.Contains(cv.need, sub) && v.FieldByIndex(cv.index).IsZero() {
 			add(cv.name, fmt.Errorf("required by %s, not set (see mailbot help)", sub))
 		}
 	}
@@ -60,6 +61,40 @@ type check struct {
 	err  error
 }
 
+// section is a provider's variables, a struct embedded in Config (in
+// the file named for the provider) that checks its own values.
+type section interface {
+	checks(c *Config) []check
+}
+
+// sectionChecks checks the values of every provider's section.
+func (c *Config) sectionChecks() []check {
+	var checks []check
+	v := reflect.ValueOf(c).Elem()
+	for i := range v.NumField() {
+		if !v.Type().Field(i).Anonymous || !v.Type().Field(i).IsExported() {
+			continue
+		}
+		if s, ok := v.Field(i).Addr().Interface().(section); ok {
+			checks = append(checks, s.checks(c)...)
+		}
+	}
+	return checks
+}
+
+// passwordCheck refuses generated passwords shorter than the selected
+// provider takes (its row's bound).
+func (c *Config) passwordCheck() []check {
+	i := slices.IndexFunc(c.providers, func(p Provider) bool { return p.Name == c.Provider })
+	if i < 0 || c.PasswordLength <= 0 || c.PasswordLength >= c.providers[i].MinPassword {
+		return nil
+	}
+	p := c.providers[i]
+	return []check{{c.nameOf(&c.PasswordLength), fmt.Errorf(
+		"is %d, but %s (MAILBOT_PROVIDER=%s) requires passwords of at least %d characters: set %d or more",
+		c.PasswordLength, p.Title, p.Name, p.MinPassword, p.MinPassword)}}
+}
+
 // valueChecks checks each value on its own.
 func (c *Config) valueChecks() []check {
 	c.LogLevel, c.LogFormat = strings.ToLower(c.LogLevel), strings.ToLower(c.LogFormat)
@@ -70,28 +105,8 @@ func (c *Config) valueChecks() []check {
 		{v(&c.SlackAppToken), checkToken(c.SlackAppToken, "xapp-", "an app-level token (xapp-...)")},
 		{v(&c.SlackBotToken), checkToken(c.SlackBotToken, "xoxb-", "a bot token (xoxb-...)")},
 		{v(&c.SlackAPIURL), c.normaliseSlackURL()},
-		{v(&c.Provider), oneOf(c.Provider, c.providers...)},
-		{v(&c.PDDBaseURL), checkURL(c.PDDBaseURL)},
+		{v(&c.Provider), oneOf(c.Provider, c.providerNames()...)},
 		{v(&c.ProviderTimeout), positive(c.ProviderTimeout)},
-		{v(&c.PDDTimeout), positiveOrUnset(c.PDDTimeout)},
-		{v(&c.Y360Token), checkBareToken(c.Y360Token)},
-		{v(&c.Y360OrgID), checkOrgID(c.Y360OrgID)},
-		{v(&c.Y360BaseURL), checkURL(c.Y360BaseURL)},
-		{v(&c.Y360DepartmentID), commands.CheckRange(c.Y360DepartmentID, 1, math.MaxInt32)},
-		{v(&c.MailcowURL), checkOptionalURL(c.MailcowURL)},
-		{v(&c.MailcowAPIKey), checkBareToken(c.MailcowAPIKey)},
-		{v(&c.MailcowMX), c.normaliseMailcowMX()},
-		{v(&c.GoogleCredentials), checkGoogleKey(c.GoogleCredentials)},
-		{v(&c.GoogleAdmin), checkEmail(c.GoogleAdmin)},
-		{v(&c.GoogleCustomer), matchAll(nonEmpty(c.GoogleCustomer), googleCustomerID.MatchString, "a customer ID such as C01abc2de or my_customer")},
-		{v(&c.GoogleBaseURL), checkURL(c.GoogleBaseURL)},
-		{v(&c.M365TenantID), checkTenant(c.M365TenantID)},
-		{v(&c.M365ClientID), checkClientID(c.M365ClientID)},
-		{v(&c.M365ClientSecret), checkBareToken(c.M365ClientSecret)},
-		{v(&c.M365License), checkLicense(c.M365License)},
-		{v(&c.M365UsageLocation), c.normaliseUsageLocation()},
-		{v(&c.M365BaseURL), checkURL(c.M365BaseURL)},
-		{v(&c.M365LoginURL), checkURL(c.M365LoginURL)},
 		{v(&c.Admins), checkAdmins(c.Admins)},
 		{v(&c.OpsChannel), matchAll(nonEmpty(c.OpsChannel), commands.IsChannelID, "a Slack channel ID such as C012AB3CD")},
 		{v(&c.ApprovalRemind), c.checkRemind()},
@@ -136,12 +151,7 @@ func (c *Config) crossChecks(sub string, files fileSources) []check {
 			"is %d, but MAILBOT_APPROVALS is off, so nothing is ever approved: set MAILBOT_APPROVALS to requests or all, or this to 1", c.ApprovalsRequired)})
 	}
 	checks = append(checks, c.credentialsChecks(files)...)
-	if c.Provider == apiclient.ProviderGoogle && c.PasswordLength > 0 && c.PasswordLength < google.MinPasswordLen {
-		checks = append(checks, check{c.nameOf(&c.PasswordLength), fmt.Errorf(
-			"is %d, but Google Workspace (MAILBOT_PROVIDER=google) requires passwords of at least %d characters: set %d or more",
-			c.PasswordLength, google.MinPasswordLen, google.MinPasswordLen)})
-	}
-	checks = append(checks, c.m365PasswordCheck()...)
+	checks = append(checks, c.passwordCheck()...)
 	// With user groups the number of admins is known only at start; the
 	// shell adds its own user, an admin.
 	users := slices.Compact(slices.Sorted(slices.Values(c.adminUsers())))
@@ -214,39 +224,6 @@ func checkBareToken(t Secret) error {
 	if strings.ContainsAny(t.Reveal(), " \t\r\n") {
 		return errors.New("must be one word; the value given holds white space (not shown)")
 	}
-	return nil
-}
-
-// checkOrgID checks Y360_ORG_ID: empty, or a positive whole number.
-func checkOrgID(id string) error {
-	if id == "" {
-		return nil
-	}
-	if n, err := strconv.ParseUint(id, 10, 63); err != nil || n == 0 {
-		return fmt.Errorf("%q is not an organisation ID (a positive whole number)", textcut.Runes(id, 40))
-	}
-	return nil
-}
-
-// normaliseMailcowMX checks MAILCOW_MX and, when it is empty, sets it to
-// the host of MAILCOW_URL, which must then be a name, not an IP address.
-func (c *Config) normaliseMailcowMX() error {
-	if c.MailcowMX != "" {
-		mx, err := commands.NormalizeDomain(c.MailcowMX)
-		if err != nil {
-			return err
-		}
-		c.MailcowMX = mx
-		return nil
-	}
-	u, err := url.Parse(c.MailcowURL)
-	if c.MailcowURL == "" || err != nil || u.Hostname() == "" {
-		return nil // MAILCOW_URL's own check says what is wrong with it
-	}
-	if net.ParseIP(u.Hostname()) != nil {
-		return errors.New("required when the host of MAILCOW_URL is an IP address: the MX host name the DNS checklist expects")
-	}
-	c.MailcowMX = strings.ToLower(u.Hostname())
 	return nil
 }
 

@@ -49,32 +49,16 @@ import (
 // file's trailing white space is dropped, and an error about its value
 // names the _FILE variable and the file.
 type Config struct {
-	SlackAppToken       Secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
-	SlackBotToken       Secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
-	SlackAPIURL         string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
-	Provider            string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" default:"pdd" desc:"the mail-hosting API mailbot drives: pdd, yandex360, mailcow, google or m365"`
-	PDDToken            Secret        `envconfig:"PDD_TOKEN" scope:"serve,shell" provider:"pdd" need:"serve" desc:"value of the PddToken header (the shell uses its embedded sandbox without it)"`
-	PDDBaseURL          string        `envconfig:"PDD_BASE_URL" scope:"serve,shell" provider:"pdd" default:"https://pddimp.yandex.ru" desc:"PDD API base URL"`
-	ProviderTimeout     time.Duration `envconfig:"MAILBOT_PROVIDER_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
-	PDDTimeout          time.Duration `envconfig:"PDD_TIMEOUT" scope:"serve,shell" deprecated:"MAILBOT_PROVIDER_TIMEOUT" desc:"deprecated: the old name of MAILBOT_PROVIDER_TIMEOUT, read when that is not set"`
-	Y360Token           Secret        `envconfig:"Y360_TOKEN" scope:"serve,shell" provider:"yandex360" need:"serve" desc:"Yandex 360 OAuth token (the shell uses its embedded sandbox without it)"`
-	Y360OrgID           string        `envconfig:"Y360_ORG_ID" scope:"serve,shell" provider:"yandex360" desc:"Yandex 360 organisation ID; empty: the one organisation the token sees"`
-	Y360BaseURL         string        `envconfig:"Y360_BASE_URL" scope:"serve,shell" provider:"yandex360" default:"https://api360.yandex.net" desc:"Yandex 360 API base URL"`
-	Y360DepartmentID    int           `envconfig:"Y360_DEPARTMENT_ID" scope:"serve,shell" provider:"yandex360" default:"1" desc:"Yandex 360 department of new users"`
-	MailcowURL          string        `envconfig:"MAILCOW_URL" scope:"serve,shell" provider:"mailcow" need:"serve" desc:"the mailcow server, https://mail.example.com (the shell uses its embedded sandbox without it and MAILCOW_API_KEY)"`
-	MailcowAPIKey       Secret        `envconfig:"MAILCOW_API_KEY" scope:"serve,shell" provider:"mailcow" need:"serve" desc:"a read-write mailcow API key (X-API-Key)"`
-	GoogleCredentials   Secret        `envconfig:"GOOGLE_CREDENTIALS" scope:"serve,shell" provider:"google" need:"serve" desc:"a Google Cloud service-account key (the JSON key file's content) whose client ID has domain-wide delegation of the Directory user and domain scopes and Site Verification (the shell uses its embedded sandbox without it and GOOGLE_ADMIN)"`
-	GoogleAdmin         string        `envconfig:"GOOGLE_ADMIN" scope:"serve,shell" provider:"google" need:"serve" desc:"the Workspace admin the service account acts as, admin@example.com"`
-	GoogleCustomer      string        `envconfig:"GOOGLE_CUSTOMER" scope:"serve,shell" provider:"google" default:"my_customer" desc:"the Workspace customer ID"`
-	GoogleBaseURL       string        `envconfig:"GOOGLE_BASE_URL" scope:"serve,shell" provider:"google" default:"https://www.googleapis.com" desc:"base of the Directory API (/admin/directory/v1/) and the Site Verification API (/siteVerification/v1/)"`
-	M365TenantID        string        `envconfig:"M365_TENANT_ID" scope:"serve,shell" provider:"m365" need:"serve" desc:"the Microsoft Entra tenant: its ID (a GUID) or a verified domain such as contoso.onmicrosoft.com (the shell uses its embedded sandbox without the M365 credentials)"`
-	M365ClientID        string        `envconfig:"M365_CLIENT_ID" scope:"serve,shell" provider:"m365" need:"serve" desc:"the app registration's application (client) ID"`
-	M365ClientSecret    Secret        `envconfig:"M365_CLIENT_SECRET" scope:"serve,shell" provider:"m365" need:"serve" desc:"the app registration's client secret (its Value)"`
-	M365License         string        `envconfig:"M365_LICENSE" scope:"serve,shell" provider:"m365" need:"serve" desc:"the licence that gives new users a mailbox: a SKU part number (EXCHANGESTANDARD) or SKU ID, checked at start"`
-	M365UsageLocation   string        `envconfig:"M365_USAGE_LOCATION" scope:"serve,shell" provider:"m365" default:"US" desc:"the two-letter country code set on new users (Microsoft requires one before a licence)"`
-	M365BaseURL         string        `envconfig:"M365_BASE_URL" scope:"serve,shell" provider:"m365" default:"https://graph.microsoft.com" desc:"base of Microsoft Graph (/v1.0/)"`
-	M365LoginURL        string        `envconfig:"M365_LOGIN_URL" scope:"serve,shell" provider:"m365" default:"https://login.microsoftonline.com" desc:"base of the token endpoint (/{tenant}/oauth2/v2.0/token)"`
-	MailcowMX           string        `envconfig:"MAILCOW_MX" scope:"serve,shell" provider:"mailcow" desc:"the MX host the DNS checklist expects; empty: the host of MAILCOW_URL (required when that is an IP address)"`
+	SlackAppToken   Secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
+	SlackBotToken   Secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
+	SlackAPIURL     string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
+	Provider        string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" desc:"the mail-hosting API mailbot drives: {providers}"`
+	ProviderTimeout time.Duration `envconfig:"MAILBOT_PROVIDER_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
+	PDD
+	Yandex360
+	Mailcow
+	Google
+	M365
 	ForcePasswordChange bool          `envconfig:"MAILBOT_FORCE_PASSWORD_CHANGE" scope:"serve,shell" default:"true" desc:"new mailboxes and reset passwords must be changed at the next login, where the provider can require it"`
 	Admins              []string      `envconfig:"MAILBOT_ADMINS" scope:"serve,shell" need:"serve" desc:"comma-separated Slack user IDs (U..., W...) and user group IDs (S..., members are admins) allowed to run operations and decide requests"`
 	OpsChannel          string        `envconfig:"MAILBOT_OPS_CHANNEL" scope:"serve" desc:"channel ID for notifications and approval requests"`
@@ -98,7 +82,7 @@ type Config struct {
 	LogFormat           string        `envconfig:"MAILBOT_LOG_FORMAT" default:"json" desc:"json or console"`
 
 	files     fileSources // the secrets read from a file, by variable: errors name their _FILE variant
-	providers []string    // MAILBOT_PROVIDER's values
+	providers []Provider  // the rows of MAILBOT_PROVIDER's values
 	// deprecated says, a line each, which deprecated variables were read:
 	// the subcommand logs them as warnings.
 	deprecated []string
@@ -159,6 +143,26 @@ func (es Errors) Unwrap() []error {
 	return errs
 }
 
+// Provider is what the configuration knows of one provider, from its row
+// of the provider table: its name (MAILBOT_PROVIDER's value), its title,
+// and the shortest password it takes (0: the core's bound alone).
+type Provider struct {
+	Name, Title string
+	MinPassword int
+}
+
+// providerNames is MAILBOT_PROVIDER's values, the default first.
+func (c *Config) providerNames() []string { return names(c.providers) }
+
+// names is the names of provs.
+func names(provs []Provider) []string {
+	out := make([]string, len(provs))
+	for i, p := range provs {
+		out[i] = p.Name
+	}
+	return out
+}
+
 // revealer is a secret's type: it prints redacted, and reveal gives the
 // value itself.
 type revealer interface{ Reveal() string }
@@ -168,13 +172,16 @@ type revealer interface{ Reveal() string }
 // for the selected provider, and that those it needs are set. It reports
 // every bad variable at once.
 //
-// providers are MAILBOT_PROVIDER's values, the default first.
-func Load(lookup func(string) (string, bool), sub string, providers []string) (*Config, error) {
+// providers are the rows of MAILBOT_PROVIDER's values, the default first.
+func Load(lookup func(string) (string, bool), sub string, providers []Provider) (*Config, error) {
 	vars := envVars()
 	c := Config{providers: providers}
 	bad, files, err := decodeEnv(&c, vars, envLookup(lookup, vars))
 	if err != nil {
 		return nil, err
+	}
+	if c.Provider == "" && len(providers) > 0 {
+		c.Provider = providers[0].Name
 	}
 	c.useOldNames(envLookup(lookup, vars))
 	for name, e := range c.problems(sub, files) {
@@ -289,7 +296,7 @@ func (c *Config) LookupVar(name string) (value string, ok bool) {
 	if i < 0 {
 		return "", false
 	}
-	f := reflect.ValueOf(c).Elem().Field(envVars()[i].index)
+	f := reflect.ValueOf(c).Elem().FieldByIndex(envVars()[i].index)
 	if r, isSecret := f.Interface().(revealer); isSecret {
 		return r.Reveal(), true
 	}
@@ -303,7 +310,7 @@ func (c *Config) SetVar(name, value string) error {
 	if i < 0 {
 		return errors.New("not a configuration variable: " + name)
 	}
-	field := reflect.ValueOf(c).Elem().Field(envVars()[i].index)
+	field := reflect.ValueOf(c).Elem().FieldByIndex(envVars()[i].index)
 	v := reflect.New(field.Type()).Elem()
 	if err := decodeField(v, value); err != nil {
 		return err // c keeps its value

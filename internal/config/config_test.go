@@ -56,13 +56,13 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		SlackAPIURL: "https://slack.com/api/", Provider: "pdd", PDDBaseURL: "https://pddimp.yandex.ru", ProviderTimeout: 15 * time.Second,
-		Y360BaseURL: "https://api360.yandex.net", Y360DepartmentID: 1, ForcePasswordChange: true,
+		SlackAPIURL: "https://slack.com/api/", Provider: "pdd", PDD: PDD{PDDBaseURL: "https://pddimp.yandex.ru"}, ProviderTimeout: 15 * time.Second,
+		Yandex360: Yandex360{Y360BaseURL: "https://api360.yandex.net", Y360DepartmentID: 1}, ForcePasswordChange: true,
 		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
 		HandoverTTL: 72 * time.Hour, SelfService: "off", ImportMaxRows: 1000,
 		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
-		AuditRetention: 8760 * time.Hour, providers: testProviders, GoogleCustomer: "my_customer", GoogleBaseURL: "https://www.googleapis.com",
-		M365UsageLocation: "US", M365BaseURL: "https://graph.microsoft.com", M365LoginURL: "https://login.microsoftonline.com",
+		AuditRetention: 8760 * time.Hour, providers: testProviders, Google: Google{GoogleCustomer: "my_customer", GoogleBaseURL: "https://www.googleapis.com"},
+		M365: M365{M365UsageLocation: "US", M365BaseURL: "https://graph.microsoft.com", M365LoginURL: "https://login.microsoftonline.com"},
 	}
 	if diff := cmp.Diff(want, *cfg, cmp.AllowUnexported(Config{})); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -383,7 +383,7 @@ func TestSecretsNeverPrint(t *testing.T) {
 func TestWriteVarsListsEveryVariable(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
-	WriteVars(&out)
+	WriteVars(&out, testProviders)
 	lines := map[string]string{}
 	for l := range strings.SplitSeq(out.String(), "\n") {
 		if f := strings.Fields(l); len(f) > 1 {
@@ -403,12 +403,16 @@ func TestWriteVarsListsEveryVariable(t *testing.T) {
 	for _, v := range envVars() {
 		tagged = append(tagged, v.name)
 		line, ok := lines[v.name]
+		def := v.def
+		if v.name == "MAILBOT_PROVIDER" {
+			def = testProviders[0].Name // the table's first
+		}
 		switch {
 		case !ok:
 			t.Errorf("help does not list %s", v.name)
-		case v.def != "" && strings.Fields(line)[1] != v.def:
-			t.Errorf("help line %q: want the default %q second", line, v.def)
-		case v.def == "" && strings.Fields(line)[1] != "-":
+		case def != "" && strings.Fields(line)[1] != def:
+			t.Errorf("help line %q: want the default %q second", line, def)
+		case def == "" && strings.Fields(line)[1] != "-":
 			t.Errorf("help line %q: want - for no default", line)
 		case len(strings.Fields(line)) < 3:
 			t.Errorf("help line %q has no meaning", line)

@@ -76,13 +76,13 @@ func decodeEnv(c *Config, vars []configVar, lookup func(string) (string, bool)) 
 			files[v.name] = path
 		}
 		if set {
-			if derr := decodeField(fields.Field(v.index), raw); derr != nil {
-				bad[v.name] = &Error{Var: v.name, Reason: decodeReason(fields.Field(v.index).Type(), raw)}
+			if derr := decodeField(fields.FieldByIndex(v.index), raw); derr != nil {
+				bad[v.name] = &Error{Var: v.name, Reason: decodeReason(fields.FieldByIndex(v.index).Type(), raw)}
 				set = false
 			}
 		}
 		if !set && v.def != "" {
-			if err := decodeField(fields.Field(v.index), v.def); err != nil {
+			if err := decodeField(fields.FieldByIndex(v.index), v.def); err != nil {
 				return nil, nil, fmt.Errorf("configuration: %s: the default %q does not decode", v.name, v.def)
 			}
 		}

@@ -8,6 +8,24 @@ import (
 	"github.com/mailbot/mailbot/apiclient/google"
 )
 
+// Google is the variables of Google Workspace (MAILBOT_PROVIDER=google).
+type Google struct {
+	GoogleCredentials Secret `envconfig:"GOOGLE_CREDENTIALS" scope:"serve,shell" provider:"google" need:"serve" desc:"a Google Cloud service-account key (the JSON key file's content) whose client ID has domain-wide delegation of the Directory user and domain scopes and Site Verification (the shell uses its embedded sandbox without it and GOOGLE_ADMIN)"`
+	GoogleAdmin       string `envconfig:"GOOGLE_ADMIN" scope:"serve,shell" provider:"google" need:"serve" desc:"the Workspace admin the service account acts as, admin@example.com"`
+	GoogleCustomer    string `envconfig:"GOOGLE_CUSTOMER" scope:"serve,shell" provider:"google" default:"my_customer" desc:"the Workspace customer ID"`
+	GoogleBaseURL     string `envconfig:"GOOGLE_BASE_URL" scope:"serve,shell" provider:"google" default:"https://www.googleapis.com" desc:"base of the Directory API (/admin/directory/v1/) and the Site Verification API (/siteVerification/v1/)"`
+}
+
+// checks checks Google Workspace's variables on their own.
+func (g *Google) checks(c *Config) []check {
+	return []check{
+		{c.nameOf(&g.GoogleCredentials), checkGoogleKey(g.GoogleCredentials)},
+		{c.nameOf(&g.GoogleAdmin), checkEmail(g.GoogleAdmin)},
+		{c.nameOf(&g.GoogleCustomer), matchAll(nonEmpty(g.GoogleCustomer), googleCustomerID.MatchString, "a customer ID such as C01abc2de or my_customer")},
+		{c.nameOf(&g.GoogleBaseURL), checkURL(g.GoogleBaseURL)},
+	}
+}
+
 // googleCustomerID is GOOGLE_CUSTOMER: my_customer, or a customer ID.
 var googleCustomerID = regexp.MustCompile(`^(my_customer|C[0-9A-Za-z]{4,20})$`)
 

@@ -6,9 +6,32 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/m365"
 )
+
+// M365 is the variables of Microsoft 365 (MAILBOT_PROVIDER=m365).
+type M365 struct {
+	M365TenantID      string `envconfig:"M365_TENANT_ID" scope:"serve,shell" provider:"m365" need:"serve" desc:"the Microsoft Entra tenant: its ID (a GUID) or a verified domain such as contoso.onmicrosoft.com (the shell uses its embedded sandbox without the M365 credentials)"`
+	M365ClientID      string `envconfig:"M365_CLIENT_ID" scope:"serve,shell" provider:"m365" need:"serve" desc:"the app registration's application (client) ID"`
+	M365ClientSecret  Secret `envconfig:"M365_CLIENT_SECRET" scope:"serve,shell" provider:"m365" need:"serve" desc:"the app registration's client secret (its Value)"`
+	M365License       string `envconfig:"M365_LICENSE" scope:"serve,shell" provider:"m365" need:"serve" desc:"the licence that gives new users a mailbox: a SKU part number (EXCHANGESTANDARD) or SKU ID, checked at start"`
+	M365UsageLocation string `envconfig:"M365_USAGE_LOCATION" scope:"serve,shell" provider:"m365" default:"US" desc:"the two-letter country code set on new users (Microsoft requires one before a licence)"`
+	M365BaseURL       string `envconfig:"M365_BASE_URL" scope:"serve,shell" provider:"m365" default:"https://graph.microsoft.com" desc:"base of Microsoft Graph (/v1.0/)"`
+	M365LoginURL      string `envconfig:"M365_LOGIN_URL" scope:"serve,shell" provider:"m365" default:"https://login.microsoftonline.com" desc:"base of the token endpoint (/{tenant}/oauth2/v2.0/token)"`
+}
+
+// checks checks Microsoft 365's variables on their own.
+func (m *M365) checks(c *Config) []check {
+	return []check{
+		{c.nameOf(&m.M365TenantID), checkTenant(m.M365TenantID)},
+		{c.nameOf(&m.M365ClientID), checkClientID(m.M365ClientID)},
+		{c.nameOf(&m.M365ClientSecret), checkBareToken(m.M365ClientSecret)},
+		{c.nameOf(&m.M365License), checkLicense(m.M365License)},
+		{c.nameOf(&m.M365UsageLocation), m.normaliseUsageLocation()},
+		{c.nameOf(&m.M365BaseURL), checkURL(m.M365BaseURL)},
+		{c.nameOf(&m.M365LoginURL), checkURL(m.M365LoginURL)},
+	}
+}
 
 // The forms of M365_TENANT_ID and M365_CLIENT_ID, and of a licence.
 var (
@@ -43,21 +66,10 @@ func checkLicense(v string) error {
 
 // normaliseUsageLocation checks M365_USAGE_LOCATION and writes it in upper
 // case.
-func (c *Config) normaliseUsageLocation() error {
-	if !m365.ValidUsageLocation(c.M365UsageLocation) {
-		return fmt.Errorf("%q is not a two-letter country code such as US or DE", c.M365UsageLocation)
+func (m *M365) normaliseUsageLocation() error {
+	if !m365.ValidUsageLocation(m.M365UsageLocation) {
+		return fmt.Errorf("%q is not a two-letter country code such as US or DE", m.M365UsageLocation)
 	}
-	c.M365UsageLocation = strings.ToUpper(c.M365UsageLocation)
+	m.M365UsageLocation = strings.ToUpper(m.M365UsageLocation)
 	return nil
-}
-
-// m365PasswordCheck refuses generated passwords shorter than Microsoft
-// 365 takes.
-func (c *Config) m365PasswordCheck() []check {
-	if c.Provider != apiclient.ProviderM365 || c.PasswordLength <= 0 || c.PasswordLength >= m365.MinPasswordLen {
-		return nil
-	}
-	return []check{{c.nameOf(&c.PasswordLength), fmt.Errorf(
-		"is %d, but Microsoft 365 (MAILBOT_PROVIDER=m365) requires passwords of at least %d characters: set %d or more",
-		c.PasswordLength, m365.MinPasswordLen, m365.MinPasswordLen)}}
 }

@@ -17,7 +17,7 @@ func m365Env(extra map[string]string) map[string]string {
 }
 
 func TestM365Variables(t *testing.T) {
-	providers := []string{"pdd", "m365"}
+	providers := testProviders
 	c, err := Load(envFrom(m365Env(map[string]string{"M365_USAGE_LOCATION": "de"})), "shell", providers)
 	if err != nil {
 		t.Fatal(err)

@@ -243,7 +243,7 @@ func TestSecretFileContent(t *testing.T) {
 func revealed(cfg *Config, name string) string {
 	for _, v := range envVars() {
 		if v.name == name {
-			return reflect.ValueOf(cfg).Elem().Field(v.index).Interface().(revealer).Reveal()
+			return reflect.ValueOf(cfg).Elem().FieldByIndex(v.index).Interface().(revealer).Reveal()
 		}
 	}
 	return "no such variable " + name

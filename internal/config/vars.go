@@ -22,7 +22,7 @@ type configVar struct {
 	keepEmpty       bool
 	renamedTo       string // a deprecated variable's new name
 	secret          bool   // may come from the file named by fileVar
-	index           int    // of the field in config
+	index           []int  // of the field in config (reflect.Value.FieldByIndex)
 }
 
 // usedBy reports whether subcommand sub reads the variable when provider
@@ -40,8 +40,7 @@ var envVars = sync.OnceValue(readVars)
 func readVars() []configVar {
 	typ := reflect.TypeFor[Config]()
 	vars := make([]configVar, 0, typ.NumField())
-	for i := range typ.NumField() {
-		f := typ.Field(i)
+	for _, f := range reflect.VisibleFields(typ) {
 		name := f.Tag.Get("envconfig")
 		if name == "" {
 			continue
@@ -50,7 +49,7 @@ func readVars() []configVar {
 			name: name, def: f.Tag.Get("default"), desc: f.Tag.Get("desc"),
 			scope: splitList(f.Tag.Get("scope")), need: splitList(f.Tag.Get("need")),
 			provider: f.Tag.Get("provider"), keepEmpty: f.Tag.Get("empty") == "keep", renamedTo: f.Tag.Get("deprecated"),
-			secret: f.Type.Implements(reflect.TypeFor[revealer]()), index: i,
+			secret: f.Type.Implements(reflect.TypeFor[revealer]()), index: f.Index,
 		})
 	}
 	return vars
@@ -71,12 +70,17 @@ var descLimits = strings.NewReplacer(
 )
 
 // WriteVars writes every variable with its default and meaning, a line
-// each, as `mailbot help` lists them.
-func WriteVars(w io.Writer) {
+// each, as `mailbot help` lists them; providers are the rows of
+// MAILBOT_PROVIDER's values, the default first.
+func WriteVars(w io.Writer, providers []Provider) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  VARIABLE\tDEFAULT\tMEANING")
+	choices := strings.NewReplacer("{providers}", OrList(names(providers)))
 	for _, v := range envVars() {
-		def, meaning := v.def, descLimits.Replace(v.desc)
+		def, meaning := v.def, choices.Replace(descLimits.Replace(v.desc))
+		if v.name == "MAILBOT_PROVIDER" && len(providers) > 0 {
+			def = providers[0].Name
+		}
 		if def == "" {
 			def = "-"
 		}
@@ -99,7 +103,7 @@ func (c *Config) nameOf(ptr any) string {
 	p := reflect.ValueOf(ptr).Pointer()
 	fields := reflect.ValueOf(c).Elem()
 	for _, v := range envVars() {
-		if fields.Field(v.index).Addr().Pointer() != p {
+		if fields.FieldByIndex(v.index).Addr().Pointer() != p {
 			continue
 		}
 		if old := c.readFrom[v.name]; old != "" {
@@ -115,9 +119,23 @@ func (c *Config) nameOf(ptr any) string {
 func settingVar(s commands.Setting) string {
 	typ := reflect.TypeFor[Config]()
 	for _, v := range envVars() {
-		if typ.Field(v.index).Tag.Get("core") == string(s) {
+		if typ.FieldByIndex(v.index).Tag.Get("core") == string(s) {
 			return v.name
 		}
 	}
 	return string(s)
+}
+
+// OrList is words as "a, b or c".
+func OrList(words []string) string { return joinList(words, " or ") }
+
+// AndList is words as "a, b and c".
+func AndList(words []string) string { return joinList(words, " and ") }
+
+// joinList is words joined by commas, the last by last.
+func joinList(words []string, last string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + last + words[len(words)-1]
 }

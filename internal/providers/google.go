@@ -10,7 +10,7 @@ import (
 
 // googleKind is Google Workspace's row of providerTable.
 var googleKind = providerKind{
-	name: apiclient.ProviderGoogle, title: "Google Workspace", urlVar: "GOOGLE_BASE_URL",
+	name: apiclient.ProviderGoogle, title: google.Title, minPassword: google.MinPasswordLen, urlVar: "GOOGLE_BASE_URL",
 	newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
 		return google.New(cfg.GoogleBaseURL, []byte(cfg.GoogleCredentials.Reveal()), cfg.GoogleAdmin,
 			google.Settings{Customer: cfg.GoogleCustomer, CredentialsVariable: cfg.Variable("GOOGLE_CREDENTIALS")}, opts...)
@@ -21,11 +21,12 @@ var googleKind = providerKind{
 		}
 		return "GOOGLE_BASE_URL"
 	},
+	simVars: []string{"GOOGLE_BASE_URL", "GOOGLE_CREDENTIALS", "GOOGLE_ADMIN"}, fileVars: []string{"GOOGLE_CREDENTIALS"},
 	newSandbox: func() *Sandbox {
 		sim := googlesim.New()
 		acct := sim.NewAccount()
-		return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
-			return [][2]string{{"GOOGLE_BASE_URL", base}, {"GOOGLE_CREDENTIALS", string(acct.KeyFile(base))}, {"GOOGLE_ADMIN", acct.Admin}}
-		}, FileVars: map[string]bool{"GOOGLE_CREDENTIALS": true}}
+		return &Sandbox{Handler: sim, values: func(base string) []string {
+			return []string{base, string(acct.KeyFile(base)), acct.Admin}
+		}}
 	},
 }

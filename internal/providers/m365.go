@@ -10,7 +10,7 @@ import (
 
 // m365Kind is Microsoft 365's row of providerTable.
 var m365Kind = providerKind{
-	name: apiclient.ProviderM365, title: "Microsoft 365", urlVar: "M365_BASE_URL",
+	name: apiclient.ProviderM365, title: m365.Title, minPassword: m365.MinPasswordLen, urlVar: "M365_BASE_URL",
 	newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
 		return m365.New(cfg.M365BaseURL, m365.Settings{TenantID: cfg.M365TenantID, ClientID: cfg.M365ClientID,
 			ClientSecret: cfg.M365ClientSecret.Reveal(), License: cfg.M365License, UsageLocation: cfg.M365UsageLocation,
@@ -22,12 +22,12 @@ var m365Kind = providerKind{
 		}
 		return "M365_BASE_URL"
 	},
+	simVars: []string{"M365_BASE_URL", "M365_LOGIN_URL", "M365_TENANT_ID", "M365_CLIENT_ID", "M365_CLIENT_SECRET", "M365_LICENSE"},
 	newSandbox: func() *Sandbox {
 		sim := m365sim.New()
 		acct := sim.NewAccount()
-		return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
-			return [][2]string{{"M365_BASE_URL", base}, {"M365_LOGIN_URL", base}, {"M365_TENANT_ID", acct.TenantID},
-				{"M365_CLIENT_ID", acct.ClientID}, {"M365_CLIENT_SECRET", acct.ClientSecret}, {"M365_LICENSE", acct.License}}
+		return &Sandbox{Handler: sim, values: func(base string) []string {
+			return []string{base, base, acct.TenantID, acct.ClientID, acct.ClientSecret, acct.License}
 		}}
 	},
 }

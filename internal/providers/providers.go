@@ -12,18 +12,11 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/apiclient/mailcow"
-	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
-	"github.com/mailbot/mailbot/apiclient/pdd"
-	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
-	"github.com/mailbot/mailbot/apiclient/yandex360"
-	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/config"
 )
@@ -35,7 +28,10 @@ import (
 // (commands.Provider's Capabilities).
 type providerKind struct {
 	name  string // MAILBOT_PROVIDER's value, apiclient.Provider…
-	title string // the sandbox's name in the shell's banner
+	title string // the adapter's Title: the words replies and the shell's banner use
+	// minPassword is the shortest password the provider takes, where it
+	// is longer than the core's shortest (0 otherwise).
+	minPassword int
 	// urlVar is the variable of the provider's base URL: what an error
 	// of the constructor, or an unreachable provider at start, is about.
 	urlVar string
@@ -47,71 +43,36 @@ type providerKind struct {
 	checkVar func(err error) string
 	// checked logs what the start-up check chose (nil: nothing).
 	checked func(cfg *config.Config, p commands.Provider, logger *zap.Logger)
-	// newSandbox builds the provider's sandbox, with an account.
+	// simVars are the variables that make mailbot drive the sandbox, in
+	// the order mailbot sim prints them; fileVars are those of them whose
+	// value sim writes to a file (NAME_FILE= a key file).
+	simVars, fileVars []string
+	// newSandbox builds the provider's sandbox, with an account; its
+	// values are simVars' values once it is served at a base URL.
 	newSandbox func() *Sandbox
 }
 
-// providerTable is every provider mailbot can drive, the default first.
-var providerTable = []providerKind{
-	{
-		name: apiclient.ProviderPDD, title: "PDD", urlVar: "PDD_BASE_URL",
-		newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
-			return pdd.NewAdapter(cfg.PDDBaseURL, cfg.PDDToken.Reveal(), opts...)
-		},
-		newSandbox: func() *Sandbox {
-			sim := pddsim.New()
-			token := sim.NewAccount()
-			return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
-				return [][2]string{{"PDD_BASE_URL", base}, {"PDD_TOKEN", token}}
-			}}
-		},
-	},
-	{
-		name: apiclient.ProviderYandex360, title: "Yandex 360", urlVar: "Y360_BASE_URL",
-		newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
-			org, _ := strconv.ParseInt(cfg.Y360OrgID, 10, 64) // checked by loadConfig; "" is 0, any organisation
-			return yandex360.New(cfg.Y360BaseURL, cfg.Y360Token.Reveal(),
-				yandex360.Settings{OrgID: org, DepartmentID: int64(cfg.Y360DepartmentID)}, opts...)
-		},
-		checkVar: func(err error) string {
-			switch apiclient.ClassOf(err) {
-			case 0: // none, or several organisations to choose from
-				return "Y360_ORG_ID"
-			case apiclient.ClassRefused:
-				if r := apiclient.ReasonOf(err); r == apiclient.ReasonNotFound || r == apiclient.ReasonNotAllowed {
-					return "Y360_ORG_ID" // an unknown organisation
-				}
-			}
-			return "Y360_BASE_URL"
-		},
-		checked: func(cfg *config.Config, p commands.Provider, logger *zap.Logger) {
-			if y, ok := Unwrap(p).(*yandex360.Client); ok && cfg.Y360OrgID == "" {
-				logger.Info("Yandex 360 organisation chosen: the one the token sees", zap.Int64("org_id", y.OrgID()))
-			}
-		},
-		newSandbox: func() *Sandbox {
-			sim := y360sim.New()
-			creds := sim.NewAccount()
-			return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
-				return [][2]string{{"Y360_BASE_URL", base}, {"Y360_TOKEN", creds.Token}, {"Y360_ORG_ID", strconv.FormatInt(creds.OrgID, 10)}}
-			}}
-		},
-	},
-	{
-		name: apiclient.ProviderMailcow, title: "mailcow", urlVar: "MAILCOW_URL",
-		newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
-			return mailcow.New(cfg.MailcowURL, cfg.MailcowAPIKey.Reveal(), cfg.MailcowMX, opts...)
-		},
-		newSandbox: func() *Sandbox {
-			sim := mailcowsim.New()
-			key := sim.NewAccount()
-			return &Sandbox{Handler: sim, Vars: func(base string) [][2]string {
-				return [][2]string{{"MAILCOW_URL", base}, {"MAILCOW_API_KEY", key}, {"MAILCOW_MX", sim.Hostname()}}
-			}}
-		},
-	},
-	googleKind,
-	m365Kind,
+// providerTable is every provider mailbot can drive, the default first:
+// one row each, in the file named for the provider.
+var providerTable = []providerKind{pddKind, yandex360Kind, mailcowKind, googleKind, m365Kind}
+
+// Rules is what the configuration checks of each provider, the default
+// first.
+func Rules() []config.Provider {
+	rules := make([]config.Provider, len(providerTable))
+	for i, k := range providerTable {
+		rules[i] = config.Provider{Name: k.name, Title: k.title, MinPassword: k.minPassword}
+	}
+	return rules
+}
+
+// Titles lists the providers' titles, the default first.
+func Titles() []string {
+	titles := make([]string, len(providerTable))
+	for i, k := range providerTable {
+		titles[i] = k.title
+	}
+	return titles
 }
 
 // Names lists MAILBOT_PROVIDER's values, the default first.
@@ -226,6 +187,7 @@ type Sandbox struct {
 	// to a file, printing NAME_FILE=<path> instead (a key file); the
 	// shell sets them as they are.
 	FileVars map[string]bool
+	values   func(baseURL string) []string // the row's simVars' values
 }
 
 // NewSandbox returns provider's sandbox, with an account (and, but for
@@ -235,16 +197,40 @@ func NewSandbox(provider string) (*Sandbox, error) {
 	if !ok {
 		return nil, fmt.Errorf("no sandbox of provider %q (want %s)", provider, OrList(Names()))
 	}
-	return k.newSandbox(), nil
+	sb := k.newSandbox()
+	sb.Vars = func(base string) [][2]string {
+		kv := make([][2]string, len(k.simVars))
+		for i, v := range sb.values(base) {
+			kv[i] = [2]string{k.simVars[i], v}
+		}
+		return kv
+	}
+	sb.FileVars = map[string]bool{}
+	for _, v := range k.fileVars {
+		sb.FileVars[v] = true
+	}
+	return sb, nil
+}
+
+// SimVars says, per provider, the variables mailbot sim prints for its
+// sandbox: "pdd: PDD_BASE_URL= and PDD_TOKEN=".
+func SimVars() []string {
+	lines := make([]string, len(providerTable))
+	for i, k := range providerTable {
+		vars := make([]string, len(k.simVars))
+		for j, v := range k.simVars {
+			vars[j] = v + "="
+			if slices.Contains(k.fileVars, v) {
+				vars[j] = v + "_FILE= (a key file it writes, removed at stop)"
+			}
+		}
+		lines[i] = k.name + ": " + config.AndList(vars)
+	}
+	return lines
 }
 
 // OrList writes names as "a, b or c".
-func OrList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
+func OrList(names []string) string { return config.OrList(names) }
 
 // Use points cfg's provider variables at the sandbox served at
 // baseURL.
@@ -257,8 +243,7 @@ func (s *Sandbox) Use(cfg *config.Config, baseURL string) error {
 	return nil
 }
 
-// Title is the sandbox title of provider: "PDD", "Yandex 360", "mailcow",
-// "Google Workspace".
+// Title is the words for provider: its adapter's Title.
 func Title(provider string) string {
 	k, _ := kindOf(provider)
 	return k.title

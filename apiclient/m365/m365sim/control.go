@@ -213,6 +213,19 @@ func (s *Server) SetPermissions(clientID string, userAdmin bool, perms ...string
 	return nil
 }
 
+// ExpireSecret makes the app's client secret pass its end date: the token
+// endpoint refuses it (AADSTS7000222).
+func (s *Server) ExpireSecret(clientID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.apps[clientID]
+	if a == nil {
+		return fmt.Errorf("m365sim: no app %q", clientID)
+	}
+	a.expired = true
+	return nil
+}
+
 // SetClock makes the sandbox read the time from now (tests of expiry).
 func (s *Server) SetClock(now func() time.Time) {
 	s.mu.Lock()

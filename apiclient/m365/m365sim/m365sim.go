@@ -43,7 +43,7 @@
 // "Bearer", expires_in: 3599, ext_expires_in: 3599, access_token}. Its
 // refusals are {error, error_description "AADSTSnnn: …", error_codes,
 // timestamp, trace_id, correlation_id, error_uri}: a wrong secret 401
-// invalid_client AADSTS7000215; an unknown client 400 unauthorized_client
+// invalid_client AADSTS7000215 (an expired one AADSTS7000222); an unknown client 400 unauthorized_client
 // AADSTS700016; an unknown tenant 400 invalid_request AADSTS90002 (a tenant
 // that is neither a GUID nor a domain name AADSTS900023); another scope 400
 // invalid_scope AADSTS1002012; another grant 400 unsupported_grant_type
@@ -101,6 +101,8 @@
 //   - The next page's link carries the same query and an opaque $skiptoken;
 //     users are listed by userPrincipalName. proxyAddresses eq matches in
 //     any letter case.
+//   - The tenant's initial domain is always [InitialDomainName], and its
+//     account's Global Administrator lives there.
 //   - Faults ([Server.InjectFault]) meet Graph calls, never the token
 //     endpoint.
 package m365sim
@@ -139,6 +141,10 @@ const (
 	SKUEssential = "O365_BUSINESS_ESSENTIALS"
 )
 
+// InitialDomainName is the tenant's initial domain, verified from the
+// start, so that a first try can add a mailbox there at once.
+const InitialDomainName = "sandbox.onmicrosoft.com"
+
 // tokenTTL is how long an access token lives.
 const tokenTTL = 3599 * time.Second
 
@@ -168,6 +174,7 @@ type app struct {
 	clientID, secret string
 	perms            map[string]bool
 	userAdmin        bool
+	expired          bool // the secret's end date has passed
 }
 
 // grant is an access token's app and expiry.
@@ -191,7 +198,7 @@ type domain struct {
 // licences, and no app.
 func New() *Server {
 	id := guid()
-	s := &Server{mux: http.NewServeMux(), tenantID: id, initial: "sandbox" + hex(4) + ".onmicrosoft.com",
+	s := &Server{mux: http.NewServeMux(), tenantID: id, initial: InitialDomainName,
 		apps: map[string]*app{}, tokens: map[string]*grant{}, users: map[string]*user{}, byID: map[string]*user{},
 		domains: map[string]*domain{}, published: map[string]bool{}, now: time.Now}
 	s.domains[s.initial] = &domain{name: s.initial, verified: true, initial: true, isDefault: true}

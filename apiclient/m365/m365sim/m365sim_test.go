@@ -121,6 +121,18 @@ func TestTokenRefusals(t *testing.T) {
 		{"malformed tenant", "not_a_tenant", url.Values{"client_id": {w.acct.ClientID}, "client_secret": {w.acct.ClientSecret}}, 400, "invalid_request", "AADSTS900023"},
 		{"other scope", w.acct.TenantID, url.Values{"client_id": {w.acct.ClientID}, "client_secret": {w.acct.ClientSecret}, "scope": {"User.Read"}}, 400, "invalid_scope", "AADSTS1002012"},
 	}
+	expired := m365sim.New()
+	ea := expired.NewAccount()
+	if err := expired.ExpireSecret(ea.ClientID); err != nil {
+		t.Fatal(err)
+	}
+	ets := httptest.NewTLSServer(expired)
+	t.Cleanup(ets.Close)
+	ew := &world{sim: expired, url: ets.URL, hc: ets.Client(), acct: ea}
+	status, body := ew.token(t, ea.TenantID, url.Values{"client_id": {ea.ClientID}, "client_secret": {ea.ClientSecret}})
+	if desc, _ := body["error_description"].(string); status != 401 || body["error"] != "invalid_client" || !strings.HasPrefix(desc, "AADSTS7000222:") {
+		t.Errorf("expired secret: %d %v", status, body)
+	}
 	for _, c := range cases {
 		status, body := w.token(t, c.tenant, c.creds)
 		desc, _ := body["error_description"].(string)

@@ -75,6 +75,8 @@ func (s *Server) checkClient(r *http.Request) (*app, *oauthError) {
 		return nil, &oauthError{http.StatusBadRequest, "unauthorized_client", 700016, "Application with identifier '" + id + "' was not found in the directory '" + tenant + "'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant."}
 	case secret == "":
 		return nil, &oauthError{http.StatusUnauthorized, "invalid_client", 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'."}
+	case secret == a.secret && a.expired:
+		return nil, &oauthError{http.StatusUnauthorized, "invalid_client", 7000222, "The provided client secret keys for app '" + id + "' are expired. Visit the Azure portal to create new keys for your app."}
 	case secret != a.secret:
 		return nil, &oauthError{http.StatusUnauthorized, "invalid_client", 7000215, "Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '" + id + "'."}
 	}
