@@ -66,7 +66,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 	c.logResult(res.Notice, err)
 	c.voidHandovers(ctx, res.Notice)
 	if op.For != "" {
-		res = c.handOver(ctx, res, reqID)
+		res = c.handOver(ctx, res, reqID, "")
 	}
 	return res
 }
