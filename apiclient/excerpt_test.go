@@ -12,8 +12,8 @@ import (
 func TestScrubKeepsGraphemes(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
-		{"abcde\u0301fgh", "abcd…"},                 // é as e and a combining acute, across the cut
-		{"abcd\U0001F1EB\U0001F1F7xyz", "abcd…"},    // a flag: two regional indicators
+		{"abcde\u0301fgh", "abcd…"},                  // é as e and a combining acute, across the cut
+		{"abcd\U0001F1EB\U0001F1F7xyz", "abcd…"},     // a flag: two regional indicators
 		{"abc\U0001F469\u200D\U0001F4BBxyz", "abc…"}, // woman technologist: joined by ZWJ
 		{"abcdefgh", "abcde…"},
 		{"abcde", "abcde"},
