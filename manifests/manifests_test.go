@@ -235,14 +235,13 @@ func checkKubeFile(t *testing.T, path string) {
 
 // configVars maps every variable of the config struct to its field:
 // every exported field is one (the unexported ones are what loadConfig
-// learnt, such as which secrets came from files).
+// learnt, such as which secrets came from files), a provider's section's
+// fields included (the section itself is none).
 func configVars(t *testing.T) map[string]reflect.StructField {
 	t.Helper()
 	vars := make(map[string]reflect.StructField)
-	typ := reflect.TypeFor[config.Config]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if !f.IsExported() {
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[config.Config]()) {
+		if !f.IsExported() || f.Anonymous {
 			continue
 		}
 		name := f.Tag.Get("envconfig")
