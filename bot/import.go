@@ -84,8 +84,11 @@ func submissionFiles(payload json.RawMessage) []submittedFile {
 }
 
 // submitImport checks a submitted import form with the core and returns
-// the acknowledgement's payload: the problems (the form stays open) or
-// "clear", with the import handed to the workers.
+// the acknowledgement's payload, within Slack's 3 s: the problems found
+// without asking Slack (the form stays open); "clear", with the import
+// handed to the workers, when no row names an owner; otherwise the form
+// becomes a "checking" view and the owners are checked after the answer
+// (checkOwners).
 func (b *Bot) submitImport(req *socketmode.Request, cb slack.InteractionCallback) any {
 	ctx, cancel := context.WithTimeout(context.Background(), importCheckTimeout)
 	defer cancel()
@@ -101,24 +104,46 @@ func (b *Bot) submitImport(req *socketmode.Request, cb slack.InteractionCallback
 		}
 		in.File, in.FileName = text, files[0].Name
 	}
-	d, channel, problems := b.core.SubmitImport(ctx, cb.User.ID, cb.View.PrivateMetadata, in)
-	if len(problems) > 0 {
-		errs := map[string]string{}
-		for field, p := range problems {
-			block := importRowsBlock
-			if field == commands.FieldReason {
-				block = formBlockIDs[commands.FieldReason]
-			}
-			errs[block] = fitText(p, maxFormError)
-		}
-		b.m.commands.WithLabelValues("form", commands.LabelInvalid).Inc()
-		return slack.NewErrorsViewSubmissionResponse(errs)
+	ic, problems := b.core.SubmitImport(cb.User.ID, cb.View.PrivateMetadata, in)
+	if problems == nil {
+		problems = ic.Problems()
 	}
-	to := commands.Route{User: cb.User.ID, Channel: channel}
+	if problems != nil {
+		return b.importErrors(problems)
+	}
+	to := commands.Route{User: cb.User.ID, Channel: ic.Channel()}
+	if ic.Owners() > 0 {
+		return b.checkLater(to, cb, ic, in)
+	}
+	d, problems := b.core.FinishImport(ctx, ic)
+	if problems != nil {
+		return b.importErrors(problems)
+	}
 	if refused, ok := b.takeCommand(commands.CmdMailbox, to, d); !ok {
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{importRowsBlock: refused.Field})
 	}
 	return slack.NewClearViewSubmissionResponse()
+}
+
+// importErrors is the answer that keeps the form open with problems by
+// field, and counts it.
+func (b *Bot) importErrors(problems map[string]string) any {
+	b.m.commands.WithLabelValues("form", commands.LabelInvalid).Inc()
+	return slack.NewErrorsViewSubmissionResponse(importBlockErrors(problems))
+}
+
+// importBlockErrors puts the core's problems by field on the form's
+// blocks.
+func importBlockErrors(problems map[string]string) map[string]string {
+	errs := map[string]string{}
+	for field, p := range problems {
+		block := importRowsBlock
+		if field == commands.FieldReason {
+			block = formBlockIDs[commands.FieldReason]
+		}
+		errs[block] = fitText(p, maxFormError)
+	}
+	return errs
 }
 
 // errFileTooLarge is a CSV file over commands.MaxImportFile.
@@ -234,16 +259,17 @@ func (m *Messenger) UpdateNotice(ctx context.Context, ref commands.MessageRef, t
 var _ commands.ImportMessenger = (*Messenger)(nil)
 
 // UserByEmail finds the person with the e-mail address
-// (users.lookupByEmail, scope users:read.email).
-func (p *People) UserByEmail(ctx context.Context, email string) (string, bool, error) {
+// (users.lookupByEmail, scope users:read.email), whose answer describes
+// them as users.info would.
+func (p *People) UserByEmail(ctx context.Context, email string) (string, commands.Person, bool, error) {
 	u, err := retrying(ctx, func() (*slack.User, error) { return p.api.GetUserByEmailContext(ctx, email) })
 	if err != nil {
 		if se := (slack.SlackErrorResponse{}); errors.As(err, &se) && se.Err == "users_not_found" {
-			return "", false, nil
+			return "", commands.Person{}, false, nil
 		}
-		return "", false, fmt.Errorf("users.lookupByEmail: %w", err)
+		return "", commands.Person{}, false, fmt.Errorf("users.lookupByEmail: %w", err)
 	}
-	return u.ID, true, nil
+	return u.ID, p.person(u), true, nil
 }
 
 var _ commands.PeopleByEmail = (*People)(nil)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
@@ -30,6 +31,7 @@ func TestImportOverSlack(t *testing.T) {
 	h.ownDomain("example.com")
 	h.slack.SetUser(slackfake.User{ID: owner, Email: "ada@example.com", EmailConfirmed: true})
 	view, sent := openForm(t, h.env, stranger, "/mailbox", "import")
+	slowSlack(h, 20*time.Millisecond)
 	if view.CallbackID != importCallback {
 		t.Fatalf("callback_id %q", view.CallbackID)
 	}
@@ -67,9 +69,10 @@ func TestImportOverSlack(t *testing.T) {
 	good := h.slack.UploadFile("people.csv", strings.Join(rows, "\n"))
 	p := submit(t, h.env, stranger, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
 		slackfake.FileInput(fileInput, inputAction, good), slackfake.Text(reasonInput, inputAction, "new office")}})
-	if p["response_action"] != "clear" {
-		t.Fatalf("ack %v, want clear", p)
+	if p["response_action"] != "update" || !strings.Contains(mustJSON(p["view"]), "Checking the owners of 30 rows (2 people)") {
+		t.Fatalf("ack %v, want the form to say the owners are being checked", p)
 	}
+	waitView(t, h, view.ID, "waits for an admin's approval")
 	req := h.waitOps(t, "30 mailboxes")
 	if h.sim.Requests(pddsim.OpAddMailbox) != 0 {
 		t.Fatal("rows ran before approval")

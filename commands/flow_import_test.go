@@ -77,15 +77,15 @@ func (m *mailboxes) totalAdds() int {
 // emailPeople is directory() that also finds people by e-mail.
 type emailPeople struct{ *fakePeople }
 
-func (p emailPeople) UserByEmail(_ context.Context, email string) (string, bool, error) {
+func (p emailPeople) UserByEmail(_ context.Context, email string) (string, commands.Person, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for id, who := range p.people {
 		if strings.EqualFold(who.Email, email) {
-			return id, true, nil
+			return id, who, true, nil
 		}
 	}
-	return "", false, nil
+	return "", commands.Person{}, false, nil
 }
 
 func importEnv(t *testing.T, api commands.Provider, cfg commands.Config) *env {

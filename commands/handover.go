@@ -272,6 +272,12 @@ func (c *Core) reachable(ctx context.Context, userID string) string {
 		c.logger.Warn("person not read", zap.String("user_id", userID), zap.Error(err))
 		return fmt.Sprintf("mailbot could not read %s's Slack profile to check that a direct message reaches them. Try again in a minute.", c.cfg.Mention(userID))
 	}
+	return c.unreachable(userID, p)
+}
+
+// unreachable says why a direct message cannot hand credentials over to
+// p (userID), or "".
+func (c *Core) unreachable(userID string, p Person) string {
 	if why := p.unreachable(); why != "" {
 		return fmt.Sprintf("%s %s, so mailbot cannot hand the credentials over to them.", c.cfg.Mention(userID), why)
 	}

@@ -35,15 +35,20 @@ func (c *Core) refuseHandover(ctx context.Context, n Notice) (Result, bool) {
 // handOver follows a run whose credentials go to n.Op.For: the password
 // the run set is dropped unseen, the owner is sent a direct message with
 // Show my password, and the requester's reply says where the credentials
-// went, never what they are.
-func (c *Core) handOver(ctx context.Context, res Result, reqID string) Result {
+// went, never what they are. id names the hand-over: "" for a new one,
+// or an ID that a run resumed after a stop gives again, so that the
+// direct message is posted at most once.
+func (c *Core) handOver(ctx context.Context, res Result, reqID, id string) Result {
 	n := res.Notice
 	res.Reply = withoutSecrets(res.Reply)
 	offer := n.OK || (n.Uncertain && n.Op.Action == ActionResetPassword)
 	if !offer {
 		return res
 	}
-	h := Handover{ID: newID(), Owner: n.Op.For, Requester: n.Actor, RequestID: reqID, Action: n.Op.Action,
+	if id == "" {
+		id = newID()
+	}
+	h := Handover{ID: id, Owner: n.Op.For, Requester: n.Actor, RequestID: reqID, Action: n.Op.Action,
 		Domain: n.Op.Domain, Login: n.Op.Login, SelfService: n.Op.SelfService}
 	h.Created = c.now()
 	h.Expires = h.Created.Add(c.cfg.HandoverTTL)

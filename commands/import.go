@@ -133,44 +133,124 @@ func (c *Core) importForm(req Request) *Form {
 		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: ActionImport})}
 }
 
-// SubmitImport checks a submitted import form: every row, the policy,
-// and the limit. When something is wrong it returns the problems by
-// field (FieldRows, FieldReason), the first rows' problems one a line,
-// and nothing runs. Otherwise the decision to carry out with
-// [Core.Execute], as for a typed command.
-func (c *Core) SubmitImport(ctx context.Context, user, metadata string, in ImportInput) (d Decision, channel string, errs map[string]string) {
-	var w wireForm
-	if err := c.unseal(formKind, metadata, &w); err != nil || w.Action != ActionImport {
-		return Decision{}, "", map[string]string{FieldRows: "This form is not valid: mailbot cannot read it. Close it and type the command again."}
-	}
-	d, errs = c.PrepareImport(ctx, Request{UserID: user, ChannelID: w.Channel, Command: CmdMailbox}, in)
-	return d, w.Channel, errs
+// ImportCheck is a submitted import whose rows passed the checks that
+// need no transport, or not: what is left is its owners' check
+// ([Core.FinishImport]), which asks the transport about each (a look-up
+// each, or the directory once) and may take longer than a form may wait.
+type ImportCheck struct {
+	req      Request
+	reason   string
+	approval bool
+	rows     []pendingRow
+	problems []RowProblem
+	owners   []string // the distinct owners as given, in order
 }
 
-// PrepareImport checks an import for req's user (the shell's import FILE
-// and the form both come here) and decides what becomes of it.
-func (c *Core) PrepareImport(ctx context.Context, req Request, in ImportInput) (Decision, map[string]string) {
+// Channel is where the import was asked for.
+func (ic *ImportCheck) Channel() string { return ic.req.ChannelID }
+
+// Rows is how many rows passed the first checks.
+func (ic *ImportCheck) Rows() int { return len(ic.rows) }
+
+// Owners is how many distinct owners are left to check.
+func (ic *ImportCheck) Owners() int { return len(ic.owners) }
+
+// Problems is the rows' problems found so far, by field; nil when none.
+func (ic *ImportCheck) Problems() map[string]string {
+	if len(ic.problems) == 0 {
+		return nil
+	}
+	return map[string]string{FieldRows: problemLines(ic.problems)}
+}
+
+// SubmitImport checks a submitted import form (its metadata signed by
+// mailbot): the policy, the limit, and every row but its owner. When the
+// form or the policy refuses it, the problems by field (FieldRows,
+// FieldReason); otherwise the check to finish with [Core.FinishImport],
+// whose row problems so far are [ImportCheck.Problems].
+func (c *Core) SubmitImport(user, metadata string, in ImportInput) (*ImportCheck, map[string]string) {
+	var w wireForm
+	if err := c.unseal(formKind, metadata, &w); err != nil || w.Action != ActionImport {
+		return nil, map[string]string{FieldRows: "This form is not valid: mailbot cannot read it. Close it and type the command again."}
+	}
+	return c.BeginImport(Request{UserID: user, ChannelID: w.Channel, Command: CmdMailbox}, in)
+}
+
+// BeginImport checks an import for req's user, all but the rows' owners.
+func (c *Core) BeginImport(req Request, in ImportInput) (*ImportCheck, map[string]string) {
 	outcome, why := c.authorise(req.UserID)
 	if outcome == StepReply {
-		return Decision{}, map[string]string{FieldRows: why}
+		return nil, map[string]string{FieldRows: why}
 	}
-	reason := cleanReason(in.Reason)
-	if outcome == StepApproval && reason == "" {
-		return Decision{}, map[string]string{FieldReason: "An import needs an admin's approval: say why it is needed."}
+	ic := &ImportCheck{req: req, reason: cleanReason(in.Reason), approval: outcome == StepApproval}
+	if ic.approval && ic.reason == "" {
+		return nil, map[string]string{FieldReason: "An import needs an admin's approval: say why it is needed."}
 	}
-	rows, problems := c.checkRows(ctx, in)
+	ic.rows, ic.problems = c.checkRows(in)
+	seen := map[string]bool{}
+	for _, r := range ic.rows {
+		if r.owner != "" && !seen[r.owner] {
+			seen[r.owner] = true
+			ic.owners = append(ic.owners, r.owner)
+		}
+	}
+	return ic, nil
+}
+
+// FinishImport checks the owners of ic's rows and decides what becomes
+// of the import: the problems of every row, one a line, and nothing
+// runs; or the decision to carry out with [Core.Execute], as for a typed
+// command.
+func (c *Core) FinishImport(ctx context.Context, ic *ImportCheck) (Decision, map[string]string) {
+	owners := c.checkOwners(ctx, ic.owners)
+	problems := ic.problems
+	rows := make([]ImportRow, 0, len(ic.rows))
+	for _, r := range ic.rows {
+		oc := owners[r.owner]
+		if oc.why != "" {
+			problems = append(problems, RowProblem{Source: r.source, Line: r.row.Line, Text: oc.why})
+			continue
+		}
+		r.row.Owner = oc.id
+		rows = append(rows, r.row)
+	}
 	if len(problems) > 0 {
+		sortProblems(problems)
 		return Decision{}, map[string]string{FieldRows: problemLines(problems)}
 	}
 	now := c.now()
-	imp := Import{ID: newID(), Requester: req.UserID, Channel: req.ChannelID, Reason: reason, Rows: rows,
+	imp := Import{ID: newID(), Requester: ic.req.UserID, Channel: ic.req.ChannelID, Reason: ic.reason, Rows: rows,
 		Digest: rowsDigest(rows), Created: now}
 	d := Decision{Step: StepRun, Op: importOp(imp), Import: &imp}
-	if outcome == StepApproval {
+	if ic.approval {
 		d.Step = StepApproval
-		d.Pending = &Pending{ID: imp.ID, Requester: req.UserID, Channel: req.ChannelID, Op: d.Op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
+		d.Pending = &Pending{ID: imp.ID, Requester: ic.req.UserID, Channel: ic.req.ChannelID, Op: d.Op, Created: now, Expires: now.Add(c.cfg.ApprovalTTL)}
 	}
 	return d, nil
+}
+
+// PrepareImport checks an import for req's user (the shell's import FILE
+// comes here) and decides what becomes of it.
+func (c *Core) PrepareImport(ctx context.Context, req Request, in ImportInput) (Decision, map[string]string) {
+	ic, errs := c.BeginImport(req, in)
+	if errs != nil {
+		return Decision{}, errs
+	}
+	return c.FinishImport(ctx, ic)
+}
+
+// sortProblems orders problems as the rows are: the typed ones, then the
+// file's, each by line.
+func sortProblems(ps []RowProblem) {
+	slices.SortStableFunc(ps, func(a, b RowProblem) int {
+		if (a.Source == "") != (b.Source == "") {
+			if a.Source == "" {
+				return -1
+			}
+			return 1
+		}
+		return a.Line - b.Line
+	})
 }
 
 // problemLines writes the first problems one a line, then how many more.

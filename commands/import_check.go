@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"go.uber.org/zap"
 )
 
 // PeopleByEmail is what the transport may know besides People: who has an
@@ -14,18 +12,19 @@ import (
 // given by e-mail only when Config.People implements it.
 type PeopleByEmail interface {
 	// UserByEmail returns the user ID of the person whose profile has
-	// email; ok is false when nobody has it. An error means the
-	// transport could not be asked.
-	UserByEmail(ctx context.Context, email string) (userID string, ok bool, err error)
+	// email, and what the transport knows of them; ok is false when
+	// nobody has it. An error means the transport could not be asked.
+	UserByEmail(ctx context.Context, email string) (userID string, p Person, ok bool, err error)
 }
 
 // maxNameLen bounds a given or family name, in characters.
 const maxNameLen = 60
 
 // checkRows parses in's text and file and checks every row by the rules
-// of add: the address, the allowed domains, the owner, duplicates, and
-// the limit.
-func (c *Core) checkRows(ctx context.Context, in ImportInput) ([]ImportRow, []RowProblem) {
+// of add that need no transport: the address, the allowed domains,
+// duplicates, and the limit. The rows' owners are checked later, all
+// together (checkOwners).
+func (c *Core) checkRows(in ImportInput) ([]pendingRow, []RowProblem) {
 	max := c.cfg.ImportMaxRows
 	text, tp, tmore := ParseRows(in.Text, max)
 	var file []RawRow
@@ -44,7 +43,7 @@ func (c *Core) checkRows(ctx context.Context, in ImportInput) ([]ImportRow, []Ro
 	case len(text)+len(file) == 0 && len(problems) == 0:
 		return nil, []RowProblem{{Text: "has no rows: give one mailbox a line, address[,owner[,given name[,family name]]]."}}
 	}
-	ck := rowChecker{c: c, ctx: ctx, seen: map[string]string{}, owners: map[string]ownerCheck{}}
+	ck := rowChecker{c: c, seen: map[string]string{}}
 	rows := ck.check(text, "", &problems)
 	rows = append(rows, ck.check(file, fileLabel(in.FileName), &problems)...)
 	return rows, problems
@@ -57,33 +56,34 @@ func fileLabel(name string) string {
 	return trunc(cleanText(name), 60)
 }
 
+// pendingRow is a row that passed every check but its owner's: owner is
+// the owner as given.
+type pendingRow struct {
+	row    ImportRow
+	source string
+	owner  string
+}
+
 // rowChecker checks the rows of one import.
 type rowChecker struct {
-	c      *Core
-	ctx    context.Context
-	seen   map[string]string     // address -> where it was first
-	owners map[string]ownerCheck // owner as given -> what it is
+	c    *Core
+	seen map[string]string // address -> where it was first
 }
 
-type ownerCheck struct {
-	id  string
-	why string
-}
-
-func (k *rowChecker) check(raw []RawRow, source string, problems *[]RowProblem) []ImportRow {
-	rows := make([]ImportRow, 0, len(raw))
+func (k *rowChecker) check(raw []RawRow, source string, problems *[]RowProblem) []pendingRow {
+	rows := make([]pendingRow, 0, len(raw))
 	for _, r := range raw {
 		row, why := k.row(r, source)
 		if why != "" {
 			*problems = append(*problems, RowProblem{Source: source, Line: r.Line, Text: why})
 			continue
 		}
-		rows = append(rows, row)
+		rows = append(rows, pendingRow{row: row, source: source, owner: r.Owner})
 	}
 	return rows
 }
 
-// row checks one row; why says what is wrong, or is "".
+// row checks one row but its owner; why says what is wrong, or is "".
 func (k *rowChecker) row(r RawRow, source string) (ImportRow, string) {
 	op, why := k.c.importAddress(r.Address)
 	if why != "" {
@@ -102,11 +102,7 @@ func (k *rowChecker) row(r RawRow, source string) (ImportRow, string) {
 			return ImportRow{}, fmt.Sprintf("the name %q is not a plain name of at most %d characters.", trunc(name, 30), maxNameLen)
 		}
 	}
-	owner, why := k.owner(r.Owner)
-	if why != "" {
-		return ImportRow{}, why
-	}
-	return ImportRow{Line: r.Line, Domain: op.Domain, Login: op.Login, Owner: owner, Given: r.Given, Family: r.Family}, ""
+	return ImportRow{Line: r.Line, Domain: op.Domain, Login: op.Login, Given: r.Given, Family: r.Family}, ""
 }
 
 // importAddress checks an import's address by the rules of a typed add.
@@ -132,44 +128,4 @@ func (c *Core) importAddress(addr string) (Operation, string) {
 		return Operation{}, ue.Problem
 	}
 	return op, ""
-}
-
-// owner resolves and checks a row's owner: a Slack user ID, or an
-// e-mail the transport finds; either must be reachable by a direct
-// message.
-func (k *rowChecker) owner(given string) (string, string) {
-	if given == "" {
-		return "", ""
-	}
-	if oc, ok := k.owners[given]; ok {
-		return oc.id, oc.why
-	}
-	oc := k.resolve(given)
-	if oc.why == "" {
-		oc.why = k.c.reachable(k.ctx, oc.id)
-	}
-	k.owners[given] = oc
-	return oc.id, oc.why
-}
-
-func (k *rowChecker) resolve(given string) ownerCheck {
-	if IsUserID(given) {
-		return ownerCheck{id: given}
-	}
-	if !strings.Contains(given, "@") {
-		return ownerCheck{why: fmt.Sprintf("the owner %q is neither a Slack user ID (U…) nor an e-mail address.", trunc(cleanText(given), 40))}
-	}
-	byEmail, ok := k.c.cfg.People.(PeopleByEmail)
-	if !ok {
-		return ownerCheck{why: "this mailbot cannot look people up by e-mail: give the owner's Slack user ID (U…)."}
-	}
-	id, found, err := byEmail.UserByEmail(k.ctx, given)
-	switch {
-	case err != nil:
-		k.c.logger.Warn("owner not looked up", zap.Error(err))
-		return ownerCheck{why: fmt.Sprintf("mailbot could not look up %s in Slack. Try again in a minute.", trunc(given, 60))}
-	case !found:
-		return ownerCheck{why: fmt.Sprintf("nobody in Slack has the e-mail address %s.", trunc(given, 60))}
-	}
-	return ownerCheck{id: id}
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -33,13 +34,16 @@ func (r *importRun) row(ctx context.Context, i int) {
 	op := Operation{Action: ActionAddMailbox, Domain: row.Domain, Login: row.Login, For: row.Owner, Reason: r.rec.Reason,
 		Person: apiclient.PersonName{Given: row.Given, Family: row.Family}}
 	op.Name = op.Person.Full()
+	// The row's hand-over has the same ID on every run of the row, so that
+	// a run resumed after a stop does not post it again.
+	hid := r.rec.ID + "-" + strconv.Itoa(i)
 	if st == RowClaimed { // claimed by a runner that stopped: its answer may be lost
-		if to, detail, done := r.lookUp(ctx, op); done {
+		if to, detail, done := r.lookUp(ctx, op, hid); done {
 			r.finishRow(ctx, i, to, detail)
 			return
 		}
 	}
-	to, detail := r.add(ctx, op)
+	to, detail := r.add(ctx, op, hid)
 	if to == "" {
 		return // cut off: the row stays claimed and is looked up on resume
 	}
@@ -58,7 +62,7 @@ func (r *importRun) finishRow(ctx context.Context, i int, to RowState, detail st
 // lookUp finds out whether a row claimed before a stop was created:
 // found, it counts as created (and its owner gets the hand-over); not
 // found, it is run; unknown, it fails in words.
-func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string, bool) {
+func (r *importRun) lookUp(ctx context.Context, op Operation, hid string) (RowState, string, bool) {
 	c := r.c
 	_, err := c.at(op.Domain).LookupMailbox(ctx, op.Domain, op.Login)
 	switch {
@@ -72,7 +76,7 @@ func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string,
 		}
 		if op.For != "" {
 			n := Notice{Actor: r.rec.Requester, Op: op, OK: true, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
-			c.handOver(ctx, Result{Notice: n}, r.rec.ID)
+			c.handOver(ctx, Result{Notice: n}, r.rec.ID, hid)
 		}
 		return RowCreated, "", true
 	case apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
@@ -86,7 +90,7 @@ func (r *importRun) lookUp(ctx context.Context, op Operation) (RowState, string,
 // add runs the add of one row with the guarantees of add: audited before
 // and after, a lost answer looked up. A temporary failure pauses the whole
 // import and is tried again. An empty state means it was cut off.
-func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
+func (r *importRun) add(ctx context.Context, op Operation, hid string) (RowState, string) {
 	c := r.c
 	for attempt := 1; ; attempt++ {
 		r.pause.wait(ctx)
@@ -111,7 +115,7 @@ func (r *importRun) add(ctx context.Context, op Operation) (RowState, string) {
 		switch {
 		case err == nil:
 			if op.For != "" {
-				c.handOver(ctx, res, r.rec.ID)
+				c.handOver(ctx, res, r.rec.ID, hid)
 			}
 			return RowCreated, ""
 		case apiclient.ReasonOf(err) == apiclient.ReasonExists:

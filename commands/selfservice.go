@@ -20,6 +20,7 @@ type People interface {
 // Person is what the transport says of a person.
 type Person struct {
 	Unknown        bool   // no such user
+	NotVisible     bool   // the transport hides them from mailbot (Slack's user_not_visible)
 	Email          string // their profile's e-mail address; may be empty
 	EmailConfirmed bool   // the transport confirmed they own Email
 	Deleted        bool   // deactivated
@@ -33,6 +34,8 @@ func (p Person) unreachable() string {
 	switch {
 	case p.Unknown:
 		return "is not a user Slack knows"
+	case p.NotVisible:
+		return "is hidden from mailbot by Slack (mailbot may not see them)"
 	case p.Deleted:
 		return "is deactivated"
 	case p.Bot:
@@ -109,6 +112,9 @@ func (c *Core) ownMailbox(ctx context.Context, user string, typed Operation) (Op
 	if err != nil {
 		c.logger.Warn("person not read for self-service", zap.String("user_id", user), zap.Error(err))
 		return Operation{}, "mailbot could not read your Slack profile. Try again in a minute."
+	}
+	if p.NotVisible {
+		return Operation{}, "Slack does not let mailbot see your profile, so it cannot tell which mailbox is your own or reach you."
 	}
 	op, why := c.mailboxOf(p)
 	if why != "" {

@@ -235,22 +235,34 @@ func checkKubeFile(t *testing.T, path string) {
 
 // configVars maps every variable of the config struct to its field:
 // every exported field is one (the unexported ones are what loadConfig
-// learnt, such as which secrets came from files), a provider's section's
-// fields included (the section itself is none).
+// learnt, such as which secrets came from files).
 func configVars(t *testing.T) map[string]reflect.StructField {
 	t.Helper()
 	vars := make(map[string]reflect.StructField)
-	for _, f := range reflect.VisibleFields(reflect.TypeFor[config.Config]()) {
-		if !f.IsExported() || f.Anonymous {
+	addConfigVars(t, reflect.TypeFor[config.Config](), vars)
+	return vars
+}
+
+// addConfigVars adds the variables of the struct typ to vars: a field
+// without an envconfig tag that is a struct (a provider's section of
+// Config) holds variables of its own.
+func addConfigVars(t *testing.T, typ reflect.Type, vars map[string]reflect.StructField) {
+	t.Helper()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() {
 			continue
 		}
 		name := f.Tag.Get("envconfig")
-		if name == "" {
+		switch {
+		case name == "" && f.Type.Kind() == reflect.Struct:
+			addConfigVars(t, f.Type, vars)
+		case name == "":
 			t.Fatalf("config.%s has no envconfig tag", f.Name)
+		default:
+			vars[name] = f
 		}
-		vars[name] = f
 	}
-	return vars
 }
 
 // configDefault is the default tag of the config field read from name.

@@ -18,13 +18,11 @@ const ProvisionNote = "Exchange Online sets the mailbox up within a few minutes 
 
 // userJSON is the part of a user the client reads.
 type userJSON struct {
-	ID                string `json:"id"`
-	UserPrincipalName string `json:"userPrincipalName"`
-	AccountEnabled    *bool  `json:"accountEnabled"`
-	AssignedLicenses  []struct {
-		SkuID string `json:"skuId"`
-	} `json:"assignedLicenses"`
-	ProxyAddresses []string `json:"proxyAddresses"`
+	ID                string            `json:"id"`
+	UserPrincipalName string            `json:"userPrincipalName"`
+	AccountEnabled    *bool             `json:"accountEnabled"`
+	AssignedLicenses  []assignedLicense `json:"assignedLicenses"`
+	ProxyAddresses    []string          `json:"proxyAddresses"`
 }
 
 // mailbox is u as a mailbox: blocked while accountEnabled is false (mail
@@ -39,11 +37,12 @@ func (u *userJSON) mailbox() *apiclient.Mailbox {
 
 // holds reports whether u has the licence skuID.
 func (u *userJSON) holds(skuID string) bool {
-	return slices.ContainsFunc(u.AssignedLicenses, func(l struct {
-		SkuID string `json:"skuId"`
-	}) bool {
-		return strings.EqualFold(l.SkuID, skuID)
-	})
+	return slices.ContainsFunc(u.AssignedLicenses, func(l assignedLicense) bool { return strings.EqualFold(l.SkuID, skuID) })
+}
+
+// assignedLicense is a licence a user holds.
+type assignedLicense struct {
+	SkuID string `json:"skuId"`
 }
 
 // complete reports whether a decoded answer has what the client needs: a

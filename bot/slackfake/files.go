@@ -127,7 +127,7 @@ func (s *Server) usersLookupByEmail(q *apiRequest) answer {
 	s.mu.Lock()
 	var found *User
 	for _, u := range s.users {
-		if email != "" && strings.EqualFold(u.Email, email) {
+		if email != "" && strings.EqualFold(u.Email, email) && !u.NotVisible {
 			found = &u
 			break
 		}
@@ -136,5 +136,5 @@ func (s *Server) usersLookupByEmail(q *apiRequest) answer {
 	if found == nil {
 		return fail("users_not_found")
 	}
-	return s.usersInfo(&apiRequest{form: map[string][]string{"user": {found.ID}}})
+	return answer{"ok": true, "user": userJSON(*found)}
 }

@@ -1,6 +1,11 @@
 package slackfake
 
-import "strings"
+import (
+	"encoding/base64"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // User is a person as users.info describes them. A user ID the fake was
 // not told of is a full member of the fake's workspace with no confirmed
@@ -15,6 +20,10 @@ type User struct {
 	Restricted     bool   // a multi-channel guest
 	UltraRestrict  bool   // a single-channel guest
 	TeamID         string // empty: the fake's workspace (TeamID)
+	// NotVisible: Slack hides the person from the app (users.info answers
+	// user_not_visible; users.list leaves them out; users.lookupByEmail
+	// does not find them).
+	NotVisible bool
 }
 
 // SetUser adds u to the directory of users.info, or replaces the one with
@@ -31,7 +40,7 @@ func (s *Server) SetUser(u User) {
 func init() { handlers["users.info"] = (*Server).usersInfo }
 
 // usersInfo answers users.info as Slack does: user_not_found for an ID
-// that is not a user's.
+// that is not a user's, user_not_visible for one hidden from the app.
 func (s *Server) usersInfo(q *apiRequest) answer {
 	id := q.get("user")
 	if !strings.HasPrefix(id, "U") && !strings.HasPrefix(id, "W") {
@@ -43,16 +52,74 @@ func (s *Server) usersInfo(q *apiRequest) answer {
 	if !ok {
 		u = User{ID: id}
 	}
+	if u.NotVisible {
+		return fail("user_not_visible")
+	}
+	return answer{"ok": true, "user": userJSON(u)}
+}
+
+// userJSON is u as Slack's user object.
+func userJSON(u User) map[string]any {
 	if u.Name == "" {
-		u.Name = strings.ToLower(id)
+		u.Name = strings.ToLower(u.ID)
 	}
 	if u.TeamID == "" {
 		u.TeamID = TeamID
 	}
-	return answer{"ok": true, "user": map[string]any{
+	return map[string]any{
 		"id": u.ID, "team_id": u.TeamID, "name": u.Name, "deleted": u.Deleted, "is_bot": u.IsBot,
 		"is_restricted": u.Restricted, "is_ultra_restricted": u.UltraRestrict, "is_email_confirmed": u.EmailConfirmed,
 		"is_admin": false, "is_owner": false, "tz": "Europe/London",
 		"profile": map[string]any{"email": u.Email, "real_name": u.Name, "display_name": u.Name},
-	}}
+	}
+}
+
+// maxUsersPage is the most users.list gives a page.
+const maxUsersPage = 1000
+
+func init() { handlers["users.list"] = (*Server).usersList }
+
+// usersList answers users.list: the people SetUser described (not those
+// hidden from the app), ordered by ID, a page of at most limit (1,000 at
+// most) with an opaque cursor to the next. Without a limit a directory of
+// more than a page answers limit_required, as Slack does for a large
+// workspace.
+func (s *Server) usersList(q *apiRequest) answer {
+	limit, err := strconv.Atoi(q.get("limit"))
+	s.mu.Lock()
+	var all []User
+	for _, u := range s.users {
+		if !u.NotVisible {
+			all = append(all, u)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(all, func(a, b User) int { return strings.Compare(a.ID, b.ID) })
+	switch {
+	case q.get("limit") == "" && len(all) > maxUsersPage:
+		return fail("limit_required")
+	case q.get("limit") == "":
+		limit = maxUsersPage
+	case err != nil || limit < 1:
+		return fail("invalid_limit")
+	}
+	limit = min(limit, maxUsersPage)
+	from := 0
+	if c := q.get("cursor"); c != "" {
+		after, err := base64.StdEncoding.DecodeString(c)
+		if err != nil || !strings.HasPrefix(string(after), "user:") {
+			return fail("invalid_cursor")
+		}
+		from, _ = slices.BinarySearchFunc(all, strings.TrimPrefix(string(after), "user:"), func(u User, id string) int { return strings.Compare(u.ID, id) })
+	}
+	page := all[from:min(from+limit, len(all))]
+	members := make([]map[string]any, len(page))
+	for i, u := range page {
+		members[i] = userJSON(u)
+	}
+	next := ""
+	if from+limit < len(all) {
+		next = base64.StdEncoding.EncodeToString([]byte("user:" + all[from+limit].ID))
+	}
+	return answer{"ok": true, "members": members, "response_metadata": map[string]any{"next_cursor": next}}
 }

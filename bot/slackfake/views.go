@@ -283,3 +283,17 @@ func (s *Server) WaitModal(user string, timeout time.Duration) (View, error) {
 	}, "a modal for "+user)
 	return found, err
 }
+
+// CloseView closes the modal id as its user's Close button does; the bot
+// is told nothing (mailbot's modals do not ask for view_closed).
+func (s *Server) CloseView(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.views[id]
+	if v == nil || v.closed {
+		return false
+	}
+	v.closed = true
+	s.changed()
+	return true
+}

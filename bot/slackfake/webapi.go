@@ -24,6 +24,7 @@ type web struct {
 	callDelay   time.Duration
 	methodDelay map[string]time.Duration
 	notFound    map[string]bool // channels that answer channel_not_found
+	tiers                       // Slack's rate tiers: ratetiers.go
 }
 
 func (w *web) setup() {
@@ -204,6 +205,7 @@ func (s *Server) injected(ctx context.Context, w http.ResponseWriter, q *apiRequ
 	if limited {
 		s.rateLimited[q.method]--
 	}
+	retry, over := s.overTier(q, time.Now())
 	s.mu.Unlock()
 	if delay > 0 {
 		t := time.NewTimer(delay)
@@ -216,8 +218,9 @@ func (s *Server) injected(ctx context.Context, w http.ResponseWriter, q *apiRequ
 	}
 	switch {
 	case limited:
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusTooManyRequests)
+		tooMany(w, time.Second)
+	case over:
+		tooMany(w, retry)
 	case authErr != "":
 		writeJSON(w, fail(authErr))
 	case q.token != BotToken:

@@ -101,6 +101,8 @@
 //   - The next page's link carries the same query and an opaque $skiptoken;
 //     users are listed by userPrincipalName. proxyAddresses eq matches in
 //     any letter case.
+//   - The tenant's initial domain is always [InitialDomainName], and its
+//     account's Global Administrator lives there.
 //   - Faults ([Server.InjectFault]) meet Graph calls, never the token
 //     endpoint.
 package m365sim
@@ -138,6 +140,10 @@ const (
 	SKUExchange  = "EXCHANGESTANDARD"
 	SKUEssential = "O365_BUSINESS_ESSENTIALS"
 )
+
+// InitialDomainName is the tenant's initial domain, verified from the
+// start, so that a first try can add a mailbox there at once.
+const InitialDomainName = "sandbox.onmicrosoft.com"
 
 // tokenTTL is how long an access token lives.
 const tokenTTL = 3599 * time.Second
@@ -192,7 +198,7 @@ type domain struct {
 // licences, and no app.
 func New() *Server {
 	id := guid()
-	s := &Server{mux: http.NewServeMux(), tenantID: id, initial: "sandbox" + hex(4) + ".onmicrosoft.com",
+	s := &Server{mux: http.NewServeMux(), tenantID: id, initial: InitialDomainName,
 		apps: map[string]*app{}, tokens: map[string]*grant{}, users: map[string]*user{}, byID: map[string]*user{},
 		domains: map[string]*domain{}, published: map[string]bool{}, now: time.Now}
 	s.domains[s.initial] = &domain{name: s.initial, verified: true, initial: true, isDefault: true}

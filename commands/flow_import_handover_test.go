@@ -1,0 +1,85 @@
+package commands_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mailbot/mailbot/commands"
+)
+
+// storeAndImports is a store that keeps imports, as both stores do.
+type storeAndImports interface {
+	commands.Store
+	commands.ImportStore
+}
+
+// dyingStore stands for a process killed right after a row's owner got
+// their direct message and before the row's outcome was recorded: the
+// first FinishRow of row dieAt fails and stops the run.
+type dyingStore struct {
+	storeAndImports
+	dieAt int
+	mu    sync.Mutex
+	died  bool
+	kill  context.CancelFunc
+}
+
+func (s *dyingStore) FinishRow(ctx context.Context, id string, i int, runner string, to commands.RowState, detail string) error {
+	s.mu.Lock()
+	die := i == s.dieAt && !s.died
+	s.died = s.died || die
+	s.mu.Unlock()
+	if die {
+		s.kill()
+		return errors.New("killed")
+	}
+	return s.storeAndImports.FinishRow(ctx, id, i, runner, to, detail)
+}
+
+// An import cut off between a row owner's direct message and recording
+// the row: the resumed import finds the mailbox and does not post that
+// owner a second Show my password.
+func TestImportHandoverPostedOnceAcrossAStop(t *testing.T) {
+	api := newMailboxes()
+	var dying *dyingStore
+	e := newEnv(t, api, commands.Config{People: emailPeople{directory()}, Domains: []string{"example.com"}, ImportConcurrency: 1},
+		func(s commands.Store) commands.Store {
+			dying = &dyingStore{storeAndImports: s.(storeAndImports), dieAt: 1}
+			return dying
+		})
+	d, errs := e.importRows(admin1, "first@example.com,UADA\nsecond@example.com,UADA\nthird@example.com,UADA", "")
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	ctx := t.Context()
+	if err := dying.SaveImport(ctx, *d.Import); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clk.Now()
+	if _, ok, err := dying.LeaseImport(ctx, d.Import.ID, "earlier", now, now.Add(-time.Minute)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	e.clk.Advance(time.Minute)
+	runCtx, kill := context.WithCancel(ctx)
+	dying.kill = kill
+	e.core.Sweep(runCtx) // runs rows 0 and 1, and dies recording row 1
+	if got := len(e.msgr.handoverCalls("offer")); got != 2 {
+		t.Fatalf("before the stop: %d hand-overs offered, want 2 (rows 0 and 1)", got)
+	}
+	e.clk.Advance(time.Minute)
+	e.core.Sweep(ctx) // resumes: row 1 is found at the provider
+	if rec, _, _ := dying.GetImport(ctx, d.Import.ID); rec.State != commands.ImportDone {
+		t.Fatalf("import %s after the resume", rec.State)
+	}
+	offers := e.msgr.handoverCalls("offer")
+	seen := map[string]int{}
+	for _, o := range offers {
+		seen[o.View.Handover.Target()]++
+	}
+	if len(offers) != 3 || seen["second@example.com"] != 1 {
+		t.Errorf("hand-overs posted: %v; want each of the three rows' once", seen)
+	}
+}
