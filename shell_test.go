@@ -260,3 +260,21 @@ func TestShellWarnsOtherProviderVars(t *testing.T) {
 		t.Errorf("the shell printed %d warnings naming GOOGLE_ADMIN, GOOGLE_CUSTOMER and pdd, want 1:\n%s", n, out)
 	}
 }
+
+// TestShellPDDRegisterAgain: registering a PDD domain that is verified
+// already says it was registered already, with its status.
+func TestShellPDDRegisterAgain(t *testing.T) {
+	t.Parallel()
+	sim, url, token := startSim(t)
+	out, _, err := runShellCmd(t, map[string]string{"PDD_TOKEN": token, "PDD_BASE_URL": url}, strings.NewReader("/maildomain register example.com\n"))
+	if err != nil || !strings.Contains(out, "Domain example.com registered") {
+		t.Fatalf("first register: %v\n%s", err, out)
+	}
+	if err := sim.SetStatus("example.com", pddsim.StatusAdded); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runShellCmd(t, map[string]string{"PDD_TOKEN": token, "PDD_BASE_URL": url}, strings.NewReader("/maildomain register example.com\n"))
+	if err != nil || !strings.Contains(out, "Domain example.com was registered already") || !strings.Contains(out, "added") {
+		t.Errorf("register again: %v\n%s", err, out)
+	}
+}

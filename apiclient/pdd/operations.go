@@ -56,8 +56,16 @@ type listAnswer struct {
 // RegisterDomain calls POST /api2/admin/domain/register. It is
 // retried as it is after any temporary or uncertain failure: registering
 // one's own domain again is harmless, so a 5xx counts as nothing done.
+// PDD answers a repeat as it answers a first registration, with the
+// domain's status; a first registration is always domain-activate, so a
+// domain verified already (mx-activate, added) was the account's before:
+// Existed. A repeat while still domain-activate looks like a first one.
 func (a *Adapter) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
-	return a.domain(ctx, apiclient.OpRegister, OpRegisterDomain, http.MethodPost, domain)
+	d, err := a.domain(ctx, apiclient.OpRegister, OpRegisterDomain, http.MethodPost, domain)
+	if err == nil && d.Status != StatusDomainActivate {
+		d.Existed = true
+	}
+	return d, err
 }
 
 // DomainStatus calls GET /api2/admin/domain/registration_status: the
