@@ -31,15 +31,23 @@ func newRegistry() *metrics.Registry {
 type serveMetrics struct {
 	reg        *metrics.Registry
 	bot        *bot.Metrics
-	provider   *providerMetrics
-	databaseUp *metrics.Gauge // nil without MAILBOT_DATABASE_URL
+	provider   *providerMetrics            // MAILBOT_PROVIDER's
+	providers  map[string]*providerMetrics // every provider in use, by name
+	databaseUp *metrics.Gauge              // nil without MAILBOT_DATABASE_URL
 }
 
-// newServeMetrics registers serve's series, those of provider's calls; mailbot_database_up only with
-// a database.
-func newServeMetrics(provider string, withDatabase bool) *serveMetrics {
+// newServeMetrics registers serve's series, those of provider's calls
+// and of each of more (MAILBOT_ROUTES' providers); mailbot_database_up
+// only with a database.
+func newServeMetrics(provider string, withDatabase bool, more ...string) *serveMetrics {
 	reg := newRegistry()
 	m := &serveMetrics{reg: reg, bot: bot.NewMetrics(reg), provider: newProviderMetrics(reg, provider)}
+	m.providers = map[string]*providerMetrics{provider: m.provider}
+	for _, p := range more {
+		if m.providers[p] == nil {
+			m.providers[p] = m.provider.also(p)
+		}
+	}
 	if withDatabase {
 		m.databaseUp = newDatabaseUp(reg)
 	}

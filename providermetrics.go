@@ -32,16 +32,21 @@ var providerBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 
 // domain, a login or a secret.
 type providerMetrics struct {
 	provider string
+	*providerFamilies
+}
+
+// providerFamilies are the provider series of every provider in use.
+type providerFamilies struct {
 	requests *metrics.CounterVec
 	duration *metrics.HistogramVec
 	retries  *metrics.CounterVec
+	up       *metrics.GaugeVec
 }
 
 // newProviderMetrics registers the provider series on reg, every
 // operation of provider with every outcome and retry reason at 0.
 func newProviderMetrics(reg *metrics.Registry, provider string) *providerMetrics {
-	m := &providerMetrics{
-		provider: provider,
+	f := &providerFamilies{
 		requests: reg.NewCounterVec("mailbot_provider_requests_total",
 			"Mail provider operations (retries included), by provider, operation and outcome (ok, refused, temporary, credentials, uncertain, internal).",
 			"provider", "op", "outcome"),
@@ -50,7 +55,18 @@ func newProviderMetrics(reg *metrics.Registry, provider string) *providerMetrics
 		retries: reg.NewCounterVec("mailbot_provider_retries_total",
 			"Mail provider attempts repeated, by provider, operation and reason (the class of the failure retried: temporary, uncertain).",
 			"provider", "op", "reason"),
+		up: reg.NewGaugeVec("mailbot_provider_up",
+			"1 while the provider passed its start-up check and its last call got an answer with mailbot's credentials accepted; 0 before the check and after a failure.",
+			"provider"),
 	}
+	return f.also(provider)
+}
+
+// also is the series of another provider in use, every operation with
+// every outcome and retry reason at 0, in the same families.
+func (f *providerFamilies) also(provider string) *providerMetrics {
+	m := &providerMetrics{provider: provider, providerFamilies: f}
+	m.up.WithLabelValues(provider).Set(0)
 	for _, op := range apiclient.Ops() {
 		m.duration.WithLabelValues(provider, string(op))
 		for _, o := range providerOutcomes {
@@ -87,6 +103,11 @@ func (p *meteredProvider) observe(op apiclient.Op, start time.Time, err error) {
 		outcome = apiclient.ClassOf(err).String()
 	}
 	p.m.requests.WithLabelValues(p.m.provider, string(op), outcome).Inc()
+	if class := apiclient.ClassOf(err); class == apiclient.ClassCredentials || class == apiclient.ClassTemporary {
+		p.m.up.WithLabelValues(p.m.provider).Set(0)
+	} else if op != apiclient.OpCheck || err == nil {
+		p.m.up.WithLabelValues(p.m.provider).Set(1)
+	}
 }
 
 // metered runs call, one operation op of the provider, and observes it.

@@ -33,7 +33,7 @@ func runServe(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdou
 	}
 	// Every series exists before the listener is up: while serve waits for
 	// Slack or its database, /metrics shows the socket and the database down.
-	ms := newServeMetrics(cfg.Provider, cfg.DatabaseURL.Reveal() != "")
+	ms := newServeMetrics(cfg.Provider, cfg.DatabaseURL.Reveal() != "", cfg.Selected()...)
 	var ready atomic.Pointer[bot.Bot]
 	stopHTTP, err := listenHealth(ctx, cfg, &ready, ms, logger)
 	if err != nil {
@@ -70,20 +70,20 @@ func listenHealth(ctx context.Context, cfg *config.Config, ready *atomic.Pointer
 	return listenHTTP(ctx, cfg.HTTPAddr, isReady, ms.reg, logger)
 }
 
-// serveDeps are what the bot is built from: the metered provider, the
+// serveDeps are what the bot is built from: the metered providers, the
 // Slack client and the identity Slack authenticated it as, and the store.
 type serveDeps struct {
-	provider commands.Provider
-	api      *bot.Client
-	auth     *bot.Auth
-	store    commands.Store
+	router *commands.Router
+	api    *bot.Client
+	auth   *bot.Auth
+	store  commands.Store
 }
 
 // serveParts checks the provider, authenticates with Slack and opens the
 // store, in that order. It returns nil parts and no error when ctx ends
 // on the way; closeStore closes the store.
 func serveParts(ctx context.Context, cfg *config.Config, ms *serveMetrics, logger *zap.Logger) (_ *serveDeps, closeStore func(), _ error) {
-	provider, err := serveProvider(ctx, cfg, ms, logger)
+	router, err := serveRouter(ctx, cfg, ms, logger)
 	if err != nil || ctx.Err() != nil {
 		return nil, nil, err
 	}
@@ -101,12 +101,30 @@ func serveParts(ctx context.Context, cfg *config.Config, ms *serveMetrics, logge
 	if ms.databaseUp != nil {
 		store = meterStore(store, ms.databaseUp)
 	}
-	return &serveDeps{provider: provider, api: api, auth: auth, store: store}, closeStore, nil
+	return &serveDeps{router: router, api: api, auth: auth, store: store}, closeStore, nil
 }
 
-// serveProvider is the selected provider, metered, once its start-up
+// serveRouter is every provider in use (MAILBOT_PROVIDER and those
+// MAILBOT_ROUTES names), each started and checked as it would be alone,
+// routed by domain. One that cannot start stops start-up, naming it.
+func serveRouter(ctx context.Context, cfg *config.Config, ms *serveMetrics, logger *zap.Logger) (*commands.Router, error) {
+	byName := map[string]commands.Provider{}
+	for _, name := range cfg.Selected() {
+		p, err := serveProvider(ctx, providers.As(cfg, name), ms.providers[name], logger)
+		if err != nil || ctx.Err() != nil {
+			if err != nil && len(cfg.Selected()) > 1 {
+				err = fmt.Errorf("provider %s: %w", name, err)
+			}
+			return nil, err
+		}
+		byName[name] = p
+	}
+	return providers.Router(cfg, byName)
+}
+
+// serveProvider is cfg's provider, metered, once its start-up
 // check passed; it logs the provider's start-up warnings.
-func serveProvider(ctx context.Context, cfg *config.Config, ms *serveMetrics, logger *zap.Logger) (commands.Provider, error) {
+func serveProvider(ctx context.Context, cfg *config.Config, pm *providerMetrics, logger *zap.Logger) (commands.Provider, error) {
 	// Only the command workers call the provider, one request each at a
 	// time: with as many connections as workers, a request waits for one
 	// on its way back to the pool instead of dialling a spare, whose TLS
@@ -114,14 +132,15 @@ func serveProvider(ctx context.Context, cfg *config.Config, ms *serveMetrics, lo
 	upstream := apiclient.NewTransport(cfg.Concurrency)
 	upstream.MaxConnsPerHost = cfg.Concurrency
 	provider, err := providers.New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
-		apiclient.WithTransport(upstream), apiclient.WithRetryHook(ms.provider.countRetry))
+		apiclient.WithTransport(upstream), apiclient.WithRetryHook(pm.countRetry))
 	if err != nil {
 		return nil, err
 	}
-	provider = ms.provider.meter(provider) // the start-up check counts too
+	provider = pm.meter(provider) // the start-up check counts too
 	if err := providers.Check(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
 		return nil, err
 	}
+	pm.up.WithLabelValues(pm.provider).Set(1)
 	if w, ok := providers.Unwrap(provider).(interface{ StartWarnings() []string }); ok {
 		for _, line := range w.StartWarnings() {
 			logger.Warn(line, zap.String("provider", cfg.Provider))
@@ -151,7 +170,7 @@ func newServeBot(ctx context.Context, cfg *config.Config, d *serveDeps, ms *serv
 	// response_url posts go to hooks.slack.com: a pool of their own.
 	hooks := &http.Client{Timeout: 10 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
 	msgr := bot.NewMessenger(d.api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, ms.bot)
-	core, err := commands.New(d.provider, d.store, msgr, serveCoreConfig(cfg, d, ms, groups), logger)
+	core, err := commands.NewRouted(d.router, d.store, msgr, serveCoreConfig(cfg, d, ms, groups), logger)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Lo
 	if u := cfg.UnusedVars(); u != "" {
 		fmt.Fprintln(stdout, "Warning: "+u+".")
 	}
-	api, stop, err := shellAPI(cfg, stdout)
+	router, stop, err := shellRouter(cfg, stdout)
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}
@@ -89,7 +89,7 @@ func runShell(ctx context.Context, cfg *config.Config, as string, logger *zap.Lo
 	sh := &shell{out: con, user: as, values: map[string]string{}, store: store, started: time.Now(),
 		handovers: map[string]string{}, people: &shellPeople{emails: map[string]string{}}}
 	ccfg.People = sh.people
-	core, err := commands.New(api, sh.store, sh, ccfg, logger.Named("shell"))
+	core, err := commands.NewRouted(router, sh.store, sh, ccfg, logger.Named("shell"))
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}

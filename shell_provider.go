@@ -36,6 +36,34 @@ func shellStore(ctx context.Context, cfg *config.Config, logger *zap.Logger, std
 	return st, closeStore, err
 }
 
+// shellRouter is every provider in use (MAILBOT_PROVIDER and those
+// MAILBOT_ROUTES names), each real with its credentials or its embedded
+// sandbox without them, routed by domain; stop shuts the sandboxes down.
+func shellRouter(cfg *config.Config, stdout io.Writer) (_ *commands.Router, stop func(), _ error) {
+	var stops []func()
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	byName := map[string]commands.Provider{}
+	for _, name := range cfg.Selected() {
+		api, s, err := shellAPI(providers.As(cfg, name), stdout)
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		stops = append(stops, s)
+		byName[name] = api
+	}
+	r, err := providers.Router(cfg, byName)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return r, stop, nil
+}
+
 // shellAPI is the provider of the selected provider's credentials, or
 // that provider's embedded sandbox without them; stop shuts the sandbox
 // down.

@@ -15,7 +15,10 @@ const (
 
 // Config is the core's policy.
 type Config struct {
-	Admins         []string      // Slack user IDs (U…, W…) and user group IDs (S…) allowed to run operations
+	Admins []string // Slack user IDs (U…, W…) and user group IDs (S…) allowed to run operations
+	// DomainAdmins are admins of some domains only: there they may do
+	// what an admin may; elsewhere they are members.
+	DomainAdmins   []DomainAdmins
 	Approvals      ApprovalMode  // zero value means ApprovalsOff
 	ApprovalTTL    time.Duration // a pending request older than this is expired; zero means 24h
 	Domains        []string      // allow-list patterns: example.com, *.example.org; empty allows all
@@ -85,4 +88,12 @@ type Config struct {
 	// ImportConcurrency is how many rows of an import run at once
 	// (MAILBOT_CONCURRENCY); zero means 8.
 	ImportConcurrency int
+}
+
+// DomainAdmins makes IDs (Slack user IDs U…, W… and user group IDs S…)
+// admins of the domains Pattern matches (a name, or *.suffix for its
+// subdomains), and of no other (MAILBOT_DOMAIN_ADMINS).
+type DomainAdmins struct {
+	Pattern string
+	IDs     []string
 }

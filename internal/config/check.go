@@ -82,10 +82,19 @@ func (c *Config) sectionChecks() []check {
 	return checks
 }
 
-// passwordCheck refuses generated passwords shorter than the selected
-// provider takes (its row's bound).
+// passwordCheck refuses generated passwords shorter than a provider in
+// use takes (its row's bound).
 func (c *Config) passwordCheck() []check {
-	i := slices.IndexFunc(c.providers, func(p Provider) bool { return p.Name == c.Provider })
+	var checks []check
+	for _, name := range c.Selected() {
+		checks = append(checks, c.passwordCheckOf(name)...)
+	}
+	return checks
+}
+
+// passwordCheckOf is passwordCheck for the provider called name.
+func (c *Config) passwordCheckOf(name string) []check {
+	i := slices.IndexFunc(c.providers, func(p Provider) bool { return p.Name == name })
 	if i < 0 || c.PasswordLength <= 0 || c.PasswordLength >= c.providers[i].MinPassword {
 		return nil
 	}
@@ -106,6 +115,8 @@ func (c *Config) valueChecks() []check {
 		{v(&c.SlackBotToken), checkToken(c.SlackBotToken, "xoxb-", "a bot token (xoxb-...)")},
 		{v(&c.SlackAPIURL), c.normaliseSlackURL()},
 		{v(&c.Provider), oneOf(c.Provider, c.providerNames()...)},
+		{v(&c.RoutesSpec), c.checkRoutes()},
+		{v(&c.DomainAdminsSpec), c.checkDomainAdmins()},
 		{v(&c.ProviderTimeout), positive(c.ProviderTimeout)},
 		{v(&c.Admins), checkAdmins(c.Admins)},
 		{v(&c.OpsChannel), matchAll(nonEmpty(c.OpsChannel), commands.IsChannelID, "a Slack channel ID such as C012AB3CD")},
@@ -170,8 +181,17 @@ func (c *Config) crossChecks(sub string, files fileSources) []check {
 // credentialsChecks refuses credentials set in part: the shell drives
 // the sandbox only when none is set, and the real provider with all.
 func (c *Config) credentialsChecks(files fileSources) []check {
+	var checks []check
+	for _, p := range c.Selected() {
+		checks = append(checks, c.credentialsChecksOf(p, files)...)
+	}
+	return checks
+}
+
+// credentialsChecksOf is credentialsChecks for provider.
+func (c *Config) credentialsChecksOf(provider string, files fileSources) []check {
 	var set, unset []string
-	for _, name := range c.credentialVars() {
+	for _, name := range c.credentialVars(provider) {
 		if v, _ := c.LookupVar(name); v != "" {
 			set = append(set, files.variable(name))
 		} else {

@@ -49,11 +49,13 @@ import (
 // file's trailing white space is dropped, and an error about its value
 // names the _FILE variable and the file.
 type Config struct {
-	SlackAppToken   Secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
-	SlackBotToken   Secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
-	SlackAPIURL     string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
-	Provider        string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" desc:"the mail-hosting API mailbot drives: {providers}"`
-	ProviderTimeout time.Duration `envconfig:"MAILBOT_PROVIDER_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
+	SlackAppToken    Secret        `envconfig:"SLACK_APP_TOKEN" scope:"serve" need:"serve" desc:"app-level token xapp-..., scope connections:write"`
+	SlackBotToken    Secret        `envconfig:"SLACK_BOT_TOKEN" scope:"serve" need:"serve" desc:"bot token xoxb-..."`
+	SlackAPIURL      string        `envconfig:"SLACK_API_URL" scope:"serve" default:"https://slack.com/api/" desc:"Slack Web API base URL"`
+	Provider         string        `envconfig:"MAILBOT_PROVIDER" scope:"serve,shell" desc:"the mail-hosting API mailbot drives: {providers}"`
+	RoutesSpec       string        `envconfig:"MAILBOT_ROUTES" scope:"serve,shell" desc:"several providers at once: domain=provider pairs, comma-separated (old.example=mailcow,*.example.org=google; *.suffix is its subdomains, the most specific pair wins); MAILBOT_PROVIDER serves every other domain"`
+	DomainAdminsSpec string        `envconfig:"MAILBOT_DOMAIN_ADMINS" scope:"serve,shell" desc:"admins of some domains only: domain=ID ID ... pairs separated by ; (example.com=U123 S456;shop.example=U789), Slack user and user group IDs"`
+	ProviderTimeout  time.Duration `envconfig:"MAILBOT_PROVIDER_TIMEOUT" scope:"serve,shell" default:"15s" desc:"timeout of one request to the provider, whichever it is"`
 	PDD
 	Yandex360
 	Mailcow
@@ -61,7 +63,7 @@ type Config struct {
 	M365
 	ForcePasswordChange bool          `envconfig:"MAILBOT_FORCE_PASSWORD_CHANGE" scope:"serve,shell" default:"true" desc:"new mailboxes and reset passwords must be changed at the next login, where the provider can require it"`
 	Admins              []string      `envconfig:"MAILBOT_ADMINS" scope:"serve,shell" need:"serve" desc:"comma-separated Slack user IDs (U..., W...) and user group IDs (S..., members are admins) allowed to run operations and decide requests"`
-	OpsChannel          string        `envconfig:"MAILBOT_OPS_CHANNEL" scope:"serve" desc:"channel ID for notifications and approval requests"`
+	OpsChannel          string        `envconfig:"MAILBOT_OPS_CHANNEL" scope:"serve" desc:"channel ID for notices and approval requests"`
 	Approvals           string        `envconfig:"MAILBOT_APPROVALS" core:"Approvals" scope:"serve,shell" default:"off" desc:"off, requests or all (for serve, requests and all need MAILBOT_OPS_CHANNEL)"`
 	ApprovalTTL         time.Duration `envconfig:"MAILBOT_APPROVAL_TTL" core:"ApprovalTTL" scope:"serve,shell" default:"24h" desc:"a pending request older than this expires"`
 	ApprovalsRequired   int           `envconfig:"MAILBOT_APPROVALS_REQUIRED" core:"ApprovalsRequired" scope:"serve,shell" default:"1" desc:"how many different admins must approve a request, 1 to {approvals.max}"`
@@ -83,6 +85,10 @@ type Config struct {
 
 	files     fileSources // the secrets read from a file, by variable: errors name their _FILE variant
 	providers []Provider  // the rows of MAILBOT_PROVIDER's values
+	// routes and domainAdmins are MAILBOT_ROUTES and
+	// MAILBOT_DOMAIN_ADMINS, parsed.
+	routes       []Route
+	domainAdmins []DomainAdmins
 	// deprecated says, a line each, which deprecated variables were read:
 	// the subcommand logs them as warnings.
 	deprecated []string
@@ -204,7 +210,7 @@ func Load(lookup func(string) (string, bool), sub string, providers []Provider) 
 func (c *Config) otherProviderVars(lookup func(string) (string, bool)) string {
 	var names []string
 	for _, v := range envVars() {
-		if v.provider == "" || v.provider == c.Provider {
+		if v.provider == "" || c.selects(v.provider) {
 			continue
 		}
 		for _, name := range []string{v.name, v.fileVar()} {
@@ -224,7 +230,7 @@ func (c *Config) otherProviderVars(lookup func(string) (string, bool)) string {
 func (c *Config) report(sub string, bad map[string]*Error) error {
 	var errs Errors
 	for _, v := range envVars() {
-		if e, ok := bad[v.name]; ok && v.usedBy(sub, c.Provider) {
+		if e, ok := bad[v.name]; ok && v.usedBy(sub, c.Selected()) {
 			errs = append(errs, e)
 		}
 	}
@@ -252,9 +258,12 @@ func (c *Config) RequireServe() error { return c.report("serve", c.problems("ser
 
 // CredentialsVar is the variable that holds the credentials of c's
 // provider: its one secret.
-func (c *Config) CredentialsVar() string {
+func (c *Config) CredentialsVar() string { return c.CredentialsVarOf(c.Provider) }
+
+// CredentialsVarOf is the variable that holds provider's credentials.
+func (c *Config) CredentialsVarOf(provider string) string {
 	for _, v := range envVars() {
-		if v.secret && v.provider == c.Provider {
+		if v.secret && v.provider == provider {
 			return v.name
 		}
 	}
@@ -280,6 +289,13 @@ func (c *Config) CoreConfig() commands.Config {
 
 		ForcePasswordChange: c.ForcePasswordChange,
 		CredentialsVariable: c.files.variable(c.CredentialsVar()),
+		DomainAdmins:        c.domainAdmins,
+	}
+	if len(c.routes) > 0 {
+		cc.CredentialsVariables = map[string]string{}
+		for _, p := range c.Selected() {
+			cc.CredentialsVariables[p] = c.files.variable(c.CredentialsVarOf(p))
+		}
 	}
 	// MAILBOT_DNS_RESOLVER was checked by loadConfig: "" or host:port.
 	if dns, err := dnscheck.New(c.DNSResolver); err == nil {
@@ -330,15 +346,14 @@ func (c *Config) Attributed(e *Error) *Error { return c.files.attributed(e) }
 // CredentialsOf names the variables that hold the selected provider's
 // credentials: those serve requires ("MAILCOW_URL and MAILCOW_API_KEY").
 func (c *Config) CredentialsOf() string {
-	return strings.Join(c.credentialVars(), " and ")
+	return strings.Join(c.credentialVars(c.Provider), " and ")
 }
 
-// credentialVars are the selected provider's variables that serve
-// requires.
-func (c *Config) credentialVars() []string {
+// credentialVars are provider's variables that serve requires.
+func (c *Config) credentialVars(provider string) []string {
 	var names []string
 	for _, v := range envVars() {
-		if v.provider == c.Provider && slices.Contains(v.need, "serve") {
+		if v.provider == provider && slices.Contains(v.need, "serve") {
 			names = append(names, v.name)
 		}
 	}
@@ -348,8 +363,11 @@ func (c *Config) credentialVars() []string {
 // ProviderCredentialsSet reports whether the credentials of the selected
 // provider are set: without them the shell drives that provider's
 // embedded sandbox (serve requires them).
-func (c *Config) ProviderCredentialsSet() bool {
-	for _, name := range c.credentialVars() {
+func (c *Config) ProviderCredentialsSet() bool { return c.CredentialsSetOf(c.Provider) }
+
+// CredentialsSetOf reports whether provider's credentials are set.
+func (c *Config) CredentialsSetOf(provider string) bool {
+	for _, name := range c.credentialVars(provider) {
 		if v, _ := c.LookupVar(name); v == "" {
 			return false
 		}

@@ -25,10 +25,10 @@ type configVar struct {
 	index           []int  // of the field in config (reflect.Value.FieldByIndex)
 }
 
-// usedBy reports whether subcommand sub reads the variable when provider
-// is selected.
-func (v configVar) usedBy(sub, provider string) bool {
-	return (v.scope == nil || slices.Contains(v.scope, sub)) && (v.provider == "" || v.provider == provider)
+// usedBy reports whether subcommand sub reads the variable when the
+// providers selected are in use.
+func (v configVar) usedBy(sub string, selected []string) bool {
+	return (v.scope == nil || slices.Contains(v.scope, sub)) && (v.provider == "" || slices.Contains(selected, v.provider))
 }
 
 // envVars lists the variables of Config, read once from its tags.

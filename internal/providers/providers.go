@@ -112,6 +112,29 @@ func New(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error
 	return p, nil
 }
 
+// As is cfg with provider selected (MAILBOT_PROVIDER): one of several
+// in use is built and checked as it would be alone.
+func As(cfg *config.Config, provider string) *config.Config {
+	c := *cfg
+	c.Provider = provider
+	return &c
+}
+
+// Router routes each domain to its provider by cfg's MAILBOT_ROUTES,
+// every other domain to MAILBOT_PROVIDER's; byName holds every provider
+// of cfg.Selected().
+func Router(cfg *config.Config, byName map[string]commands.Provider) (*commands.Router, error) {
+	routes := make([]commands.RouteTo, 0, len(cfg.Routes()))
+	for _, r := range cfg.Routes() {
+		routes = append(routes, commands.RouteTo{Pattern: r.Pattern, Provider: byName[r.Provider]})
+	}
+	r, err := commands.NewRouter(byName[cfg.Provider], routes...)
+	if err != nil {
+		return nil, &config.Error{Var: "MAILBOT_ROUTES", Reason: err.Error()}
+	}
+	return r, nil
+}
+
 // URL is the base URL of cfg's provider.
 func URL(cfg *config.Config) string {
 	v, _ := cfg.LookupVar(kindOfConfig(cfg).urlVar)
