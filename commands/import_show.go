@@ -47,7 +47,7 @@ func forgetPreview(id string) {
 // rememberPreview keeps imp's first rows for its request message.
 func (c *Core) rememberPreview(imp Import) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d mailboxes in %s. First rows:", len(imp.Rows), importDomains(imp.Rows))
+	fmt.Fprintf(&b, "%s in %s. First rows:", mailboxes(len(imp.Rows)), importDomains(imp.Rows))
 	for i, r := range imp.Rows {
 		if i == previewRows {
 			fmt.Fprintf(&b, " …and %d more.", len(imp.Rows)-previewRows)
