@@ -63,5 +63,13 @@ func testE2EHandoverVoided(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	if text := w.dmText(ts); !strings.Contains(text, "blocked") {
 		t.Errorf("the message of a hand-over voided by a block: %q", text)
 	}
+	// Voided: the first by the reset for someone else, theirs by the reset
+	// back for the new hire, the new hire's second by the block.
+	voided := func() float64 {
+		return metric(ps[0], "mailbot_handovers_total", `event="voided"`) + metric(ps[1], "mailbot_handovers_total", `event="voided"`)
+	}
+	if err := w.fake.Wait(e2eWait, "the voided hand-overs counted", func() bool { return voided() == 3 }); err != nil {
+		t.Errorf("mailbot_handovers_total{event=\"voided\"} on both replicas: %v, want 3", voided())
+	}
 	scanDatabase(t, dsn, w)
 }

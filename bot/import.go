@@ -141,7 +141,7 @@ func importBlockErrors(problems map[string]string) map[string]string {
 		if field == commands.FieldReason {
 			block = formBlockIDs[commands.FieldReason]
 		}
-		errs[block] = fitText(p, maxFormError)
+		errs[block] = fitText(strings.ReplaceAll(p, "\x00", ""), maxFormError) // plain text: @U… for a mention
 	}
 	return errs
 }

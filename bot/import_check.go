@@ -98,7 +98,7 @@ func importAgain(f *commands.Form, in commands.ImportInput) func(problems string
 				el.InitialValue = in.Reason
 			}
 		}
-		lead := plainTextSection(commands.ImportRefused + "\n" + problems)
+		lead := plainSection(escape(commands.ImportRefused + "\n" + problems))
 		v.Blocks.BlockSet = append([]slack.Block{lead}, blocks...)
 		return v
 	}

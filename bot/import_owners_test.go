@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands"
 )
@@ -75,4 +76,92 @@ func waitView(t *testing.T, h *harness, id, want string) slackfake.View {
 		t.Fatalf("%v; the form shows %s", err, mustJSON(v.JSON["blocks"]))
 	}
 	return v
+}
+
+// TestImportOwnerProblemsShownInTheForm: owners that are not fine (an
+// e-mail nobody has, a deactivated person, one Slack hides from the app)
+// come back in the still-open form, row by row, with the typed rows and
+// the reason kept; nothing runs.
+func TestImportOwnerProblemsShownInTheForm(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withApprovals(commands.ApprovalsRequests), withDomains("example.com"))
+	h.ownDomain("example.com")
+	h.slack.SetUser(slackfake.User{ID: "UGONE", Deleted: true})
+	h.slack.SetUser(slackfake.User{ID: "UHIDDEN", NotVisible: true})
+	view, _ := openForm(t, h.env, stranger, "/mailbox", "import")
+	slowSlack(h, 20*time.Millisecond)
+	typed := "a@example.com,nobody@example.org\nb@example.com,UGONE\nc@example.com,UHIDDEN\nd@example.com"
+	p := submit(t, h.env, stranger, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
+		slackfake.Text(rowsInput, inputAction, typed), slackfake.Text(reasonInput, inputAction, "new office")}})
+	if p["response_action"] != "update" {
+		t.Fatalf("ack %v, want the checking view", p)
+	}
+	v := waitView(t, h, view.ID, "Nothing was imported")
+	shown := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(mustJSON(v.JSON["blocks"]))
+	for _, want := range []string{"Line 1: nobody in Slack has the e-mail address nobody@example.org",
+		"Line 2: <@UGONE> is deactivated", "Line 3: <@UHIDDEN> is hidden from mailbot by Slack", `"initial_value":"new office"`} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the form lacks %q:\n%s", want, shown)
+		}
+	}
+	if !strings.Contains(shown, mustJSON(typed)) {
+		t.Errorf("the typed rows are not kept in the form:\n%s", shown)
+	}
+	if strings.Contains(shown, "Line 4") || v.Closed || v.CallbackID != importCallback {
+		t.Errorf("a fine row reported, or the form not the import's (closed %v, %q)", v.Closed, v.CallbackID)
+	}
+	if n := len(h.opsMessages()); n != 0 {
+		t.Errorf("%d ops messages for a refused import", n)
+	}
+}
+
+// TestImportOwnerProblemsAfterTheFormClosed: when the requester closed
+// the form before the owners were checked, the problems come in a message
+// that says nothing was imported.
+func TestImportOwnerProblemsAfterTheFormClosed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withDomains("example.com"))
+	h.ownDomain("example.com")
+	view, _ := openForm(t, h.env, admin, "/mailbox", "import")
+	release := h.slack.Hold("users.lookupByEmail")
+	defer release()
+	p := submit(t, h.env, admin, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
+		slackfake.Text(rowsInput, inputAction, "a@example.com,nobody@example.org")}})
+	if p["response_action"] != "update" {
+		t.Fatalf("ack %v, want the checking view", p)
+	}
+	if !h.slack.CloseView(view.ID) {
+		t.Fatal("the form was not open")
+	}
+	release()
+	if err := h.slack.Wait(wait, "the problems in a message", func() bool {
+		for _, s := range h.slack.Texts().To[admin] {
+			if strings.Contains(s, "Nothing was imported") && strings.Contains(s, "nobody in Slack has the e-mail address nobody@example.org") {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.sim.Requests(pddsim.OpAddMailbox); n != 0 {
+		t.Errorf("%d adds", n)
+	}
+}
+
+// TestUserNotVisible: a person Slack hides from the app (users.info
+// answers user_not_visible) is told apart in words, and nothing is done:
+// a hand-over for them, and their own self-service reset.
+func TestUserNotVisible(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(s *settings) { s.core.SelfService = commands.SelfServiceReset })
+	h.ownDomain("example.com")
+	h.slack.SetUser(slackfake.User{ID: owner, NotVisible: true})
+	id, _ := h.command(admin, "/mailbox", "add ada@example.com for <@UADA>")
+	wantContains(t, "add for a hidden person", h.result(id).shown(), "hidden from mailbot by Slack", "cannot hand the credentials over")
+	id, _ = h.command(owner, "/mailbox", "reset")
+	wantContains(t, "a hidden person's self-service", h.result(id).shown(), "Slack does not let mailbot see your profile")
+	if n := h.sim.Requests(pddsim.OpAddMailbox) + h.sim.Requests(pddsim.OpEditMailbox); n != 0 {
+		t.Errorf("%d provider writes", n)
+	}
 }

@@ -3,6 +3,7 @@ package commands_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,7 +36,12 @@ func TestHandoverVoidedByWhatComesAfter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e, api := handoverEnv(t, commands.Config{})
+			var voided atomic.Int32
+			e, api := handoverEnv(t, commands.Config{OnHandover: func(ev commands.HandoverEvent) {
+				if ev == commands.HandoverVoided {
+					voided.Add(1)
+				}
+			}})
 			api.lookup = func(_ context.Context, domain, login string) (*apiclient.Mailbox, error) {
 				return &apiclient.Mailbox{Address: login + "@" + domain, State: apiclient.StateActive}, nil
 			}
@@ -50,6 +56,9 @@ func TestHandoverVoidedByWhatComesAfter(t *testing.T) {
 			v := e.msgr.message(first.Ref)
 			if v.Button() || v.State != commands.HandoverStateVoided || !strings.Contains(v.Text, tc.says) {
 				t.Errorf("the first hand-over's message after %q: %+v; want voided, no button, saying %q", tc.line, v, tc.says)
+			}
+			if voided.Load() != 1 {
+				t.Errorf("hand-overs counted voided: %d, want 1", voided.Load())
 			}
 			sets := len(api.sets())
 			if got := e.show(first, newHire); got != commands.LabelDecided || len(api.sets()) != sets {

@@ -75,11 +75,12 @@ const (
 	HandoverShown   HandoverEvent = "shown"   // its owner saw the password
 	HandoverExpired HandoverEvent = "expired" // its deadline passed unshown
 	HandoverRefused HandoverEvent = "refused" // a click that was not honoured
+	HandoverVoided  HandoverEvent = "voided"  // voided by a later hand-over, reset, block or offboarding of its mailbox
 )
 
 // HandoverEvents lists the hand-over events, for metrics.
 func HandoverEvents() []HandoverEvent {
-	return []HandoverEvent{HandoverOffered, HandoverShown, HandoverExpired, HandoverRefused}
+	return []HandoverEvent{HandoverOffered, HandoverShown, HandoverExpired, HandoverRefused, HandoverVoided}
 }
 
 // Handover is a mailbox's credentials waiting for their owner: the owner's

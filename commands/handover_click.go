@@ -95,7 +95,7 @@ func (c *Core) confirmHandover(ctx context.Context, k *Click, h Handover) (bool,
 		return false, c.refuseShow(ctx, *k, LabelError, "Try again in a minute", "mailbot could not read its message back to check that the password was not shown before. Nothing was done.")
 	}
 	if value == "" {
-		return false, c.refuseShow(ctx, *k, LabelDecided, "Already used", "This offer was used or expired before; its message says which. Nothing was done.")
+		return false, c.refuseShow(ctx, *k, LabelDecided, "Already used", "This offer was used, replaced or expired before; its message says which. Nothing was done.")
 	}
 	if shown, err := c.DecodeHandover(value); err != nil || shown.ID != h.ID {
 		return false, c.refuseShow(ctx, *k, LabelInvalid, "This button is not valid here", "It carries another offer than the message it was clicked on. Nothing was done.")

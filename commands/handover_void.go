@@ -34,6 +34,7 @@ func (c *Core) voidHandovers(ctx context.Context, n Notice) {
 // reports whether self is among them.
 func (c *Core) showVoided(ctx context.Context, voided []HandoverRecord, self string) (selfVoided bool) {
 	for _, rec := range voided {
+		c.observe(HandoverVoided)
 		if rec.ID == self {
 			selfVoided = true
 			continue

@@ -225,6 +225,9 @@ func (c *Core) readFailure(domain, what string, err error) Reply {
 	return r
 }
 
+// mailboxes is n mailboxes in words: "1 mailbox", "2 mailboxes".
+func mailboxes(n int) string { return plural(n, "mailbox", "mailboxes") }
+
 // plural writes n and the noun in its number: "1 mailbox", "2 mailboxes".
 func plural(n int, one, many string) string {
 	if n == 1 {

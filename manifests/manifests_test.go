@@ -239,19 +239,30 @@ func checkKubeFile(t *testing.T, path string) {
 func configVars(t *testing.T) map[string]reflect.StructField {
 	t.Helper()
 	vars := make(map[string]reflect.StructField)
-	typ := reflect.TypeFor[config.Config]()
+	addConfigVars(t, reflect.TypeFor[config.Config](), vars)
+	return vars
+}
+
+// addConfigVars adds the variables of the struct typ to vars: a field
+// without an envconfig tag that is a struct (a provider's section of
+// Config) holds variables of its own.
+func addConfigVars(t *testing.T, typ reflect.Type, vars map[string]reflect.StructField) {
+	t.Helper()
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		if !f.IsExported() {
 			continue
 		}
 		name := f.Tag.Get("envconfig")
-		if name == "" {
+		switch {
+		case name == "" && f.Type.Kind() == reflect.Struct:
+			addConfigVars(t, f.Type, vars)
+		case name == "":
 			t.Fatalf("config.%s has no envconfig tag", f.Name)
+		default:
+			vars[name] = f
 		}
-		vars[name] = f
 	}
-	return vars
 }
 
 // configDefault is the default tag of the config field read from name.

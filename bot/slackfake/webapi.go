@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -23,8 +24,9 @@ type web struct {
 	authError   map[string]string   // token kind "app"/"bot" -> error
 	callDelay   time.Duration
 	methodDelay map[string]time.Duration
-	notFound    map[string]bool // channels that answer channel_not_found
-	tiers                       // Slack's rate tiers: ratetiers.go
+	notFound    map[string]bool          // channels that answer channel_not_found
+	tiers                                // Slack's rate tiers: ratetiers.go
+	held        map[string]chan struct{} // method -> closed when its calls may answer
 }
 
 func (w *web) setup() {
@@ -33,6 +35,7 @@ func (w *web) setup() {
 	w.authError = map[string]string{}
 	w.methodDelay = map[string]time.Duration{}
 	w.notFound = map[string]bool{}
+	w.held = map[string]chan struct{}{}
 }
 
 // apiRequest is one Web API request, its form or JSON body decoded.
@@ -206,7 +209,15 @@ func (s *Server) injected(ctx context.Context, w http.ResponseWriter, q *apiRequ
 		s.rateLimited[q.method]--
 	}
 	retry, over := s.overTier(q, time.Now())
+	hold := s.held[q.method]
 	s.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return true
+		}
+	}
 	if delay > 0 {
 		t := time.NewTimer(delay)
 		defer t.Stop()
@@ -251,6 +262,24 @@ func (s *Server) RateLimitNext(method string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rateLimited[method] += n
+}
+
+// Hold makes the calls of method wait for their answer until release is
+// called.
+func (s *Server) Hold(method string) (release func()) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.held[method] = ch
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			delete(s.held, method)
+			s.mu.Unlock()
+			close(ch)
+		})
+	}
 }
 
 // RejectToken makes every call with the app ("app") or bot ("bot") token

@@ -20,6 +20,7 @@ var voidTests = []struct {
 	{"HandoverVoidHandovers", testVoidHandovers},
 	{"HandoverVoidWhileShowing", testVoidWhileShowing},
 	{"HandoverConcurrentOffers", testConcurrentOffers},
+	{"HandoverClaimsVersusLaterOffer", testClaimsVersusLaterOffer},
 }
 
 // offer records h in s and returns the IDs of the hand-overs it voided.
@@ -199,4 +200,43 @@ func testConcurrentOffers(t *testing.T, open func(t *testing.T) commands.Store) 
 			t.Errorf("%s is %s and was returned voided %d times; want %s, returned once when voided", id, rec.State, seen[id], want)
 		}
 	}
+}
+
+// testClaimsVersusLaterOffer races the owner's clicks on one replica with
+// a later hand-over of the mailbox on another: whichever comes first, the
+// earlier hand-over ends voided (a click that had claimed it finishes,
+// but it can never be claimed again), at most one click took it, and the
+// later one stays open.
+func testClaimsVersusLaterOffer(t *testing.T, open func(t *testing.T) commands.Store) {
+	s := open(t)
+	now := clock()
+	first, later := handover("h1", now), handover("h2", now.Add(time.Second))
+	offer(t, s, first)
+	stores := replicas(t, s, 2)
+	var mu sync.Mutex
+	taken := 0
+	together(5, func(i int) {
+		if i == 0 {
+			if _, err := stores[1].OfferHandover(t.Context(), later); err != nil {
+				t.Errorf("OfferHandover: %v", err)
+			}
+			return
+		}
+		_, res, err := stores[0].ClaimHandover(t.Context(), first, now.Add(time.Second))
+		if err != nil {
+			t.Errorf("ClaimHandover: %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if res == commands.ClaimTaken {
+			taken++
+		}
+	})
+	if rec := state(t, s, "h1"); rec.State != commands.HandoverStateVoided || taken > 1 {
+		t.Errorf("the earlier hand-over is %s after %d claims taken; want voided, at most one taken", rec.State, taken)
+	}
+	if rec := state(t, s, "h2"); rec.State != commands.HandoverStateOffered {
+		t.Errorf("the later hand-over is %s, want offered", rec.State)
+	}
+	claim(t, s, first, now.Add(time.Second+commands.StaleClaim), commands.ClaimClosed)
 }
