@@ -34,8 +34,8 @@ type RetryPolicy struct {
 	MaxDelay  time.Duration // the longest delay of the backoff (Retry-After may be longer)
 }
 
-// DefaultRetryPolicy makes at least three attempts, as temporary failures
-// deserve.
+// DefaultRetryPolicy makes three attempts in all, at most: a temporary
+// failure is tried twice more, with backoff, before it is reported.
 var DefaultRetryPolicy = RetryPolicy{Attempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 2 * time.Second}
 
 // Caller sends the requests of one provider adapter: one upstream, its

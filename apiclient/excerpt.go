@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mailbot/mailbot/internal/textcut"
 )
 
 // ExcerptLen is how many characters of a bad body an error shows at most.
@@ -62,21 +64,27 @@ func CutCode(s string, secrets []string) string {
 // truncated JSON is handled like any other text.
 func Scrub(s string, n int) string {
 	var b strings.Builder
-	count := 0
+	count, cut := 0, -1 // cut: where the n-th rune ends in b
 	emit := func(seg string) {
 		for _, r := range seg {
 			if r == '\t' || r == '\n' || r == '\r' {
 				r = ' '
 			}
-			if count < n {
+			if count == n {
+				cut = b.Len()
+			}
+			if count < n+graphemeLookahead {
 				b.WriteRune(r)
 			}
 			count++
 		}
 	}
-	for i := 0; i < len(s) && count <= n; {
-		if hidesText(s[i:]) {
-			count = n + 1 // cut: show the ellipsis
+	for i := 0; i < len(s) && count < n+graphemeLookahead; {
+		if hidesText(s[i:]) || invisibleAt(s, i) {
+			if count <= n { // cut here, and before the grapheme it would split
+				cut = max(0, b.Len()-(i-textcut.GraphemeStart(s, i)))
+			}
+			count = max(count, n+1) // show the ellipsis
 			break
 		}
 		if keyEnd, valEnd, ok := sensitiveField(s, i); ok {
@@ -85,19 +93,35 @@ func Scrub(s string, n int) string {
 			i = valEnd
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r != '\t' && r != '\n' && r != '\r' && !unicode.IsPrint(r) && r != utf8.RuneError {
-			count = n + 1
-			break
-		}
+		_, size := utf8.DecodeRuneInString(s[i:])
 		emit(s[i : i+size])
 		i += size
 	}
-	out := b.String()
-	if count > n {
-		out += "…"
+	return strings.TrimSpace(cutGrapheme(b.String(), cut, count > n))
+}
+
+// graphemeLookahead is how many runes past the cut Scrub reads, so that
+// the cut can fall between graphemes (textcut decides where they end).
+const graphemeLookahead = 8
+
+// cutGrapheme is out cut at byte cut (its end when cut is -1), moved back
+// to the start of the grapheme it would split, with an ellipsis; out as it
+// is when nothing is cut.
+func cutGrapheme(out string, cut int, cutting bool) string {
+	if !cutting {
+		return out
 	}
-	return strings.TrimSpace(out)
+	if cut < 0 || cut > len(out) {
+		cut = len(out)
+	}
+	return out[:textcut.GraphemeStart(out, cut)] + textcut.Ellipsis
+}
+
+// invisibleAt reports whether a control, format or other invisible
+// character (but a tab or line break) starts at byte i of s.
+func invisibleAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return r != '\t' && r != '\n' && r != '\r' && !unicode.IsPrint(r) && r != utf8.RuneError
 }
 
 // hidesText reports whether s starts with an escape that may spell

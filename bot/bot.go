@@ -1,7 +1,7 @@
 // Package bot is mailbot's Slack adapter: it receives slash commands and
 // button clicks over Socket Mode, acknowledges them at once, hands them to
 // the transport-free core (package commands) and delivers the replies:
-// results to the person who asked, ephemerally, and notifications without
+// results to the person who asked, ephemerally, and notices without
 // secrets to the ops channel.
 package bot
 

@@ -15,7 +15,7 @@ func WebAPIMethods() map[string][]string {
 	return map[string][]string{
 		"apps.connections.open": nil,                 // app-level token, connections:write
 		"auth.test":             nil,                 // any token
-		"chat.postMessage":      {"chat:write"},      // ops notifications, approval requests, reminders
+		"chat.postMessage":      {"chat:write"},      // ops notices, approval requests, reminders
 		"chat.update":           {"chat:write"},      // approval request outcome
 		"chat.postEphemeral":    {"chat:write"},      // results for the requester
 		"conversations.open":    {"im:write"},        // DM fallback for a result; hand-over messages

@@ -14,7 +14,7 @@ import (
 
 // MessengerConfig is where the messenger posts.
 type MessengerConfig struct {
-	OpsChannel string       // MAILBOT_OPS_CHANNEL; empty: no notifications
+	OpsChannel string       // MAILBOT_OPS_CHANNEL; empty: no notices
 	HTTPClient *http.Client // for response_url posts; nil: a client with a 10 s timeout
 }
 

@@ -7,8 +7,8 @@ import (
 )
 
 // Provider is what the core needs of a mail-hosting provider's admin API.
-// One adapter per provider satisfies it (apiclient/pdd, apiclient/yandex360,
-// apiclient/mailcow). Every failure is an *apiclient.Error whose Class says
+// One adapter per provider satisfies it (apiclient/<provider>, one package
+// per row of the provider table). Every failure is an *apiclient.Error whose Class says
 // what it means (refused, temporary, credentials refused, uncertain); the
 // adapter has already retried what may be retried.
 type Provider interface {

@@ -63,7 +63,7 @@ type Config struct {
 	M365
 	ForcePasswordChange bool          `envconfig:"MAILBOT_FORCE_PASSWORD_CHANGE" scope:"serve,shell" default:"true" desc:"new mailboxes and reset passwords must be changed at the next login, where the provider can require it"`
 	Admins              []string      `envconfig:"MAILBOT_ADMINS" scope:"serve,shell" need:"serve" desc:"comma-separated Slack user IDs (U..., W...) and user group IDs (S..., members are admins) allowed to run operations and decide requests"`
-	OpsChannel          string        `envconfig:"MAILBOT_OPS_CHANNEL" scope:"serve" desc:"channel ID for notifications and approval requests"`
+	OpsChannel          string        `envconfig:"MAILBOT_OPS_CHANNEL" scope:"serve" desc:"channel ID for notices and approval requests"`
 	Approvals           string        `envconfig:"MAILBOT_APPROVALS" core:"Approvals" scope:"serve,shell" default:"off" desc:"off, requests or all (for serve, requests and all need MAILBOT_OPS_CHANNEL)"`
 	ApprovalTTL         time.Duration `envconfig:"MAILBOT_APPROVAL_TTL" core:"ApprovalTTL" scope:"serve,shell" default:"24h" desc:"a pending request older than this expires"`
 	ApprovalsRequired   int           `envconfig:"MAILBOT_APPROVALS_REQUIRED" core:"ApprovalsRequired" scope:"serve,shell" default:"1" desc:"how many different admins must approve a request, 1 to {approvals.max}"`
