@@ -163,7 +163,7 @@ func (ic *ImportCheck) Approval() bool { return ic.approval }
 
 // Checking is what the import's form says while its owners are checked.
 func (ic *ImportCheck) Checking() string {
-	return fmt.Sprintf("Checking the owners of %d rows (%d people) in Slack. The outcome shows here; if you close this form, mailbot tells you in a message.", len(ic.rows), len(ic.owners))
+	return fmt.Sprintf("Checking the owners of %s (%s) in Slack. The outcome shows here; if you close this form, mailbot tells you in a message.", plural(len(ic.rows), "row", "rows"), plural(len(ic.owners), "person", "people"))
 }
 
 // ImportChecked is what the import's form says once d, a checked import,
@@ -174,9 +174,9 @@ func ImportChecked(d Decision) string {
 		n = len(d.Import.Rows)
 	}
 	if d.Step == StepApproval {
-		return fmt.Sprintf("Every row is fine: the import of %d mailboxes now waits for an admin's approval. You may close this form.", n)
+		return fmt.Sprintf("Every row is fine: the import of %s now waits for an admin's approval. You may close this form.", mailboxes(n))
 	}
-	return fmt.Sprintf("Every row is fine: the %d mailboxes are being created. Progress comes in your direct message with mailbot. You may close this form.", n)
+	return fmt.Sprintf("Every row is fine: mailbot is creating %s. Progress comes in your direct message with mailbot. You may close this form.", mailboxes(n))
 }
 
 // ImportRefused is the form's lead above its rows' problems.

@@ -66,7 +66,7 @@ func (r *importRun) progressReply(n counts) Reply {
 		filled = done * width / total
 	}
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
-	return Reply{Title: fmt.Sprintf("Import %s: %d of %d mailboxes", r.rec.ID, done, total),
+	return Reply{Title: fmt.Sprintf("Import %s: %d of %s", r.rec.ID, done, mailboxes(total)),
 		Text: fmt.Sprintf("%s  %d%%", bar, done*100/max(total, 1)),
 		Fields: []Field{{Label: "Done", Value: fmt.Sprint(n.created + n.existing)}, {Label: "Failed", Value: fmt.Sprint(n.failed)},
 			{Label: "Left", Value: fmt.Sprint(n.left)}}}
@@ -133,7 +133,7 @@ func (r *importRun) updateProgress(ctx context.Context) {
 // noticeText is the ops notice of the import; no secret.
 func (r *importRun) noticeText(done bool) string {
 	m := r.c.cfg.Mention
-	head := fmt.Sprintf("%s imports %d mailboxes in %s (import %s)", m(r.rec.Requester), len(r.rec.Rows), importDomains(r.rec.Rows), r.rec.ID)
+	head := fmt.Sprintf("%s imports %s in %s (import %s)", m(r.rec.Requester), mailboxes(len(r.rec.Rows)), importDomains(r.rec.Rows), r.rec.ID)
 	if len(r.deciders) > 0 {
 		head += ", approved by " + r.c.mentionAll(r.deciders)
 	}
@@ -162,11 +162,11 @@ func (r *importRun) finish(ctx context.Context) string {
 			Action: ActionImport, Login: r.rec.ID, Created: c.now()}
 		h.Expires = h.Created.Add(c.cfg.HandoverTTL)
 		if c.offer(ctx, h) {
-			summary.Note = fmt.Sprintf("The passwords of the %d mailboxes without an owner are yours: click Show my password in your direct message with mailbot before %s. Each owner got their own in a direct message.",
-				ho, fmtTime(h.Expires))
+			summary.Note = fmt.Sprintf("The passwords of the %s without an owner are yours: click Show my password in your direct message with mailbot before %s. Each owner got their own in a direct message.",
+				mailboxes(ho), fmtTime(h.Expires))
 		} else {
 			summary.Error = true
-			summary.Note = fmt.Sprintf("The direct message with the passwords of the %d mailboxes without an owner could not be sent: nobody knows them. Reset them with /mailbox reset.", ho)
+			summary.Note = fmt.Sprintf("The direct message with the passwords of the %s without an owner could not be sent: nobody knows them. Reset them with /mailbox reset.", mailboxes(ho))
 		}
 	}
 	r.sendSummary(ectx, summary)

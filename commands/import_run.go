@@ -39,8 +39,8 @@ func (c *Core) executeImport(ctx context.Context, to Route, d Decision) string {
 	if d.Step == StepApproval {
 		return c.submit(ctx, to, *d.Pending)
 	}
-	c.deliver(ctx, to, Reply{Title: "Import started", Text: fmt.Sprintf("mailbot is creating %d mailboxes (%s). Progress follows in your direct message with mailbot.",
-		len(d.Import.Rows), d.Op.Domain), Fields: []Field{{Label: "Import", Value: d.Import.ID}}})
+	c.deliver(ctx, to, Reply{Title: "Import started", Text: fmt.Sprintf("mailbot is creating %s (%s). Progress follows in your direct message with mailbot.",
+		mailboxes(len(d.Import.Rows)), d.Op.Domain), Fields: []Field{{Label: "Import", Value: d.Import.ID}}})
 	return c.runImport(ctx, d.Import.ID, nil)
 }
 
@@ -73,13 +73,13 @@ func (c *Core) runApprovedImport(ctx context.Context, k Click, rec Record, p Pen
 		return LabelError
 	}
 	forgetPreview(rec.ID) // the message no longer shows the rows
-	text := fmt.Sprintf("Approved by %s: the import of %d mailboxes runs; %s follows its progress in a direct message.",
-		c.storedMentions(rec.Approvers), len(got.Rows), storedMention(rec.Requester))
+	text := fmt.Sprintf("Approved by %s: the import of %s runs; %s follows its progress in a direct message.",
+		c.storedMentions(rec.Approvers), mailboxes(len(got.Rows)), storedMention(rec.Requester))
 	c.finish(ectx, rec.ID, StateDone, text)
 	rec.State, rec.RunText, rec.DecidedAt = StateDone, text, c.cfg.Now()
 	c.updateRequest(ctx, rec)
 	c.deliver(ctx, k.Route, Reply{Title: "Request approved",
-		Text: fmt.Sprintf("You approved the import of %d mailboxes by %s: it runs now.", len(got.Rows), c.cfg.Mention(rec.Requester))})
+		Text: fmt.Sprintf("You approved the import of %s by %s: it runs now.", mailboxes(len(got.Rows)), c.cfg.Mention(rec.Requester))})
 	return c.runImport(ctx, rec.ID, rec.Approvers)
 }
 

@@ -54,7 +54,7 @@ func (c *Core) clickMore(ctx context.Context, k Click) string {
 		c.deliver(ctx, k.Route, Reply{Title: "This button is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
 		return LabelInvalid
 	}
-	if !c.IsAdmin(k.User) {
+	if !c.IsAdminOf(k.User, w.Domain) {
 		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: "Only mailbot admins may read what the provider holds.", Error: true})
 		return LabelRefused
 	}
@@ -224,6 +224,9 @@ func (c *Core) readFailure(domain, what string, err error) Reply {
 	}
 	return r
 }
+
+// mailboxes is n mailboxes in words: "1 mailbox", "2 mailboxes".
+func mailboxes(n int) string { return plural(n, "mailbox", "mailboxes") }
 
 // plural writes n and the noun in its number: "1 mailbox", "2 mailboxes".
 func plural(n int, one, many string) string {

@@ -125,7 +125,7 @@ func (o Operation) String() string {
 	case ActionAliasAdd, ActionAliasRemove, ActionOffboard:
 		return o.aliasString(false)
 	case ActionImport:
-		return fmt.Sprintf("import %d mailboxes in %s", o.Rows, o.Domain)
+		return fmt.Sprintf("import %s in %s", mailboxes(o.Rows), o.Domain)
 	}
 	return string(o.Action) + " " + o.Target()
 }

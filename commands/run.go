@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -275,9 +276,18 @@ func (c *Core) failure(n Notice, err error) Result {
 // provider's, what it means.
 func answerText(who string, e *apiclient.Error) string {
 	if e.Code == "" {
-		return fmt.Sprintf("%s: %s.", who, providerWords(e))
+		return sentence(who + ": " + providerWords(e))
 	}
-	return fmt.Sprintf("%s answered %s: %s.", who, e.Code, providerWords(e))
+	return sentence(who + " answered " + e.Code + ": " + providerWords(e))
+}
+
+// sentence is s ended with a full stop, unless it ends a sentence already
+// (a provider's message often does).
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return s
+	}
+	return s + "."
 }
 
 // providerWords is what e means in words, never empty.
