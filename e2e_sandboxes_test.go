@@ -31,6 +31,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/google/googlesim"
+	"github.com/mailbot/mailbot/apiclient/m365/m365sim"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
@@ -57,6 +58,7 @@ type lifeSandbox struct {
 	mailcow *mailcowsim.Server
 	google  *googlesim.Server
 	gAcct   googlesim.Account
+	m365    *m365sim.Server
 }
 
 // newLifeSandbox starts provider's sandbox for w: an account, and a domain
@@ -113,13 +115,29 @@ func newLifeSandbox(w *world, provider string) *lifeSandbox {
 		}
 		sb.seed = func(d string, n int) error { sim.AddMailboxes(d, n); return nil }
 		vars["GOOGLE_ADMIN"] = sb.gAcct.Admin
+	case apiclient.ProviderM365:
+		sim := m365sim.New()
+		acct := sim.NewAccount()
+		sb.m365, h, sb.cred, sb.domain = sim, sim, acct.ClientSecret, "life.example"
+		sim.AddDomain(sb.domain)
+		sb.requests, sb.fault = sim.Requests, sim.InjectFault
+		sb.inspect = func(a string) (providertest.MailboxInfo, bool) {
+			m, ok := sim.Mailbox(a)
+			return providertest.MailboxInfo{Password: m.Password, State: m.State, ForcePasswordChange: m.ForcePasswordChange, UID: m.UID}, ok
+		}
+		sb.seed = func(d string, n int) error { sim.AddMailboxes(d, n); return nil }
+		vars["M365_TENANT_ID"], vars["M365_CLIENT_ID"], vars["M365_CLIENT_SECRET"], vars["M365_LICENSE"] =
+			acct.TenantID, acct.ClientID, acct.ClientSecret, acct.License
 	default:
 		w.t.Fatalf("no sandbox of provider %q", provider)
 	}
 	sb.wire = &wireRecorder{rec: w.rec, fault: sb.fault}
 	sb.url, vars["SSL_CERT_FILE"] = serveTLS(w.t, sb.wire.wrap(h))
 	vars[map[string]string{apiclient.ProviderPDD: "PDD_BASE_URL", apiclient.ProviderYandex360: "Y360_BASE_URL", apiclient.ProviderMailcow: "MAILCOW_URL",
-		apiclient.ProviderGoogle: "GOOGLE_BASE_URL"}[provider]] = sb.url
+		apiclient.ProviderGoogle: "GOOGLE_BASE_URL", apiclient.ProviderM365: "M365_BASE_URL"}[provider]] = sb.url
+	if sb.m365 != nil { // the token endpoint is the sandbox's too
+		vars["M365_LOGIN_URL"] = sb.url
+	}
 	if sb.google != nil { // the key file names the served sandbox's token endpoint
 		vars["GOOGLE_CREDENTIALS"] = string(sb.gAcct.KeyFile(sb.url))
 	}
@@ -267,15 +285,18 @@ func (r *wireRecorder) writeCount() int {
 }
 
 // passwordIn is the password a write carries: PDD's form field, Yandex
-// 360's JSON "password", mailcow's "password" (top level or in "attr").
+// 360's and Google's JSON "password", mailcow's "password" (top level or
+// in "attr"), Microsoft 365's "passwordProfile"'s.
 func passwordIn(raw []byte) string {
 	var body map[string]any
 	if json.Unmarshal(raw, &body) != nil {
 		form, _ := url.ParseQuery(string(raw))
 		return form.Get("password")
 	}
-	if attr, ok := body["attr"].(map[string]any); ok {
-		body = attr
+	for _, nested := range []string{"attr", "passwordProfile"} {
+		if inner, ok := body[nested].(map[string]any); ok {
+			body = inner
+		}
 	}
 	pw, _ := body["password"].(string)
 	return pw

@@ -85,3 +85,23 @@ func TestRoutedCommandsReachTheirProvider(t *testing.T) {
 		t.Errorf("status of shop.example: %q, want it at mailcow", r.Title)
 	}
 }
+
+// An alias and its mailbox, and an offboarding and its successor, at two
+// providers are refused in words, with nothing sent to either.
+func TestRoutedAliasAcrossProvidersRefused(t *testing.T) {
+	w := newRoutedWorld(t, commands.Config{})
+	pddBefore, cowBefore := w.pdd.sim.Requests(""), w.cow.Requests()
+	for _, line := range []string{
+		"/mailbox alias add sales@shop.example alice@example.com",
+		"/mailbox offboard alice@shop.example to bob@example.com",
+	} {
+		d, label := w.typed(admin1, line)
+		r := w.msgr.lastTo(admin1)
+		if d.Step != commands.StepReply || !strings.Contains(r.PlainText(), "at the same provider") || !strings.Contains(r.PlainText(), "Nothing was sent") {
+			t.Errorf("%s: step %v, label %q:\n%s", line, d.Step, label, r.PlainText())
+		}
+	}
+	if w.pdd.sim.Requests("") != pddBefore || w.cow.Requests() != cowBefore {
+		t.Errorf("a refused command reached a provider: PDD %d, mailcow %d requests", w.pdd.sim.Requests("")-pddBefore, w.cow.Requests()-cowBefore)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"go.uber.org/zap"
 )
 
 // previewRows is how many rows a request message shows.
@@ -102,12 +104,14 @@ const showRowsPerReply = 40
 // fit.
 func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) string {
 	rows, ok := c.ownerlessRows(ctx, rec.Login)
-	if !ok {
+	rows, skipped, read := c.unchangedSince(ctx, rec, rows)
+	if !ok || !read {
 		c.release(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "Try again in a minute", Error: true, Text: "mailbot could not read the import's rows. Nothing was changed."})
 		return LabelError
 	}
 	fields, failed := c.setPasswords(ctx, rec, rows)
+	failed = append(skipped, failed...)
 	if len(fields) == 0 && len(rows) > 0 {
 		c.release(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "No password could be set", Error: true, Text: "Nothing was changed: your button still works. Try again later."})
@@ -200,4 +204,35 @@ func (c *Core) setRowPassword(ctx context.Context, rec HandoverRecord, row Impor
 		}
 	}
 	return nil, "no password was set"
+}
+
+// unchangedSince keeps the rows whose mailbox nothing changed since the
+// import's hand-over was offered: a mailbox that a later reset, block,
+// offboarding or hand-over changed (an entry of the audit trail other
+// than the import's own) has a newer owner, so its password is not set
+// for the requester. skipped says which, in words; read is false when the
+// audit trail cannot be read.
+func (c *Core) unchangedSince(ctx context.Context, rec HandoverRecord, rows []ImportRow) (kept []ImportRow, skipped []string, read bool) {
+	if len(rows) == 0 {
+		return rows, nil, true
+	}
+	entries, err := c.store.Audit(ctx, rec.Created, 0, false)
+	if err != nil {
+		c.logger.Warn("audit trail not read for an import's hand-over", zap.String("request_id", rec.Login), zap.Error(err))
+		return nil, nil, false
+	}
+	changed := map[string]bool{}
+	for _, e := range entries {
+		if e.RequestID != rec.Login && voids(e.Action) && e.Outcome != OutcomeError {
+			changed[e.Target()] = true
+		}
+	}
+	for _, r := range rows {
+		if changed[r.Target()] {
+			skipped = append(skipped, r.Target()+": changed since the import (reset, blocked, offboarded or handed over): its password was not set")
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept, skipped, true
 }

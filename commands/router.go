@@ -117,3 +117,12 @@ func (r *Router) Default() Provider { return r.def }
 
 // Routed reports whether more than one provider is configured.
 func (r *Router) Routed() bool { return len(r.Providers()) > 1 }
+
+// oneProvider says why an operation's two addresses must share a
+// provider.
+func oneProvider(a Action) string {
+	if a == ActionOffboard {
+		return "an offboarded mailbox's aliases can move only to a successor at the same provider"
+	}
+	return "an alias and its mailbox must be at the same provider"
+}
