@@ -105,3 +105,18 @@ func TestRoutedAliasAcrossProvidersRefused(t *testing.T) {
 		t.Errorf("a refused command reached a provider: PDD %d, mailcow %d requests", w.pdd.sim.Requests("")-pddBefore, w.cow.Requests()-cowBefore)
 	}
 }
+
+// Help and the Home tab say which domains go to which provider.
+func TestRoutedHelpListsDomains(t *testing.T) {
+	w := newRoutedWorld(t, commands.Config{})
+	d, _ := w.typed(user1, "/mailbox help")
+	text := d.Reply.PlainText()
+	for _, want := range []string{"Domains at mailcow: shop.example, *.example.org", "Domains at the PDD API: every other domain"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("help has no %q:\n%s", want, text)
+		}
+	}
+	if home := w.core.Home(t.Context(), user1).PlainText(func(s string) string { return s }); !strings.Contains(home, "Domains at mailcow") {
+		t.Errorf("the Home tab does not list the routes:\n%s", home)
+	}
+}

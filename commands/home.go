@@ -57,7 +57,7 @@ func (h Home) homeButtons(r Record, value string, decide bool) []Button {
 
 // Home returns the Home tab of user.
 func (c *Core) Home(ctx context.Context, user string) Home {
-	h := Home{User: user, Admin: c.IsAdmin(user), Need: c.cfg.ApprovalsRequired, Help: usageFields("")}
+	h := Home{User: user, Admin: c.IsAdmin(user), Need: c.cfg.ApprovalsRequired, Help: append(usageFields(""), c.routeFields()...)}
 	mine := user
 	if h.Admin || c.isDomainAdmin(user) {
 		mine = "" // and a domain admin's are those they may decide, below

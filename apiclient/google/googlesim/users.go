@@ -27,7 +27,7 @@ type user struct {
 	aliases                            []string // in the order they were added
 	created                            time.Time
 	orgUnit                            string // "" is the root
-	hidden                             int // reads it is still invisible to (consistency.go)
+	hidden                             int    // reads it is still invisible to (consistency.go)
 }
 
 // userName is a user's name as the API writes it.
