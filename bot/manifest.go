@@ -34,6 +34,9 @@ func WebAPIMethods() map[string][]string {
 		"users.info": {"users:read", "users:read.email"},
 		// An import's owner given by e-mail.
 		"users.lookupByEmail": {"users:read.email"},
+		// An import's many owners, found in one listing of the workspace's
+		// people (their e-mail addresses need users:read.email).
+		"users.list": {"users:read", "users:read.email"},
 		// Not a Web API method: an import's CSV file, downloaded from the
 		// url_private of the form's file_input with the bot token.
 		"url_private": {"files:read"},

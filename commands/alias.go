@@ -171,6 +171,10 @@ func (c *Core) checkTo(op Operation, refuse func(string) *UsageError) *UsageErro
 	if op.To == op.Target() {
 		return refuse(fmt.Sprintf("%s and %s are the same address.", op.Target(), op.To))
 	}
+	if p, q := c.at(op.Domain), c.at(domain); p.Name() != q.Name() {
+		return &UsageError{Command: CmdMailbox, Problem: fmt.Sprintf(
+			"%s is at %s and %s at %s: %s. Nothing was sent.", op.Target(), p.Capabilities().Title, op.To, q.Capabilities().Title, oneProvider(op.Action))}
+	}
 	return nil
 }
 

@@ -13,7 +13,7 @@ const aliasesShown = 50
 // decideAliasesRead decides "/mailbox aliases <mailbox>": a read for
 // admins, in an allowed domain, of a provider with aliases.
 func (c *Core) decideAliasesRead(userID string, op Operation) Decision {
-	if !c.IsAdmin(userID) {
+	if !c.IsAdminOf(userID, c.readDomain(op)) {
 		return c.notAllowed("Only mailbot admins may read what the provider holds.")
 	}
 	if op.Domain == "" {

@@ -65,7 +65,10 @@ func (c *Core) mayClick(k Click, p Pending) string {
 		}
 		return ""
 	case ButtonApprove, ButtonDeny:
-		if !c.IsAdmin(k.User) {
+		if !c.mayDecide(k.User, p.Op) {
+			if c.isDomainAdmin(k.User) {
+				return "You are an admin of some domains only, and this request touches others: a mailbot admin or an admin of its domains must decide it."
+			}
 			return "Only mailbot admins may approve or deny requests."
 		}
 		if c.cfg.Approvals == ApprovalsAll && k.User == p.Requester {

@@ -256,6 +256,7 @@ func (c *Core) requestView(rec Record) RequestView {
 		Text: c.stateText(rec), AdminGroups: c.adminGroupNames()}
 	if rec.State == StatePending {
 		v.Value = c.EncodePending(rec.Pending)
+		v.Text = strings.TrimSpace(v.Text + " " + c.decidersText(rec.Op))
 		if rec.Op.Action == ActionImport {
 			v.Text = strings.TrimSpace(c.importPreview(context.Background(), rec.ID) + " " + v.Text)
 		}

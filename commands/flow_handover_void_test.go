@@ -77,3 +77,27 @@ func TestHandoverVoidedByWhatComesAfter(t *testing.T) {
 		})
 	}
 }
+
+func (d *downStore) OfferHandover(ctx context.Context, h commands.Handover) ([]commands.HandoverRecord, error) {
+	if d.fails("OfferHandover") {
+		return nil, errDown
+	}
+	return d.Store.OfferHandover(ctx, h)
+}
+
+// With a database, a hand-over that cannot be recorded is not posted: it
+// could be neither voided by a later reset nor known after a restart. The
+// requester is told that nobody got the password.
+func TestHandoverNotRecordedNotPosted(t *testing.T) {
+	t.Parallel()
+	api := &resetAPI{}
+	e, ds := newDownEnv(t, api, commands.Config{People: directory(), ForcePasswordChange: true}, true)
+	ds.set(true, "OfferHandover")
+	e.typed(admin1, "/mailbox reset ada@example.com for <@UADA|ada> locked out")
+	if offers := e.msgr.handoverCalls("offer"); len(offers) != 0 {
+		t.Errorf("%d hand-overs posted that the store did not record, want none", len(offers))
+	}
+	if r := e.msgr.lastTo(admin1); !r.Error || !strings.Contains(r.PlainText(), "nobody knows the password") {
+		t.Errorf("the requester's reply:\n%s", r.PlainText())
+	}
+}

@@ -3,6 +3,7 @@ package commands_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,5 +82,42 @@ func TestImportHandoverPostedOnceAcrossAStop(t *testing.T) {
 	}
 	if len(offers) != 3 || seen["second@example.com"] != 1 {
 		t.Errorf("hand-overs posted: %v; want each of the three rows' once", seen)
+	}
+}
+
+// An import's Show button for its rows without an owner sets no password
+// on a mailbox that a later reset handed to someone else: the mailbox
+// follows its latest owner, and the requester is told which was left out.
+func TestImportShowLeavesOutAMailboxHandedOnSince(t *testing.T) {
+	api := newMailboxes()
+	e := importEnv(t, api, commands.Config{})
+	d, errs := e.importRows(admin1, "kept@example.com\nmoved@example.com", "")
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	e.core.Execute(t.Context(), commands.Route{User: admin1, Channel: "C1"}, d)
+	bundle := offered(t, e)
+	e.clk.Advance(time.Minute)
+	if _, label := e.typed(admin1, "/mailbox reset moved@example.com for <@UADA|ada> new owner"); label != commands.LabelOK {
+		t.Fatalf("reset for @ada: %q", label)
+	}
+	mark := e.msgr.mark()
+	if got := e.show(bundle, admin1); got != commands.LabelShown {
+		t.Fatalf("the requester's Show: %q", got)
+	}
+	var shown, said []string
+	for _, c := range e.msgr.since(mark) {
+		for _, f := range c.Reply.Fields {
+			if !f.Secret && f.Label == "Address" {
+				shown = append(shown, f.Value)
+			}
+		}
+		said = append(said, c.Reply.Steps...)
+	}
+	if len(shown) != 1 || shown[0] != "kept@example.com" || api.sets["moved@example.com"] != 1 {
+		t.Errorf("passwords shown for %v, moved@ set %d times; want kept@ alone, moved@ set only by its reset", shown, api.sets["moved@example.com"])
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "moved@example.com: changed since the import") {
+		t.Errorf("the requester was told %q; want that moved@example.com was left out", said)
 	}
 }

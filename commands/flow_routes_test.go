@@ -85,3 +85,38 @@ func TestRoutedCommandsReachTheirProvider(t *testing.T) {
 		t.Errorf("status of shop.example: %q, want it at mailcow", r.Title)
 	}
 }
+
+// An alias and its mailbox, and an offboarding and its successor, at two
+// providers are refused in words, with nothing sent to either.
+func TestRoutedAliasAcrossProvidersRefused(t *testing.T) {
+	w := newRoutedWorld(t, commands.Config{})
+	pddBefore, cowBefore := w.pdd.sim.Requests(""), w.cow.Requests()
+	for _, line := range []string{
+		"/mailbox alias add sales@shop.example alice@example.com",
+		"/mailbox offboard alice@shop.example to bob@example.com",
+	} {
+		d, label := w.typed(admin1, line)
+		r := w.msgr.lastTo(admin1)
+		if d.Step != commands.StepReply || !strings.Contains(r.PlainText(), "at the same provider") || !strings.Contains(r.PlainText(), "Nothing was sent") {
+			t.Errorf("%s: step %v, label %q:\n%s", line, d.Step, label, r.PlainText())
+		}
+	}
+	if w.pdd.sim.Requests("") != pddBefore || w.cow.Requests() != cowBefore {
+		t.Errorf("a refused command reached a provider: PDD %d, mailcow %d requests", w.pdd.sim.Requests("")-pddBefore, w.cow.Requests()-cowBefore)
+	}
+}
+
+// Help and the Home tab say which domains go to which provider.
+func TestRoutedHelpListsDomains(t *testing.T) {
+	w := newRoutedWorld(t, commands.Config{})
+	d, _ := w.typed(user1, "/mailbox help")
+	text := d.Reply.PlainText()
+	for _, want := range []string{"Domains at mailcow: shop.example, *.example.org", "Domains at the PDD API: every other domain"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("help has no %q:\n%s", want, text)
+		}
+	}
+	if home := w.core.Home(t.Context(), user1).PlainText(func(s string) string { return s }); !strings.Contains(home, "Domains at mailcow") {
+		t.Errorf("the Home tab does not list the routes:\n%s", home)
+	}
+}

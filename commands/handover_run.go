@@ -68,6 +68,11 @@ func (c *Core) offer(ctx context.Context, h Handover) bool {
 		// Offered before a restart: its message is not posted twice.
 		c.logger.Info("hand-over offered before: not posted again", zap.String("handover_id", h.ID))
 		return true
+	case err != nil && c.store.Durable():
+		// Not recorded, it could neither be voided by what comes after
+		// nor be known after a restart: it is not posted.
+		c.logger.Error("hand-over not recorded, so not posted", zap.String("handover_id", h.ID), zap.Error(err))
+		return false
 	case err != nil:
 		// The click records it when the store knows it not.
 		c.logger.Warn("hand-over not recorded", zap.String("handover_id", h.ID), zap.Error(err))

@@ -75,6 +75,7 @@ func (c *Core) help(command string) Reply {
 	if command == CmdMailbox && c.cfg.SelfService == SelfServiceReset {
 		r.Text = strings.TrimSpace(r.Text + " /mailbox reset alone resets your own mailbox's password (the address of your Slack e-mail), without an admin.")
 	}
+	r.Fields = append(r.Fields, c.routeFields()...)
 	if groups := c.adminGroupNames(); len(groups) > 0 {
 		r.Note += " The admins include the members of the user group " + strings.Join(groups, ", ") + "."
 	}

@@ -41,11 +41,11 @@ func (h Home) PendingTitle() string {
 	return "Your pending requests"
 }
 
-// homeButtons are Approve and Deny for an admin (Cancel too on their own
-// request), Cancel for the requester.
-func (h Home) homeButtons(r Record, value string) []Button {
+// homeButtons are Approve and Deny for one who may decide r (Cancel too
+// on their own request), Cancel for the requester.
+func (h Home) homeButtons(r Record, value string, decide bool) []Button {
 	var bs []Button
-	if h.Admin {
+	if decide {
 		bs = append(bs, Button{Kind: ButtonApprove, Label: "Approve", Value: value},
 			Button{Kind: ButtonDeny, Label: "Deny", Value: value})
 	}
@@ -57,18 +57,22 @@ func (h Home) homeButtons(r Record, value string) []Button {
 
 // Home returns the Home tab of user.
 func (c *Core) Home(ctx context.Context, user string) Home {
-	h := Home{User: user, Admin: c.IsAdmin(user), Need: c.cfg.ApprovalsRequired, Help: usageFields("")}
+	h := Home{User: user, Admin: c.IsAdmin(user), Need: c.cfg.ApprovalsRequired, Help: append(usageFields(""), c.routeFields()...)}
 	mine := user
-	if h.Admin {
-		mine = ""
+	if h.Admin || c.isDomainAdmin(user) {
+		mine = "" // and a domain admin's are those they may decide, below
 	}
 	recs, err := c.store.Pending(ctx, mine, HomeLimit)
 	if c.storeFailed(err, "home pending") {
 		h.Problem = "mailbot cannot reach its database right now: the lists below may be incomplete."
 	}
 	for _, r := range recs {
+		decide := c.mayDecide(user, r.Op)
+		if !decide && r.Requester != user {
+			continue
+		}
 		v := c.EncodePending(r.Pending)
-		h.Pending = append(h.Pending, HomeRequest{Record: r, Value: v, Buttons: h.homeButtons(r, v)})
+		h.Pending = append(h.Pending, HomeRequest{Record: r, Value: v, Buttons: h.homeButtons(r, v, decide)})
 	}
 	if h.Admin {
 		h.Recent, err = c.store.Audit(ctx, time.Time{}, HomeLimit, true)

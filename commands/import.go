@@ -187,6 +187,9 @@ func (c *Core) BeginImport(req Request, in ImportInput) (*ImportCheck, map[strin
 		return nil, map[string]string{FieldReason: "An import needs an admin's approval: say why it is needed."}
 	}
 	ic.rows, ic.problems = c.checkRows(in)
+	if errs := c.rowsTheirs(ic); errs != nil {
+		return nil, errs
+	}
 	seen := map[string]bool{}
 	for _, r := range ic.rows {
 		if r.owner != "" && !seen[r.owner] {

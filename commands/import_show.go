@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"go.uber.org/zap"
 )
 
 // previewRows is how many rows a request message shows.
@@ -101,14 +103,15 @@ const showRowsPerReply = 40
 // has no owner and shows them all to the requester, in as few answers as
 // fit.
 func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) string {
-	rows, later, ok := c.ownerlessRows(ctx, rec.Login)
-	if !ok {
+	rows, ok := c.ownerlessRows(ctx, rec.Login)
+	rows, skipped, read := c.unchangedSince(ctx, rec, rows)
+	if !ok || !read {
 		c.release(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "Try again in a minute", Error: true, Text: "mailbot could not read the import's rows. Nothing was changed."})
 		return LabelError
 	}
 	fields, failed := c.setPasswords(ctx, rec, rows)
-	failed = append(failed, later...)
+	failed = append(skipped, failed...)
 	if len(fields) == 0 && len(rows) > 0 {
 		c.release(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "No password could be set", Error: true, Text: "Nothing was changed: your button still works. Try again later."})
@@ -124,53 +127,23 @@ func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) stri
 	return LabelShown
 }
 
-// ownerlessRows are the created rows of the import id that have no owner
-// and whose mailbox did not change hands since (later says which did, in
-// words: nothing is set on them); ok is false when the import or the
-// audit trail cannot be read.
-func (c *Core) ownerlessRows(ctx context.Context, id string) (rows []ImportRow, later []string, ok bool) {
+// ownerlessRows are the created rows of the import id that have no owner;
+// ok is false when the import cannot be read.
+func (c *Core) ownerlessRows(ctx context.Context, id string) (rows []ImportRow, ok bool) {
 	is := c.importStore()
 	if is == nil {
-		return nil, nil, false
+		return nil, false
 	}
 	imp, ok, err := is.GetImport(ctx, id)
 	if err != nil || !ok {
-		return nil, nil, false
-	}
-	changed, err := c.changedSince(ctx, imp.Import)
-	if err != nil {
-		return nil, nil, false
+		return nil, false
 	}
 	for _, s := range imp.States {
-		switch {
-		case s.State != RowCreated || s.Owner != "":
-		case changed[s.Target()]:
-			later = append(later, s.Target()+": reset, handed over, blocked or offboarded after the import, so its credentials are no longer yours to see. Nothing was set")
-		default:
+		if s.State == RowCreated && s.Owner == "" {
 			rows = append(rows, s.ImportRow)
 		}
 	}
-	return rows, later, true
-}
-
-// changedSince are the mailboxes that a reset, hand-over, block or
-// offboarding other than imp's own changed (or may have: one still
-// running or uncertain counts) since imp was made, from the audit trail:
-// an import's hand-over, unlike a mailbox's, is voided by none, so its
-// click asks.
-func (c *Core) changedSince(ctx context.Context, imp Import) (map[string]bool, error) {
-	entries, err := c.store.Audit(ctx, imp.Created, 0, false)
-	if err != nil {
-		return nil, err
-	}
-	changed := map[string]bool{}
-	for _, e := range entries {
-		run := e.Event == EventRun || e.Event == EventHandoverShown
-		if run && e.RequestID != imp.ID && voids(e.Action) && e.Outcome != OutcomeError && e.Login != "" {
-			changed[e.Login+"@"+e.Domain] = true
-		}
-	}
-	return changed, nil
+	return rows, true
 }
 
 // deliverPasswords shows the fields of the import id's passwords, in as
@@ -231,4 +204,35 @@ func (c *Core) setRowPassword(ctx context.Context, rec HandoverRecord, row Impor
 		}
 	}
 	return nil, "no password was set"
+}
+
+// unchangedSince keeps the rows whose mailbox nothing changed since the
+// import's hand-over was offered: a mailbox that a later reset, block,
+// offboarding or hand-over changed (an entry of the audit trail other
+// than the import's own) has a newer owner, so its password is not set
+// for the requester. skipped says which, in words; read is false when the
+// audit trail cannot be read.
+func (c *Core) unchangedSince(ctx context.Context, rec HandoverRecord, rows []ImportRow) (kept []ImportRow, skipped []string, read bool) {
+	if len(rows) == 0 {
+		return rows, nil, true
+	}
+	entries, err := c.store.Audit(ctx, rec.Created, 0, false)
+	if err != nil {
+		c.logger.Warn("audit trail not read for an import's hand-over", zap.String("request_id", rec.Login), zap.Error(err))
+		return nil, nil, false
+	}
+	changed := map[string]bool{}
+	for _, e := range entries {
+		if e.RequestID != rec.Login && voids(e.Action) && e.Outcome != OutcomeError {
+			changed[e.Target()] = true
+		}
+	}
+	for _, r := range rows {
+		if changed[r.Target()] {
+			skipped = append(skipped, r.Target()+": changed since the import (reset, blocked, offboarded or handed over): its password was not set")
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept, skipped, true
 }

@@ -156,7 +156,7 @@ type Pending struct {
 
 func (c *Core) pendingReply(p Pending) Reply {
 	who := "an admin's approval"
-	if c.cfg.Approvals == ApprovalsAll && c.IsAdmin(p.Requester) {
+	if c.cfg.Approvals == ApprovalsAll && c.mayDecide(p.Requester, p.Op) {
 		who = "another admin's approval"
 	}
 	if n := c.cfg.ApprovalsRequired; n > 1 {

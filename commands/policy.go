@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -25,23 +24,7 @@ func ParseApprovalMode(s string) (ApprovalMode, error) {
 // IsAdmin reports whether userID is one of the admins: listed, or a
 // member of a listed user group by the transport's last reading of it. It
 // never waits on the network.
-func (c *Core) IsAdmin(userID string) bool {
-	if userID == "" {
-		return false
-	}
-	if slices.Contains(c.cfg.Admins, userID) {
-		return true
-	}
-	if c.cfg.InGroup == nil {
-		return false
-	}
-	for _, a := range c.cfg.Admins {
-		if IsGroupID(a) && c.cfg.InGroup(a, userID) {
-			return true
-		}
-	}
-	return false
-}
+func (c *Core) IsAdmin(userID string) bool { return c.isListed(userID, c.cfg.Admins) }
 
 // IsGroupID reports whether an entry of the admins is a Slack user group
 // ID (S012AB3CD) rather than a user ID.
@@ -153,13 +136,7 @@ func CheckRange(n, lo, hi int) error {
 func (c *Core) adminGroupNames() []string {
 	var names []string
 	for _, g := range c.AdminGroups() {
-		name := g
-		if c.cfg.GroupHandle != nil {
-			if h := c.cfg.GroupHandle(g); h != "" {
-				name = "@" + h
-			}
-		}
-		names = append(names, name)
+		names = append(names, c.groupName(g))
 	}
 	return names
 }
@@ -225,10 +202,12 @@ func (c *Core) checkAllowed(cmd, domain, what string) *UsageError {
 		Fix:     "a domain from that list, or ask an operator to add it to MAILBOT_DOMAINS"}
 }
 
-// authorise decides, by the approval mode, whether userID may run op now,
-// must ask for approval, or is refused (with the reason).
-func (c *Core) authorise(userID string) (Step, string) {
-	admin := c.IsAdmin(userID)
+// authorise decides, by the approval mode, whether userID may run an
+// operation on domains now, must ask for approval, or is refused (with
+// the reason). An admin of those domains (of some domain, when none is
+// known yet) counts as an admin.
+func (c *Core) authorise(userID string, domains ...string) (Step, string) {
+	admin := c.isAdminOfAll(userID, domains)
 	switch {
 	case c.cfg.Approvals == ApprovalsAll:
 		return StepApproval, ""
@@ -261,7 +240,7 @@ func (c *Core) Decide(req Request) Decision {
 	case inv.Read && inv.Op.Action == ActionListAliases:
 		return c.decideAliasesRead(req.UserID, inv.Op)
 	case inv.Read:
-		if !c.IsAdmin(req.UserID) {
+		if !c.IsAdminOf(req.UserID, c.readDomain(inv.Op)) {
 			return c.notAllowed("Only mailbot admins may read what the provider holds.")
 		}
 		return c.decideRead(inv.Op)
@@ -326,7 +305,7 @@ func (c *Core) withDefaultDomain(op Operation) (Operation, *UsageError) {
 // decideOp decides, by the policy, what becomes of the valid operation op
 // that req asks for.
 func (c *Core) decideOp(req Request, op Operation) Decision {
-	outcome, why := c.authorise(req.UserID)
+	outcome, why := c.authorise(req.UserID, opDomains(op)...)
 	switch outcome {
 	case StepReply:
 		return c.notAllowed(why)

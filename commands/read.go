@@ -54,7 +54,7 @@ func (c *Core) clickMore(ctx context.Context, k Click) string {
 		c.deliver(ctx, k.Route, Reply{Title: "This button is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
 		return LabelInvalid
 	}
-	if !c.IsAdmin(k.User) {
+	if !c.IsAdminOf(k.User, w.Domain) {
 		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: "Only mailbot admins may read what the provider holds.", Error: true})
 		return LabelRefused
 	}

@@ -117,3 +117,30 @@ func (r *Router) Default() Provider { return r.def }
 
 // Routed reports whether more than one provider is configured.
 func (r *Router) Routed() bool { return len(r.Providers()) > 1 }
+
+// oneProvider says why an operation's two addresses must share a
+// provider.
+func oneProvider(a Action) string {
+	if a == ActionOffboard {
+		return "an offboarded mailbox's aliases can move only to a successor at the same provider"
+	}
+	return "an alias and its mailbox must be at the same provider"
+}
+
+// routeFields say which domains go to which provider, a field each
+// ("Domains at mailcow": "old.example, *.example.org"), when more than
+// one provider is configured; none otherwise.
+func (c *Core) routeFields() []Field {
+	if !c.router.Routed() {
+		return nil
+	}
+	var fs []Field
+	for _, p := range c.router.Providers() {
+		ds := strings.Join(c.router.Patterns(p), ", ")
+		if p == c.router.Default() {
+			ds = strings.TrimPrefix(ds+", every other domain", ", ")
+		}
+		fs = append(fs, Field{Label: "Domains at " + p.Capabilities().Title, Value: ds})
+	}
+	return fs
+}
