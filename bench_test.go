@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -41,8 +42,14 @@ const (
 )
 
 // buildRelease builds mailbot with the Dockerfile's flags.
+// With MAILBOT_BENCH_PROFILE set, it builds with -tags pprof
+// (pprof.go: /debug/pprof/ on the health listener) and each run writes its
+// profiles there: see [writeProfiles].
 func buildRelease(tb testing.TB) string {
 	tb.Helper()
+	if os.Getenv(profileDirVar) != "" {
+		return buildStripped(tb, ".", "pprof")
+	}
 	return buildStripped(tb, ".")
 }
 
@@ -271,6 +278,7 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 		b.Fatal(err)
 	}
 	alloc0, gc0 := runtimeCounters(b, base)
+	cpuProfile := writeProfiles(b, base)
 	sim.conns.Store(0)
 	sim.requests.Store(0)
 	start := time.Now()
@@ -301,7 +309,55 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	r.tlsConns, r.requests, r.tokens = sim.conns.Load(), sim.requests.Load(), sim.tokens.Load()
 	alloc1, gc1 := runtimeCounters(b, base)
 	r.allocBytes, r.gcs = alloc1-alloc0, gc1-gc0
+	cpuProfile()
 	return r
+}
+
+// profileDirVar names the directory where BenchmarkRelease writes each
+// run's profiles; unset, it writes none and builds the release binary.
+const profileDirVar = "MAILBOT_BENCH_PROFILE"
+
+// profileSeconds is the CPU profile's window from the burst's first command.
+const profileSeconds = 4
+
+// writeProfiles, when profileDirVar is set, writes the idle process's heap
+// profile (<benchmark>-heap.pprof) and starts a CPU profile of the next
+// profileSeconds (<benchmark>-cpu.pprof); wait waits for the latter.
+// Read them with `go tool pprof -top <file>`.
+func writeProfiles(b *testing.B, base string) (wait func()) {
+	b.Helper()
+	dir := os.Getenv(profileDirVar)
+	if dir == "" {
+		return func() {}
+	}
+	name := filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name()))
+	saveProfile(b, base+"/debug/pprof/heap", name+"-heap.pprof")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		saveProfile(b, base+"/debug/pprof/profile?seconds="+strconv.Itoa(profileSeconds), name+"-cpu.pprof")
+	}()
+	return func() { <-done }
+}
+
+// saveProfile writes the body of GET url to file.
+func saveProfile(b *testing.B, url, file string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	if err == nil {
+		err = os.WriteFile(file, raw, 0o644)
+	}
+	if err != nil {
+		b.Error(err)
+	}
 }
 
 // runtimeCounters scrapes the process's /metrics for the bytes allocated

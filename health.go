@@ -30,6 +30,10 @@ const (
 	metricsInFlight = 4
 )
 
+// debugRoutes adds the profiling endpoints of a binary built with -tags
+// pprof (pprof.go); nil in the release binary.
+var debugRoutes func(mux *http.ServeMux)
+
 // newHTTPServer returns the health and metrics server of MAILBOT_HTTP_ADDR:
 //
 //   - GET /healthz answers 200 "ok" while the process lives (Kubernetes
@@ -62,6 +66,9 @@ func newHTTPServer(addr string, ready func() bool, reg *metrics.Registry, logger
 		writeProbe(w, http.StatusServiceUnavailable, "not ready")
 	})
 	mux.Handle("GET "+health.MetricsPath, metricsHandler(reg))
+	if debugRoutes != nil {
+		debugRoutes(mux)
+	}
 	return &http.Server{
 		Addr:              addr,
 		Handler:           mux,
