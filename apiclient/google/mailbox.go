@@ -254,7 +254,7 @@ func checkPassword(op apiclient.Op, password string) error {
 	if password == "" {
 		return refuse(op, apiclient.ReasonPassword, errNoPassword.Error())
 	}
-	if err := ValidatePassword(password); err != nil {
+	if err := CheckPassword(password); err != nil {
 		return refuse(op, apiclient.ReasonPassword, err.Error())
 	}
 	return nil
