@@ -364,3 +364,18 @@ func TestConfigOtherProviderVars(t *testing.T) {
 		t.Errorf("only the selected provider's variables: %q, %v; want no warning", cfg.UnusedVars(), err)
 	}
 }
+
+// TestConfigGoogleOrgUnit: GOOGLE_ORG_UNIT is a path from the root; "/"
+// by default; anything else stops start-up, naming it.
+func TestConfigGoogleOrgUnit(t *testing.T) {
+	t.Parallel()
+	for value, good := range map[string]bool{"/": true, "/Staff/New": true, "Staff": false, "/Staff/": false, "//x": false} {
+		cfg, err := loadConfig(envFrom(map[string]string{"MAILBOT_PROVIDER": "google", "GOOGLE_ORG_UNIT": value}), "shell")
+		switch {
+		case good && (err != nil || cfg.GoogleOrgUnit != value):
+			t.Errorf("GOOGLE_ORG_UNIT=%s: %v; want it accepted", value, err)
+		case !good && (err == nil || !strings.Contains(err.Error(), "GOOGLE_ORG_UNIT:")):
+			t.Errorf("GOOGLE_ORG_UNIT=%s: %v; want start-up stopped, naming it", value, err)
+		}
+	}
+}
