@@ -3,6 +3,7 @@ package commands_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mailbot/mailbot/commands"
 )
@@ -93,5 +94,20 @@ func TestDomainAdminCountsInNofM(t *testing.T) {
 	}
 	if _, ok := w.cow.Mailbox("gina@shop.example"); !ok {
 		t.Error("gina@shop.example was not created")
+	}
+}
+
+// A reminder of a request on a domain with its own admins mentions them
+// beside the admins.
+func TestDomainAdminReminded(t *testing.T) {
+	w := newRoutedWorld(t, commands.Config{Approvals: commands.ApprovalsRequests, RemindAfter: 30 * time.Minute,
+		DomainAdmins: []commands.DomainAdmins{{Pattern: "shop.example", IDs: []string{domAdmin}}}})
+	w.request(user1, "/mailbox add hana@shop.example new hire")
+	w.request(user1, "/mailbox add ivan@example.com new hire")
+	w.clk.Advance(31 * time.Minute)
+	w.sweep(0, 2)
+	rs := w.msgr.of("remind")
+	if len(rs) != 2 || !strings.Contains(rs[0].Text, "<@"+domAdmin+">") || strings.Contains(rs[1].Text, "<@"+domAdmin+">") {
+		t.Errorf("reminders: %s; want the domain admin mentioned on shop.example's only", w.msgr.transcript(rs))
 	}
 }
