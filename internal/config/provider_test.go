@@ -348,7 +348,7 @@ func TestCredentialsVariable(t *testing.T) {
 func TestConfigOtherProviderVars(t *testing.T) {
 	t.Parallel()
 	env := with(serveBase(), "MAILBOT_PROVIDER", "mailcow", "MAILCOW_URL", "https://mail.example.com", "MAILCOW_API_KEY", "k",
-		"GOOGLE_ADMIN", "admin@example.com", "Y360_TOKEN_FILE", "/nonexistent", "PDD_BASE_URL", "")
+		"GOOGLE_ADMIN", "admin@example.com", "Y360_TOKEN_FILE", "/nonexistent", "PDD_BASE_URL", "", "GOOGLE_ORG_UNIT", "/")
 	for _, sub := range []string{"serve", "shell"} {
 		cfg, err := loadConfig(envFrom(env), sub)
 		if err != nil {
