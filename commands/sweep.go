@@ -220,7 +220,7 @@ func (c *Core) remind(ctx context.Context, rec Record) {
 func (c *Core) adminMentions(op Operation) string {
 	ids := slices.Clone(c.cfg.Admins)
 	for _, da := range c.cfg.DomainAdmins {
-		if coversAll(da.Pattern, opDomains(op)) {
+		if coversAll(da.Pattern, c.opDomains(op)) {
 			ids = append(ids, da.IDs...)
 		}
 	}
