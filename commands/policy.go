@@ -305,7 +305,7 @@ func (c *Core) withDefaultDomain(op Operation) (Operation, *UsageError) {
 // decideOp decides, by the policy, what becomes of the valid operation op
 // that req asks for.
 func (c *Core) decideOp(req Request, op Operation) Decision {
-	outcome, why := c.authorise(req.UserID, opDomains(op)...)
+	outcome, why := c.authorise(req.UserID, c.opDomains(op)...)
 	switch outcome {
 	case StepReply:
 		return c.notAllowed(why)
