@@ -448,3 +448,32 @@ func TestLoginRuleThroughAWrapper(t *testing.T) {
 func (w *worldAPI) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
 	return resolved(w.LookupMailbox(ctx, domain, login))
 }
+
+// TestHelpBlockFromCapabilities: /mailbox help says what a block does to
+// incoming mail as the provider's capabilities say: mail still arrives,
+// none arrives, or nothing said where the provider says neither.
+func TestHelpBlockFromCapabilities(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		caps       apiclient.Capabilities
+		want, deny string
+	}{
+		{apiclient.Capabilities{Title: "Google Workspace", NoMailWhenBlocked: true}, "no new mail arrives", "mail still arrives"},
+		{apiclient.Capabilities{Title: "mailcow", KeepsMailWhenBlocked: true}, "mail still arrives", "no new mail"},
+		{apiclient.Capabilities{Title: "PDD"}, "Stop the mailbox's logins.", "arrives"},
+	} {
+		w := newWorld(nil)
+		w.caps = tc.caps
+		e := newEnv(t, w, commands.Config{}, nil)
+		d, _ := e.typed(admin1, "/mailbox help")
+		var block string
+		for _, f := range d.Reply.Fields {
+			if strings.HasPrefix(f.Label, "/mailbox block") {
+				block = f.Value
+			}
+		}
+		if !strings.Contains(block, tc.want) || strings.Contains(block, tc.deny) {
+			t.Errorf("%s: block's help %q, want %q and not %q", tc.caps.Title, block, tc.want, tc.deny)
+		}
+	}
+}
