@@ -477,3 +477,16 @@ func TestHelpBlockFromCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasRefusalFix: a refused alias command suggests an alias command
+// as it is typed ("alias add …"), never the action's inner name.
+func TestAliasRefusalFix(t *testing.T) {
+	t.Parallel()
+	w := newWorld(nil)
+	w.caps.Aliases = true
+	e := newEnv(t, w, commands.Config{}, nil)
+	d, _ := e.typed(admin1, "/mailbox alias add x+y@example.com a@example.com")
+	if !d.Reply.Error || strings.Contains(d.Reply.Note, "alias_add") || !strings.Contains(d.Reply.Note, "/mailbox alias add ") {
+		t.Errorf("refusal %q / %q; want the alias add usage as typed", d.Reply.Text, d.Reply.Note)
+	}
+}
