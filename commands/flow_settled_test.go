@@ -490,3 +490,22 @@ func TestAliasRefusalFix(t *testing.T) {
 		t.Errorf("refusal %q / %q; want the alias add usage as typed", d.Reply.Text, d.Reply.Note)
 	}
 }
+
+// TestHandoverOfMissingMailbox: a reset for someone of a mailbox that does
+// not exist fails with the advice to check the name, and never says a
+// Show my password button is on its way.
+func TestHandoverOfMissingMailbox(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, newWorld(nil), commands.Config{People: directory()}, nil)
+	e.typed(admin1, "/mailbox reset nobody@example.com for <@UADA>")
+	r := e.msgr.lastTo(admin1)
+	if !r.Error || strings.Contains(r.Text+r.Note, "Show my password") {
+		t.Errorf("reply %q / %q; want a failure that offers no button", r.Text, r.Note)
+	}
+	s := newEnv(t, newWorld(nil), commands.Config{People: directory(), SelfService: commands.SelfServiceReset, Domains: []string{"example.com"}}, nil)
+	s.typed(newHire, "/mailbox reset")
+	r = s.msgr.lastTo(newHire)
+	if !r.Error || strings.Contains(r.Text+r.Note, "Show my password") {
+		t.Errorf("self-service: reply %q / %q; want a failure that offers no button", r.Text, r.Note)
+	}
+}
