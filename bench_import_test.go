@@ -22,7 +22,7 @@ const importRows = 1000
 // BenchmarkImport runs the built mailbot against the fake Slack and PDD's
 // sandbox over HTTPS with 20 ms latency, at MAILBOT_CONCURRENCY=8, and
 // imports 1,000 mailboxes from a CSV file through the /mailbox import
-// form, as an admin (no approval). It reports the wall time from the
+// form, as an admin (no approval), with Slack's rate tiers on. It reports the wall time from the
 // submission to the summary against the ideal (rows × latency ÷
 // concurrency = 2.5 s; Microsoft 365's add is two writes, its ideal 5 s), the peak RSS growth over idle, the Slack writes
 // of the progress message, the provider's requests per row, and with
@@ -52,6 +52,7 @@ func BenchmarkImport(b *testing.B) {
 				b.ReportMetric(float64(r.progressWrites), "progress-writes")
 				b.ReportMetric(r.wall.Seconds()/2+1, "progress-writes-allowed")
 				b.ReportMetric(float64(r.providerRequests)/importRows, "provider-req/row")
+				b.ReportMetric(float64(r.limited), "slack-429s")
 				if db {
 					b.ReportMetric(float64(r.xacts)/importRows, "db-xact/row")
 				}
@@ -66,6 +67,7 @@ type importRun struct {
 	progressWrites   int
 	providerRequests int64
 	xacts            int64
+	limited          int // Slack calls answered 429
 }
 
 func runImport(b *testing.B, bin, provider string, env map[string]string, dsn string) importRun {
@@ -99,6 +101,7 @@ func runImport(b *testing.B, bin, provider string, env map[string]string, dsn st
 	mustB(b, err)
 	view, err := fake.WaitModal("UADMIN1", benchWait)
 	mustB(b, err)
+	fake.SetRateTiers(time.Minute) // Slack's tiers, from the submission on
 	var r importRun
 	r.idleKB = idleRSS(pid)
 	xacts0 := dbXacts(b, dsn)
@@ -129,6 +132,10 @@ func runImport(b *testing.B, bin, provider string, env map[string]string, dsn st
 		return false
 	}))
 	r.wall = time.Since(begin)
+	for m := range slackfake.MethodTiers {
+		r.limited += fake.RateLimited(m)
+	}
+	r.limited += fake.RateLimited("chat.postMessage")
 	r.peakKB = procKB(pid, "VmHWM")
 	r.providerRequests = sim.requests.Load() - requests0
 	if dsn != "" {

@@ -32,6 +32,7 @@ func testE2EDatabase(t *testing.T, bin string) {
 		{"LifecycleAudit", testE2ELifecycleAudit},
 		{"HandoverReplicas", testE2EHandoverReplicas},
 		{"HandoverVoided", testE2EHandoverVoided},
+		{"Routes", testE2ERoutes},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -97,7 +97,10 @@ func testE2EImportKill(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ack, err := w.fake.WaitAck(sub, e2eWait); err != nil || !strings.Contains(string(ack.Payload), "clear") {
+	// Rows with owners: the form is answered at once with a "checking" view,
+	// and the owners are checked after the answer.
+	if ack, err := w.fake.WaitAck(sub, e2eWait); err != nil || !strings.Contains(string(ack.Payload), `"update"`) ||
+		!strings.Contains(string(ack.Payload), "Checking the owners") {
 		t.Fatalf("submission ack %s, %v", ack.Payload, err)
 	}
 	select {

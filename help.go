@@ -57,15 +57,15 @@ var subcommands = []subcommand{
 			return nil
 		}},
 	{name: "sim", synopsis: "sim [--provider " + strings.Join(providers.Names(), "|") + "] [--addr HOST:PORT] [--tls]", summary: "run a provider's sandbox as an HTTP(S) server",
-		about: "Serves the sandbox of a provider until a signal. The first lines on stdout are the\nvariables that make mailbot drive it, and SSL_CERT_FILE=<path> with --tls:\n  " +
+		about: "Serves the sandbox of a provider (or of several: --provider pdd,mailcow, each at its\nown address) until a signal. The first lines on stdout are the variables that make\nmailbot drive it, and SSL_CERT_FILE=<path> with --tls:\n  " +
 			strings.Join(providers.SimVars(), "\n  ") + "\nWith --provider, the first line is MAILBOT_PROVIDER=<name>.",
 		flags: func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.prov, "provider", providers.Names()[0], "serve the sandbox of `PROVIDER`: "+providers.OrList(providers.Names()))
+			fs.StringVar(&o.prov, "provider", providers.Names()[0], "serve the sandbox of `PROVIDER` ("+providers.OrList(providers.Names())+"), or of several, comma-separated")
 			fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "`HOST:PORT` to listen on")
 			fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a certificate made up at start")
 		},
 		check: func(o *options) error {
-			if _, err := providers.NewSandbox(o.prov); err != nil {
+			if err := checkSimProviders(o.prov); err != nil {
 				return fmt.Errorf("--provider: %w", err)
 			}
 			return nil

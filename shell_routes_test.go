@@ -1,8 +1,11 @@
 package main
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 )
 
 // With MAILBOT_ROUTES the shell starts every provider's sandbox and each
@@ -36,5 +39,26 @@ func TestShellRoutesRefuseUnknownProvider(t *testing.T) {
 	_, _, err := runShellCmd(t, map[string]string{"MAILBOT_ROUTES": "old.example=exchange"}, strings.NewReader(""))
 	if err == nil || !strings.Contains(err.Error(), `MAILBOT_ROUTES: old.example=exchange: unknown provider "exchange"`) {
 		t.Errorf("run(shell) = %v", err)
+	}
+}
+
+// A routed provider that cannot start stops serve before Slack is
+// asked, naming the provider and its variable.
+func TestServeRoutedProviderThatCannotStart(t *testing.T) {
+	t.Parallel()
+	cow := mailcowsim.New()
+	srv := httptest.NewServer(cow)
+	t.Cleanup(srv.Close)
+	cow.NewAccount()
+	env := map[string]string{"SLACK_APP_TOKEN": "xapp-1-A-1", "SLACK_BOT_TOKEN": "xoxb-1-1", "SLACK_API_URL": "http://127.0.0.1:1/api/",
+		"PDD_TOKEN": "pdd-token", "MAILBOT_ADMINS": "UADMIN1", "MAILBOT_HTTP_ADDR": "",
+		"MAILBOT_ROUTES": "old.example=mailcow", "MAILCOW_URL": srv.URL, "MAILCOW_API_KEY": "not-the-key", "MAILCOW_MX": cow.Hostname()}
+	var out, log shellOutput
+	err := run(t.Context(), []string{"mailbot", "serve"}, envFrom(env), strings.NewReader(""), &out, &log)
+	if err == nil || !strings.Contains(err.Error(), "provider mailcow") || !strings.Contains(err.Error(), "MAILCOW_API_KEY") {
+		t.Errorf("serve with a refused mailcow key = %v", err)
+	}
+	if strings.Contains(err.Error(), "not-the-key") {
+		t.Error("the error shows the key")
 	}
 }

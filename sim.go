@@ -30,67 +30,150 @@ import (
 // simShutdownTimeout bounds the wait for requests in flight at a signal.
 const simShutdownTimeout = 5 * time.Second
 
-// runSim serves the sandbox of o.prov until ctx ends (see
-// docs/providers.md). Its first lines on stdout are the variables that
-// point mailbot at it (PDD_BASE_URL=<url> and PDD_TOKEN=<token> for PDD),
-// after MAILBOT_PROVIDER=<name> when --provider named it; with --tls a
-// last one, SSL_CERT_FILE=<path>, names a PEM file of the certificate
-// authority that signed the server's certificate, removed again when the
-// sandbox stops. It listens on o.addr, with TLS when o.tls.
+// runSim serves the sandbox of each provider of o.prov (one name, or
+// several separated by commas, for a deployment with MAILBOT_ROUTES) until
+// ctx ends (see docs/providers.md). The first is served on o.addr, each
+// further one on the same host at a free port. Its first lines on stdout
+// are the variables that point mailbot at them (PDD_BASE_URL=<url> and
+// PDD_TOKEN=<token> for PDD), after MAILBOT_PROVIDER=<the first name> when
+// --provider named it; with --tls a last one, SSL_CERT_FILE=<path>, names
+// a PEM file of the certificate authority that signed the servers'
+// certificate, removed again when the sandboxes stop.
 func runSim(ctx context.Context, o options, logger *zap.Logger, stdout io.Writer) error {
-	provider, useTLS := o.prov, o.tls
-	ln, err := net.Listen("tcp", o.addr)
+	names := simProviders(o.prov)
+	sims, closeAll, err := listenSims(names, o.addr)
+	defer closeAll()
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
-	// Once served, the server has closed ln (Shutdown); this covers the
-	// returns before that, so the second close's error means nothing.
-	defer func(ln net.Listener) { _ = ln.Close() }(ln)
-	sb, err := providers.NewSandbox(provider)
-	if err != nil {
-		return fmt.Errorf("sim: %w", err)
-	}
-	host := urlHost(ln.Addr().(*net.TCPAddr))
-	scheme, extra := "http", ""
-	if useTLS {
-		tln, caFile, removeCA, err := simTLSListener(ln, host, logger)
+	extra := ""
+	if o.tls {
+		caFile, removeCA, err := simServeTLS(sims, logger)
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)
 		}
 		defer removeCA()
-		ln, scheme, extra = tln, "https", "SSL_CERT_FILE="+caFile+"\n"
+		extra = "SSL_CERT_FILE=" + caFile + "\n"
 	}
-	baseURL := scheme + "://" + host
-	warnReach(baseURL, ln, logger)
-	lines, removeFiles, err := simVarLines(sb, baseURL, logger)
-	defer removeFiles()
-	if err != nil {
-		return fmt.Errorf("sim: %w", err)
-	}
+	var lines strings.Builder
 	if o.named {
-		lines = "MAILBOT_PROVIDER=" + provider + "\n" + lines
+		lines.WriteString("MAILBOT_PROVIDER=" + names[0] + "\n")
 	}
-	if _, err := fmt.Fprint(stdout, lines+extra); err != nil {
+	for _, s := range sims {
+		warnReach(s.url, s.ln, logger)
+		vars, removeFiles, err := simVarLines(s.sb, s.url, logger)
+		defer removeFiles()
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		lines.WriteString(vars)
+	}
+	if _, err := fmt.Fprint(stdout, lines.String()+extra); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
-	logger.Info("sandbox listening", zap.String("provider", provider), zap.String("url", baseURL))
-	return serveSim(ctx, ln, logRequests(sb.Handler, logger), logger)
+	return serveSims(ctx, sims, logger)
 }
 
-// simTLSListener wraps ln in TLS with a server certificate for host that a
-// new certificate authority signs; caFile is the authority's PEM file,
-// which removeCA removes.
-func simTLSListener(ln net.Listener, host string, logger *zap.Logger) (_ net.Listener, caFile string, removeCA func(), _ error) {
-	caFile, tlsCfg, err := simTLS(host)
+// simProviders is --provider's list: one name, or several separated by
+// commas.
+func simProviders(prov string) []string {
+	var names []string
+	for _, name := range strings.Split(prov, ",") {
+		names = append(names, strings.TrimSpace(name))
+	}
+	return names
+}
+
+// checkSimProviders refuses an unknown provider, and one named twice.
+func checkSimProviders(prov string) error {
+	names := simProviders(prov)
+	for i, name := range names {
+		if _, err := providers.NewSandbox(name); err != nil {
+			return err
+		}
+		if slices.Contains(names[:i], name) {
+			return fmt.Errorf("provider %q is named twice", name)
+		}
+	}
+	return nil
+}
+
+// simServer is one provider's sandbox and its listener.
+type simServer struct {
+	provider string
+	sb       *providers.Sandbox
+	ln       net.Listener
+	url      string
+}
+
+// listenSims makes each provider's sandbox and listens for it: the first
+// on addr, the others on addr's host at a free port. closeAll closes the
+// listeners not yet served (serving closes them itself), also after an
+// error.
+func listenSims(names []string, addr string) (sims []*simServer, closeAll func(), _ error) {
+	closeAll = func() {
+		for _, s := range sims {
+			_ = s.ln.Close() // a second close's error means nothing
+		}
+	}
+	for i, name := range names {
+		sb, err := providers.NewSandbox(name)
+		if err != nil {
+			return sims, closeAll, err
+		}
+		if i > 0 {
+			host, _, _ := net.SplitHostPort(addr)
+			addr = net.JoinHostPort(host, "0")
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return sims, closeAll, err
+		}
+		sims = append(sims, &simServer{provider: name, sb: sb, ln: ln, url: "http://" + urlHost(ln.Addr().(*net.TCPAddr))})
+	}
+	return sims, closeAll, nil
+}
+
+// simServeTLS makes every sandbox's listener serve TLS with one server
+// certificate that a new certificate authority signs; caFile is the
+// authority's PEM file, which removeCA removes.
+func simServeTLS(sims []*simServer, logger *zap.Logger) (caFile string, removeCA func(), _ error) {
+	caFile, tlsCfg, err := simTLS(urlHost(sims[0].ln.Addr().(*net.TCPAddr)))
 	if err != nil {
-		return nil, "", nil, err
+		return "", nil, err
 	}
 	removeCA = func() {
 		if err := os.Remove(caFile); err != nil {
 			logger.Warn("the certificate authority's PEM file was not removed", zap.Error(err))
 		}
 	}
-	return tls.NewListener(ln, tlsCfg), caFile, removeCA, nil
+	for _, s := range sims {
+		s.ln, s.url = tls.NewListener(s.ln, tlsCfg), "https"+strings.TrimPrefix(s.url, "http")
+	}
+	return caFile, removeCA, nil
+}
+
+// serveSims serves every sandbox until ctx ends; the first that fails
+// stops them all.
+func serveSims(ctx context.Context, sims []*simServer, logger *zap.Logger) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, len(sims))
+	for _, s := range sims {
+		logger.Info("sandbox listening", zap.String("provider", s.provider), zap.String("url", s.url))
+		go func() {
+			err := serveSim(ctx, s.ln, logRequests(s.sb.Handler, logger), logger)
+			cancel()
+			errc <- err
+		}()
+	}
+	var first error
+	for range sims {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // warnReach warns when mailbot would refuse baseURL, and when the sandbox

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/mailcow"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/internal/testkit"
@@ -355,5 +356,70 @@ func TestSimProviderLine(t *testing.T) {
 				t.Errorf("run after the signal = %v, want nil", err)
 			}
 		})
+	}
+}
+
+// TestSimSeveralProviders: `mailbot sim --provider pdd,mailcow --tls`
+// serves both sandboxes at once, each at its own address behind one
+// certificate authority, and prints MAILBOT_PROVIDER=pdd, then each one's
+// variables, then SSL_CERT_FILE: what a first try of a deployment with
+// MAILBOT_ROUTES needs. Each sandbox answers its own adapter.
+func TestSimSeveralProviders(t *testing.T) {
+	t.Parallel()
+	s := startSimCommand(t, 7, "--provider", "pdd,mailcow", "--tls")
+	if got := s.value(t, 0, "MAILBOT_PROVIDER"); got != "pdd" {
+		t.Errorf("MAILBOT_PROVIDER = %q, want pdd, the first named", got)
+	}
+	pddURL, token := s.value(t, 1, "PDD_BASE_URL"), s.value(t, 2, "PDD_TOKEN")
+	mailcowURL, key, mx := s.value(t, 3, "MAILCOW_URL"), s.value(t, 4, "MAILCOW_API_KEY"), s.value(t, 5, "MAILCOW_MX")
+	caFile := s.value(t, 6, "SSL_CERT_FILE")
+	if pddURL == mailcowURL || !strings.HasPrefix(pddURL, "https://") || !strings.HasPrefix(mailcowURL, "https://") {
+		t.Fatalf("PDD_BASE_URL = %q, MAILCOW_URL = %q: want two https addresses", pddURL, mailcowURL)
+	}
+	pemBytes, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatalf("SSL_CERT_FILE: %v", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pemBytes)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	p, err := pdd.NewAdapter(pddURL, token, apiclient.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := p.RegisterDomain(t.Context(), "example.com"); err != nil || d.Status != string(pddsim.StatusDomainActivate) {
+		t.Errorf("PDD RegisterDomain = %+v, %v; want domain-activate", d, err)
+	}
+	m, err := mailcow.New(mailcowURL, key, mx, apiclient.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.RegisterDomain(t.Context(), "old.example"); err != nil {
+		t.Errorf("mailcow RegisterDomain = %v, want the domain added", err)
+	}
+	if _, err := m.DomainStatus(t.Context(), "example.com"); apiclient.ReasonOf(err) != apiclient.ReasonNotFound {
+		t.Errorf("mailcow DomainStatus of PDD's domain = %v, want not found: two sandboxes, not one", err)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("run after the signal = %v, want nil", err)
+	}
+	if _, err := os.Stat(caFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("SSL_CERT_FILE %s after the stop: %v, want it removed", caFile, err)
+	}
+}
+
+// TestSimRefusesProviders: an unknown provider in --provider's list, or
+// one named twice, is a usage error, and nothing is served.
+func TestSimRefusesProviders(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ list, want string }{
+		{"pdd,exchange", `"exchange"`},
+		{"mailcow,mailcow", "named twice"},
+	} {
+		var stdout, stderr testkit.Buffer
+		err := run(t.Context(), []string{"mailbot", "sim", "--addr", "127.0.0.1:0", "--provider", tc.list}, envFrom(nil), strings.NewReader(""), &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error()+stderr.String(), tc.want) || stdout.String() != "" {
+			t.Errorf("sim --provider %s = %v, stdout %q, stderr %q; want a refusal with %s and nothing printed", tc.list, err, stdout.String(), stderr.String(), tc.want)
+		}
 	}
 }

@@ -23,11 +23,11 @@ var (
 	ErrPasswordIsLogin  = errors.New("password equals the user name")
 )
 
-// ValidatePassword checks password against PDD's password rules for the
+// CheckPassword checks password against PDD's password rules for the
 // mailbox login (a user name, or user@domain): 6 to 20 characters; Latin
 // letters, digits and [PasswordSymbols] only; different from the user name
 // in any letter case.
-func ValidatePassword(login, password string) error {
+func CheckPassword(login, password string) error {
 	for _, r := range password {
 		if !IsPasswordRune(r) {
 			return ErrPasswordChars

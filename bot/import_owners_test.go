@@ -165,3 +165,62 @@ func TestUserNotVisible(t *testing.T) {
 		t.Errorf("%d provider writes", n)
 	}
 }
+
+// TestImportOwnersRetryAfter429: a look-up or a page of the people that
+// Slack answers 429 is asked again after its Retry-After, and every owner
+// is found.
+func TestImportOwnersRetryAfter429(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		method string
+		owners int
+	}{{"users.lookupByEmail", 5}, {"users.list", 30}} {
+		t.Run(tc.method, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, withApprovals(commands.ApprovalsRequests), withDomains("example.com"))
+			h.ownDomain("example.com")
+			view, _ := openForm(t, h.env, stranger, "/mailbox", "import")
+			slowSlack(h, 10*time.Millisecond)
+			h.slack.RateLimitNext(tc.method, 2)
+			p := submit(t, h.env, stranger, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
+				slackfake.Text(rowsInput, inputAction, ownersCSV(h, tc.owners)), slackfake.Text(reasonInput, inputAction, "new office")}})
+			if p["response_action"] != "update" {
+				t.Fatalf("ack %v, want the checking view", p)
+			}
+			waitView(t, h, view.ID, "waits for an admin's approval")
+			if n := len(h.slack.Calls(tc.method)); n < 3 {
+				t.Errorf("%d calls of %s: the 429s were not asked again", n, tc.method)
+			}
+		})
+	}
+}
+
+// TestImportWithOwnersDuringStop: an import with owners submitted while
+// mailbot stops is not taken for a check it could not finish: the form
+// stays open saying mailbot is restarting, and nothing runs.
+func TestImportWithOwnersDuringStop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withDomains("example.com", "inflight.com"))
+	h.ownDomain("example.com")
+	view, _ := openForm(t, h.env, admin, "/mailbox", "import")
+	g := h.holdRequests()
+	h.command(admin, "/maildomain", "register inflight.com")
+	g.next(t) // keeps the drain going
+	h.r.cancel()
+	if err := h.slack.Wait(wait, "draining", func() bool { return !h.r.bot.Ready() }); err != nil {
+		t.Fatal(err)
+	}
+	p := submit(t, h.env, admin, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
+		slackfake.Text(rowsInput, inputAction, ownersCSV(h, 3))}})
+	told := fmt.Sprint(formErrors(t, p)[rowsInput])
+	g.release()
+	if !strings.Contains(told, "restarting") || !strings.Contains(told, "Nothing was done") {
+		t.Errorf("an import submitted during the stop was answered %q", told)
+	}
+	if err := h.r.wait(); err != nil {
+		t.Error(err)
+	}
+	if n := len(h.slack.Calls("users.lookupByEmail")); n != 0 {
+		t.Errorf("%d owners looked up during the stop", n)
+	}
+}

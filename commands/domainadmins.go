@@ -70,8 +70,14 @@ func (c *Core) isDomainAdmin(userID string) bool {
 // opDomains are the domains op touches: its own, its second address's,
 // or an import's (as its operation names them; one that names only some,
 // "… and N more", gives none, so that only an admin of every domain
-// decides it).
-func opDomains(op Operation) []string {
+// decides it). An alias change, or aliases moved by an offboarding, at a
+// provider whose aliases are names at every domain of the organisation
+// touches domains mailbot may not know, so it too gives none beside its
+// own.
+func (c *Core) opDomains(op Operation) []string {
+	if orgWide := c.at(op.Domain).Capabilities().OrgWideAliases; orgWide && movesAliases(op) {
+		return []string{op.Domain, ""}
+	}
 	if op.Action != ActionImport {
 		ds := []string{op.Domain}
 		if _, d, ok := cutAddress(op.To); ok && d != op.Domain {
@@ -85,10 +91,15 @@ func opDomains(op Operation) []string {
 	return strings.Split(op.Domain, ", ")
 }
 
+// movesAliases reports whether op adds, removes or moves aliases.
+func movesAliases(op Operation) bool {
+	return op.Action == ActionAliasAdd || op.Action == ActionAliasRemove || op.Action == ActionOffboard && op.To != ""
+}
+
 // mayDecide reports whether userID may approve or deny a request on op:
 // an admin of every domain it touches.
 func (c *Core) mayDecide(userID string, op Operation) bool {
-	for _, d := range opDomains(op) {
+	for _, d := range c.opDomains(op) {
 		if !c.IsAdminOf(userID, d) {
 			return false
 		}
@@ -102,7 +113,7 @@ func (c *Core) mayDecide(userID string, op Operation) bool {
 func (c *Core) decidersText(op Operation) string {
 	var parts []string
 	for _, da := range c.cfg.DomainAdmins {
-		if !coversAll(da.Pattern, opDomains(op)) {
+		if !coversAll(da.Pattern, c.opDomains(op)) {
 			continue
 		}
 		for _, id := range da.IDs {
@@ -116,7 +127,7 @@ func (c *Core) decidersText(op Operation) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "May decide: the mailbot admins, or an admin of " + strings.Join(opDomains(op), ", ") + ": " + strings.Join(slices.Compact(parts), ", ") + "."
+	return "May decide: the mailbot admins, or an admin of " + strings.Join(c.opDomains(op), ", ") + ": " + strings.Join(slices.Compact(parts), ", ") + "."
 }
 
 // coversAll reports whether pattern matches every one of domains.

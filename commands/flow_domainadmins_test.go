@@ -3,6 +3,7 @@ package commands_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mailbot/mailbot/commands"
 )
@@ -93,5 +94,25 @@ func TestDomainAdminCountsInNofM(t *testing.T) {
 	}
 	if _, ok := w.cow.Mailbox("gina@shop.example"); !ok {
 		t.Error("gina@shop.example was not created")
+	}
+}
+
+// A reminder of a request on a domain with its own admins mentions them
+// beside the admins.
+func TestDomainAdminReminded(t *testing.T) {
+	w := newRoutedWorld(t, commands.Config{Approvals: commands.ApprovalsRequests, RemindAfter: 30 * time.Minute,
+		DomainAdmins: []commands.DomainAdmins{{Pattern: "shop.example", IDs: []string{domAdmin}}}})
+	w.request(user1, "/mailbox add hana@shop.example new hire")
+	w.request(user1, "/mailbox add ivan@example.com new hire")
+	w.clk.Advance(31 * time.Minute)
+	w.sweep(0, 2)
+	rs := w.msgr.of("remind")
+	if len(rs) != 2 {
+		t.Fatalf("%d reminders, want 2", len(rs))
+	}
+	for _, r := range rs {
+		if shop := strings.Contains(r.Text, "hana@shop.example"); shop != strings.Contains(r.Text, "<@"+domAdmin+">") {
+			t.Errorf("reminder %q; want the domain admin mentioned on shop.example's only", r.Text)
+		}
 	}
 }

@@ -296,6 +296,11 @@ func TestImportResumesAfterAStop(t *testing.T) {
 		}
 	}
 	for _, login := range []string{"user000", "user001"} {
+		// As the runner does, the add's audit entry is begun before the add.
+		if _, err := e.store.Begin(ctx, commands.AuditEntry{Time: now, RequestID: id, Event: commands.EventRun,
+			Action: commands.ActionAddMailbox, Domain: "example.com", Login: login}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := api.AddMailbox(ctx, "example.com", login, "x", true); err != nil {
 			t.Fatal(err)
 		}

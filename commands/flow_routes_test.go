@@ -120,3 +120,46 @@ func TestRoutedHelpListsDomains(t *testing.T) {
 		t.Errorf("the Home tab does not list the routes:\n%s", home)
 	}
 }
+
+// An import whose rows span two providers is one request: each row is
+// created at its own domain's provider, once, with one summary, and the
+// import's audit entry names both providers.
+func TestRoutedImportAcrossProviders(t *testing.T) {
+	w := newRoutedWorld(t, commands.Config{People: emailPeople{directory()}})
+	d, errs := w.importRows(admin1, "ann@example.com\nbea@shop.example\ncal@eu.example.org", "")
+	if len(errs) != 0 {
+		t.Fatalf("import refused: %v", errs)
+	}
+	if label := w.core.Execute(t.Context(), commands.Route{User: admin1, Channel: "C1"}, d); label != commands.LabelOK {
+		t.Fatalf("import label %q: %s", label, w.msgr.lastTo(admin1).PlainText())
+	}
+	if _, ok := w.pdd.sim.Mailbox("ann@example.com"); !ok {
+		t.Error("ann@example.com is not at PDD")
+	}
+	for _, a := range []string{"bea@shop.example", "cal@eu.example.org"} {
+		if _, ok := w.cow.Mailbox(a); !ok {
+			t.Errorf("%s is not at mailcow", a)
+		}
+	}
+	summaries := 0
+	for _, c := range w.msgr.of("deliver") {
+		if strings.Contains(c.Reply.Title, "3 created, 0 already existing, 0 failed") {
+			summaries++
+		}
+	}
+	if summaries != 1 {
+		t.Errorf("%d summaries, want one", summaries)
+	}
+	var rows []string
+	for _, a := range w.audit() {
+		switch {
+		case a.Event == commands.EventRun && a.Action == commands.ActionImport && a.Provider != "pdd,mailcow":
+			t.Errorf("the import's audit entry names %q, want pdd,mailcow", a.Provider)
+		case a.Event == commands.EventRun && a.Action == commands.ActionAddMailbox:
+			rows = append(rows, a.Login+"@"+a.Domain+"="+a.Provider)
+		}
+	}
+	if got := strings.Join(rows, " "); !strings.Contains(got, "ann@example.com=pdd") || !strings.Contains(got, "bea@shop.example=mailcow") || !strings.Contains(got, "cal@eu.example.org=mailcow") {
+		t.Errorf("row audit entries: %s", got)
+	}
+}

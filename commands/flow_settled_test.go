@@ -448,3 +448,64 @@ func TestLoginRuleThroughAWrapper(t *testing.T) {
 func (w *worldAPI) ResolveMailbox(ctx context.Context, domain, login string) (*apiclient.Resolved, error) {
 	return resolved(w.LookupMailbox(ctx, domain, login))
 }
+
+// TestHelpBlockFromCapabilities: /mailbox help says what a block does to
+// incoming mail as the provider's capabilities say: mail still arrives,
+// none arrives, or nothing said where the provider says neither.
+func TestHelpBlockFromCapabilities(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		caps       apiclient.Capabilities
+		want, deny string
+	}{
+		{apiclient.Capabilities{Title: "Google Workspace", NoMailWhenBlocked: true}, "no new mail arrives", "mail still arrives"},
+		{apiclient.Capabilities{Title: "mailcow", KeepsMailWhenBlocked: true}, "mail still arrives", "no new mail"},
+		{apiclient.Capabilities{Title: "PDD"}, "Stop the mailbox's logins.", "arrives"},
+	} {
+		w := newWorld(nil)
+		w.caps = tc.caps
+		e := newEnv(t, w, commands.Config{}, nil)
+		d, _ := e.typed(admin1, "/mailbox help")
+		var block string
+		for _, f := range d.Reply.Fields {
+			if strings.HasPrefix(f.Label, "/mailbox block") {
+				block = f.Value
+			}
+		}
+		if !strings.Contains(block, tc.want) || strings.Contains(block, tc.deny) {
+			t.Errorf("%s: block's help %q, want %q and not %q", tc.caps.Title, block, tc.want, tc.deny)
+		}
+	}
+}
+
+// TestAliasRefusalFix: a refused alias command suggests an alias command
+// as it is typed ("alias add …"), never the action's inner name.
+func TestAliasRefusalFix(t *testing.T) {
+	t.Parallel()
+	w := newWorld(nil)
+	w.caps.Aliases = true
+	e := newEnv(t, w, commands.Config{}, nil)
+	d, _ := e.typed(admin1, "/mailbox alias add x+y@example.com a@example.com")
+	if !d.Reply.Error || strings.Contains(d.Reply.Note, "alias_add") || !strings.Contains(d.Reply.Note, "/mailbox alias add ") {
+		t.Errorf("refusal %q / %q; want the alias add usage as typed", d.Reply.Text, d.Reply.Note)
+	}
+}
+
+// TestHandoverOfMissingMailbox: a reset for someone of a mailbox that does
+// not exist fails with the advice to check the name, and never says a
+// Show my password button is on its way.
+func TestHandoverOfMissingMailbox(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, newWorld(nil), commands.Config{People: directory()}, nil)
+	e.typed(admin1, "/mailbox reset nobody@example.com for <@UADA>")
+	r := e.msgr.lastTo(admin1)
+	if !r.Error || strings.Contains(r.Text+r.Note, "Show my password") {
+		t.Errorf("reply %q / %q; want a failure that offers no button", r.Text, r.Note)
+	}
+	s := newEnv(t, newWorld(nil), commands.Config{People: directory(), SelfService: commands.SelfServiceReset, Domains: []string{"example.com"}}, nil)
+	s.typed(newHire, "/mailbox reset")
+	r = s.msgr.lastTo(newHire)
+	if !r.Error || strings.Contains(r.Text+r.Note, "Show my password") {
+		t.Errorf("self-service: reply %q / %q; want a failure that offers no button", r.Text, r.Note)
+	}
+}

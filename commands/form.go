@@ -94,7 +94,7 @@ func (c *Core) SubmitForm(user, metadata string, v FormValues) (d Decision, chan
 		return Decision{}, "", map[string]string{FieldDomain: "This form is not valid: mailbot cannot read it. Close it and type the command again."}
 	}
 	op, errs := c.formOperation(w.Action, v)
-	outcome, why := c.authorise(user, opDomains(op)...)
+	outcome, why := c.authorise(user, c.opDomains(op)...)
 	switch {
 	case outcome == StepReply:
 		errs = addErr(errs, FieldDomain, why)

@@ -231,6 +231,8 @@ func (c *Core) markShown(ctx context.Context, rec HandoverRecord) {
 		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))
 	}
 	rec.State, rec.DoneAt = HandoverStateShown, now
-	c.updateHandover(ctx, rec)
+	// Counted before the message loses its button, which is what a reader
+	// of the message (and of the metric) sees last.
 	c.observe(HandoverShown)
+	c.updateHandover(ctx, rec)
 }

@@ -23,7 +23,7 @@ var registry = []usage{
 	{CmdMailbox, "/mailbox reset <address> [reason…]", "Give the mailbox a new password; the reply gives it to you alone."},
 	{CmdMailbox, "/mailbox add <address> for @person [reason…]", "Create the mailbox for that person: they alone get its password, with a Show my password button in a direct message."},
 	{CmdMailbox, "/mailbox reset <address> for @person [reason…]", "The same for a new password: nobody else, you included, sees it."},
-	{CmdMailbox, "/mailbox block <address> [reason…]", "Stop the mailbox's logins (where the provider can, mail still arrives)."},
+	{CmdMailbox, "/mailbox block <address> [reason…]", blockSummary},
 	{CmdMailbox, "/mailbox unblock <address> [reason…]", "Let the mailbox log in again."},
 	{CmdMailbox, "/mailbox import", "A form for many mailboxes at once, typed or from a CSV file, a row each: address[,owner[,given name[,family name]]]. One request; each owner gets their own password."},
 	{CmdMailbox, "/mailbox list <domain>", "List the domain's mailboxes and their state (admins; changes nothing)."},
@@ -34,6 +34,10 @@ var registry = []usage{
 	{CmdMailbox, "/mailbox", "Open a form to create a mailbox (so do /mailbox add, reset, block, unblock and offboard alone, for theirs)."},
 	{CmdMailbox, "/mailbox help", "Show this help."},
 }
+
+// blockSummary is what a block does, before what the provider says of its
+// mail ([Core.blockHelp]).
+const blockSummary = "Stop the mailbox's logins."
 
 // titles name what each command is for.
 var titles = map[string]string{
@@ -75,11 +79,44 @@ func (c *Core) help(command string) Reply {
 	if command == CmdMailbox && c.cfg.SelfService == SelfServiceReset {
 		r.Text = strings.TrimSpace(r.Text + " /mailbox reset alone resets your own mailbox's password (the address of your Slack e-mail), without an admin.")
 	}
+	for i, f := range r.Fields {
+		if f.Value == blockSummary {
+			r.Fields[i].Value = c.blockHelp()
+		}
+	}
 	r.Fields = append(r.Fields, c.routeFields()...)
 	if groups := c.adminGroupNames(); len(groups) > 0 {
 		r.Note += " The admins include the members of the user group " + strings.Join(groups, ", ") + "."
 	}
 	return r
+}
+
+// blockHelp says what a block does, with what each provider in use says
+// of a blocked mailbox's incoming mail.
+func (c *Core) blockHelp() string {
+	var parts []string
+	words := map[string]bool{}
+	for _, p := range c.router.Providers() {
+		caps := p.Capabilities()
+		w := ""
+		switch {
+		case caps.KeepsMailWhenBlocked:
+			w = "mail still arrives"
+		case caps.NoMailWhenBlocked:
+			w = "no new mail arrives"
+		}
+		words[w] = true
+		if w != "" {
+			parts = append(parts, caps.Title+": "+w)
+		}
+	}
+	switch {
+	case len(words) == 1 && len(parts) > 0:
+		return strings.TrimSuffix(blockSummary, ".") + "; " + strings.SplitN(parts[0], ": ", 2)[1] + "."
+	case len(parts) > 0:
+		return strings.TrimSuffix(blockSummary, ".") + " (" + strings.Join(parts, "; ") + ")."
+	}
+	return blockSummary
 }
 
 // usageReply explains input that cannot be run.

@@ -37,7 +37,7 @@ func (r *importRun) row(ctx context.Context, i int) {
 	// The row's hand-over has the same ID on every run of the row, so that
 	// a run resumed after a stop does not post it again.
 	hid := r.rec.ID + "-" + strconv.Itoa(i)
-	if st == RowClaimed { // claimed by a runner that stopped: its answer may be lost
+	if st == RowClaimed && r.maybeSent(ctx, op) { // claimed by a runner that stopped: its answer may be lost
 		if to, detail, done := r.lookUp(ctx, op, hid); done {
 			r.finishRow(ctx, i, to, detail)
 			return
@@ -85,6 +85,24 @@ func (r *importRun) lookUp(ctx context.Context, op Operation, hid string) (RowSt
 		return "", "", false
 	}
 	return RowFailed, "mailbot stopped while creating it and could not check afterwards whether it exists: check before trying again", true
+}
+
+// maybeSent reports whether the add of a row claimed by a runner that
+// stopped may have been sent: its audit entry was begun, as it is before
+// every add (or the audit trail cannot be read). A row never sent is run
+// as a new one, so that a mailbox that existed before the import counts
+// as existing and is handed to nobody.
+func (r *importRun) maybeSent(ctx context.Context, op Operation) bool {
+	entries, err := r.c.store.Audit(ctx, r.rec.Created, 0, false)
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if e.RequestID == r.rec.ID && e.Event == EventRun && e.Action == ActionAddMailbox && e.Domain == op.Domain && e.Login == op.Login {
+			return true
+		}
+	}
+	return false
 }
 
 // add runs the add of one row with the guarantees of add: audited before

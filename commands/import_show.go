@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -103,8 +104,8 @@ const showRowsPerReply = 40
 // has no owner and shows them all to the requester, in as few answers as
 // fit.
 func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) string {
-	rows, ok := c.ownerlessRows(ctx, rec.Login)
-	rows, skipped, read := c.unchangedSince(ctx, rec, rows)
+	rows, since, ok := c.ownerlessRows(ctx, rec.Login)
+	rows, skipped, read := c.unchangedSince(ctx, rec.Login, since, rows)
 	if !ok || !read {
 		c.release(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "Try again in a minute", Error: true, Text: "mailbot could not read the import's rows. Nothing was changed."})
@@ -127,23 +128,24 @@ func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) stri
 	return LabelShown
 }
 
-// ownerlessRows are the created rows of the import id that have no owner;
-// ok is false when the import cannot be read.
-func (c *Core) ownerlessRows(ctx context.Context, id string) (rows []ImportRow, ok bool) {
+// ownerlessRows are the created rows of the import id that have no owner,
+// and when the import was made; ok is false when the import cannot be
+// read.
+func (c *Core) ownerlessRows(ctx context.Context, id string) (rows []ImportRow, since time.Time, ok bool) {
 	is := c.importStore()
 	if is == nil {
-		return nil, false
+		return nil, since, false
 	}
 	imp, ok, err := is.GetImport(ctx, id)
 	if err != nil || !ok {
-		return nil, false
+		return nil, since, false
 	}
 	for _, s := range imp.States {
 		if s.State == RowCreated && s.Owner == "" {
 			rows = append(rows, s.ImportRow)
 		}
 	}
-	return rows, true
+	return rows, imp.Created, true
 }
 
 // deliverPasswords shows the fields of the import id's passwords, in as
@@ -207,23 +209,24 @@ func (c *Core) setRowPassword(ctx context.Context, rec HandoverRecord, row Impor
 }
 
 // unchangedSince keeps the rows whose mailbox nothing changed since the
-// import's hand-over was offered: a mailbox that a later reset, block,
+// import id was made (since; a row may change hands while the import
+// still runs, before its hand-over is offered): a mailbox that a later reset, block,
 // offboarding or hand-over changed (an entry of the audit trail other
 // than the import's own) has a newer owner, so its password is not set
 // for the requester. skipped says which, in words; read is false when the
 // audit trail cannot be read.
-func (c *Core) unchangedSince(ctx context.Context, rec HandoverRecord, rows []ImportRow) (kept []ImportRow, skipped []string, read bool) {
+func (c *Core) unchangedSince(ctx context.Context, id string, since time.Time, rows []ImportRow) (kept []ImportRow, skipped []string, read bool) {
 	if len(rows) == 0 {
 		return rows, nil, true
 	}
-	entries, err := c.store.Audit(ctx, rec.Created, 0, false)
+	entries, err := c.store.Audit(ctx, since, 0, false)
 	if err != nil {
-		c.logger.Warn("audit trail not read for an import's hand-over", zap.String("request_id", rec.Login), zap.Error(err))
+		c.logger.Warn("audit trail not read for an import's hand-over", zap.String("request_id", id), zap.Error(err))
 		return nil, nil, false
 	}
 	changed := map[string]bool{}
 	for _, e := range entries {
-		if e.RequestID != rec.Login && voids(e.Action) && e.Outcome != OutcomeError {
+		if e.RequestID != id && voids(e.Action) && e.Outcome != OutcomeError {
 			changed[e.Target()] = true
 		}
 	}

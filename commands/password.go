@@ -24,7 +24,7 @@ func passwordMix(n int) (digits, symbols int) {
 // configured length, from crypto randomness (go-password reads
 // crypto/rand). It holds lower- and upper-case letters, digits and symbols
 // of [apiclient.PasswordSymbols], differs from the user name, and passes
-// [apiclient.ValidatePassword]; a candidate that does not is thrown away.
+// [apiclient.CheckPassword]; a candidate that does not is thrown away.
 func (c *Core) newPassword(login, domain string) (string, error) {
 	n := c.cfg.PasswordLength
 	digits, symbols := passwordMix(n)
@@ -36,7 +36,7 @@ func (c *Core) newPassword(login, domain string) (string, error) {
 		if !hasClasses(pw) {
 			continue
 		}
-		if apiclient.ValidatePassword(login, pw) != nil || apiclient.ValidatePassword(login+"@"+domain, pw) != nil {
+		if apiclient.CheckPassword(login, pw) != nil || apiclient.CheckPassword(login+"@"+domain, pw) != nil {
 			continue
 		}
 		return pw, nil

@@ -13,7 +13,7 @@ const seedSymbols = "!@#$%^&*()_-+:;,."
 
 // breaksSeedRules returns PDD's password rule that pw breaks for the
 // mailbox user@domain, or "". It is written here from PDD's documentation, apart from
-// the code under test and from apiclient.ValidatePassword.
+// the code under test and from apiclient.CheckPassword.
 func breaksSeedRules(user, domain, pw string) string {
 	if n := utf8.RuneCountInString(pw); n < 6 || n > 20 {
 		return fmt.Sprintf("%d characters, not 6 to 20", n)

@@ -156,8 +156,13 @@ func (c *Core) AdminGroups() []string {
 // allow-list. It returns a refusal in words, or nil.
 func (c *Core) checkOp(op Operation) *UsageError {
 	cmd, fix := CmdDomain, "/maildomain register example.com"
-	if op.Action.OnMailbox() {
-		cmd, fix = CmdMailbox, "/mailbox "+string(op.Action)+" alice@example.com"
+	switch op.Action {
+	case ActionAliasAdd, ActionAliasRemove, ActionListAliases, ActionOffboard:
+		cmd, fix = CmdMailbox, "/mailbox "+aliasFix(op.Action)
+	default:
+		if op.Action.OnMailbox() {
+			cmd, fix = CmdMailbox, "/mailbox "+string(op.Action)+" alice@example.com"
+		}
 	}
 	if op.Action == ActionImport {
 		return nil // each row is checked when it runs
@@ -305,7 +310,7 @@ func (c *Core) withDefaultDomain(op Operation) (Operation, *UsageError) {
 // decideOp decides, by the policy, what becomes of the valid operation op
 // that req asks for.
 func (c *Core) decideOp(req Request, op Operation) Decision {
-	outcome, why := c.authorise(req.UserID, opDomains(op)...)
+	outcome, why := c.authorise(req.UserID, c.opDomains(op)...)
 	switch outcome {
 	case StepReply:
 		return c.notAllowed(why)

@@ -19,6 +19,7 @@ import (
 
 // resolution is what the resolve step found for an operation.
 type resolution struct {
+	p       Provider            // the provider of op's domain: chosen once, here
 	op      Operation           // the operation, naming each mailbox by its own address
 	mailbox *apiclient.Resolved // the mailbox op acts on; nil where none is resolved
 	refusal *Reply              // why op is refused, with nothing done; nil if it is not
@@ -47,12 +48,12 @@ func locksOut(op Operation) bool {
 // resolve is the resolve step for op. A look-up that fails is the error,
 // never a guess: nothing was done.
 func (c *Core) resolve(ctx context.Context, op Operation) (resolution, error) {
-	res := resolution{op: op}
+	res := resolution{p: c.at(op.Domain), op: op}
 	if !resolves(op) {
 		return res, nil
 	}
 	if op.Action != ActionAliasAdd {
-		m, refusal, err := c.resolveAddress(ctx, op.Login, op.Domain, locksOut(op))
+		m, refusal, err := c.resolveAddress(ctx, res.p, op.Login, op.Domain, locksOut(op))
 		if err != nil || refusal != nil {
 			res.refusal = refusal
 			return res, err
@@ -69,7 +70,7 @@ func (c *Core) resolve(ctx context.Context, op Operation) (resolution, error) {
 		return res, nil
 	}
 	login, domain, _ := cutAddress(op.To)
-	to, refusal, err := c.resolveAddress(ctx, login, domain, false)
+	to, refusal, err := c.resolveAddress(ctx, c.at(domain), login, domain, false)
 	if err != nil || refusal != nil {
 		res.refusal = refusal
 		return res, err
@@ -80,9 +81,9 @@ func (c *Core) resolve(ctx context.Context, op Operation) (resolution, error) {
 
 // resolveAddress finds the mailbox login@domain names, refused when the
 // address is only another name of it, or, where admins are refused, when
-// it is an administrator or the account mailbot acts as.
-func (c *Core) resolveAddress(ctx context.Context, login, domain string, admins bool) (*apiclient.Resolved, *Reply, error) {
-	p := c.at(domain)
+// it is an administrator or the account mailbot acts as; p is domain's
+// provider.
+func (c *Core) resolveAddress(ctx context.Context, p Provider, login, domain string, admins bool) (*apiclient.Resolved, *Reply, error) {
 	m, err := p.ResolveMailbox(ctx, domain, login)
 	if err != nil {
 		return nil, nil, err

@@ -62,3 +62,18 @@ func TestRouterRefuses(t *testing.T) {
 		t.Error("NewRouter accepted no default provider")
 	}
 }
+
+// BenchmarkRouterFor is the cost of choosing a command's provider with
+// a few routes: what a second provider adds to each command.
+func BenchmarkRouterFor(b *testing.B) {
+	def, cow := &namedAPI{name: "pdd"}, &namedAPI{name: "mailcow"}
+	r, err := NewRouter(def, RouteTo{Pattern: "old.example", Provider: cow}, RouteTo{Pattern: "*.example.org", Provider: cow},
+		RouteTo{Pattern: "*.shop.example.org", Provider: &namedAPI{name: "google"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		_ = r.For("a.shop.example.org")
+		_ = r.For("example.com")
+	}
+}

@@ -37,13 +37,13 @@ var codeWords = map[string]string{
 // or that cannot be recorded, is refused without calling the API. It logs
 // the one line of the operation.
 func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
-	p := c.at(op.Domain) // the provider of the command, chosen once
-	n := Notice{Actor: actor, Approvers: deciders, Op: op, Provider: p.Name(), ProviderTitle: p.Capabilities().Title, HandedTo: op.For, RequestID: reqID}
+	n := Notice{Actor: actor, Approvers: deciders, Op: op, HandedTo: op.For, RequestID: reqID}
 	if ue := c.checkOp(op); ue != nil {
-		n.Code, n.NothingDone = CodeInvalid, true
+		n.Code, n.NothingDone, n.Provider = CodeInvalid, true, c.nameAt(op.Domain)
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
-	r, err := c.resolve(ctx, op)
+	r, err := c.resolve(ctx, op) // the provider of op's domain, and the mailbox it names
+	n.Provider, n.ProviderTitle = r.p.Name(), r.p.Capabilities().Title
 	if err != nil || r.refusal != nil {
 		return c.refusedTarget(n, r, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,7 +202,7 @@ func (c *Core) remind(ctx context.Context, rec Record) {
 		return
 	}
 	text := fmt.Sprintf("Reminder: this request has waited %s for a decision and expires at %s (%s). %s, please approve or deny it.",
-		fmtDuration(c.cfg.RemindAfter), fmtTime(rec.Expires), rec.Summary(c.cfg.Mention), c.adminMentions())
+		fmtDuration(c.cfg.RemindAfter), fmtTime(rec.Expires), rec.Summary(c.cfg.Mention), c.adminMentions(rec.Op))
 	if len(rec.Approvers) > 0 {
 		text += " " + c.approvalsLine(rec.Approvers) + "."
 	}
@@ -214,10 +215,17 @@ func (c *Core) remind(ctx context.Context, rec Record) {
 	c.logger.Info("reminder posted", zap.String("request_id", rec.ID))
 }
 
-// adminMentions mentions every admin: users by ID, user groups as groups.
-func (c *Core) adminMentions() string {
-	parts := make([]string, 0, len(c.cfg.Admins))
-	for _, a := range c.cfg.Admins {
+// adminMentions mentions every admin who may decide a request on op:
+// users by ID, user groups as groups; the admins of its domains too.
+func (c *Core) adminMentions(op Operation) string {
+	ids := slices.Clone(c.cfg.Admins)
+	for _, da := range c.cfg.DomainAdmins {
+		if coversAll(da.Pattern, c.opDomains(op)) {
+			ids = append(ids, da.IDs...)
+		}
+	}
+	parts := make([]string, 0, len(ids))
+	for _, a := range slices.Compact(ids) {
 		if IsGroupID(a) {
 			parts = append(parts, c.cfg.MentionGroup(a))
 		} else {

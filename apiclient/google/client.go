@@ -79,6 +79,10 @@ const (
 type Settings struct {
 	// Customer is the Workspace customer ID; "" is DefaultCustomer.
 	Customer string
+	// OrgUnit is the organisational unit of new users ("/Staff/New");
+	// "" is the root. Another unit is checked by Check, and asks for
+	// ScopeOrgUnit too.
+	OrgUnit string
 	// CredentialsVariable and AdminVariable name the settings that hold
 	// the key and the admin, for errors that ask an operator to fix one
 	// (default CredentialsSetting and AdminSetting; the key may come from
@@ -93,6 +97,7 @@ type Client struct {
 	tokens   oauth2.TokenSource
 	fresh    *freshSet // the addresses inserted lately (fresh.go)
 	customer string
+	orgUnit  string
 	admin    string
 	credVar  string
 	adminVar string
@@ -106,6 +111,9 @@ func New(baseURL string, keyJSON []byte, admin string, s Settings, opts ...apicl
 		fresh: newFreshSet()}
 	if c.customer == "" {
 		c.customer = DefaultCustomer
+	}
+	if c.orgUnit = strings.TrimSpace(s.OrgUnit); c.orgUnit == "" {
+		c.orgUnit = RootOrgUnit
 	}
 	if c.credVar == "" {
 		c.credVar = CredentialsSetting
@@ -124,6 +132,9 @@ func New(baseURL string, keyJSON []byte, admin string, s Settings, opts ...apicl
 		return nil, err
 	}
 	conf.Subject = c.admin
+	if c.orgUnit != RootOrgUnit {
+		conf.Scopes = append(conf.Scopes, ScopeOrgUnit)
+	}
 	caller, err := apiclient.NewCaller(apiclient.ProviderGoogle, baseURL, nil, opts...)
 	if err != nil {
 		return nil, err
@@ -213,7 +224,10 @@ func (c *Client) Check(ctx context.Context) error {
 	var out struct {
 		Domains []domainJSON `json:"domains"`
 	}
-	return c.call(ctx, request{Op: apiclient.OpCheck, Method: http.MethodGet, Path: c.domainsPath(), Out: &out})
+	if err := c.call(ctx, request{Op: apiclient.OpCheck, Method: http.MethodGet, Path: c.domainsPath(), Out: &out}); err != nil {
+		return err
+	}
+	return c.checkOrgUnit(ctx)
 }
 
 // domainsPath is the path of the customer's domains.

@@ -55,6 +55,7 @@ type insertUser struct {
 	Name                      name   `json:"name"`
 	Password                  string `json:"password"`
 	ChangePasswordAtNextLogin bool   `json:"changePasswordAtNextLogin"`
+	OrgUnitPath               string `json:"orgUnitPath,omitempty"`
 }
 
 // updateUser is the body of users.update: only the fields sent change;
@@ -95,7 +96,7 @@ func (c *Client) AddUser(ctx context.Context, domain, login, password string, fo
 		return nil, err
 	}
 	in := insertUser{PrimaryEmail: email, Name: name{GivenName: orLogin(given, login), FamilyName: orLogin(family, login)},
-		Password: password, ChangePasswordAtNextLogin: forceChange}
+		Password: password, ChangePasswordAtNextLogin: forceChange, OrgUnitPath: c.newUsersOrgUnit()}
 	var u userJSON
 	before, err := c.insert(ctx, request{Op: op, Method: http.MethodPost, Path: "admin/directory/v1/users", In: in, Out: &u,
 		Create: true, Secret: password}, email)
@@ -254,7 +255,7 @@ func checkPassword(op apiclient.Op, password string) error {
 	if password == "" {
 		return refuse(op, apiclient.ReasonPassword, errNoPassword.Error())
 	}
-	if err := ValidatePassword(password); err != nil {
+	if err := CheckPassword(password); err != nil {
 		return refuse(op, apiclient.ReasonPassword, err.Error())
 	}
 	return nil

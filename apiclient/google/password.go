@@ -16,8 +16,8 @@ const (
 // password.
 var ErrPasswordRules = fmt.Errorf("a Google Workspace password is %d to %d ASCII characters", MinPasswordLen, MaxPasswordLen)
 
-// ValidatePassword checks password against Google's rules.
-func ValidatePassword(password string) error {
+// CheckPassword checks password against Google's rules.
+func CheckPassword(password string) error {
 	if len(password) < MinPasswordLen || len(password) > MaxPasswordLen {
 		return ErrPasswordRules
 	}

@@ -1,6 +1,7 @@
 package m365
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/url"
@@ -146,12 +147,17 @@ func (c *Client) assignLicense(ctx context.Context, op apiclient.Op, id, sku str
 
 // completeUser finishes a user that an earlier add created but could not
 // license: it sets password and assigns the licence. A user that holds
-// the licence already is the exists refusal.
+// any licence (the add's, or another: not one an add left unfinished),
+// or a directory role (an administrator), is the exists refusal, with
+// nothing changed.
 func (c *Client) completeUser(ctx context.Context, upn, sku, password string, force bool, exists error) (*apiclient.Mailbox, error) {
 	op := apiclient.OpAdd
 	u, err := c.getUser(ctx, op, upn)
-	if err != nil || u.holds(sku) {
+	if err != nil || len(u.AssignedLicenses) > 0 {
 		return nil, exists
+	}
+	if admin, err := c.holdsRole(ctx, op, u.ID); err != nil || admin {
+		return nil, cmp.Or(err, exists)
 	}
 	if _, err := c.patch(ctx, op, upn, map[string]any{"passwordProfile": passwordProfile{Password: password,
 		ForceChangePasswordNextSignIn: force}}, password); err != nil {

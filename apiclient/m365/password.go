@@ -21,8 +21,8 @@ const (
 var ErrPasswordRules = fmt.Errorf("a Microsoft 365 password is %d to %d ASCII characters from at least three of lower case, upper case, digits and symbols",
 	MinPasswordLen, MaxPasswordLen)
 
-// ValidatePassword checks password against Microsoft's rules.
-func ValidatePassword(password string) error {
+// CheckPassword checks password against Microsoft's rules.
+func CheckPassword(password string) error {
 	if len(password) < MinPasswordLen || len(password) > MaxPasswordLen {
 		return ErrPasswordRules
 	}
@@ -56,7 +56,7 @@ func checkPassword(op apiclient.Op, password string) error {
 	if password == "" {
 		return refuse(op, apiclient.ReasonPassword, errNoPassword.Error())
 	}
-	if err := ValidatePassword(password); err != nil {
+	if err := CheckPassword(password); err != nil {
 		return refuse(op, apiclient.ReasonPassword, err.Error())
 	}
 	return nil

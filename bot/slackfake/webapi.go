@@ -211,21 +211,8 @@ func (s *Server) injected(ctx context.Context, w http.ResponseWriter, q *apiRequ
 	retry, over := s.overTier(q, time.Now())
 	hold := s.held[q.method]
 	s.mu.Unlock()
-	if hold != nil {
-		select {
-		case <-hold:
-		case <-ctx.Done():
-			return true
-		}
-	}
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done(): // the caller gave up
-			return true
-		}
+	if !answerAfter(ctx, hold, delay) { // the caller gave up
+		return true
 	}
 	switch {
 	case limited:
@@ -242,6 +229,29 @@ func (s *Server) injected(ctx context.Context, w http.ResponseWriter, q *apiRequ
 		return false
 	}
 	return true
+}
+
+// answerAfter waits until hold (if any) is closed and delay has passed;
+// false when ctx ends first.
+func answerAfter(ctx context.Context, hold <-chan struct{}, delay time.Duration) bool {
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if delay <= 0 {
+		return true
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (s *Server) authTest(*apiRequest) answer {

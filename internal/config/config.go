@@ -205,8 +205,9 @@ func Load(lookup func(string) (string, bool), sub string, providers []Provider) 
 	return &c, nil
 }
 
-// otherProviderVars is a warning naming the variables set (not empty) that
-// belong to a provider other than the one in use, or "".
+// otherProviderVars is a warning naming the variables set (not empty, not
+// their default, as a shared ConfigMap lists them) that belong to a
+// provider other than the one in use, or "".
 func (c *Config) otherProviderVars(lookup func(string) (string, bool)) string {
 	var names []string
 	for _, v := range envVars() {
@@ -214,7 +215,7 @@ func (c *Config) otherProviderVars(lookup func(string) (string, bool)) string {
 			continue
 		}
 		for _, name := range []string{v.name, v.fileVar()} {
-			if val, ok := lookup(name); ok && val != "" && (name == v.name || v.secret) {
+			if val, ok := lookup(name); ok && val != "" && val != v.def && (name == v.name || v.secret) {
 				names = append(names, name)
 			}
 		}

@@ -61,7 +61,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		Approvals: "off", ApprovalTTL: 24 * time.Hour, ApprovalsRequired: 1, PasswordLength: 16,
 		HandoverTTL: 72 * time.Hour, SelfService: "off", ImportMaxRows: 1000,
 		HTTPAddr: ":8080", ShutdownTimeout: 20 * time.Second, Concurrency: 8, LogLevel: "info", LogFormat: "json",
-		AuditRetention: 8760 * time.Hour, providers: testProviders, Google: Google{GoogleCustomer: "my_customer", GoogleBaseURL: "https://www.googleapis.com"},
+		AuditRetention: 8760 * time.Hour, providers: testProviders, Google: Google{GoogleCustomer: "my_customer", GoogleOrgUnit: "/", GoogleBaseURL: "https://www.googleapis.com"},
 		M365: M365{M365UsageLocation: "US", M365BaseURL: "https://graph.microsoft.com", M365LoginURL: "https://login.microsoftonline.com"},
 	}
 	if diff := cmp.Diff(want, *cfg, cmp.AllowUnexported(Config{})); diff != "" {
@@ -396,7 +396,7 @@ func TestWriteVarsListsEveryVariable(t *testing.T) {
 		"MAILBOT_FORCE_PASSWORD_CHANGE",
 		"MAILBOT_ADMINS", "MAILBOT_OPS_CHANNEL", "MAILBOT_APPROVALS", "MAILBOT_APPROVAL_TTL", "MAILBOT_APPROVALS_REQUIRED",
 		"MAILBOT_APPROVAL_REMIND", "MAILBOT_HANDOVER_TTL", "MAILBOT_SELF_SERVICE", "MAILBOT_IMPORT_MAX_ROWS", "MAILBOT_DOMAINS", "MAILBOT_DEFAULT_DOMAIN", "MAILBOT_PASSWORD_LENGTH", "MAILBOT_DATABASE_URL",
-		"MAILBOT_AUDIT_RETENTION", "GOOGLE_CREDENTIALS", "GOOGLE_ADMIN", "GOOGLE_CUSTOMER", "GOOGLE_BASE_URL",
+		"MAILBOT_AUDIT_RETENTION", "GOOGLE_CREDENTIALS", "GOOGLE_ADMIN", "GOOGLE_CUSTOMER", "GOOGLE_ORG_UNIT", "GOOGLE_BASE_URL",
 		"M365_TENANT_ID", "M365_CLIENT_ID", "M365_CLIENT_SECRET", "M365_LICENSE", "M365_USAGE_LOCATION", "M365_BASE_URL", "M365_LOGIN_URL",
 		"MAILBOT_DNS_RESOLVER", "MAILBOT_HTTP_ADDR", "MAILBOT_SHUTDOWN_TIMEOUT", "MAILBOT_CONCURRENCY", "MAILBOT_LOG_LEVEL", "MAILBOT_LOG_FORMAT"}
 	var tagged []string

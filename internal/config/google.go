@@ -13,6 +13,7 @@ type Google struct {
 	GoogleCredentials Secret `envconfig:"GOOGLE_CREDENTIALS" scope:"serve,shell" provider:"google" need:"serve" desc:"a Google Cloud service-account key (the JSON key file's content) whose client ID has domain-wide delegation of the Directory user and domain scopes and Site Verification (the shell uses its embedded sandbox without it and GOOGLE_ADMIN)"`
 	GoogleAdmin       string `envconfig:"GOOGLE_ADMIN" scope:"serve,shell" provider:"google" need:"serve" desc:"the Workspace admin the service account acts as, admin@example.com"`
 	GoogleCustomer    string `envconfig:"GOOGLE_CUSTOMER" scope:"serve,shell" provider:"google" default:"my_customer" desc:"the Workspace customer ID"`
+	GoogleOrgUnit     string `envconfig:"GOOGLE_ORG_UNIT" scope:"serve,shell" provider:"google" default:"/" desc:"the organisational unit of new users, /Staff/New (another than / is checked at start, and needs the admin.directory.orgunit.readonly scope)"`
 	GoogleBaseURL     string `envconfig:"GOOGLE_BASE_URL" scope:"serve,shell" provider:"google" default:"https://www.googleapis.com" desc:"base of the Directory API (/admin/directory/v1/) and the Site Verification API (/siteVerification/v1/)"`
 }
 
@@ -23,7 +24,16 @@ func (g *Google) checks(c *Config) []check {
 		{c.nameOf(&g.GoogleAdmin), checkEmail(g.GoogleAdmin)},
 		{c.nameOf(&g.GoogleCustomer), matchAll(nonEmpty(g.GoogleCustomer), googleCustomerID.MatchString, "a customer ID such as C01abc2de or my_customer")},
 		{c.nameOf(&g.GoogleBaseURL), checkURL(g.GoogleBaseURL)},
+		{c.nameOf(&g.GoogleOrgUnit), checkOrgUnit(g.GoogleOrgUnit)},
 	}
+}
+
+// checkOrgUnit checks GOOGLE_ORG_UNIT: a path from the root, /Staff/New.
+func checkOrgUnit(p string) error {
+	if !strings.HasPrefix(p, "/") || strings.Contains(p, "//") || len(p) > 1 && strings.HasSuffix(p, "/") {
+		return errors.New("is not an organisational unit's path such as / or /Staff/New")
+	}
+	return nil
 }
 
 // googleCustomerID is GOOGLE_CUSTOMER: my_customer, or a customer ID.

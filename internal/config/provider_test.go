@@ -348,7 +348,7 @@ func TestCredentialsVariable(t *testing.T) {
 func TestConfigOtherProviderVars(t *testing.T) {
 	t.Parallel()
 	env := with(serveBase(), "MAILBOT_PROVIDER", "mailcow", "MAILCOW_URL", "https://mail.example.com", "MAILCOW_API_KEY", "k",
-		"GOOGLE_ADMIN", "admin@example.com", "Y360_TOKEN_FILE", "/nonexistent", "PDD_BASE_URL", "")
+		"GOOGLE_ADMIN", "admin@example.com", "Y360_TOKEN_FILE", "/nonexistent", "PDD_BASE_URL", "", "GOOGLE_ORG_UNIT", "/")
 	for _, sub := range []string{"serve", "shell"} {
 		cfg, err := loadConfig(envFrom(env), sub)
 		if err != nil {
@@ -362,5 +362,20 @@ func TestConfigOtherProviderVars(t *testing.T) {
 	cfg, err := loadConfig(envFrom(with(serveBase(), "MAILBOT_PROVIDER", "pdd")), "serve")
 	if err != nil || cfg.UnusedVars() != "" {
 		t.Errorf("only the selected provider's variables: %q, %v; want no warning", cfg.UnusedVars(), err)
+	}
+}
+
+// TestConfigGoogleOrgUnit: GOOGLE_ORG_UNIT is a path from the root; "/"
+// by default; anything else stops start-up, naming it.
+func TestConfigGoogleOrgUnit(t *testing.T) {
+	t.Parallel()
+	for value, good := range map[string]bool{"/": true, "/Staff/New": true, "Staff": false, "/Staff/": false, "//x": false} {
+		cfg, err := loadConfig(envFrom(map[string]string{"MAILBOT_PROVIDER": "google", "GOOGLE_ORG_UNIT": value}), "shell")
+		switch {
+		case good && (err != nil || cfg.GoogleOrgUnit != value):
+			t.Errorf("GOOGLE_ORG_UNIT=%s: %v; want it accepted", value, err)
+		case !good && (err == nil || !strings.Contains(err.Error(), "GOOGLE_ORG_UNIT:")):
+			t.Errorf("GOOGLE_ORG_UNIT=%s: %v; want start-up stopped, naming it", value, err)
+		}
 	}
 }

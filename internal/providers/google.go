@@ -13,9 +13,12 @@ var googleKind = providerKind{
 	name: apiclient.ProviderGoogle, title: google.Title, minPassword: google.MinPasswordLen, urlVar: "GOOGLE_BASE_URL",
 	newAdapter: func(cfg *config.Config, opts ...apiclient.Option) (commands.Provider, error) {
 		return google.New(cfg.GoogleBaseURL, []byte(cfg.GoogleCredentials.Reveal()), cfg.GoogleAdmin,
-			google.Settings{Customer: cfg.GoogleCustomer, CredentialsVariable: cfg.Variable("GOOGLE_CREDENTIALS")}, opts...)
+			google.Settings{Customer: cfg.GoogleCustomer, OrgUnit: cfg.GoogleOrgUnit, CredentialsVariable: cfg.Variable("GOOGLE_CREDENTIALS")}, opts...)
 	},
 	checkVar: func(err error) string {
+		if google.IsOrgUnitError(err) {
+			return "GOOGLE_ORG_UNIT"
+		}
 		if apiclient.ReasonOf(err) == apiclient.ReasonNotFound { // the customer of domains.list
 			return "GOOGLE_CUSTOMER"
 		}

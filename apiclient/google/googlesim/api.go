@@ -86,6 +86,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE "+d+"users/{userKey}/aliases/{alias}", s.api(ScopeUser, (*Server).deleteAlias))
 	s.mux.HandleFunc("POST "+d+"customer/{customer}/domains", s.api(ScopeDomain, (*Server).insertDomain))
 	s.mux.HandleFunc("GET "+d+"customer/{customer}/domains", s.api(ScopeDomain, (*Server).listDomains))
+	s.mux.HandleFunc("GET "+d+"customer/{customer}/orgunits/{orgUnitPath...}", s.api(ScopeOrgUnit, (*Server).getOrgUnit))
 	s.mux.HandleFunc("GET "+d+"customer/{customer}/domains/{domainName}", s.api(ScopeDomain, (*Server).getDomain))
 	v := verificationPrefix
 	s.mux.HandleFunc("POST "+v+"token", s.api(ScopeVerification, (*Server).getToken))

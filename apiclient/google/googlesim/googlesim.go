@@ -165,6 +165,7 @@ type Server struct {
 	aliasHidden map[string]int  // by alias: reads it is still invisible to
 	foreign     map[string]bool // another customer's domains
 	disabled    map[string]bool // services not enabled in the key's project
+	orgUnits    map[string]bool // organisational units besides the root (orgunits.go)
 }
 
 // serviceAccount is a key the token endpoint knows, and the scopes its
@@ -267,7 +268,7 @@ func (s *Server) NewAccount() Account {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.accounts[a.ClientEmail] = &serviceAccount{email: a.ClientEmail, key: &key.PublicKey,
-		delegated: map[string]bool{ScopeUser: true, ScopeDomain: true, ScopeVerification: true}}
+		delegated: map[string]bool{ScopeUser: true, ScopeDomain: true, ScopeVerification: true, ScopeOrgUnit: true}}
 	a.Admin = "admin-" + id + "@" + s.primary
 	s.addUser(a.Admin, "Sandbox", "Admin", "Sandbox-"+hex(8)).admin = true
 	return a

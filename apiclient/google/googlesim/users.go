@@ -26,7 +26,8 @@ type user struct {
 	delegatedAdmin                     bool     // holds an admin role short of super admin
 	aliases                            []string // in the order they were added
 	created                            time.Time
-	hidden                             int // reads it is still invisible to (consistency.go)
+	orgUnit                            string // "" is the root
+	hidden                             int    // reads it is still invisible to (consistency.go)
 }
 
 // userName is a user's name as the API writes it.
@@ -51,6 +52,7 @@ type userJSON struct {
 	CreationTime              string   `json:"creationTime"`
 	LastLoginTime             string   `json:"lastLoginTime"`
 	Aliases                   []string `json:"aliases,omitempty"`
+	OrgUnitPath               string   `json:"orgUnitPath"`
 }
 
 func (u *user) json() userJSON {
@@ -58,7 +60,7 @@ func (u *user) json() userJSON {
 		Name:    userName{GivenName: u.given, FamilyName: u.family, FullName: u.given + " " + u.family},
 		IsAdmin: u.admin, IsDelegatedAdmin: u.delegatedAdmin, Suspended: u.suspended, ChangePasswordAtNextLogin: u.changeAtNext,
 		IsMailboxSetup: true, CreationTime: rfc3339(u.created), LastLoginTime: "1970-01-01T00:00:00.000Z",
-		Aliases: slices.Clone(u.aliases)}
+		Aliases: slices.Clone(u.aliases), OrgUnitPath: orgUnitOr(u.orgUnit)}
 	if u.suspended {
 		j.SuspensionReason = "ADMIN"
 	}
@@ -85,6 +87,7 @@ type userIn struct {
 	Password                  *string `json:"password"`
 	ChangePasswordAtNextLogin *bool   `json:"changePasswordAtNextLogin"`
 	Suspended                 *bool   `json:"suspended"`
+	OrgUnitPath               *string `json:"orgUnitPath"`
 }
 
 // insertUser is POST users.
@@ -100,6 +103,8 @@ func (s *Server) insertUser(_ string, _ *http.Request, body []byte) reply {
 		return invalid("Invalid Given/Family Name")
 	case in.Password == nil || !validPassword(*in.Password):
 		return invalid("Invalid Password")
+	case in.OrgUnitPath != nil && !s.orgUnitExists(*in.OrgUnitPath):
+		return invalid("Invalid Input: INVALID_OU_ID")
 	}
 	email := strings.ToLower(*in.PrimaryEmail)
 	if rep, free := s.free(email, "primary_user_email"); !free {
@@ -107,6 +112,9 @@ func (s *Server) insertUser(_ string, _ *http.Request, body []byte) reply {
 	}
 	u := s.addUser(email, in.Name.GivenName, in.Name.FamilyName, *in.Password)
 	u.changeAtNext = in.ChangePasswordAtNextLogin != nil && *in.ChangePasswordAtNextLogin
+	if in.OrgUnitPath != nil {
+		u.orgUnit = *in.OrgUnitPath
+	}
 	u.hidden = s.lagReads
 	return ok(u.json())
 }

@@ -5,7 +5,7 @@ import (
 )
 
 // The sandbox's own reading of PDD's password rules. It does not
-// call the client's checks (apiclient.ValidatePassword): the sandbox is the
+// call the client's checks (apiclient.CheckPassword): the sandbox is the
 // independent check of the client, so the two are written apart and a
 // test compares them.
 const (

@@ -49,7 +49,7 @@ func FuzzPasswordRules(f *testing.F) {
 		address := user + "@example.com"
 		sim := passwordCode(password, user, address)
 		var client Code
-		switch err := apiclient.ValidatePassword(address, password); {
+		switch err := apiclient.CheckPassword(address, password); {
 		case err == nil:
 		case errors.Is(err, apiclient.ErrPasswordTooShort):
 			client = CodePasswdTooShort
