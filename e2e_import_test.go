@@ -139,6 +139,16 @@ func testE2EImportKill(t *testing.T, bin string) {
 		t.Errorf("%d adds done for %d rows", n, rows)
 	}
 	if got := len(w.fake.Messages("DOWNER")); got < owned {
-		t.Errorf("%d direct messages to UOWNER, want a hand-over for each of the %d rows it owns", got, owned)
+		var dms strings.Builder
+		for _, m := range w.fake.Messages("DOWNER") {
+			dms.WriteString(fmt.Sprint(m.Blocks) + "\n")
+		}
+		var missing []string
+		for i := 0; i < rows; i += 5 {
+			if a := fmt.Sprintf("k%03d@example.com", i); !strings.Contains(dms.String(), a) {
+				missing = append(missing, a)
+			}
+		}
+		t.Errorf("%d direct messages to UOWNER, want a hand-over for each of the %d rows it owns; none for %v", got, owned, missing)
 	}
 }

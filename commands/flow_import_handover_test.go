@@ -121,3 +121,86 @@ func TestImportShowLeavesOutAMailboxHandedOnSince(t *testing.T) {
 		t.Errorf("the requester was told %q; want that moved@example.com was left out", said)
 	}
 }
+
+// offerDyingStore stops the process, as a kill would, right after it
+// recorded the hand-over of target and before its message is posted.
+type offerDyingStore struct {
+	storeAndImports
+	target string
+	kill   context.CancelFunc
+	mu     sync.Mutex
+	died   bool
+	back   bool // the process after the stop
+}
+
+// Durable: as a database is, whose refusal to record a hand-over keeps it
+// from being posted.
+func (s *offerDyingStore) Durable() bool { return true }
+
+// FinishRow records nothing once the process died.
+func (s *offerDyingStore) FinishRow(ctx context.Context, id string, i int, runner string, to commands.RowState, detail string) error {
+	s.mu.Lock()
+	dead := s.died && !s.back
+	s.mu.Unlock()
+	if dead {
+		return errors.New("killed")
+	}
+	return s.storeAndImports.FinishRow(ctx, id, i, runner, to, detail)
+}
+
+func (s *offerDyingStore) OfferHandover(ctx context.Context, h commands.Handover) ([]commands.HandoverRecord, error) {
+	voided, err := s.storeAndImports.OfferHandover(ctx, h)
+	s.mu.Lock()
+	die := h.Target() == s.target && !s.died && err == nil
+	s.died = s.died || die
+	s.mu.Unlock()
+	if die {
+		s.kill()
+		return nil, errors.New("killed")
+	}
+	return voided, err
+}
+
+// An import cut off between recording a row owner's hand-over and posting
+// its direct message: the resumed import posts it, once, so that the owner
+// is not left without a Show my password button.
+func TestImportHandoverRecordedNotPostedIsPostedAfterAStop(t *testing.T) {
+	api := newMailboxes()
+	var dying *offerDyingStore
+	e := newEnv(t, api, commands.Config{People: emailPeople{directory()}, Domains: []string{"example.com"}, ImportConcurrency: 1},
+		func(s commands.Store) commands.Store {
+			dying = &offerDyingStore{storeAndImports: s.(storeAndImports), target: "second@example.com"}
+			return dying
+		})
+	d, errs := e.importRows(admin1, "first@example.com,UADA\nsecond@example.com,UADA\nthird@example.com,UADA", "")
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	ctx := t.Context()
+	if err := dying.SaveImport(ctx, *d.Import); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clk.Now()
+	if _, ok, err := dying.LeaseImport(ctx, d.Import.ID, "earlier", now, now.Add(-time.Minute)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	e.clk.Advance(time.Minute)
+	runCtx, kill := context.WithCancel(ctx)
+	dying.kill = kill
+	e.core.Sweep(runCtx) // runs row 0, and dies having recorded row 1's hand-over
+	if got := len(e.msgr.handoverCalls("offer")); got != 1 {
+		t.Fatalf("before the stop: %d hand-overs posted, want 1 (row 0)", got)
+	}
+	dying.mu.Lock()
+	dying.back = true
+	dying.mu.Unlock()
+	e.clk.Advance(time.Minute)
+	e.core.Sweep(ctx) // resumes: row 1 is found at the provider
+	seen := map[string]int{}
+	for _, o := range e.msgr.handoverCalls("offer") {
+		seen[o.View.Handover.Target()]++
+	}
+	if seen["first@example.com"] != 1 || seen["second@example.com"] != 1 || seen["third@example.com"] != 1 {
+		t.Errorf("hand-overs posted: %v; want each of the three rows' once", seen)
+	}
+}

@@ -65,9 +65,11 @@ func (c *Core) offer(ctx context.Context, h Handover) bool {
 	voided, err := c.store.OfferHandover(ectx, h)
 	switch {
 	case errors.Is(err, ErrHandoverExists):
-		// Offered before a restart: its message is not posted twice.
-		c.logger.Info("hand-over offered before: not posted again", zap.String("handover_id", h.ID))
-		return true
+		rec, posted := c.offeredBefore(ectx, h.ID)
+		if posted {
+			return true
+		}
+		h, voided, err = rec.Handover, nil, nil
 	case err != nil && c.store.Durable():
 		// Not recorded, it could neither be voided by what comes after
 		// nor be known after a restart: it is not posted.
@@ -92,6 +94,23 @@ func (c *Core) offer(ctx context.Context, h Handover) bool {
 	c.observe(HandoverOffered)
 	c.logger.Info("hand-over offered", zap.String("handover_id", h.ID), zap.String("owner", h.Owner), zap.String("target", h.Target()))
 	return true
+}
+
+// offeredBefore is the hand-over id that a run before a restart recorded;
+// posted is true unless it is still open and no message of it was
+// recorded: then the process stopped between recording it and posting its
+// message (or between Slack's answer and recording where the message is),
+// and it is posted now, so that its owner is never left without it. In the
+// second case the owner sees the button twice; both carry the one
+// hand-over, whose password only one click can show.
+func (c *Core) offeredBefore(ctx context.Context, id string) (rec HandoverRecord, posted bool) {
+	rec, ok, err := c.store.GetHandover(ctx, id)
+	if err != nil || !ok || !rec.Message.IsZero() || rec.State != HandoverStateOffered {
+		c.logger.Info("hand-over offered before: not posted again", zap.String("handover_id", id))
+		return rec, true
+	}
+	c.logger.Info("hand-over recorded before a stop and its message not: posted now", zap.String("handover_id", id))
+	return rec, false
 }
 
 // handedReply tells the requester where the credentials went.
