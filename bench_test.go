@@ -133,9 +133,10 @@ type burstResult struct {
 // burst, and the binary's size; and, from its /metrics, the bytes it
 // allocated per command and its garbage collections during the burst. Each run is a fresh process, so the burst
 // meets empty connection pools.
-// Sub-benchmarks: per provider (pdd, yandex360, mailcow), the default
+// Sub-benchmarks: per provider (each of benchProviders), the default
 // concurrency (8), 32, and the default with PostgreSQL
-// (MAILBOT_DATABASE_URL). Every result and every ops notification must
+// (MAILBOT_DATABASE_URL); for PDD also the default with a second provider
+// routed (MAILBOT_ROUTES, routeSecond). Every result and every ops notification must
 // arrive, or the benchmark fails.
 //
 //	go test -run XXX -bench Release -benchtime 1x .
@@ -146,11 +147,16 @@ func BenchmarkRelease(b *testing.B) {
 			name        string
 			concurrency string // MAILBOT_CONCURRENCY; empty: the default
 			db          bool
+			routes      bool // a second provider (mailcow) routed a domain the burst never names
 		}{
-			{"concurrency=8", "", false},
-			{"concurrency=32", "32", false},
-			{"concurrency=8,db", "", true},
+			{"concurrency=8", "", false, false},
+			{"concurrency=32", "32", false, false},
+			{"concurrency=8,db", "", true, false},
+			{"concurrency=8,routes", "", false, true},
 		} {
+			if tc.routes && p.name != apiclient.ProviderPDD {
+				continue
+			}
 			b.Run(p.name+"/"+tc.name, func(b *testing.B) {
 				benchBursts(b, bin, p, func() map[string]string {
 					env := map[string]string{}
@@ -159,6 +165,9 @@ func BenchmarkRelease(b *testing.B) {
 					}
 					if tc.db {
 						env["MAILBOT_DATABASE_URL"] = pgtest.NewDatabase(b)
+					}
+					if tc.routes {
+						routeSecond(b, env)
 					}
 					return env
 				})
@@ -267,7 +276,11 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	for _, kv := range sim.vars {
 		env[kv[0]] = kv[1]
 	}
-	env["SSL_CERT_FILE"], env["MAILBOT_PROVIDER"] = sim.caFile, p.name
+	ca := sim.caFile
+	if extra, ok := env["SSL_CERT_FILE"]; ok { // a second provider's authority (routeSecond)
+		ca = joinPEM(b, sim.caFile, extra)
+	}
+	env["SSL_CERT_FILE"], env["MAILBOT_PROVIDER"] = ca, p.name
 	pid, base, startup, stop := startRelease(b, bin, fake, env)
 	defer stop()
 	var r burstResult
@@ -461,6 +474,40 @@ func tlsSandbox(b *testing.B, provider string) *benchSandbox {
 		_ = os.Remove(bs.caFile)
 	}
 	return bs
+}
+
+// routeSecond adds a second provider to env: the mailcow sandbox, over
+// HTTPS with 20 ms latency like the first, routed a domain the burst never
+// names (MAILBOT_ROUTES), so that the burst measures what configuring a
+// second provider costs the first one's commands. Its authority goes in
+// SSL_CERT_FILE, which runBurst joins to the first's.
+func routeSecond(b *testing.B, env map[string]string) {
+	b.Helper()
+	other := tlsSandbox(b, apiclient.ProviderMailcow)
+	b.Cleanup(other.close)
+	for _, kv := range other.vars {
+		env[kv[0]] = kv[1]
+	}
+	env["MAILBOT_ROUTES"] = "old.example=" + apiclient.ProviderMailcow
+	env["SSL_CERT_FILE"] = other.caFile
+}
+
+// joinPEM writes the PEM files into one, for SSL_CERT_FILE.
+func joinPEM(b *testing.B, files ...string) string {
+	b.Helper()
+	var all []byte
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, raw...)
+	}
+	path := filepath.Join(b.TempDir(), "ca.pem")
+	if err := os.WriteFile(path, all, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
 
 // startRelease starts bin as `mailbot serve` against fake with env added
