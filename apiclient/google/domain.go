@@ -22,8 +22,8 @@ const MethodDNSTXT = "DNS_TXT"
 
 // The domain's states in the Directory, as Domain.Status holds them.
 const (
-	StatusVerified   = "verified"
-	StatusUnverified = "unverified"
+	StatusVerified   = apiclient.StatusVerified
+	StatusUnverified = apiclient.StatusUnverified
 )
 
 // MXSets are the MX record sets Google accepts: the single record of
@@ -75,26 +75,11 @@ func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.
 // withToken adds the verification token to an unverified domain, or a
 // warning when it cannot be read.
 func (c *Client) withToken(ctx context.Context, op apiclient.Op, d *apiclient.Domain) *apiclient.Domain {
-	if d.Verified {
-		return d
-	}
-	tok, err := c.siteToken(ctx, op, d.Name)
-	if err != nil {
-		d.Warnings = append(d.Warnings, "the domain was added; its verification record could not be read: "+err.Error())
-		return d
-	}
-	d.VerifyTXT = tok
-	return d
+	return apiclient.WithVerifyTXT(d, func() (string, error) { return c.siteToken(ctx, op, d.Name) })
 }
 
 // domainOf is the Domain of a Directory domain.
-func domainOf(n string, verified bool) *apiclient.Domain {
-	d := &apiclient.Domain{Name: n, Status: StatusUnverified, Verified: verified}
-	if verified {
-		d.Status = StatusVerified
-	}
-	return d
-}
+func domainOf(n string, verified bool) *apiclient.Domain { return apiclient.TXTDomain(n, verified) }
 
 // DomainStatus reads the domain (domains.get): verified or not, and for an
 // unverified one the TXT record to publish (Site Verification's token,

@@ -23,8 +23,8 @@ var DKIMSelectors = []string{"selector1", "selector2"}
 
 // The domain's states, as Domain.Status holds them.
 const (
-	StatusVerified   = "verified"
-	StatusUnverified = "unverified"
+	StatusVerified   = apiclient.StatusVerified
+	StatusUnverified = apiclient.StatusUnverified
 )
 
 // domainJSON is a domain of Graph.
@@ -72,26 +72,11 @@ func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.
 // withTXT adds the verification record to an unverified domain, or a
 // warning when it cannot be read.
 func (c *Client) withTXT(ctx context.Context, op apiclient.Op, d *apiclient.Domain) *apiclient.Domain {
-	if d.Verified {
-		return d
-	}
-	txt, err := c.verificationTXT(ctx, op, d.Name)
-	if err != nil {
-		d.Warnings = append(d.Warnings, "the domain was added; its verification record could not be read: "+err.Error())
-		return d
-	}
-	d.VerifyTXT = txt
-	return d
+	return apiclient.WithVerifyTXT(d, func() (string, error) { return c.verificationTXT(ctx, op, d.Name) })
 }
 
 // domainOf is the Domain of a Graph domain.
-func domainOf(n string, verified bool) *apiclient.Domain {
-	d := &apiclient.Domain{Name: n, Status: StatusUnverified, Verified: verified}
-	if verified {
-		d.Status = StatusVerified
-	}
-	return d
-}
+func domainOf(n string, verified bool) *apiclient.Domain { return apiclient.TXTDomain(n, verified) }
 
 // DomainStatus reads the domain (GET /domains/{id}): verified or not, and
 // for an unverified one the TXT record to publish.

@@ -69,25 +69,10 @@ func address(op apiclient.Op, domain, login string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !validLogin(login) {
+	if apiclient.LocalPartLogin(strings.ToLower(login)) != nil { // the characters of a userPrincipalName mailbot uses
 		return "", refuse(op, apiclient.ReasonInvalid, "not a user name Microsoft 365 accepts (letters, digits, . - _)")
 	}
 	return strings.ToLower(login) + "@" + d, nil
-}
-
-// validLogin: the characters of a userPrincipalName's local part that
-// mailbot uses (Microsoft also takes ' ! # ^ ~), no dot at either end,
-// none twice in a row, at most 64 characters.
-func validLogin(l string) bool {
-	if l == "" || len(l) > 64 || strings.HasPrefix(l, ".") || strings.HasSuffix(l, ".") || strings.Contains(l, "..") {
-		return false
-	}
-	for _, r := range l {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-_", r)) {
-			return false
-		}
-	}
-	return true
 }
 
 // domainName returns domain in lower case without a trailing dot,
