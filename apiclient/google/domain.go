@@ -54,47 +54,35 @@ type site struct {
 // refused. When the token cannot be read after the domain was added, the
 // result says so in a warning.
 func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
-	op := apiclient.OpRegister
-	n, err := domainName(op, domain)
+	n, err := domainName(apiclient.OpRegister, domain)
 	if err != nil {
 		return nil, err
 	}
+	return c.txtDomains().Register(ctx, n)
+}
+
+// txtDomains is the register and status flow of a domain proved by a TXT
+// record, in this adapter's calls.
+func (c *Client) txtDomains() apiclient.TXTDomains {
+	return apiclient.TXTDomains{Add: c.addDomain, Get: c.getDomain, Record: c.siteToken}
+}
+
+// addDomain adds n to the customer and says whether it is verified already.
+func (c *Client) addDomain(ctx context.Context, n string) (verified bool, err error) {
 	var added domainJSON
-	err = c.call(ctx, request{Op: op, Method: http.MethodPost, Path: c.domainsPath(), In: map[string]string{"domainName": n}, Out: &added, Create: true})
-	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
-		if d, gerr := c.getDomain(ctx, op, n); gerr == nil {
-			return c.withToken(ctx, op, d), nil // the customer's already
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c.withToken(ctx, op, domainOf(n, added.Verified)), nil
+	err = c.call(ctx, request{Op: apiclient.OpRegister, Method: http.MethodPost, Path: c.domainsPath(), In: map[string]string{"domainName": n}, Out: &added, Create: true})
+	return added.Verified, err
 }
-
-// withToken adds the verification token to an unverified domain, or a
-// warning when it cannot be read.
-func (c *Client) withToken(ctx context.Context, op apiclient.Op, d *apiclient.Domain) *apiclient.Domain {
-	return apiclient.WithVerifyTXT(d, func() (string, error) { return c.siteToken(ctx, op, d.Name) })
-}
-
-// domainOf is the Domain of a Directory domain.
-func domainOf(n string, verified bool) *apiclient.Domain { return apiclient.TXTDomain(n, verified) }
 
 // DomainStatus reads the domain (domains.get): verified or not, and for an
 // unverified one the TXT record to publish (Site Verification's token,
 // which asking again does not change).
 func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
-	op := apiclient.OpDomainStatus
-	n, err := domainName(op, domain)
+	n, err := domainName(apiclient.OpDomainStatus, domain)
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.getDomain(ctx, op, n)
-	if err != nil {
-		return nil, err
-	}
-	return c.withToken(ctx, op, d), nil
+	return c.txtDomains().Status(ctx, n)
 }
 
 // getDomain is domains.get.
@@ -103,7 +91,7 @@ func (c *Client) getDomain(ctx context.Context, op apiclient.Op, n string) (*api
 	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: c.domainsPath() + "/" + url.PathEscape(n), Out: &d}); err != nil {
 		return nil, err
 	}
-	return domainOf(n, d.Verified), nil
+	return apiclient.TXTDomain(n, d.Verified), nil
 }
 
 // VerifyDomain asks Site Verification to check the domain's TXT record now

@@ -50,47 +50,35 @@ type dnsRecord struct {
 // cannot be read after the domain was added, the result says so in a
 // warning.
 func (c *Client) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
-	op := apiclient.OpRegister
-	n, err := domainName(op, domain)
+	n, err := domainName(apiclient.OpRegister, domain)
 	if err != nil {
 		return nil, err
 	}
+	return c.txtDomains().Register(ctx, n)
+}
+
+// txtDomains is the register and status flow of a domain proved by a TXT
+// record, in this adapter's calls.
+func (c *Client) txtDomains() apiclient.TXTDomains {
+	return apiclient.TXTDomains{Add: c.addDomain, Get: c.getDomain, Record: c.verificationTXT}
+}
+
+// addDomain adds n to the tenant and says whether it is verified already.
+func (c *Client) addDomain(ctx context.Context, n string) (verified bool, err error) {
 	var added domainJSON
-	err = c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodPost, Path: "v1.0/domains",
+	err = c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: apiclient.OpRegister, Method: http.MethodPost, Path: "v1.0/domains",
 		In: map[string]string{"id": n}, Out: &added, Create: true}})
-	if apiclient.ReasonOf(err) == apiclient.ReasonExists {
-		if d, gerr := c.getDomain(ctx, op, n); gerr == nil {
-			return c.withTXT(ctx, op, d), nil // the tenant's already
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c.withTXT(ctx, op, domainOf(n, added.IsVerified)), nil
+	return added.IsVerified, err
 }
-
-// withTXT adds the verification record to an unverified domain, or a
-// warning when it cannot be read.
-func (c *Client) withTXT(ctx context.Context, op apiclient.Op, d *apiclient.Domain) *apiclient.Domain {
-	return apiclient.WithVerifyTXT(d, func() (string, error) { return c.verificationTXT(ctx, op, d.Name) })
-}
-
-// domainOf is the Domain of a Graph domain.
-func domainOf(n string, verified bool) *apiclient.Domain { return apiclient.TXTDomain(n, verified) }
 
 // DomainStatus reads the domain (GET /domains/{id}): verified or not, and
 // for an unverified one the TXT record to publish.
 func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Domain, error) {
-	op := apiclient.OpDomainStatus
-	n, err := domainName(op, domain)
+	n, err := domainName(apiclient.OpDomainStatus, domain)
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.getDomain(ctx, op, n)
-	if err != nil {
-		return nil, err
-	}
-	return c.withTXT(ctx, op, d), nil
+	return c.txtDomains().Status(ctx, n)
 }
 
 // getDomain is GET /domains/{id}.
@@ -99,7 +87,7 @@ func (c *Client) getDomain(ctx context.Context, op apiclient.Op, n string) (*api
 	if err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodGet, Path: "v1.0/domains/" + url.PathEscape(n), Out: &d}}); err != nil {
 		return nil, err
 	}
-	return domainOf(n, d.IsVerified), nil
+	return apiclient.TXTDomain(n, d.IsVerified), nil
 }
 
 // VerifyDomain asks Microsoft to check the domain's TXT record now (POST
@@ -116,7 +104,7 @@ func (c *Client) VerifyDomain(ctx context.Context, domain string) (*apiclient.Do
 		Path: "v1.0/domains/" + url.PathEscape(n) + "/verify", Out: &d}}); err != nil {
 		return nil, err
 	}
-	return domainOf(n, d.IsVerified), nil
+	return apiclient.TXTDomain(n, d.IsVerified), nil
 }
 
 // records is GET /domains/{id}/<kind> (verificationDnsRecords or
