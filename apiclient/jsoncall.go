@@ -54,7 +54,8 @@ func (c *Caller) DecodeJSON(j JSONCall, res *Response, complete func(out any) bo
 // BearerCall sends j with a bearer token and the headers of header,
 // retried as its class allows (an uncertain create is not sent again):
 // each attempt asks token for the token (an OAuth token source that
-// reuses it, whose failure fails the attempt before anything is sent),
+// reuses it, whose failure, or an empty token, fails the attempt before
+// anything is sent),
 // keeps it and j.Secret out of errors, and hands a received answer to
 // read with the caller that redacts them.
 func (c *Caller) BearerCall(ctx context.Context, j JSONCall, header http.Header, token func(Op) (string, error),
@@ -67,6 +68,9 @@ func (c *Caller) BearerCall(ctx context.Context, j JSONCall, header http.Header,
 		tok, err := token(j.Op)
 		if err != nil {
 			return err
+		}
+		if tok == "" {
+			return c.Fail(j.Op, ClassTemporary, 0, "", "the token endpoint answered without an access token")
 		}
 		caller := c.WithSecrets(j.Secret, tok)
 		req.Header = http.Header{"Authorization": {"Bearer " + tok}}
