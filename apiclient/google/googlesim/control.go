@@ -29,18 +29,7 @@ const MaxFaults = 1000
 // InjectFault makes the next n API calls (not token requests) meet the
 // fault kind.
 func (s *Server) InjectFault(kind string, n int) error {
-	known := false
-	for _, k := range faultKinds {
-		known = known || k == kind
-	}
-	switch {
-	case !known:
-		return fmt.Errorf("googlesim: unknown fault %q (want %s)", kind, strings.Join(faultKinds, ", "))
-	case n < 0 || n > MaxFaults:
-		return fmt.Errorf("googlesim: %d faults: want 0 to %d", n, MaxFaults)
-	}
-	s.faults.Push(n, kind)
-	return nil
+	return simkit.Inject(&s.faults, "googlesim", faultKinds, kind, n, MaxFaults)
 }
 
 // SetLatency delays every API answer by d; zero or less removes the delay.

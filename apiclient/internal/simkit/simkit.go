@@ -10,7 +10,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -49,6 +51,20 @@ func (q *Faults[F]) Push(n int, f F) {
 	for range n {
 		q.queue = append(q.queue, f)
 	}
+}
+
+// Inject queues kind for the next n requests of q, refusing a kind that
+// is not one of kinds and an n outside 0 to most; sim names the sandbox in
+// the error.
+func Inject(q *Faults[string], sim string, kinds []string, kind string, n, most int) error {
+	switch {
+	case !slices.Contains(kinds, kind):
+		return fmt.Errorf("%s: unknown fault %q (want %s)", sim, kind, strings.Join(kinds, ", "))
+	case n < 0 || n > most:
+		return fmt.Errorf("%s: %d faults: want 0 to %d", sim, n, most)
+	}
+	q.Push(n, kind)
+	return nil
 }
 
 // SetLatency delays every answer by d; zero or less removes the delay.

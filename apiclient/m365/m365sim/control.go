@@ -29,14 +29,7 @@ const MaxFaults = 1000
 // InjectFault makes the next n Graph calls (not token requests) meet the
 // fault kind.
 func (s *Server) InjectFault(kind string, n int) error {
-	switch {
-	case !slices.Contains(faultKinds, kind):
-		return fmt.Errorf("m365sim: unknown fault %q (want %s)", kind, strings.Join(faultKinds, ", "))
-	case n < 0 || n > MaxFaults:
-		return fmt.Errorf("m365sim: %d faults: want 0 to %d", n, MaxFaults)
-	}
-	s.faults.Push(n, kind)
-	return nil
+	return simkit.Inject(&s.faults, "m365sim", faultKinds, kind, n, MaxFaults)
 }
 
 // SetLatency delays every Graph answer by d; zero or less removes it.
