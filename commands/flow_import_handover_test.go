@@ -40,6 +40,25 @@ func (s *dyingStore) FinishRow(ctx context.Context, id string, i int, runner str
 	return s.storeAndImports.FinishRow(ctx, id, i, runner, to, detail)
 }
 
+// staleImport saves in store an import of three rows owned by UADA whose
+// runner's lease has gone stale, as a stop leaves it, and returns its ID.
+func staleImport(t *testing.T, e *env, store storeAndImports) string {
+	t.Helper()
+	d, errs := e.importRows(admin1, "first@example.com,UADA\nsecond@example.com,UADA\nthird@example.com,UADA", "")
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if err := store.SaveImport(t.Context(), *d.Import); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clk.Now()
+	if _, ok, err := store.LeaseImport(t.Context(), d.Import.ID, "earlier", now, now.Add(-time.Minute)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	e.clk.Advance(time.Minute)
+	return d.Import.ID
+}
+
 // An import cut off between a row owner's direct message and recording
 // the row: the resumed import finds the mailbox and does not post that
 // owner a second Show my password.
@@ -51,19 +70,8 @@ func TestImportHandoverPostedOnceAcrossAStop(t *testing.T) {
 			dying = &dyingStore{storeAndImports: s.(storeAndImports), dieAt: 1}
 			return dying
 		})
-	d, errs := e.importRows(admin1, "first@example.com,UADA\nsecond@example.com,UADA\nthird@example.com,UADA", "")
-	if len(errs) != 0 {
-		t.Fatal(errs)
-	}
+	id := staleImport(t, e, dying)
 	ctx := t.Context()
-	if err := dying.SaveImport(ctx, *d.Import); err != nil {
-		t.Fatal(err)
-	}
-	now := e.clk.Now()
-	if _, ok, err := dying.LeaseImport(ctx, d.Import.ID, "earlier", now, now.Add(-time.Minute)); !ok || err != nil {
-		t.Fatal(ok, err)
-	}
-	e.clk.Advance(time.Minute)
 	runCtx, kill := context.WithCancel(ctx)
 	dying.kill = kill
 	e.core.Sweep(runCtx) // runs rows 0 and 1, and dies recording row 1
@@ -72,7 +80,7 @@ func TestImportHandoverPostedOnceAcrossAStop(t *testing.T) {
 	}
 	e.clk.Advance(time.Minute)
 	e.core.Sweep(ctx) // resumes: row 1 is found at the provider
-	if rec, _, _ := dying.GetImport(ctx, d.Import.ID); rec.State != commands.ImportDone {
+	if rec, _, _ := dying.GetImport(ctx, id); rec.State != commands.ImportDone {
 		t.Fatalf("import %s after the resume", rec.State)
 	}
 	offers := e.msgr.handoverCalls("offer")
@@ -172,19 +180,8 @@ func TestImportHandoverRecordedNotPostedIsPostedAfterAStop(t *testing.T) {
 			dying = &offerDyingStore{storeAndImports: s.(storeAndImports), target: "second@example.com"}
 			return dying
 		})
-	d, errs := e.importRows(admin1, "first@example.com,UADA\nsecond@example.com,UADA\nthird@example.com,UADA", "")
-	if len(errs) != 0 {
-		t.Fatal(errs)
-	}
+	staleImport(t, e, dying)
 	ctx := t.Context()
-	if err := dying.SaveImport(ctx, *d.Import); err != nil {
-		t.Fatal(err)
-	}
-	now := e.clk.Now()
-	if _, ok, err := dying.LeaseImport(ctx, d.Import.ID, "earlier", now, now.Add(-time.Minute)); !ok || err != nil {
-		t.Fatal(ok, err)
-	}
-	e.clk.Advance(time.Minute)
 	runCtx, kill := context.WithCancel(ctx)
 	dying.kill = kill
 	e.core.Sweep(runCtx) // runs row 0, and dies having recorded row 1's hand-over
