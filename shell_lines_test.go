@@ -97,10 +97,12 @@ func TestShellReadWording(t *testing.T) {
 
 // TestShellRegisterAgain: a register of a domain the account already has
 // says it already was, with its status, and the ops notice says nothing
-// changed: on Yandex 360 (which answers 409) and mailcow (domain_exists).
+// changed: on Yandex 360 (which answers 409), mailcow (domain_exists) and
+// PDD, which answers a repeat as a first register while the domain is
+// still unverified (domain-activate), so the status read before it tells.
 func TestShellRegisterAgain(t *testing.T) {
 	t.Parallel()
-	for _, provider := range []string{apiclient.ProviderYandex360, apiclient.ProviderMailcow} {
+	for _, provider := range []string{apiclient.ProviderYandex360, apiclient.ProviderMailcow, apiclient.ProviderPDD} {
 		in := strings.NewReader("/maildomain register again.example\n/maildomain register again.example\n")
 		out, log, err := runShellCmd(t, map[string]string{"MAILBOT_PROVIDER": provider}, in)
 		if err != nil {
