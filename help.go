@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/console"
 	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/textcut"
@@ -48,7 +49,7 @@ var subcommands = []subcommand{
 	{name: "shell", synopsis: "shell [--as USER_ID]", summary: "type slash commands on a console (an embedded sandbox without the provider's credentials)",
 		about: "Reads slash-command lines from stdin (/maildomain register example.com) and prints\neach reply; exits 0 at end of input. Type help in it for its own commands.\nWithout the credentials of MAILBOT_PROVIDER it drives an embedded sandbox; with them,\nthe real API, and the audit trail goes to MAILBOT_DATABASE_URL when it is set.",
 		flags: func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.as, "as", shellUser, "act as this Slack `USER_ID` (an admin only if MAILBOT_ADMINS names it)")
+			fs.StringVar(&o.as, "as", console.DefaultUser, "act as this Slack `USER_ID` (an admin only if MAILBOT_ADMINS names it)")
 		},
 		check: func(o *options) error {
 			if !commands.IsUserID(o.as) {

@@ -121,7 +121,19 @@ func (c *Core) perform(ctx context.Context, n Notice, target *apiclient.Resolved
 }
 
 func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
-	d, err := c.of(n).RegisterDomain(ctx, n.Op.Domain)
+	p := c.of(n)
+	if p.Capabilities().RegisterAnswersAsNew {
+		// Only a domain the account does not hold is registered: a status
+		// read that finds it, or fails otherwise, ends here.
+		had, err := p.DomainStatus(ctx, n.Op.Domain)
+		if err == nil {
+			return c.registeredAlready(ctx, n, had), nil
+		}
+		if apiclient.ReasonOf(err) != apiclient.ReasonNotFound {
+			return Result{}, err
+		}
+	}
+	d, err := p.RegisterDomain(ctx, n.Op.Domain)
 	if d := c.domainHad(ctx, n.Op.Domain, apiclient.ReasonOf(err) == apiclient.ReasonExists); d != nil {
 		return c.registeredAlready(ctx, n, d), nil
 	}
