@@ -423,7 +423,8 @@ func burstDomain(j, domains int) string { return fmt.Sprintf("b%03d.example.com"
 
 // smapsDirVar names a directory where each run of BenchmarkRelease and
 // BenchmarkFloor saves the idle process's /proc/<pid>/smaps
-// (<benchmark>-smaps.txt): which mappings the idle RSS is made of.
+// (<benchmark>-smaps.txt: which mappings the idle RSS is made of) and its
+// resident pages of the executable (<benchmark>-present.txt, savePresent).
 const smapsDirVar = "MAILBOT_BENCH_SMAPS"
 
 // saveSmaps copies pid's smaps to the directory of smapsDirVar, if set.
@@ -445,6 +446,10 @@ func saveSmaps(b *testing.B, pid int) {
 	}
 }
 
+// savePresent writes to file the address of every page of pid's
+// executable that is resident (bit 63 of /proc/<pid>/pagemap), one a line
+// in hex: with `go tool nm -size` of the same build unstripped, which
+// packages' code and tables the idle RSS holds.
 func savePresent(pid int, file string) error {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
@@ -454,7 +459,7 @@ func savePresent(pid int, file string) error {
 	if err != nil {
 		return err
 	}
-	defer pm.Close()
+	defer func() { _ = pm.Close() }()
 	var out strings.Builder
 	for line := range strings.SplitSeq(string(raw), "\n") {
 		f := strings.Fields(line)

@@ -21,7 +21,7 @@ func BenchmarkNotify(b *testing.B) {
 	fake := slackfake.New()
 	defer fake.Close()
 	api := slack.New(slackfake.BotToken, slack.OptionAPIURL(fake.URL))
-	m := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: "COPS"}, zap.NewNop(), bot.NewMetrics(metrics.NewRegistry()))
+	m := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: "COPS", APIURL: fake.URL, BotToken: slackfake.BotToken}, zap.NewNop(), bot.NewMetrics(metrics.NewRegistry()))
 	ctx := context.Background()
 	text := "<@UADMIN1> registered b001.example.com at PDD: the domain is added; its owner is not yet verified (domain-activate)."
 	b.ReportAllocs()
