@@ -18,6 +18,7 @@ import (
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/commands/meteredstore"
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/metrics"
@@ -101,7 +102,7 @@ func serveParts(ctx context.Context, cfg *config.Config, ms *serveMetrics, logge
 		return nil, nil, err
 	}
 	if ms.databaseUp != nil {
-		store = meterStore(store, ms.databaseUp)
+		store = meteredstore.New(store, ms.databaseUp)
 	}
 	return &serveDeps{router: router, api: api, apiHTTP: apiHTTP, auth: auth, store: store}, closeStore, nil
 }
@@ -133,7 +134,7 @@ func serveRouter(ctx context.Context, cfg *config.Config, ms *serveMetrics, logg
 // serveProvider is cfg's provider, metered, once its start-up
 // check passed; it logs the provider's start-up warnings. dialled turns
 // true when its client opens a connection.
-func serveProvider(ctx context.Context, cfg *config.Config, pm *providerMetrics, dialled *atomic.Bool, logger *zap.Logger) (commands.Provider, error) {
+func serveProvider(ctx context.Context, cfg *config.Config, pm *providers.Metrics, dialled *atomic.Bool, logger *zap.Logger) (commands.Provider, error) {
 	// Only the command workers call the provider, one request each at a
 	// time: with as many connections as workers, a request waits for one
 	// on its way back to the pool instead of dialling a spare, whose TLS
@@ -142,15 +143,15 @@ func serveProvider(ctx context.Context, cfg *config.Config, pm *providerMetrics,
 	upstream.MaxConnsPerHost = cfg.Concurrency
 	noteDials(upstream, dialled)
 	provider, err := providers.New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot/"+versionLine()),
-		apiclient.WithTransport(upstream), apiclient.WithRetryHook(pm.countRetry))
+		apiclient.WithTransport(upstream), apiclient.WithRetryHook(pm.CountRetry))
 	if err != nil {
 		return nil, err
 	}
-	provider = pm.meter(provider) // the start-up check counts too
+	provider = pm.Meter(provider) // the start-up check counts too
 	if err := providers.Check(ctx, cfg, provider, logger); err != nil || ctx.Err() != nil {
 		return nil, err
 	}
-	pm.up.WithLabelValues(pm.provider).Set(1)
+	pm.Up()
 	if w, ok := providers.Unwrap(provider).(interface{ StartWarnings() []string }); ok {
 		for _, line := range w.StartWarnings() {
 			logger.Warn(line, zap.String("provider", cfg.Provider))
