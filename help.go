@@ -66,7 +66,7 @@ var subcommands = []subcommand{
 			fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a certificate made up at start")
 		},
 		check: func(o *options) error {
-			if err := checkSimProviders(o.prov); err != nil {
+			if err := providers.CheckSimProviders(o.prov); err != nil {
 				return fmt.Errorf("--provider: %w", err)
 			}
 			return nil
@@ -75,7 +75,7 @@ var subcommands = []subcommand{
 		about: "Prints the audit trail kept in MAILBOT_DATABASE_URL, oldest first: a table, or one\nJSON object a line with --json.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			o.since = 168 * time.Hour
-			fs.Var((*sinceFlag)(&o.since), "since", "print the entries of the last `DURATION` (30d, 12h, 90m)")
+			fs.Var((*console.SinceFlag)(&o.since), "since", "print the entries of the last `DURATION` (30d, 12h, 90m)")
 			fs.BoolVar(&o.json, "json", false, "print one JSON object a line")
 		},
 		check: func(o *options) error {
