@@ -21,7 +21,7 @@ var layers = []struct {
 	{"internal/textcut", 0}, {"internal/dnsname", 0}, {"internal/metrics", 0}, {"internal/testkit", 0}, {"internal/health", 0},
 	{"apiclient", 1},
 	{"commands", 2},
-	{"bot", 3},
+	{"bot", 3}, {"console", 3},
 	{"internal/config", 4}, {"internal/providers", 4},
 	{"", 5}, // main
 }
@@ -40,7 +40,7 @@ func rankOf(rel string) int {
 
 // TestImportGraph reads the import graph of every non-test package (go
 // list) and fails on an import that points up a layer, on an import of
-// bot by anything but main, on slack-go outside bot, and on a
+// bot or console by anything but main, on slack-go outside bot, and on a
 // sandbox that imports its own provider's adapter (a sandbox stands on the
 // provider's public record, so that the conformance suite can catch the
 // adapter's mistakes).
@@ -87,6 +87,9 @@ func checkImport(t *testing.T, from, imp string) {
 	if (to == "bot" || strings.HasPrefix(to, "bot/")) && from != "" && from != "bot" && !strings.HasPrefix(from, "bot/") {
 		t.Errorf("%s imports %s: nothing but main imports bot", pkgName(from), to)
 	}
+	if to == "console" && from != "" {
+		t.Errorf("%s imports console: nothing but main imports the shell", pkgName(from))
+	}
 	if rankOf(to) > rankOf(from) {
 		t.Errorf("%s imports %s: an arrow pointing up (ARCHITECTURE.md)", pkgName(from), to)
 	}
@@ -108,7 +111,7 @@ func pkgName(rel string) string {
 func TestRankOf(t *testing.T) {
 	t.Parallel()
 	for rel, want := range map[string]int{
-		"": 5, "internal/providers": 4, "internal/config": 4, "bot": 3, "bot/slackfake": 3,
+		"": 5, "internal/providers": 4, "internal/config": 4, "bot": 3, "bot/slackfake": 3, "console": 3,
 		"commands": 2, "commands/pgstore": 2, "commands/providertest": 2, "apiclient": 1, "apiclient/pdd/pddsim": 1,
 		"internal/textcut": 0, "internal/testkit": 0, "internal/metrics/metricstest": 0,
 	} {

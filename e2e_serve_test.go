@@ -266,8 +266,8 @@ elsewhere-domain.com. TXT "v=spf1 mx -all"
 		t.Errorf("Check DNS shows the verification secret's content")
 	}
 	w.seenOnlyBy("the secret's content", content, e2eAdmin1) // in the register reply alone
-	if n := w.sim.Requests(""); n != 1 {
-		t.Errorf("%d PDD requests, want 1 (the register; checks call none)", n)
+	if n := w.sim.Requests(""); n != 2 {
+		t.Errorf("%d PDD requests, want 2 (the register and the status read before it; checks call none)", n)
 	}
 }
 

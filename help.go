@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/console"
 	"github.com/mailbot/mailbot/internal/config"
 	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/textcut"
@@ -48,7 +49,7 @@ var subcommands = []subcommand{
 	{name: "shell", synopsis: "shell [--as USER_ID]", summary: "type slash commands on a console (an embedded sandbox without the provider's credentials)",
 		about: "Reads slash-command lines from stdin (/maildomain register example.com) and prints\neach reply; exits 0 at end of input. Type help in it for its own commands.\nWithout the credentials of MAILBOT_PROVIDER it drives an embedded sandbox; with them,\nthe real API, and the audit trail goes to MAILBOT_DATABASE_URL when it is set.",
 		flags: func(fs *flag.FlagSet, o *options) {
-			fs.StringVar(&o.as, "as", shellUser, "act as this Slack `USER_ID` (an admin only if MAILBOT_ADMINS names it)")
+			fs.StringVar(&o.as, "as", console.DefaultUser, "act as this Slack `USER_ID` (an admin only if MAILBOT_ADMINS names it)")
 		},
 		check: func(o *options) error {
 			if !commands.IsUserID(o.as) {
@@ -65,7 +66,7 @@ var subcommands = []subcommand{
 			fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a certificate made up at start")
 		},
 		check: func(o *options) error {
-			if err := checkSimProviders(o.prov); err != nil {
+			if err := providers.CheckSimProviders(o.prov); err != nil {
 				return fmt.Errorf("--provider: %w", err)
 			}
 			return nil
@@ -74,7 +75,7 @@ var subcommands = []subcommand{
 		about: "Prints the audit trail kept in MAILBOT_DATABASE_URL, oldest first: a table, or one\nJSON object a line with --json.",
 		flags: func(fs *flag.FlagSet, o *options) {
 			o.since = 168 * time.Hour
-			fs.Var((*sinceFlag)(&o.since), "since", "print the entries of the last `DURATION` (30d, 12h, 90m)")
+			fs.Var((*console.SinceFlag)(&o.since), "since", "print the entries of the last `DURATION` (30d, 12h, 90m)")
 			fs.BoolVar(&o.json, "json", false, "print one JSON object a line")
 		},
 		check: func(o *options) error {

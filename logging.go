@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/mailbot/mailbot/console"
 	"github.com/mailbot/mailbot/internal/config"
 )
 
@@ -16,15 +17,13 @@ import (
 // its lines end in CRLF, since the console holds it in raw mode while it
 // reads a line.
 func subcommandLogger(cfg *config.Config, sub string, lookup func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) (*zap.Logger, error) {
-	interactive := sub == "shell" && consoleIsTerminal(stdin, stdout)
+	interactive := sub == "shell" && console.IsTerminal(stdin, stdout)
 	level, format := shellLogSettings(cfg, sub == "shell", func(name string) bool {
 		v, ok := lookup(name)
 		return ok && strings.TrimSpace(v) != ""
 	})
 	if interactive {
-		if _, ok := terminalFD(stderr); ok {
-			stderr = crlfWriter{stderr}
-		}
+		stderr = console.LogWriter(stderr)
 	}
 	return newLogger(level, format, stderr)
 }

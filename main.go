@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 	case "shell":
 		err = runShell(ctx, cfg, o.as, logger, stdin, stdout)
 	case "sim":
-		err = runSim(ctx, o, logger, stdout)
+		err = providers.Sim(ctx, providers.SimOptions{Providers: o.prov, Addr: o.addr, TLS: o.tls, Named: o.named}, logger, stdout)
 	case "audit":
 		err = runAudit(ctx, cfg, o.since, o.json, logger, stdout)
 	default:

@@ -9,7 +9,9 @@ import (
 	vm "github.com/VictoriaMetrics/metrics"
 
 	"github.com/mailbot/mailbot/bot"
+	"github.com/mailbot/mailbot/commands/meteredstore"
 	"github.com/mailbot/mailbot/internal/metrics"
+	"github.com/mailbot/mailbot/internal/providers"
 )
 
 // newRegistry returns the registry that /metrics serves, holding
@@ -31,9 +33,9 @@ func newRegistry() *metrics.Registry {
 type serveMetrics struct {
 	reg        *metrics.Registry
 	bot        *bot.Metrics
-	provider   *providerMetrics            // MAILBOT_PROVIDER's
-	providers  map[string]*providerMetrics // every provider in use, by name
-	databaseUp *metrics.Gauge              // nil without MAILBOT_DATABASE_URL
+	provider   *providers.Metrics            // MAILBOT_PROVIDER's
+	providers  map[string]*providers.Metrics // every provider in use, by name
+	databaseUp *metrics.Gauge                // nil without MAILBOT_DATABASE_URL
 }
 
 // newServeMetrics registers serve's series, those of provider's calls
@@ -41,15 +43,15 @@ type serveMetrics struct {
 // only with a database.
 func newServeMetrics(provider string, withDatabase bool, more ...string) *serveMetrics {
 	reg := newRegistry()
-	m := &serveMetrics{reg: reg, bot: bot.NewMetrics(reg), provider: newProviderMetrics(reg, provider)}
-	m.providers = map[string]*providerMetrics{provider: m.provider}
+	m := &serveMetrics{reg: reg, bot: bot.NewMetrics(reg), provider: providers.NewMetrics(reg, provider)}
+	m.providers = map[string]*providers.Metrics{provider: m.provider}
 	for _, p := range more {
 		if m.providers[p] == nil {
-			m.providers[p] = m.provider.also(p)
+			m.providers[p] = m.provider.Also(p)
 		}
 	}
 	if withDatabase {
-		m.databaseUp = newDatabaseUp(reg)
+		m.databaseUp = meteredstore.NewGauge(reg)
 	}
 	return m
 }

@@ -41,11 +41,11 @@ func TestProviderUpPerProvider(t *testing.T) {
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	pm := ms.providers[apiclient.ProviderPDD]
-	adapter, err := pdd.NewAdapter(srv.URL, sim.NewAccount(), apiclient.WithRetryHook(pm.countRetry))
+	adapter, err := pdd.NewAdapter(srv.URL, sim.NewAccount(), apiclient.WithRetryHook(pm.CountRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := pm.meter(adapter)
+	p := pm.Meter(adapter)
 	if _, err := p.RegisterDomain(context.Background(), "example.com"); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/metrics/metricstest"
+	"github.com/mailbot/mailbot/internal/providers"
 )
 
 // metricsDoc documents every metric mailbot exports, in a table.
@@ -140,8 +141,8 @@ func TestMetricsDocumented(t *testing.T) {
 		// Every operation with every reason: a rate of retries has its series
 		// before the first retry.
 		retries := fams["mailbot_provider_retries_total"]
-		if n := len(retries.GetMetric()); n != len(apiclient.Ops())*len(retryReasons) {
-			t.Errorf("mailbot_provider_retries_total has %d series, want %d operations × %d reasons", n, len(apiclient.Ops()), len(retryReasons))
+		if n := len(retries.GetMetric()); n != len(apiclient.Ops())*len(providers.RetryReasons()) {
+			t.Errorf("mailbot_provider_retries_total has %d series, want %d operations × %d reasons", n, len(apiclient.Ops()), len(providers.RetryReasons()))
 		}
 	}
 }
@@ -182,12 +183,12 @@ func TestProviderOutcomes(t *testing.T) {
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	ms := newServeMetrics(apiclient.ProviderPDD, false)
-	adapter, err := pdd.NewAdapter(srv.URL, sim.NewAccount(), apiclient.WithRetryHook(ms.provider.countRetry),
+	adapter, err := pdd.NewAdapter(srv.URL, sim.NewAccount(), apiclient.WithRetryHook(ms.provider.CountRetry),
 		apiclient.WithRetry(apiclient.RetryPolicy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ctx := ms.provider.meter(adapter), context.Background()
+	p, ctx := ms.provider.Meter(adapter), context.Background()
 	add := func() error { _, err := p.AddMailbox(ctx, "example.com", "alice", "Secret-123", false); return err }
 	inject := func(f pddsim.Fault) func() {
 		return func() {
@@ -214,7 +215,7 @@ func TestProviderOutcomes(t *testing.T) {
 		{"unblock", nil, func() error { _, err := p.SetLoginEnabled(ctx, "example.com", "alice", true); return err }},
 		{"list", nil, func() error { _, err := p.ListMailboxes(ctx, "example.com", "", 10); return err }},
 		{"lookup, a bug", nil, func() error {
-			_, err := ms.provider.meter(brokenProvider{adapter}).LookupMailbox(ctx, "example.com", "alice")
+			_, err := ms.provider.Meter(brokenProvider{adapter}).LookupMailbox(ctx, "example.com", "alice")
 			return err
 		}},
 	} {

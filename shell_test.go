@@ -136,8 +136,8 @@ func TestShellExternalAPI(t *testing.T) {
 	if _, ok := sim.Mailbox("bob@example.com"); ok {
 		t.Error("a line after exit was run")
 	}
-	if n := sim.Requests(""); n != 2 {
-		t.Errorf("the API got %d requests, want 2", n)
+	if n := sim.Requests(""); n != 3 {
+		t.Errorf("the API got %d requests, want 3 (a status read, the register, the add)", n)
 	}
 	assertNotIn(t, "the log", log, pw, token)
 	assertNotIn(t, "the output", out, token)

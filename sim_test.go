@@ -23,6 +23,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/mailcow"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
+	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -319,26 +320,6 @@ func TestSimHelp(t *testing.T) {
 	}
 }
 
-func TestURLHost(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		addr net.TCPAddr
-		want string
-	}{
-		{net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8081}, "127.0.0.1:8081"},
-		{net.TCPAddr{IP: net.IPv4zero, Port: 8081}, "127.0.0.1:8081"},
-		{net.TCPAddr{IP: net.IPv6unspecified, Port: 8081}, "127.0.0.1:8081"},
-		{net.TCPAddr{Port: 8081}, "127.0.0.1:8081"},
-		{net.TCPAddr{IP: net.IPv6loopback, Port: 1}, "[::1]:1"},
-		{net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 443}, "192.0.2.7:443"},
-	}
-	for _, tc := range tests {
-		if got := urlHost(&tc.addr); got != tc.want {
-			t.Errorf("urlHost(%v) = %q, want %q", tc.addr, got, tc.want)
-		}
-	}
-}
-
 // TestSimProviderLine: `mailbot sim --provider P` prints
 // MAILBOT_PROVIDER=P first, so that the lines pasted select the provider
 // they configure; plain `mailbot sim` prints the two PDD lines (TestSim).
@@ -423,3 +404,7 @@ func TestSimRefusesProviders(t *testing.T) {
 		}
 	}
 }
+
+// simTLS is the sandboxes' certificate authority and server TLS, as
+// mailbot sim --tls makes them.
+func simTLS(host string) (caFile string, _ *tls.Config, _ error) { return providers.SimTLS(host) }

@@ -206,6 +206,11 @@ type Capabilities struct {
 	// Paged: the provider lists mailboxes a page at a time; false means
 	// one call returns them all.
 	Paged bool
+	// RegisterAnswersAsNew: the provider answers a register of a domain
+	// the account already has as it answers a first one (PDD, while the
+	// domain is unverified), so a register reads the domain's status
+	// first: one read more, and a repeat says it was registered already.
+	RegisterAnswersAsNew bool
 	// VerifiesOwnership: a new domain must prove its owner before it
 	// works (PDD, Yandex 360); mailcow works once DNS points at it.
 	VerifiesOwnership bool

@@ -87,7 +87,7 @@ func (a *Adapter) Name() string { return apiclient.ProviderPDD }
 // mailbox keeps receiving mail is not on record, so it is not promised;
 // mailboxes have uids; email/list pages; a new domain proves its owner.
 func (a *Adapter) Capabilities() apiclient.Capabilities {
-	return apiclient.Capabilities{Title: Title, UIDs: true, Paged: true, VerifiesOwnership: true}
+	return apiclient.Capabilities{Title: Title, UIDs: true, Paged: true, VerifiesOwnership: true, RegisterAnswersAsNew: true}
 }
 
 // call is one PDD operation: it sends params to the endpoint of pddOp

@@ -59,7 +59,9 @@ type listAnswer struct {
 // PDD answers a repeat as it answers a first registration, with the
 // domain's status; a first registration is always domain-activate, so a
 // domain verified already (mx-activate, added) was the account's before:
-// Existed. A repeat while still domain-activate looks like a first one.
+// Existed. A repeat while still domain-activate looks like a first one,
+// which is why the adapter says RegisterAnswersAsNew: the core reads the
+// status first.
 func (a *Adapter) RegisterDomain(ctx context.Context, domain string) (*apiclient.Domain, error) {
 	d, err := a.domain(ctx, apiclient.OpRegister, OpRegisterDomain, http.MethodPost, domain)
 	if err == nil && d.Status != StatusDomainActivate {

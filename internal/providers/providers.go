@@ -3,7 +3,9 @@
 // base URL, its adapter's constructor and start-up check, its sandbox). A
 // provider is one package under apiclient and one row here; its variables
 // are internal/config's fields tagged with its name, and its capabilities
-// and the words replies use for it are its adapter's own.
+// and the words replies use for it are its adapter's own. Built from the
+// table beside it: a provider's metered wrapper (Metrics), the shell's
+// providers (ShellRouter) and mailbot sim, which serves the sandboxes.
 package providers
 
 import (

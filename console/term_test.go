@@ -1,6 +1,7 @@
-package main
+package console
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -9,12 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mailbot/mailbot/internal/config"
 )
 
 // readAll reads lines until an error, and returns them with that error.
-func readAll(c console) ([]string, error) {
+func readAll(c terminal) ([]string, error) {
 	var lines []string
 	for {
 		l, err := c.ReadLine()
@@ -80,7 +79,7 @@ func TestConsoleOverPipes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Terminal() || consoleIsTerminal(r, w) {
+	if c.Terminal() || IsTerminal(r, w) {
 		t.Error("a pipe is taken for a terminal")
 	}
 	if _, err := w.WriteString("one\ntwo\n"); err != nil {
@@ -112,26 +111,20 @@ func TestCRLFWriter(t *testing.T) {
 	}
 }
 
-// TestShellLogSettings: on a terminal the shell logs errors only, in
-// console format, unless the variables were set.
-func TestShellLogSettings(t *testing.T) {
+// TestPlainConsoleLineBound: a line of maxLineBytes is a line, one byte
+// more is too long, and either way the next line follows; the last line
+// needs no end, and CRLF ends a line as LF does.
+func TestPlainConsoleLineBound(t *testing.T) {
 	t.Parallel()
-	cfg := &config.Config{LogLevel: "debug", LogFormat: "json"}
-	for _, tc := range []struct {
-		interactive         bool
-		set                 []string
-		wantLevel, wantForm string
-	}{
-		{false, nil, "debug", "json"},
-		{true, nil, "error", "console"},
-		{true, []string{"MAILBOT_LOG_LEVEL"}, "debug", "console"},
-		{true, []string{"MAILBOT_LOG_FORMAT"}, "error", "json"},
-		{true, []string{"MAILBOT_LOG_LEVEL", "MAILBOT_LOG_FORMAT"}, "debug", "json"},
-	} {
-		isSet := func(name string) bool { return strings.Contains(strings.Join(tc.set, " "), name) }
-		level, format := shellLogSettings(cfg, tc.interactive, isSet)
-		if level != tc.wantLevel || format != tc.wantForm {
-			t.Errorf("interactive %v, set %q: %s %s, want %s %s", tc.interactive, tc.set, level, format, tc.wantLevel, tc.wantForm)
+	long := strings.Repeat("x", maxLineBytes)
+	con := &plainConsole{in: bufio.NewReader(strings.NewReader(long + "\r\n" + long + "y\nnext\r\n\nlast")), out: io.Discard}
+	for i, want := range []struct {
+		line string
+		err  error
+	}{{long, nil}, {"", errLineTooLong}, {"next", nil}, {"", nil}, {"last", nil}, {"", io.EOF}} {
+		got, err := con.ReadLine()
+		if got != want.line || !errors.Is(err, want.err) || (want.err == nil) != (err == nil) {
+			t.Fatalf("line %d: ReadLine() = %.20q (%d bytes), %v; want %.20q, %v", i, got, len(got), err, want.line, want.err)
 		}
 	}
 }

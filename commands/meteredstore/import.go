@@ -1,4 +1,4 @@
-package main
+package meteredstore
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 var errNoImports = errors.New("this store keeps no imports")
 
-func (s *meteredStore) imports() (commands.ImportStore, error) {
+func (s *Store) imports() (commands.ImportStore, error) {
 	is, ok := s.st.(commands.ImportStore)
 	if !ok {
 		return nil, errNoImports
@@ -21,7 +21,7 @@ func (s *meteredStore) imports() (commands.ImportStore, error) {
 	return is, nil
 }
 
-func (s *meteredStore) SaveImport(ctx context.Context, imp commands.Import) error {
+func (s *Store) SaveImport(ctx context.Context, imp commands.Import) error {
 	is, err := s.imports()
 	if err != nil {
 		return err
@@ -29,7 +29,7 @@ func (s *meteredStore) SaveImport(ctx context.Context, imp commands.Import) erro
 	return s.seen(is.SaveImport(ctx, imp))
 }
 
-func (s *meteredStore) GetImport(ctx context.Context, id string) (commands.ImportRecord, bool, error) {
+func (s *Store) GetImport(ctx context.Context, id string) (commands.ImportRecord, bool, error) {
 	is, err := s.imports()
 	if err != nil {
 		return commands.ImportRecord{}, false, err
@@ -38,7 +38,7 @@ func (s *meteredStore) GetImport(ctx context.Context, id string) (commands.Impor
 	return rec, ok, s.seen(err)
 }
 
-func (s *meteredStore) LeaseImport(ctx context.Context, id, runner string, now, stale time.Time) (commands.ImportRecord, bool, error) {
+func (s *Store) LeaseImport(ctx context.Context, id, runner string, now, stale time.Time) (commands.ImportRecord, bool, error) {
 	is, err := s.imports()
 	if err != nil {
 		return commands.ImportRecord{}, false, err
@@ -47,7 +47,7 @@ func (s *meteredStore) LeaseImport(ctx context.Context, id, runner string, now, 
 	return rec, ok, s.seen(err)
 }
 
-func (s *meteredStore) RenewImport(ctx context.Context, id, runner string, now time.Time) (bool, error) {
+func (s *Store) RenewImport(ctx context.Context, id, runner string, now time.Time) (bool, error) {
 	is, err := s.imports()
 	if err != nil {
 		return false, err
@@ -56,7 +56,7 @@ func (s *meteredStore) RenewImport(ctx context.Context, id, runner string, now t
 	return ok, s.seen(err)
 }
 
-func (s *meteredStore) ClaimRow(ctx context.Context, id string, i int, runner string) (commands.RowState, error) {
+func (s *Store) ClaimRow(ctx context.Context, id string, i int, runner string) (commands.RowState, error) {
 	is, err := s.imports()
 	if err != nil {
 		return "", err
@@ -65,7 +65,7 @@ func (s *meteredStore) ClaimRow(ctx context.Context, id string, i int, runner st
 	return st, s.seen(err)
 }
 
-func (s *meteredStore) FinishRow(ctx context.Context, id string, i int, runner string, to commands.RowState, detail string) error {
+func (s *Store) FinishRow(ctx context.Context, id string, i int, runner string, to commands.RowState, detail string) error {
 	is, err := s.imports()
 	if err != nil {
 		return err
@@ -73,7 +73,7 @@ func (s *meteredStore) FinishRow(ctx context.Context, id string, i int, runner s
 	return s.seen(is.FinishRow(ctx, id, i, runner, to, detail))
 }
 
-func (s *meteredStore) AttachImport(ctx context.Context, id string, progress, notice commands.MessageRef) error {
+func (s *Store) AttachImport(ctx context.Context, id string, progress, notice commands.MessageRef) error {
 	is, err := s.imports()
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (s *meteredStore) AttachImport(ctx context.Context, id string, progress, no
 	return s.seen(is.AttachImport(ctx, id, progress, notice))
 }
 
-func (s *meteredStore) FinishImport(ctx context.Context, id, runner string, now time.Time) (bool, error) {
+func (s *Store) FinishImport(ctx context.Context, id, runner string, now time.Time) (bool, error) {
 	is, err := s.imports()
 	if err != nil {
 		return false, err
@@ -90,7 +90,7 @@ func (s *meteredStore) FinishImport(ctx context.Context, id, runner string, now 
 	return ok, s.seen(err)
 }
 
-func (s *meteredStore) StaleImports(ctx context.Context, stale time.Time, limit int) ([]string, error) {
+func (s *Store) StaleImports(ctx context.Context, stale time.Time, limit int) ([]string, error) {
 	is, err := s.imports()
 	if err != nil {
 		return nil, err
@@ -99,4 +99,4 @@ func (s *meteredStore) StaleImports(ctx context.Context, stale time.Time, limit 
 	return ids, s.seen(err)
 }
 
-var _ commands.ImportStore = (*meteredStore)(nil)
+var _ commands.ImportStore = (*Store)(nil)

@@ -1,4 +1,4 @@
-package main
+package providers
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/metrics"
-	"github.com/mailbot/mailbot/internal/providers"
 )
 
 // The outcome labels of mailbot_provider_requests_total: ok, or the class
@@ -19,18 +18,20 @@ const outcomeOK = "ok"
 var providerOutcomes = []string{outcomeOK, apiclient.ClassRefused.String(), apiclient.ClassTemporary.String(),
 	apiclient.ClassCredentials.String(), apiclient.ClassUncertain.String(), apiclient.Class(0).String()}
 
-// retryReasons are the reasons of mailbot_provider_retries_total: the
+// RetryReasons are the reasons of mailbot_provider_retries_total: the
 // class of the failure retried.
-var retryReasons = []string{apiclient.ClassTemporary.String(), apiclient.ClassUncertain.String()}
+func RetryReasons() []string {
+	return []string{apiclient.ClassTemporary.String(), apiclient.ClassUncertain.String()}
+}
 
 // providerBuckets are the bounds of mailbot_provider_request_duration_seconds:
 // 10 ms doubling to 20.48 s.
 var providerBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48}
 
-// providerMetrics are the series the provider's calls feed. Labels are the
+// Metrics are the series a provider's calls feed. Labels are the
 // provider, the operation and an answer class or retry reason; never a
 // domain, a login or a secret.
-type providerMetrics struct {
+type Metrics struct {
 	provider string
 	*providerFamilies
 }
@@ -43,9 +44,9 @@ type providerFamilies struct {
 	up       *metrics.GaugeVec
 }
 
-// newProviderMetrics registers the provider series on reg, every
+// NewMetrics registers the provider series on reg, every
 // operation of provider with every outcome and retry reason at 0.
-func newProviderMetrics(reg *metrics.Registry, provider string) *providerMetrics {
+func NewMetrics(reg *metrics.Registry, provider string) *Metrics {
 	f := &providerFamilies{
 		requests: reg.NewCounterVec("mailbot_provider_requests_total",
 			"Mail provider operations (retries included), by provider, operation and outcome (ok, refused, temporary, credentials, uncertain, internal).",
@@ -59,33 +60,37 @@ func newProviderMetrics(reg *metrics.Registry, provider string) *providerMetrics
 			"1 while the provider passed its start-up check and its last call got an answer with mailbot's credentials accepted; 0 before the check and after a failure.",
 			"provider"),
 	}
-	return f.also(provider)
+	return f.Also(provider)
 }
 
-// also is the series of another provider in use, every operation with
+// Also is the series of another provider in use, every operation with
 // every outcome and retry reason at 0, in the same families.
-func (f *providerFamilies) also(provider string) *providerMetrics {
-	m := &providerMetrics{provider: provider, providerFamilies: f}
+func (f *providerFamilies) Also(provider string) *Metrics {
+	m := &Metrics{provider: provider, providerFamilies: f}
 	m.up.WithLabelValues(provider).Set(0)
 	for _, op := range apiclient.Ops() {
 		m.duration.WithLabelValues(provider, string(op))
 		for _, o := range providerOutcomes {
 			m.requests.WithLabelValues(provider, string(op), o)
 		}
-		for _, r := range retryReasons {
+		for _, r := range RetryReasons() {
 			m.retries.WithLabelValues(provider, string(op), r)
 		}
 	}
 	return m
 }
 
-// countRetry is the apiclient retry hook: it counts a repeated attempt.
-func (m *providerMetrics) countRetry(op apiclient.Op, reason string) {
+// CountRetry is the apiclient retry hook: it counts a repeated attempt.
+func (m *Metrics) CountRetry(op apiclient.Op, reason string) {
 	m.retries.WithLabelValues(m.provider, string(op), reason).Inc()
 }
 
-// meter wraps p to count and time its operations.
-func (m *providerMetrics) meter(p commands.Provider) commands.Provider {
+// Up sets mailbot_provider_up to 1: the provider passed its start-up
+// check.
+func (m *Metrics) Up() { m.up.WithLabelValues(m.provider).Set(1) }
+
+// Meter wraps p to count and time its operations.
+func (m *Metrics) Meter(p commands.Provider) commands.Provider {
 	return &meteredProvider{Provider: p, m: m}
 }
 
@@ -93,7 +98,7 @@ func (m *providerMetrics) meter(p commands.Provider) commands.Provider {
 // Capabilities pass through.
 type meteredProvider struct {
 	commands.Provider
-	m *providerMetrics
+	m *Metrics
 }
 
 func (p *meteredProvider) observe(op apiclient.Op, start time.Time, err error) {
@@ -121,7 +126,7 @@ func metered[T any](p *meteredProvider, op apiclient.Op, call func() (T, error))
 // Check proves the credentials at start where the adapter can, counted
 // as the op "check"; a provider without a check passes (PDD).
 func (p *meteredProvider) Check(ctx context.Context) error {
-	c, ok := p.Provider.(providers.Checker)
+	c, ok := p.Provider.(Checker)
 	if !ok {
 		return nil
 	}

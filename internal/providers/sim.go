@@ -1,18 +1,11 @@
-package main
+package providers
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -22,7 +15,6 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/internal/providers"
 
 	"go.uber.org/zap"
 )
@@ -30,24 +22,32 @@ import (
 // simShutdownTimeout bounds the wait for requests in flight at a signal.
 const simShutdownTimeout = 5 * time.Second
 
-// runSim serves the sandbox of each provider of o.prov (one name, or
+// SimOptions are mailbot sim's flags.
+type SimOptions struct {
+	Providers string // --provider: one name, or several separated by commas
+	Addr      string // --addr: where the first sandbox listens
+	TLS       bool   // --tls
+	Named     bool   // --provider was given: the first line selects it
+}
+
+// Sim serves the sandbox of each provider of o.Providers (one name, or
 // several separated by commas, for a deployment with MAILBOT_ROUTES) until
-// ctx ends (see docs/providers.md). The first is served on o.addr, each
+// ctx ends (see docs/providers.md). The first is served on o.Addr, each
 // further one on the same host at a free port. Its first lines on stdout
 // are the variables that point mailbot at them (PDD_BASE_URL=<url> and
 // PDD_TOKEN=<token> for PDD), after MAILBOT_PROVIDER=<the first name> when
 // --provider named it; with --tls a last one, SSL_CERT_FILE=<path>, names
 // a PEM file of the certificate authority that signed the servers'
 // certificate, removed again when the sandboxes stop.
-func runSim(ctx context.Context, o options, logger *zap.Logger, stdout io.Writer) error {
-	names := simProviders(o.prov)
-	sims, closeAll, err := listenSims(names, o.addr)
+func Sim(ctx context.Context, o SimOptions, logger *zap.Logger, stdout io.Writer) error {
+	names := simProviders(o.Providers)
+	sims, closeAll, err := listenSims(names, o.Addr)
 	defer closeAll()
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
 	extra := ""
-	if o.tls {
+	if o.TLS {
 		caFile, removeCA, err := simServeTLS(sims, logger)
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)
@@ -56,7 +56,7 @@ func runSim(ctx context.Context, o options, logger *zap.Logger, stdout io.Writer
 		extra = "SSL_CERT_FILE=" + caFile + "\n"
 	}
 	var lines strings.Builder
-	if o.named {
+	if o.Named {
 		lines.WriteString("MAILBOT_PROVIDER=" + names[0] + "\n")
 	}
 	for _, s := range sims {
@@ -84,11 +84,11 @@ func simProviders(prov string) []string {
 	return names
 }
 
-// checkSimProviders refuses an unknown provider, and one named twice.
-func checkSimProviders(prov string) error {
+// CheckSimProviders refuses an unknown provider, and one named twice.
+func CheckSimProviders(prov string) error {
 	names := simProviders(prov)
 	for i, name := range names {
-		if _, err := providers.NewSandbox(name); err != nil {
+		if _, err := NewSandbox(name); err != nil {
 			return err
 		}
 		if slices.Contains(names[:i], name) {
@@ -101,7 +101,7 @@ func checkSimProviders(prov string) error {
 // simServer is one provider's sandbox and its listener.
 type simServer struct {
 	provider string
-	sb       *providers.Sandbox
+	sb       *Sandbox
 	ln       net.Listener
 	url      string
 }
@@ -117,7 +117,7 @@ func listenSims(names []string, addr string) (sims []*simServer, closeAll func()
 		}
 	}
 	for i, name := range names {
-		sb, err := providers.NewSandbox(name)
+		sb, err := NewSandbox(name)
 		if err != nil {
 			return sims, closeAll, err
 		}
@@ -138,7 +138,7 @@ func listenSims(names []string, addr string) (sims []*simServer, closeAll func()
 // certificate that a new certificate authority signs; caFile is the
 // authority's PEM file, which removeCA removes.
 func simServeTLS(sims []*simServer, logger *zap.Logger) (caFile string, removeCA func(), _ error) {
-	caFile, tlsCfg, err := simTLS(urlHost(sims[0].ln.Addr().(*net.TCPAddr)))
+	caFile, tlsCfg, err := SimTLS(urlHost(sims[0].ln.Addr().(*net.TCPAddr)))
 	if err != nil {
 		return "", nil, err
 	}
@@ -191,7 +191,7 @@ func warnReach(baseURL string, ln net.Listener, logger *zap.Logger) {
 // baseURL; a secret it keeps in a file is written to one and printed as
 // NAME_FILE=path. removeFiles removes the files written, the last first,
 // also after an error.
-func simVarLines(sb *providers.Sandbox, baseURL string, logger *zap.Logger) (_ string, removeFiles func(), _ error) {
+func simVarLines(sb *Sandbox, baseURL string, logger *zap.Logger) (_ string, removeFiles func(), _ error) {
 	var lines strings.Builder
 	var removes []func() error
 	removeFiles = func() {
@@ -281,89 +281,6 @@ func (w *statusWriter) WriteHeader(status int) {
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// simTLS makes up a certificate authority and a server certificate it signs
-// for host (and the loopback names), writes the authority's PEM to a
-// temporary file for SSL_CERT_FILE, and returns the file's path and the
-// server's TLS configuration.
-func simTLS(host string) (caFile string, _ *tls.Config, _ error) {
-	ca, caKey, err := newCert(&x509.Certificate{
-		Subject:               pkix.Name{CommonName: "mailbot sim CA"},
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		MaxPathLenZero:        true,
-	}, nil, nil)
-	if err != nil {
-		return "", nil, err
-	}
-	leaf := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "mailbot sim"},
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:    []string{"localhost"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		if ip := net.ParseIP(h); ip != nil && !ip.IsLoopback() {
-			leaf.IPAddresses = append(leaf.IPAddresses, ip)
-		}
-	}
-	leaf, key, err := newCert(leaf, ca, caKey)
-	if err != nil {
-		return "", nil, err
-	}
-	caFile, err = writePEM(ca.Raw)
-	if err != nil {
-		return "", nil, err
-	}
-	cert := tls.Certificate{Certificate: [][]byte{leaf.Raw}, PrivateKey: key, Leaf: leaf}
-	return caFile, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
-}
-
-// newCert signs template, valid for a week, with a new P-256 key, by
-// parent and its key (itself when parent is nil).
-func newCert(template, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	if parent == nil {
-		parent, parentKey = template, key
-	}
-	now := time.Now()
-	template.SerialNumber = serial()
-	template.NotBefore, template.NotAfter = now.Add(-time.Hour), now.Add(7*24*time.Hour)
-	der, err := x509.CreateCertificate(rand.Reader, template, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	return cert, key, err
-}
-
-// writePEM writes a certificate to a new temporary PEM file.
-func writePEM(der []byte) (string, error) {
-	f, err := os.CreateTemp("", "mailbot-sim-ca-*.pem")
-	if err != nil {
-		return "", err
-	}
-	err = pem.Encode(f, &pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
-}
-
-// serial returns a random certificate serial number of 128 bits.
-func serial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	return n
-}
 
 // writeSandboxFile writes a sandbox's secret to a new file only its owner
 // reads, for mailbot sim to print as a _FILE variable; remove deletes it.

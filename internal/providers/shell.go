@@ -1,4 +1,4 @@
-package main
+package providers
 
 import (
 	"context"
@@ -13,33 +13,13 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/internal/config"
-	"github.com/mailbot/mailbot/internal/providers"
 )
 
-// shellStore is where the shell keeps requests and its trail: the
-// database of MAILBOT_DATABASE_URL when the shell drives a real provider
-// and one is set, so that what it does appears in mailbot audit;
-// otherwise the process's memory.
-func shellStore(ctx context.Context, cfg *config.Config, logger *zap.Logger, stdout io.Writer) (commands.Store, func(), error) {
-	if !cfg.ProviderCredentialsSet() || cfg.DatabaseURL == "" {
-		return memstore.New(memstore.Options{}), func() {}, nil
-	}
-	// openStore waits up to 30 s for a database that does not answer, and
-	// the shell logs only warnings: say what it waits for.
-	fmt.Fprintln(stdout, "Connecting to the database of MAILBOT_DATABASE_URL…")
-	st, closeStore, err := openStore(ctx, cfg, logger)
-	if err == nil && ctx.Err() == nil {
-		fmt.Fprintln(stdout, "The audit trail goes to the database of MAILBOT_DATABASE_URL (mailbot audit prints it).")
-	}
-	return st, closeStore, err
-}
-
-// shellRouter is every provider in use (MAILBOT_PROVIDER and those
+// ShellRouter is the shell's providers: every provider in use (MAILBOT_PROVIDER and those
 // MAILBOT_ROUTES names), each real with its credentials or its embedded
 // sandbox without them, routed by domain; stop shuts the sandboxes down.
-func shellRouter(cfg *config.Config, stdout io.Writer) (_ *commands.Router, stop func(), _ error) {
+func ShellRouter(cfg *config.Config, stdout io.Writer) (_ *commands.Router, stop func(), _ error) {
 	var stops []func()
 	stop = func() {
 		for _, s := range stops {
@@ -48,7 +28,7 @@ func shellRouter(cfg *config.Config, stdout io.Writer) (_ *commands.Router, stop
 	}
 	byName := map[string]commands.Provider{}
 	for _, name := range cfg.Selected() {
-		api, s, err := shellAPI(providers.As(cfg, name), stdout)
+		api, s, err := shellAPI(As(cfg, name), stdout)
 		if err != nil {
 			stop()
 			return nil, nil, err
@@ -56,7 +36,7 @@ func shellRouter(cfg *config.Config, stdout io.Writer) (_ *commands.Router, stop
 		stops = append(stops, s)
 		byName[name] = api
 	}
-	r, err := providers.Router(cfg, byName)
+	r, err := Router(cfg, byName)
 	if err != nil {
 		stop()
 		return nil, nil, err
@@ -78,17 +58,17 @@ func shellAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, func(), 
 // shellRealAPI is the real provider of the selected provider's
 // credentials, checked as serve checks it; it says so on stdout.
 func shellRealAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, error) {
-	api, err := providers.New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot-shell"))
+	api, err := New(cfg, apiclient.WithTimeout(cfg.ProviderTimeout), apiclient.WithUserAgent("mailbot-shell"))
 	if err == nil {
 		// As serve does: proves the credentials, and chooses Yandex
 		// 360's organisation when Y360_ORG_ID is empty.
-		err = providers.Check(context.Background(), cfg, api, zap.NewNop())
+		err = Check(context.Background(), cfg, api, zap.NewNop())
 	}
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(stdout, "Driving the real %s at %s with %s: operations change real domains and mailboxes. "+
-		"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), providers.URL(cfg), cfg.CredentialsOf())
+		"Type help for help.\n", strings.TrimPrefix(api.Capabilities().Title, "the "), URL(cfg), cfg.CredentialsOf())
 	return api, nil
 }
 
@@ -96,7 +76,7 @@ func shellRealAPI(cfg *config.Config, stdout io.Writer) (commands.Provider, erro
 // loopback and is the provider that drives it; stop shuts the sandbox
 // down.
 func shellSandboxAPI(cfg *config.Config, stdout io.Writer) (_ commands.Provider, stop func(), _ error) {
-	sb, err := providers.NewSandbox(cfg.Provider)
+	sb, err := NewSandbox(cfg.Provider)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,16 +89,16 @@ func shellSandboxAPI(cfg *config.Config, stdout io.Writer) (_ commands.Provider,
 		stop()
 		return nil, nil, err
 	}
-	api, err := providers.New(&sbCfg, apiclient.WithUserAgent("mailbot-shell"))
+	api, err := New(&sbCfg, apiclient.WithUserAgent("mailbot-shell"))
 	if err == nil {
-		err = providers.Check(context.Background(), &sbCfg, api, zap.NewNop())
+		err = Check(context.Background(), &sbCfg, api, zap.NewNop())
 	}
 	if err != nil {
 		stop()
 		return nil, nil, err
 	}
 	fmt.Fprintf(stdout, "No %s: using an embedded sandbox of %s at %s (in memory, gone at exit). Type help for help.\n",
-		cfg.CredentialsOf(), providers.Title(cfg.Provider), base)
+		cfg.CredentialsOf(), Title(cfg.Provider), base)
 	return api, stop, nil
 }
 

@@ -1,4 +1,4 @@
-package main
+package providers_test
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func TestCheckProviderUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = providers.Check(t.Context(), cfg, newProviderMetrics(metrics.NewRegistry(), apiclient.ProviderMailcow).meter(p), zap.NewNop())
+	err = providers.Check(t.Context(), cfg, providers.NewMetrics(metrics.NewRegistry(), apiclient.ProviderMailcow).Meter(p), zap.NewNop())
 	var ce *config.Error
 	if !errors.As(err, &ce) || ce.Var != "MAILCOW_URL" || !strings.Contains(ce.Reason, "could not be reached at start") ||
 		strings.Contains(ce.Reason, "refused it") || strings.Contains(err.Error(), "key-not-shown") {

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"bufio"
@@ -15,10 +15,10 @@ import (
 	"golang.org/x/term"
 )
 
-// console is where the shell reads its lines and writes its replies: on a
+// terminal is where the shell reads its lines and writes its replies: on a
 // terminal, with line editing and history (the arrow keys, Ctrl-A, Ctrl-E,
 // Ctrl-U, …); elsewhere, plain lines.
-type console interface {
+type terminal interface {
 	// ReadLine returns the next line, without its end; io.EOF at the end
 	// of input (on a terminal: Ctrl-D on an empty line, or Ctrl-C).
 	ReadLine() (string, error)
@@ -37,8 +37,8 @@ type console interface {
 // newConsole is the shell's console over stdin and stdout. When both are
 // terminals it puts the terminal in raw mode for line editing; Close, or
 // SIGINT or SIGTERM, restore it.
-func newConsole(stdin io.Reader, stdout io.Writer) (console, error) {
-	if !consoleIsTerminal(stdin, stdout) {
+func newConsole(stdin io.Reader, stdout io.Writer) (terminal, error) {
+	if !IsTerminal(stdin, stdout) {
 		return &plainConsole{in: bufio.NewReader(stdin), out: stdout}, nil
 	}
 	fd, _ := terminalFD(stdin)
@@ -75,9 +75,9 @@ func terminalFD(x any) (int, bool) {
 	return fd, term.IsTerminal(fd)
 }
 
-// consoleIsTerminal reports whether the console over stdin and stdout
+// IsTerminal reports whether the shell's console over stdin and stdout
 // edits lines: both must be terminals.
-func consoleIsTerminal(stdin io.Reader, stdout io.Writer) bool {
+func IsTerminal(stdin io.Reader, stdout io.Writer) bool {
 	_, in := terminalFD(stdin)
 	_, out := terminalFD(stdout)
 	return in && out
@@ -178,6 +178,16 @@ func (c *ttyConsole) restoreOnSignal() {
 		case <-c.done:
 		}
 	}()
+}
+
+// LogWriter is stderr for the shell's log while the console holds the
+// terminal in raw mode: when stderr is a terminal too, its lines end in
+// CRLF; otherwise stderr as it is.
+func LogWriter(stderr io.Writer) io.Writer {
+	if _, ok := terminalFD(stderr); ok {
+		return crlfWriter{stderr}
+	}
+	return stderr
 }
 
 // crlfWriter ends each line with CRLF, for a terminal in raw mode, where

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"errors"
@@ -40,7 +40,7 @@ type lineResult struct {
 }
 
 // readLine runs ReadLine in the background: it blocks until a key ends it.
-func readLine(c console) <-chan lineResult {
+func readLine(c terminal) <-chan lineResult {
 	ch := make(chan lineResult, 1)
 	go func() {
 		l, err := c.ReadLine()
@@ -141,35 +141,4 @@ func TestConsoleRestoresOnSignal(t *testing.T) {
 	testkit.Eventually(t, 10*time.Second, "the terminal out of raw mode after SIGTERM", func() bool {
 		return reflect.DeepEqual(termState(t, tty), before)
 	})
-}
-
-// TestShellLogOnTerminal: the shell on a terminal logs warnings only, in
-// console format, unless MAILBOT_LOG_LEVEL says otherwise.
-func TestShellLogOnTerminal(t *testing.T) {
-	_, tty := openPty(t)
-	for _, tc := range []struct {
-		env      map[string]string
-		wantInfo bool
-	}{
-		{nil, false},
-		{map[string]string{"MAILBOT_LOG_LEVEL": "INFO"}, true},
-	} {
-		cfg, err := loadConfig(envFrom(tc.env), "shell")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var log testkit.Buffer
-		logger, err := subcommandLogger(cfg, "shell", envFrom(tc.env), tty, tty, &log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logger.Info("an operation")
-		logger.Warn("a warning")
-		logger.Error("an error")
-		got := log.String()
-		if strings.Contains(got, "an operation") != tc.wantInfo || strings.Contains(got, "a warning") != tc.wantInfo ||
-			!strings.Contains(got, "ERROR\tan error") {
-			t.Errorf("env %v: log %q; want info and warning lines: %v, and the error in console format", tc.env, got, tc.wantInfo)
-		}
-	}
 }

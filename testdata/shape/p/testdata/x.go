@@ -1,0 +1,5 @@
+package x
+
+type Outer struct{}
+
+func (Outer) X() {}
