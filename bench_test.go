@@ -286,6 +286,7 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	var r burstResult
 	r.startup = startup
 	r.idleKB = idleRSS(pid)
+	saveSmaps(b, pid)
 	cpu0, err := procCPU(pid)
 	if err != nil {
 		b.Fatal(err)
@@ -335,7 +336,10 @@ const profileSeconds = 4
 
 // writeProfiles, when profileDirVar is set, writes the idle process's heap
 // profile (<benchmark>-heap.pprof) and starts a CPU profile of the next
-// profileSeconds (<benchmark>-cpu.pprof); wait waits for the latter.
+// profileSeconds (<benchmark>-cpu.pprof); wait waits for the latter and
+// writes the heap profile after the burst (<benchmark>-heap-after.pprof:
+// with -diff_base the idle one, its alloc_space is what the burst
+// allocated).
 // Read them with `go tool pprof -top <file>`.
 func writeProfiles(b *testing.B, base string) (wait func()) {
 	b.Helper()
@@ -350,7 +354,10 @@ func writeProfiles(b *testing.B, base string) (wait func()) {
 		defer close(done)
 		saveProfile(b, base+"/debug/pprof/profile?seconds="+strconv.Itoa(profileSeconds), name+"-cpu.pprof")
 	}()
-	return func() { <-done }
+	return func() {
+		<-done
+		saveProfile(b, base+"/debug/pprof/heap", name+"-heap-after.pprof")
+	}
 }
 
 // saveProfile writes the body of GET url to file.
@@ -413,6 +420,67 @@ func sendBurst(b *testing.B, fake *slackfake.Server, domains int) []string {
 // burstDomain is the domain the burst's command j registers, of the first
 // domains names.
 func burstDomain(j, domains int) string { return fmt.Sprintf("b%03d.example.com", j%domains) }
+
+// smapsDirVar names a directory where each run of BenchmarkRelease and
+// BenchmarkFloor saves the idle process's /proc/<pid>/smaps
+// (<benchmark>-smaps.txt: which mappings the idle RSS is made of) and its
+// resident pages of the executable (<benchmark>-present.txt, savePresent).
+const smapsDirVar = "MAILBOT_BENCH_SMAPS"
+
+// saveSmaps copies pid's smaps to the directory of smapsDirVar, if set.
+func saveSmaps(b *testing.B, pid int) {
+	dir := os.Getenv(smapsDirVar)
+	if dir == "" {
+		return
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err == nil {
+		name := strings.NewReplacer("/", "_", "=", "").Replace(b.Name())
+		err = os.WriteFile(filepath.Join(dir, name+"-smaps.txt"), raw, 0o644)
+	}
+	if err == nil {
+		err = savePresent(pid, filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name())+"-present.txt"))
+	}
+	if err != nil {
+		b.Error(err)
+	}
+}
+
+// savePresent writes to file the address of every page of pid's
+// executable that is resident (bit 63 of /proc/<pid>/pagemap), one a line
+// in hex: with `go tool nm -size` of the same build unstripped, which
+// packages' code and tables the idle RSS holds.
+func savePresent(pid int, file string) error {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return err
+	}
+	pm, err := os.Open(fmt.Sprintf("/proc/%d/pagemap", pid))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = pm.Close() }()
+	var out strings.Builder
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || !strings.HasSuffix(f[5], "mailbot") && !strings.HasSuffix(f[5], "floor") {
+			continue
+		}
+		lo, hi, _ := strings.Cut(f[0], "-")
+		a, _ := strconv.ParseUint(lo, 16, 64)
+		z, _ := strconv.ParseUint(hi, 16, 64)
+		buf := make([]byte, (z-a)/4096*8)
+		if _, err := pm.ReadAt(buf, int64(a/4096*8)); err != nil {
+			return err
+		}
+		for i := 0; i < len(buf); i += 8 {
+			if buf[i+7]&0x80 != 0 {
+				fmt.Fprintf(&out, "%x\n", a+uint64(i/8)*4096)
+			}
+		}
+	}
+	return os.WriteFile(file, []byte(out.String()), 0o644)
+}
 
 // idleRSS is the process's VmRSS, in kB, once it has been ready and idle
 // for half a second.

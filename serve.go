@@ -75,10 +75,11 @@ func listenHealth(ctx context.Context, cfg *config.Config, ready *atomic.Pointer
 // serveDeps are what the bot is built from: the metered providers, the
 // Slack client and the identity Slack authenticated it as, and the store.
 type serveDeps struct {
-	router *commands.Router
-	api    *bot.Client
-	auth   *bot.Auth
-	store  commands.Store
+	router  *commands.Router
+	api     *bot.Client
+	apiHTTP *http.Client // api's HTTP client
+	auth    *bot.Auth
+	store   commands.Store
 }
 
 // serveParts checks the provider, authenticates with Slack and opens the
@@ -89,7 +90,7 @@ func serveParts(ctx context.Context, cfg *config.Config, ms *serveMetrics, logge
 	if err != nil || ctx.Err() != nil {
 		return nil, nil, err
 	}
-	api, auth, err := slackAuth(ctx, cfg, logger)
+	api, apiHTTP, auth, err := slackAuth(ctx, cfg, logger)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, nil
@@ -103,7 +104,7 @@ func serveParts(ctx context.Context, cfg *config.Config, ms *serveMetrics, logge
 	if ms.databaseUp != nil {
 		store = meteredstore.New(store, ms.databaseUp)
 	}
-	return &serveDeps{router: router, api: api, auth: auth, store: store}, closeStore, nil
+	return &serveDeps{router: router, api: api, apiHTTP: apiHTTP, auth: auth, store: store}, closeStore, nil
 }
 
 // serveRouter is every provider in use (MAILBOT_PROVIDER and those
@@ -180,16 +181,16 @@ func noteDials(t *http.Transport, dialled *atomic.Bool) {
 // collector's own memory for nothing, so it runs only after one.
 var releaseCheckMemory = debug.FreeOSMemory
 
-// slackAuth is the Slack client of the bot's tokens, and who Slack says
-// the bot is.
-func slackAuth(ctx context.Context, cfg *config.Config, logger *zap.Logger) (*bot.Client, *bot.Auth, error) {
-	api := bot.NewClient(cfg.SlackBotToken.Reveal(), cfg.SlackAppToken.Reveal(), cfg.SlackAPIURL,
-		&http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}, logger)
+// slackAuth is the Slack client of the bot's tokens and its HTTP client,
+// and who Slack says the bot is.
+func slackAuth(ctx context.Context, cfg *config.Config, logger *zap.Logger) (*bot.Client, *http.Client, *bot.Auth, error) {
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
+	api := bot.NewClient(cfg.SlackBotToken.Reveal(), cfg.SlackAppToken.Reveal(), cfg.SlackAPIURL, hc, logger)
 	auth, err := bot.CheckAuth(ctx, api, logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return api, auth, nil
+	return api, hc, auth, nil
 }
 
 // newServeBot builds the core and the bot around it from d.
@@ -200,7 +201,8 @@ func newServeBot(ctx context.Context, cfg *config.Config, d *serveDeps, ms *serv
 	}
 	// response_url posts go to hooks.slack.com: a pool of their own.
 	hooks := &http.Client{Timeout: 10 * time.Second, Transport: apiclient.NewTransport(cfg.Concurrency)}
-	msgr := bot.NewMessenger(d.api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks}, logger, ms.bot)
+	msgr := bot.NewMessenger(d.api, bot.MessengerConfig{OpsChannel: cfg.OpsChannel, HTTPClient: hooks,
+		APIURL: cfg.SlackAPIURL, BotToken: cfg.SlackBotToken.Reveal(), APIClient: d.apiHTTP}, logger, ms.bot)
 	core, err := commands.NewRouted(d.router, d.store, msgr, serveCoreConfig(cfg, d, ms, groups), logger)
 	if err != nil {
 		return nil, err

@@ -51,6 +51,7 @@ type Caller struct {
 	rt        http.RoundTripper
 	timeout   time.Duration
 	userAgent string
+	agent     []string // the User-Agent header's value, built once
 	retry     RetryPolicy
 	onRetry   func(op Op, reason string)
 }
@@ -156,6 +157,7 @@ func NewCaller(provider, baseURL string, header http.Header, opts ...Option) (*C
 	case c.hc == nil:
 		c.hc = &http.Client{Transport: c.rt, Timeout: c.timeout + time.Second}
 	}
+	c.agent = []string{c.userAgent}
 	hc := *c.hc // a copy: the caller's client is left as it was
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.hc = &hc
@@ -251,11 +253,25 @@ func (c *Caller) newRequest(ctx context.Context, r Request) (*http.Request, erro
 		req.Header[k] = vs
 	}
 	if r.Type != "" {
-		req.Header.Set("Content-Type", r.Type)
+		req.Header["Content-Type"] = headerValue(r.Type)
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
+	req.Header["Accept"] = jsonValue
+	req.Header["User-Agent"] = c.agent
 	return req, nil
+}
+
+// jsonValue is the value of an Accept or Content-Type header of JSON. It
+// and c.agent are shared by the requests (nothing changes a request's
+// header values once it is built; http.Client copies the map), so that a
+// request allocates none of them.
+var jsonValue = []string{"application/json"}
+
+// headerValue is the header value v, shared when it is JSON's.
+func headerValue(v string) []string {
+	if v == jsonValue[0] {
+		return jsonValue
+	}
+	return []string{v}
 }
 
 // noAnswer is the error of an attempt that got no answer.

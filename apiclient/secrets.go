@@ -11,11 +11,21 @@ import "slices"
 // secret through the caller this returns, so that no error of it can show
 // the secret. Empty secrets are left out; without any, it returns c.
 func (c *Caller) WithSecrets(secrets ...string) *Caller {
-	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return s == "" })
-	if len(secrets) == 0 {
+	kept := 0
+	for _, s := range secrets {
+		if s != "" {
+			kept++
+		}
+	}
+	if kept == 0 {
 		return c
 	}
 	d := *c
-	d.secrets = append(slices.Clip(c.secrets), secrets...)
+	d.secrets = slices.Grow(slices.Clip(c.secrets), kept) // one allocation: callers make one a request
+	for _, s := range secrets {
+		if s != "" {
+			d.secrets = append(d.secrets, s)
+		}
+	}
 	return &d
 }

@@ -184,21 +184,8 @@ func isReset(err error) bool {
 // Notify posts text to the ops channel, if there is one. text is the
 // core's words with user IDs marked by [Mention]; it is escaped here.
 func (m *Messenger) Notify(ctx context.Context, text string) error {
-	if m.cfg.OpsChannel == "" {
-		return nil
-	}
-	body := escape(text)
-	_, err := retrying(ctx, func() (string, error) {
-		_, ts, err := m.api.PostMessageContext(ctx, m.cfg.OpsChannel,
-			slack.MsgOptionText(fitText(body, maxNoticeText), false),
-			slack.MsgOptionBlocks(plainSection(body)))
-		return ts, err
-	})
-	m.count(err)
-	if err != nil {
-		return fmt.Errorf("ops notice: %w", err)
-	}
-	return nil
+	_, err := m.PostNotice(ctx, text)
+	return err
 }
 
 // count counts a message to the ops channel by outcome.

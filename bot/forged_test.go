@@ -71,7 +71,7 @@ func TestApprovalForgedValueRefused(t *testing.T) {
 func otherMailbot(t testing.TB, e *env) *commands.Core {
 	t.Helper()
 	api := slack.New(slackfake.BotToken, slack.OptionAPIURL(e.slack.URL))
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{}, zap.NewNop(), bot.NewMetrics(metrics.NewRegistry()))
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{APIURL: e.slack.URL, BotToken: slackfake.BotToken}, zap.NewNop(), bot.NewMetrics(metrics.NewRegistry()))
 	c, err := commands.New(e.pdd(), memstore.New(memstore.Options{}), msgr, commands.Config{Admins: []string{admin}, SigningKey: []byte("another key")}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func (m *Messenger) OfferHandover(ctx context.Context, v commands.HandoverView) 
 		return commands.MessageRef{}, err
 	}
 	ch, ts, err := retryingPair(ctx, func() (string, string, error) {
-		return m.api.PostMessageContext(ctx, dm, slack.MsgOptionText(handoverFallback(v), false), slack.MsgOptionBlocks(blocks...))
+		return m.post(ctx, dm, handoverFallback(v), blocks...)
 	})
 	if err != nil {
 		return commands.MessageRef{}, fmt.Errorf("chat.postMessage: %w", err)

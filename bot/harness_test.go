@@ -198,7 +198,7 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 	if groups != nil {
 		s.core.InGroup = groups.Contains
 	}
-	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: s.ops}, logger, bm)
+	msgr := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: s.ops, APIURL: e.slack.URL, BotToken: slackfake.BotToken}, logger, bm)
 	s.core.People, s.core.OnHandover = bot.NewPeople(api, slackfake.TeamID), bm.Handover
 	store := cmp.Or[commands.Store](s.store, e.store)
 	core, err := commands.New(provider, store, msgr, s.core, logger)

@@ -220,7 +220,7 @@ func (m *Messenger) PostProgress(ctx context.Context, user string, r commands.Re
 		return commands.MessageRef{}, err
 	}
 	ch, ts, err := retryingPair(ctx, func() (string, string, error) {
-		return m.api.PostMessageContext(ctx, dm, messageOptions(r)...)
+		return m.post(ctx, dm, fallbackText(r), replyBlocks(r)...)
 	})
 	if err != nil {
 		return commands.MessageRef{}, fmt.Errorf("chat.postMessage: %w", err)
@@ -241,7 +241,7 @@ func (m *Messenger) PostNotice(ctx context.Context, text string) (commands.Messa
 	}
 	body := escape(text)
 	ch, ts, err := retryingPair(ctx, func() (string, string, error) {
-		return m.api.PostMessageContext(ctx, m.cfg.OpsChannel, slack.MsgOptionText(fitText(body, maxNoticeText), false), slack.MsgOptionBlocks(plainSection(body)))
+		return m.post(ctx, m.cfg.OpsChannel, fitText(body, maxNoticeText), plainSection(body))
 	})
 	m.count(err)
 	if err != nil {

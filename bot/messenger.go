@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -16,6 +17,12 @@ import (
 type MessengerConfig struct {
 	OpsChannel string       // MAILBOT_OPS_CHANNEL; empty: no notices
 	HTTPClient *http.Client // for response_url posts; nil: a client with a 10 s timeout
+	// The Web API's base URL (ending in /; empty: Slack's), the bot token
+	// and the HTTP client (nil: HTTPClient's) of the api client, for the
+	// messages the messenger posts itself (post).
+	APIURL    string
+	BotToken  string
+	APIClient *http.Client
 }
 
 // Messenger is the core's way out to Slack (commands.Messenger): private
@@ -23,11 +30,12 @@ type MessengerConfig struct {
 // channel, notices and reminders. It keeps no state: any replica can
 // update any request's message.
 type Messenger struct {
-	api  *slack.Client
-	cfg  MessengerConfig
-	http *http.Client
-	log  *zap.Logger
-	m    *Metrics
+	api     *slack.Client
+	cfg     MessengerConfig
+	http    *http.Client // response_url posts
+	apiHTTP *http.Client // the Web API calls of post
+	log     *zap.Logger
+	m       *Metrics
 }
 
 var _ commands.Messenger = (*Messenger)(nil)
@@ -38,7 +46,10 @@ func NewMessenger(api *slack.Client, cfg MessengerConfig, logger *zap.Logger, m 
 	if hc == nil {
 		hc = &http.Client{Timeout: 10 * time.Second}
 	}
-	return &Messenger{api: api, cfg: cfg, http: hc, log: logger, m: m}
+	if cfg.APIURL == "" {
+		cfg.APIURL = slack.APIURL
+	}
+	return &Messenger{api: api, cfg: cfg, http: hc, apiHTTP: cmp.Or(cfg.APIClient, hc), log: logger, m: m}
 }
 
 // PostRequest posts a new request, with Approve and Deny, to the ops
@@ -52,9 +63,7 @@ func (m *Messenger) PostRequest(ctx context.Context, v commands.RequestView) (co
 		return commands.MessageRef{}, err
 	}
 	ch, ts, err := retryingPair(ctx, func() (string, string, error) {
-		return m.api.PostMessageContext(ctx, m.cfg.OpsChannel,
-			slack.MsgOptionText(fitText(escape("Approval requested: "+v.Pending.Op.String()), maxNoticeText), false),
-			slack.MsgOptionBlocks(blocks...))
+		return m.post(ctx, m.cfg.OpsChannel, fitText(escape("Approval requested: "+v.Pending.Op.String()), maxNoticeText), blocks...)
 	})
 	m.count(err)
 	if err != nil {

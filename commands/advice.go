@@ -22,7 +22,7 @@ func uncertainAdvice(op Operation) string {
 }
 
 // advice says what to do about a failure of p, op's provider.
-func (c *Core) advice(p Provider, op Operation, e *apiclient.Error) string {
+func (c *shared) advice(p Provider, op Operation, e *apiclient.Error) string {
 	switch e.Class {
 	case apiclient.ClassTemporary:
 		if e.Attempts <= 1 {
@@ -56,7 +56,7 @@ func (c *Core) advice(p Provider, op Operation, e *apiclient.Error) string {
 // the variable Config.CredentialsVariables names for p (the default
 // provider's: Config.CredentialsVariable), or, without one, the
 // credentials in words.
-func (c *Core) credentialsSetting(p Provider, e *apiclient.Error) string {
+func (c *shared) credentialsSetting(p Provider, e *apiclient.Error) string {
 	if e != nil && e.Setting != "" {
 		return e.Setting
 	}

@@ -42,7 +42,7 @@ var aliasWords = map[Action]bool{"alias": true, ActionListAliases: true, ActionO
 	ActionAliasAdd: true, ActionAliasRemove: true}
 
 // aliasAPI is the aliases of domain's provider, or nil when it has none.
-func (c *Core) aliasAPI(domain string) Aliaser {
+func (c *aliasService) aliasAPI(domain string) Aliaser {
 	p := c.at(domain)
 	if !p.Capabilities().Aliases {
 		return nil
@@ -71,7 +71,7 @@ func (o Operation) aliasString(done bool) string {
 
 // aliasDefaults completes the bare user names of an alias operation or
 // an offboarding (its address and op.To) with the default domain.
-func (c *Core) aliasDefaults(op Operation) (Operation, *UsageError) {
+func (c *aliasService) aliasDefaults(op Operation) (Operation, *UsageError) {
 	bareTo := op.To != "" && !strings.Contains(op.To, "@")
 	if !aliasWords[op.Action] || op.Domain != "" && !bareTo {
 		return op, nil
@@ -106,7 +106,7 @@ func aliasFix(a Action) string {
 // checkAliasOp checks what alias operations and offboarding add to an
 // operation: the second address (valid, allowed), and a provider with
 // aliases where they are needed, refused in words before any call.
-func (c *Core) checkAliasOp(op Operation, fix string) *UsageError {
+func (c *aliasService) checkAliasOp(op Operation, fix string) *UsageError {
 	refuse := func(problem string) *UsageError {
 		return &UsageError{Command: CmdMailbox, Problem: problem, Fix: "/mailbox " + aliasFix(op.Action)}
 	}
@@ -155,7 +155,7 @@ func readOnlyAliases(op Operation, caps apiclient.Capabilities) *UsageError {
 
 // checkTo checks op.To: an address by the rules of the mailbox commands,
 // in an allowed domain, and not the operation's own address.
-func (c *Core) checkTo(op Operation, refuse func(string) *UsageError) *UsageError {
+func (c *aliasService) checkTo(op Operation, refuse func(string) *UsageError) *UsageError {
 	login, domain, ok := cutAddress(op.To)
 	if l, err := normalizeLogin(op.Action, login); !ok || err != nil || l != login {
 		return refuse(fmt.Sprintf("%q is not a valid address.", trunc(op.To, 254)))
@@ -180,7 +180,7 @@ func (c *Core) checkTo(op Operation, refuse func(string) *UsageError) *UsageErro
 
 // changeAlias adds or removes the alias op.Target(). An add whose answer
 // was lost is looked up before it is sent again.
-func (c *Core) changeAlias(ctx context.Context, n Notice) (Result, error) {
+func (c *aliasService) changeAlias(ctx context.Context, n Notice) (Result, error) {
 	api, alias := c.aliasAPI(n.Op.Domain), n.Op.Target()
 	if api == nil {
 		return Result{}, fmt.Errorf("commands: %s has no aliases", n.Provider)
@@ -215,7 +215,7 @@ func (c *Core) changeAlias(ctx context.Context, n Notice) (Result, error) {
 }
 
 // aliasWhere says where an alias receives mail.
-func (c *Core) aliasWhere(alias, mailbox string) string {
+func (c *aliasService) aliasWhere(alias, mailbox string) string {
 	local, domain, _ := cutAddress(alias)
 	if !c.at(domain).Capabilities().OrgWideAliases {
 		return "Mail to " + alias + " now reaches " + mailbox + "."
@@ -227,7 +227,7 @@ func (c *Core) aliasWhere(alias, mailbox string) string {
 // addAlias adds the alias; when the add got no usable answer, the
 // mailbox's aliases are read first: there, it was added; not there, it is
 // added again; the read failing too, the add's failure stands.
-func (c *Core) addAlias(ctx context.Context, api Aliaser, alias, mailbox string) (*apiclient.Alias, error) {
+func (c *aliasService) addAlias(ctx context.Context, api Aliaser, alias, mailbox string) (*apiclient.Alias, error) {
 	a, err := api.AddAlias(ctx, alias, mailbox)
 	if !apiclient.MayHaveHappened(err) || ctx.Err() != nil {
 		return a, err
@@ -244,7 +244,7 @@ func (c *Core) addAlias(ctx context.Context, api Aliaser, alias, mailbox string)
 
 // hasAlias reports whether list holds alias; where aliases are names at
 // every domain of the organisation, the local part decides.
-func (c *Core) hasAlias(list []string, alias string) bool {
+func (c *aliasService) hasAlias(list []string, alias string) bool {
 	local, domain, _ := cutAddress(alias)
 	orgWide := c.at(domain).Capabilities().OrgWideAliases
 	for _, a := range list {

@@ -12,9 +12,9 @@ const aliasesShown = 50
 
 // decideAliasesRead decides "/mailbox aliases <mailbox>": a read for
 // admins, in an allowed domain, of a provider with aliases.
-func (c *Core) decideAliasesRead(userID string, op Operation) Decision {
-	if !c.IsAdminOf(userID, c.readDomain(op)) {
-		return c.notAllowed("Only mailbot admins may read what the provider holds.")
+func (c *aliasService) decideAliasesRead(userID string, op Operation) Decision {
+	if !c.access.IsAdminOf(userID, c.access.readDomain(op)) {
+		return c.access.notAllowed("Only mailbot admins may read what the provider holds.")
 	}
 	if op.Domain == "" {
 		if c.cfg.DefaultDomain == "" {
@@ -38,7 +38,7 @@ func (c *Core) decideAliasesRead(userID string, op Operation) Decision {
 
 // listAliases answers the aliases of the mailbox op.Target(): every
 // address whole, at most aliasesShown of them, with the count.
-func (c *Core) listAliases(ctx context.Context, op Operation) Reply {
+func (c *aliasService) listAliases(ctx context.Context, op Operation) Reply {
 	api, mailbox, who := c.aliasAPI(op.Domain), op.Login+"@"+op.Domain, c.titleAt(op.Domain)
 	if api == nil {
 		return Reply{Title: "No aliases at " + who, Text: capitalise(who) + " has no aliases.", Error: true}

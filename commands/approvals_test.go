@@ -75,7 +75,7 @@ func TestDecodePendingRejectsTampering(t *testing.T) {
 	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsRequests})
 	s := c.EncodePending(request(t, c, "UUSER1", "/maildomain register example.com"))
 	head, sig, _ := strings.Cut(s[3:], ".")
-	forged := c.encode(wirePending{ID: "x", Requester: "UUSER1", Action: ActionRegisterDomain, Domain: "evil.com"})
+	forged := c.requests.encode(wirePending{ID: "x", Requester: "UUSER1", Action: ActionRegisterDomain, Domain: "evil.com"})
 	_, forgedSig, _ := strings.Cut(forged[3:], ".")
 	flip := func(s string, i int) string {
 		b := []byte(s)
@@ -107,7 +107,7 @@ func TestSealKindsDoNotCross(t *testing.T) {
 	t.Parallel()
 	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsRequests})
 	form := c.Decide(Request{UserID: "UUSER1", ChannelID: "C1", Command: CmdMailbox}).Form
-	check := c.checkButton("example.com", pdd.SecretsOf("example.com", "3c8a1f2e9b7d", "c").Record).Value
+	check := c.reads.checkButton("example.com", pdd.SecretsOf("example.com", "3c8a1f2e9b7d", "c").Record).Value
 	pending := c.EncodePending(request(t, c, "UUSER1", "/maildomain register example.com"))
 	for name, s := range map[string]string{"form metadata": form.Metadata, "check value": check} {
 		if p, err := c.DecodePending(s); !errors.Is(err, ErrBadPending) {
@@ -132,23 +132,23 @@ func TestDecodePendingExpiry(t *testing.T) {
 	created := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	base := wirePending{ID: "abcdefghij", Requester: "U1", Action: ActionRegisterDomain, Domain: "example.com", Created: created.UnixMilli()}
 	old := base
-	p, err := c.DecodePending(c.encode(old))
+	p, err := c.DecodePending(c.requests.encode(old))
 	if err != nil || !p.Expires.Equal(created.Add(2*time.Hour)) {
 		t.Errorf("DecodePending(no expiry) = %v, %v; want expiry %v", p.Expires, err, created.Add(2*time.Hour))
 	}
 	own := base
 	own.Expires = created.Add(time.Hour).UnixMilli()
-	if p, err := c.DecodePending(c.encode(own)); err != nil || !p.Expires.Equal(created.Add(time.Hour)) {
+	if p, err := c.DecodePending(c.requests.encode(own)); err != nil || !p.Expires.Equal(created.Add(time.Hour)) {
 		t.Errorf("DecodePending(own expiry) = %v, %v; want %v", p.Expires, err, created.Add(time.Hour))
 	}
 	back := base
 	back.Expires = created.Add(-time.Second).UnixMilli()
-	if p, err := c.DecodePending(c.encode(back)); !errors.Is(err, ErrBadPending) {
+	if p, err := c.DecodePending(c.requests.encode(back)); !errors.Is(err, ErrBadPending) {
 		t.Errorf("DecodePending(expiry before creation) = %+v, %v; want ErrBadPending", p, err)
 	}
 	noID := base
 	noID.ID = ""
-	if p, err := c.DecodePending(c.encode(noID)); !errors.Is(err, ErrBadPending) {
+	if p, err := c.DecodePending(c.requests.encode(noID)); !errors.Is(err, ErrBadPending) {
 		t.Errorf("DecodePending(no ID) = %+v, %v; want ErrBadPending", p, err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 // entry is the one way to make an audit entry: at now, from this
 // mailbot's source (SourceSlack, SourceShell), naming the provider of its
 // domain. The caller adds what else it knows.
-func (c *Core) entry(ev Event, requestID, actor string, action Action, domain, login string) AuditEntry {
+func (c *shared) entry(ev Event, requestID, actor string, action Action, domain, login string) AuditEntry {
 	return AuditEntry{Time: c.cfg.Now().UTC(), Source: c.cfg.Source, Provider: c.nameAt(domain), RequestID: requestID,
 		Event: ev, Actor: actor, Action: action, Domain: domain, Login: login}
 }

@@ -30,7 +30,7 @@ func BenchmarkDecideIDN(b *testing.B) {
 // BenchmarkPlainText renders a register reply with secrets and steps.
 func BenchmarkPlainText(b *testing.B) {
 	c := newCoreOn(b, &fakeAPI{}, &auditStore{}, Config{})
-	r := c.run(b.Context(), "UADMIN1", nil, "", Operation{Action: ActionRegisterDomain, Domain: "example.com"}).Reply
+	r := c.runs.run(b.Context(), "UADMIN1", nil, "", Operation{Action: ActionRegisterDomain, Domain: "example.com"}).Reply
 	b.ReportAllocs()
 	for b.Loop() {
 		if r.PlainText() == "" {

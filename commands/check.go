@@ -26,13 +26,12 @@ type wireCheck struct {
 
 // checkButton is the "Check DNS" button of a register reply; verify is
 // the verification record that MailDNS does not give, nil for none.
-func (c *Core) checkButton(domain string, verify *apiclient.Record) Button {
+func (c *readService) checkButton(domain string, verify *apiclient.Record) Button {
 	return Button{Kind: ButtonCheckDNS, Label: "Check DNS", Value: c.seal(checkKind, wireCheck{Domain: domain, Record: verify})}
 }
 
-// CheckDomain returns the domain a "Check DNS" button's value names, for
-// a transport that shows the button as a command to type.
-func (c *Core) CheckDomain(value string) (string, bool) {
+// CheckDomain is [Core.CheckDomain]'s work.
+func (c *readService) CheckDomain(value string) (string, bool) {
 	var w wireCheck
 	if err := c.unseal(checkKind, value, &w); err != nil || w.Domain == "" {
 		return "", false
@@ -42,7 +41,7 @@ func (c *Core) CheckDomain(value string) (string, bool) {
 
 // clickCheck answers a click on "Check DNS" with the checklist, the
 // verification line included, to the clicker alone.
-func (c *Core) clickCheck(ctx context.Context, k Click) string {
+func (c *readService) clickCheck(ctx context.Context, k Click) string {
 	var w wireCheck
 	if err := c.unseal(checkKind, k.Value, &w); err != nil || w.Domain == "" {
 		c.deliver(ctx, k.Route, Reply{Title: "This button is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
@@ -53,7 +52,7 @@ func (c *Core) clickCheck(ctx context.Context, k Click) string {
 }
 
 // checkDNS runs the checklist of domain, without the verification line.
-func (c *Core) checkDNS(ctx context.Context, domain string) Reply {
+func (c *readService) checkDNS(ctx context.Context, domain string) Reply {
 	return c.checklist(ctx, domain, nil, false)
 }
 
@@ -64,7 +63,7 @@ func (c *Core) checkDNS(ctx context.Context, domain string) Reply {
 // but MailDNS, which reads a DKIM key or the verification methods at
 // most; it needs no admin right and honours no allow-list: it touches
 // nothing.
-func (c *Core) checklist(ctx context.Context, domain string, record *apiclient.Record, verify bool) Reply {
+func (c *readService) checklist(ctx context.Context, domain string, record *apiclient.Record, verify bool) Reply {
 	if c.cfg.DNS == nil {
 		return Reply{Title: "DNS checks are not available", Error: true, Text: "This mailbot has no DNS resolver configured."}
 	}
@@ -78,7 +77,7 @@ func (c *Core) checklist(ctx context.Context, domain string, record *apiclient.R
 // the answer with its error) and says which line could not be read: the
 // DKIM key of a provider that verifies no ownership, or else the
 // verification line when verify asks for it.
-func (c *Core) expect(ctx context.Context, domain string, record *apiclient.Record, verify bool) dnscheck.Expect {
+func (c *readService) expect(ctx context.Context, domain string, record *apiclient.Record, verify bool) dnscheck.Expect {
 	dns, err := c.at(domain).MailDNS(ctx, domain)
 	var want dnscheck.Expect
 	if dns != nil {

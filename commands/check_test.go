@@ -88,7 +88,7 @@ func checkReply(t *testing.T, api Provider, zone string, record *apiclient.Recor
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newCore(t, api, Config{DNS: checker}).checklist(t.Context(), "example.com", record, verify)
+	return newCore(t, api, Config{DNS: checker}).reads.checklist(t.Context(), "example.com", record, verify)
 }
 
 func TestChecklistFollowsTheProvider(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -16,8 +15,10 @@ import (
 	"go.uber.org/zap"
 )
 
-// Core is the transport-free core. It is safe for concurrent use.
-type Core struct {
+// shared is what every service of the core holds (each embeds a pointer
+// to the one value): the providers, the store, the messenger, the
+// policy's settings and the clock, and the helpers that only read them.
+type shared struct {
 	router  *Router // the provider of each domain
 	store   Store
 	msgr    Messenger
@@ -25,11 +26,7 @@ type Core struct {
 	logger  *zap.Logger
 	domains []string // the allow-list, normalised
 	gen     *password.Generator
-	key     []byte // signs pending requests
-
-	mu         sync.Mutex
-	unfinished map[string]unfinished // ends of runs the store did not take, by request ID
-	unattached map[string]MessageRef // request messages the store did not take, by request ID
+	key     []byte // signs pending requests and hand-overs
 }
 
 // Defaults of [Config].
@@ -89,12 +86,11 @@ func NewRouted(router *Router, store Store, msgr Messenger, cfg Config, logger *
 	if err != nil {
 		return nil, fmt.Errorf("commands: password generator: %w", err)
 	}
-	return &Core{router: router, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key,
-		unfinished: map[string]unfinished{}, unattached: map[string]MessageRef{}}, nil
+	return assemble(&shared{router: router, store: store, msgr: msgr, cfg: cfg, logger: logger, domains: domains, gen: gen, key: key}), nil
 }
 
 // now is the clock, in UTC, to the millisecond (as a pending request keeps it).
-func (c *Core) now() time.Time { return c.cfg.Now().UTC().Truncate(time.Millisecond) }
+func (c *shared) now() time.Time { return c.cfg.Now().UTC().Truncate(time.Millisecond) }
 
 // newID returns a random identifier of 10 lower-case letters and digits.
 func newID() string {
@@ -104,14 +100,14 @@ func newID() string {
 }
 
 // at is the provider of domain (normalised).
-func (c *Core) at(domain string) Provider { return c.router.For(domain) }
+func (c *shared) at(domain string) Provider { return c.router.For(domain) }
 
 // nameAt is the name of domain's provider.
-func (c *Core) nameAt(domain string) string { return c.at(domain).Name() }
+func (c *shared) nameAt(domain string) string { return c.at(domain).Name() }
 
 // of is the provider that does n's work: the one run chose for it, by
 // name (n.Provider), else its domain's.
-func (c *Core) of(n Notice) Provider {
+func (c *shared) of(n Notice) Provider {
 	if p := c.router.Named(n.Provider); p != nil {
 		return p
 	}
@@ -119,7 +115,7 @@ func (c *Core) of(n Notice) Provider {
 }
 
 // titleOf is the words replies use for the provider of n.
-func (c *Core) titleOf(n Notice) string { return c.of(n).Capabilities().Title }
+func (c *shared) titleOf(n Notice) string { return c.of(n).Capabilities().Title }
 
 // titleAt is the words replies use for domain's provider.
-func (c *Core) titleAt(domain string) string { return c.at(domain).Capabilities().Title }
+func (c *shared) titleAt(domain string) string { return c.at(domain).Capabilities().Title }

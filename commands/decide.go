@@ -27,11 +27,11 @@ type Click struct {
 func (c *Core) Click(ctx context.Context, k Click) string {
 	switch k.Kind {
 	case ButtonCheckDNS:
-		return c.clickCheck(ctx, k)
+		return c.reads.clickCheck(ctx, k)
 	case ButtonMore:
-		return c.clickMore(ctx, k)
+		return c.reads.clickMore(ctx, k)
 	case ButtonShow:
-		return c.clickShow(ctx, k)
+		return c.handovers.clickShow(ctx, k)
 	}
 	p, err := c.DecodePending(k.Value)
 	if err != nil {
@@ -39,25 +39,25 @@ func (c *Core) Click(ctx context.Context, k Click) string {
 		c.deliver(ctx, k.Route, Reply{Title: "This request is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
 		return LabelInvalid
 	}
-	if why := c.mayClick(k, p); why != "" {
+	if why := c.decisions.mayClick(k, p); why != "" {
 		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: why + " Nothing was changed.", Error: true})
 		return LabelRefused
 	}
-	if ok, label := c.confirmPending(ctx, &k, p); !ok {
+	if ok, label := c.decisions.confirmPending(ctx, &k, p); !ok {
 		return label
 	}
 	switch k.Kind {
 	case ButtonApprove:
-		return c.approve(ctx, k, p)
+		return c.decisions.approve(ctx, k, p)
 	case ButtonDeny:
-		return c.end(ctx, k, p, StateDenied)
+		return c.decisions.end(ctx, k, p, StateDenied)
 	default:
-		return c.end(ctx, k, p, StateCancelled)
+		return c.decisions.end(ctx, k, p, StateCancelled)
 	}
 }
 
 // mayClick says why k.User may not make this click, or "" when they may.
-func (c *Core) mayClick(k Click, p Pending) string {
+func (c *decisionService) mayClick(k Click, p Pending) string {
 	switch k.Kind {
 	case ButtonCancel:
 		if k.User != p.Requester {
@@ -65,8 +65,8 @@ func (c *Core) mayClick(k Click, p Pending) string {
 		}
 		return ""
 	case ButtonApprove, ButtonDeny:
-		if !c.mayDecide(k.User, p.Op) {
-			if c.isDomainAdmin(k.User) {
+		if !c.access.mayDecide(k.User, p.Op) {
+			if c.access.isDomainAdmin(k.User) {
 				return "You are an admin of some domains only, and this request touches others: a mailbot admin or an admin of its domains must decide it."
 			}
 			return "Only mailbot admins may approve or deny requests."
@@ -89,7 +89,7 @@ func (c *Core) mayClick(k Click, p Pending) string {
 // dropped unchecked (the store's own answer comes next, with the message
 // it knows). It answers the clicker and returns false when the click must
 // go no further.
-func (c *Core) confirmPending(ctx context.Context, k *Click, p Pending) (bool, string) {
+func (c *decisionService) confirmPending(ctx context.Context, k *Click, p Pending) (bool, string) {
 	rec, known, err := c.store.Get(ctx, p.ID)
 	switch {
 	case c.storeFailed(err, "get"):
@@ -116,7 +116,7 @@ func (c *Core) confirmPending(ctx context.Context, k *Click, p Pending) (bool, s
 
 // readBack reads the clicked message back: the click goes on only when
 // the message still offers the buttons of p itself.
-func (c *Core) readBack(ctx context.Context, k Click, p Pending) (bool, string) {
+func (c *decisionService) readBack(ctx context.Context, k Click, p Pending) (bool, string) {
 	value, err := c.msgr.RequestValue(ctx, k.Message)
 	if err != nil {
 		c.logger.Warn("request message not read back", zap.String("request_id", p.ID), zap.Error(err))
@@ -129,7 +129,7 @@ func (c *Core) readBack(ctx context.Context, k Click, p Pending) (bool, string) 
 			Text: fmt.Sprintf("The request to %s by %s was decided before; its message shows the decision. Nothing more was done.", p.Op, c.cfg.Mention(p.Requester))})
 		return false, LabelDecided
 	}
-	if shown, err := c.DecodePending(value); err != nil || shown.ID != p.ID {
+	if shown, err := c.requests.DecodePending(value); err != nil || shown.ID != p.ID {
 		return false, c.refuseMoved(ctx, k, p)
 	}
 	return true, ""
@@ -137,7 +137,7 @@ func (c *Core) readBack(ctx context.Context, k Click, p Pending) (bool, string) 
 
 // refuseMoved refuses a value clicked on a message that is not its
 // request's: a genuine Slack client never sends that, so it is logged.
-func (c *Core) refuseMoved(ctx context.Context, k Click, p Pending) string {
+func (c *decisionService) refuseMoved(ctx context.Context, k Click, p Pending) string {
 	c.logger.Warn("button value refused: it belongs to another message", zap.String("request_id", p.ID), zap.String("user_id", k.User),
 		zap.String("button", string(k.Kind)), zap.String("channel", k.Message.Channel), zap.String("message_ts", k.Message.TS))
 	c.deliver(ctx, k.Route, Reply{Title: "This button is not valid here", Error: true,
@@ -146,8 +146,8 @@ func (c *Core) refuseMoved(ctx context.Context, k Click, p Pending) string {
 }
 
 // approve counts an approval and, on the last one, runs the operation.
-func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
-	if ue := c.checkOp(p.Op); ue != nil {
+func (c *decisionService) approve(ctx context.Context, k Click, p Pending) string {
+	if ue := c.policy.checkOp(p.Op); ue != nil {
 		c.deliver(ctx, k.Route, Reply{Title: "Request no longer valid", Error: true, Text: ue.Problem + " Nothing was sent to " + c.titleAt(p.Op.Domain) + "."})
 		return LabelInvalid
 	}
@@ -160,7 +160,7 @@ func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 	switch res {
 	case ApproveDuplicate:
 		c.deliver(ctx, k.Route, Reply{Title: "Already counted",
-			Text: fmt.Sprintf("You approved this request already. %s; another admin must approve it too.", c.approvalsLine(rec.Approvers))})
+			Text: fmt.Sprintf("You approved this request already. %s; another admin must approve it too.", c.requests.approvalsLine(rec.Approvers))})
 		return LabelDecided
 	case ApproveClosed:
 		c.deliver(ctx, k.Route, c.alreadyDecided(rec))
@@ -171,15 +171,15 @@ func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 		return LabelExpired
 	case ApproveCounted:
 		c.record(ctx, rec, EventApproval, rec.Approvers)
-		c.updateRequest(ctx, rec)
+		c.requests.updateRequest(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "Approval counted",
 			Text: fmt.Sprintf("You approved the request to %s by %s. %s: it runs when %d admins have approved.",
-				p.Op, c.cfg.Mention(p.Requester), c.approvalsLine(rec.Approvers), c.cfg.ApprovalsRequired)})
+				p.Op, c.cfg.Mention(p.Requester), c.requests.approvalsLine(rec.Approvers), c.cfg.ApprovalsRequired)})
 		return LabelCounted
 	}
 	c.record(ctx, rec, EventApproved, rec.Approvers)
 	if p.Op.Action == ActionImport {
-		return c.runApprovedImport(ctx, k, rec, p)
+		return c.imports.runApprovedImport(ctx, k, rec, p)
 	}
 	return c.runApproved(ctx, k, rec)
 }
@@ -187,25 +187,25 @@ func (c *Core) approve(ctx context.Context, k Click, p Pending) string {
 // messageOf is where rec's message is: as the store knows it, or else
 // the message clicked (confirmPending found it is rec's), which the store
 // is then told.
-func (c *Core) messageOf(ctx context.Context, rec Record, k Click) MessageRef {
+func (c *decisionService) messageOf(ctx context.Context, rec Record, k Click) MessageRef {
 	if !rec.Message.IsZero() || k.Message.IsZero() {
 		return rec.Message
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	c.attach(ectx, rec.ID, k.Message)
+	c.requests.attach(ectx, rec.ID, k.Message)
 	return k.Message
 }
 
 // runApproved runs the operation of a request that Approve moved to
 // running, records how it ended, updates the request message (the ops
 // notice of the operation) and gives the result to the requester.
-func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
+func (c *decisionService) runApproved(ctx context.Context, k Click, rec Record) string {
 	p := rec.Pending
 	if !c.markRunning(ctx, k, rec) {
 		return LabelError
 	}
-	res := c.run(ctx, p.Requester, rec.Approvers, p.ID, p.Op)
+	res := c.runs.run(ctx, p.Requester, rec.Approvers, p.ID, p.Op)
 	n := res.Notice
 	bare := n
 	bare.Approvers = nil // said first
@@ -220,9 +220,9 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	c.finish(ectx, p.ID, to, summary)
+	c.requests.finish(ectx, p.ID, to, summary)
 	rec.State, rec.RunText = to, summary
-	c.updateRequest(ctx, rec)
+	c.requests.updateRequest(ctx, rec)
 	c.deliverResult(ctx, Route{User: p.Requester, Channel: p.Channel}, res)
 	outcome := "It succeeded; " + c.cfg.Mention(p.Requester) + " gets the result."
 	switch {
@@ -242,13 +242,13 @@ func (c *Core) runApproved(ctx context.Context, k Click, rec Record) string {
 // decision (no buttons) before the run. When that update fails, nothing
 // runs: the request is pending again and the clicker is told. With a
 // database the store's compare-and-set is the record.
-func (c *Core) markRunning(ctx context.Context, k Click, rec Record) bool {
+func (c *decisionService) markRunning(ctx context.Context, k Click, rec Record) bool {
 	if c.store.Durable() || rec.Message.IsZero() {
 		return true
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	err := c.msgr.UpdateRequest(ectx, rec.Message, c.requestView(rec))
+	err := c.msgr.UpdateRequest(ectx, rec.Message, c.requests.requestView(rec))
 	if err == nil {
 		return true
 	}
@@ -262,7 +262,7 @@ func (c *Core) markRunning(ctx context.Context, k Click, rec Record) bool {
 
 // reopen returns a request whose run certainly did nothing to pending:
 // the approval is not used up, and the message offers the buttons again.
-func (c *Core) reopen(ctx context.Context, k Click, rec Record, n Notice) string {
+func (c *decisionService) reopen(ctx context.Context, k Click, rec Record, n Notice) string {
 	why := fmt.Sprintf("%s (%s)", n.Code, n.Why())
 	approvers := make([]string, len(rec.Approvers))
 	for i, a := range rec.Approvers {
@@ -279,16 +279,16 @@ func (c *Core) reopen(ctx context.Context, k Click, rec Record, n Notice) string
 // backToPending returns a running request whose run did nothing to
 // pending, its approvals cleared, and shows that, with text, in its
 // message: the approval is not used up.
-func (c *Core) backToPending(ctx context.Context, rec Record, text string) {
+func (c *decisionService) backToPending(ctx context.Context, rec Record, text string) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	c.finish(ectx, rec.ID, StatePending, text)
+	c.requests.finish(ectx, rec.ID, StatePending, text)
 	rec.State, rec.Approvers, rec.RunText = StatePending, nil, text
-	c.updateRequest(ctx, rec)
+	c.requests.updateRequest(ctx, rec)
 }
 
 // end denies or cancels p.
-func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
+func (c *decisionService) end(ctx context.Context, k Click, p Pending, to State) string {
 	now := c.cfg.Now()
 	if !now.Before(p.Expires) {
 		to = StateExpired
@@ -309,7 +309,7 @@ func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
 		return LabelExpired
 	case to == StateDenied:
 		c.record(ctx, rec, EventDenied, []string{k.User})
-		c.updateRequest(ctx, rec)
+		c.requests.updateRequest(ctx, rec)
 		c.deliver(ctx, Route{User: p.Requester, Channel: p.Channel}, Reply{Title: "Request denied", Error: true,
 			Text: fmt.Sprintf("%s denied your request to %s. Nothing was done.", c.cfg.Mention(k.User), p.Op)})
 		c.deliver(ctx, k.Route, Reply{Title: "Request denied",
@@ -317,20 +317,20 @@ func (c *Core) end(ctx context.Context, k Click, p Pending, to State) string {
 		return LabelDenied
 	}
 	c.record(ctx, rec, EventCancelled, []string{k.User})
-	c.updateRequest(ctx, rec)
+	c.requests.updateRequest(ctx, rec)
 	c.deliver(ctx, k.Route, Reply{Title: "Request cancelled",
 		Text: fmt.Sprintf("You cancelled your request to %s. Nothing was done.", p.Op)})
 	return LabelCancelled
 }
 
 // alreadyDecided tells a clicker what became of a request decided before.
-func (c *Core) alreadyDecided(rec Record) Reply {
+func (c *decisionService) alreadyDecided(rec Record) Reply {
 	var what string
 	switch rec.State {
 	case StateRunning:
-		what = "was approved by " + c.mentionAll(rec.Approvers) + " and is running"
+		what = "was approved by " + c.requests.mentionAll(rec.Approvers) + " and is running"
 	case StateDone, StateFailed, StateUncertain:
-		what = fmt.Sprintf("was approved by %s at %s (%s)", c.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), rec.State)
+		what = fmt.Sprintf("was approved by %s at %s (%s)", c.requests.mentionAll(rec.Approvers), fmtTime(rec.DecidedAt), rec.State)
 	case StateDenied:
 		what = fmt.Sprintf("was denied by %s at %s", c.cfg.Mention(rec.DecidedBy), fmtTime(rec.DecidedAt))
 	case StateCancelled:
@@ -344,14 +344,14 @@ func (c *Core) alreadyDecided(rec Record) Reply {
 }
 
 // expiredReply tells a clicker that p expired.
-func (c *Core) expiredReply(p Pending) Reply {
+func (c *decisionService) expiredReply(p Pending) Reply {
 	return Reply{Title: "Request expired", Error: true,
 		Text: fmt.Sprintf("The request to %s by %s expired at %s and can no longer be decided. Nothing was sent to %s; %s may ask again.",
 			p.Op, c.cfg.Mention(p.Requester), fmtTime(p.Expires), c.titleAt(p.Op.Domain), c.cfg.Mention(p.Requester))}
 }
 
 // record adds a decision to the audit trail; a failure is logged.
-func (c *Core) record(ctx context.Context, rec Record, ev Event, deciders []string) {
+func (c *decisionService) record(ctx context.Context, rec Record, ev Event, deciders []string) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	e := c.entry(ev, rec.ID, rec.Requester, rec.Op.Action, rec.Op.Domain, rec.Op.Login)

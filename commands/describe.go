@@ -12,7 +12,7 @@ import (
 // registerReply describes a registered domain to the person who asked,
 // with what to publish next. Verification secrets and codes go to that
 // person alone.
-func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
+func (c *mailboxService) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
 	r := Reply{Title: "Domain " + displayDomain(domain) + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
 	hosts := c.at(domain).MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
@@ -25,7 +25,7 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 	case !caps.VerifiesOwnership:
 		r.Text = c.titleAt(domain) + " does not verify who owns a domain: it works as soon as its DNS points at the server."
 		r.Steps = append(r.Steps, mx, spfHostStep(dns))
-		r.Buttons = []Button{c.checkButton(domain, nil)}
+		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	case d.MailFlows:
 		r.Text = fmt.Sprintf("Mail for %s flows. Create mailboxes with /mailbox add <user>@%s.", domain, domain)
 	case d.Verified:
@@ -37,13 +37,13 @@ func (c *Core) registerReply(ctx context.Context, domain string, d *apiclient.Do
 		r.Steps = []string{verifyTXTStep(domain, d.VerifyTXT), mx}
 		r.Note = "Only you can see the verification record. Check DNS shows whether it is published; once it is, /maildomain status asks " +
 			c.titleAt(domain) + " to verify the domain."
-		r.Buttons = []Button{c.checkButton(domain, nil)}
+		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	default:
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
 		r.Fields = append(r.Fields, methodFields(d.Methods)...)
 		r.Steps = append(recordSteps(d.Methods), mx)
 		r.Note = "Only you can see the verification codes. The service checks ownership by itself; that can take a few hours."
-		r.Buttons = []Button{c.checkButton(domain, nil)}
+		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	}
 	r.Steps = append(r.Steps, warningSteps(d.Warnings)...)
 	return r
@@ -67,7 +67,7 @@ func statusWords(d *apiclient.Domain, caps apiclient.Capabilities) string {
 // secretsReply gives the verification secrets of a domain still to be
 // verified (PDD's domain-activate), verbatim, and both ways to publish
 // them.
-func (c *Core) secretsReply(r *Reply, domain string, s *apiclient.Secrets, mx string) {
+func (c *mailboxService) secretsReply(r *Reply, domain string, s *apiclient.Secrets, mx string) {
 	r.Text = "The domain is connected but not verified. Prove that you own it with the secrets below, then point its mail at the service."
 	r.Fields = append(r.Fields,
 		Field{Label: "Secret name", Value: s.Name, Secret: true},
@@ -81,7 +81,7 @@ func (c *Core) secretsReply(r *Reply, domain string, s *apiclient.Secrets, mx st
 	}
 	r.Steps = append(r.Steps, "Then "+lowerFirst(mx))
 	r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
-	r.Buttons = []Button{c.checkButton(domain, s.Record)}
+	r.Buttons = []Button{c.reads.checkButton(domain, s.Record)}
 }
 
 // mailStep is the step that points domain's mail at the provider: its MX
@@ -190,7 +190,7 @@ func lowerFirst(s string) string {
 // domainHad reads domain's status when ask is set (a register was refused
 // as existing), and returns it when the account has the domain; nil
 // otherwise (a failed read included).
-func (c *Core) domainHad(ctx context.Context, domain string, ask bool) *apiclient.Domain {
+func (c *mailboxService) domainHad(ctx context.Context, domain string, ask bool) *apiclient.Domain {
 	if !ask {
 		return nil
 	}
@@ -203,7 +203,7 @@ func (c *Core) domainHad(ctx context.Context, domain string, ask bool) *apiclien
 
 // registeredAlready is the result of a register of a domain the account
 // already has: its status, and nothing changed.
-func (c *Core) registeredAlready(ctx context.Context, n Notice, d *apiclient.Domain) Result {
+func (c *mailboxService) registeredAlready(ctx context.Context, n Notice, d *apiclient.Domain) Result {
 	n.OK, n.Unchanged, n.Code, n.Status, n.Stage = true, true, CodeUnchanged, d.Status, d.Stage
 	r := c.registerReply(ctx, n.Op.Domain, d)
 	r.Title = "Domain " + displayDomain(n.Op.Domain) + " was registered already"

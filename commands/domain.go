@@ -98,7 +98,7 @@ type loginChecker interface {
 // checkLogin checks login by the rule of domain's provider, the same for
 // every action: its own, or, for a provider that states none, the
 // strictest (apiclient.StrictLogin).
-func (c *Core) checkLogin(domain, login string) error {
+func (c *policyService) checkLogin(domain, login string) error {
 	if lc, ok := providerAs[loginChecker](c.at(domain)); ok {
 		return lc.CheckLogin(login)
 	}

@@ -7,7 +7,7 @@ import (
 
 // isListed reports whether userID is one of ids: listed, or a member of a
 // listed user group by the transport's last reading of it.
-func (c *Core) isListed(userID string, ids []string) bool {
+func (c *accessService) isListed(userID string, ids []string) bool {
 	if userID == "" {
 		return false
 	}
@@ -25,10 +25,8 @@ func (c *Core) isListed(userID string, ids []string) bool {
 	return false
 }
 
-// IsAdminOf reports whether userID is an admin of domain (normalised): an
-// admin of every domain (MAILBOT_ADMINS), or of this one
-// (MAILBOT_DOMAIN_ADMINS, any pattern that matches it).
-func (c *Core) IsAdminOf(userID, domain string) bool {
+// IsAdminOf is [Core.IsAdminOf]'s work.
+func (c *accessService) IsAdminOf(userID, domain string) bool {
 	if c.IsAdmin(userID) {
 		return true
 	}
@@ -42,7 +40,7 @@ func (c *Core) IsAdminOf(userID, domain string) bool {
 
 // isAdminOfAll reports whether userID is an admin of every one of
 // domains; of none given, whether they are an admin of some domain.
-func (c *Core) isAdminOfAll(userID string, domains []string) bool {
+func (c *accessService) isAdminOfAll(userID string, domains []string) bool {
 	if c.IsAdmin(userID) {
 		return true
 	}
@@ -58,7 +56,7 @@ func (c *Core) isAdminOfAll(userID string, domains []string) bool {
 }
 
 // isDomainAdmin reports whether userID is an admin of some domain only.
-func (c *Core) isDomainAdmin(userID string) bool {
+func (c *accessService) isDomainAdmin(userID string) bool {
 	for _, da := range c.cfg.DomainAdmins {
 		if c.isListed(userID, da.IDs) {
 			return true
@@ -74,7 +72,7 @@ func (c *Core) isDomainAdmin(userID string) bool {
 // provider whose aliases are names at every domain of the organisation
 // touches domains mailbot may not know, so it too gives none beside its
 // own.
-func (c *Core) opDomains(op Operation) []string {
+func (c *accessService) opDomains(op Operation) []string {
 	if orgWide := c.at(op.Domain).Capabilities().OrgWideAliases; orgWide && movesAliases(op) {
 		return []string{op.Domain, ""}
 	}
@@ -98,7 +96,7 @@ func movesAliases(op Operation) bool {
 
 // mayDecide reports whether userID may approve or deny a request on op:
 // an admin of every domain it touches.
-func (c *Core) mayDecide(userID string, op Operation) bool {
+func (c *accessService) mayDecide(userID string, op Operation) bool {
 	for _, d := range c.opDomains(op) {
 		if !c.IsAdminOf(userID, d) {
 			return false
@@ -110,7 +108,7 @@ func (c *Core) mayDecide(userID string, op Operation) bool {
 // decidersText names who may decide a request on op, in words: the
 // admins, and the admins of its domains where MAILBOT_DOMAIN_ADMINS names
 // some; "" when only the admins may.
-func (c *Core) decidersText(op Operation) string {
+func (c *accessService) decidersText(op Operation) string {
 	var parts []string
 	for _, da := range c.cfg.DomainAdmins {
 		if !coversAll(da.Pattern, c.opDomains(op)) {
@@ -142,7 +140,7 @@ func coversAll(pattern string, domains []string) bool {
 
 // groupName names a user group by its handle ("@mail-admins"), as plain
 // text that notifies nobody, or by its ID.
-func (c *Core) groupName(id string) string {
+func (c *accessService) groupName(id string) string {
 	if c.cfg.GroupHandle != nil {
 		if h := c.cfg.GroupHandle(id); h != "" {
 			return "@" + h
@@ -153,7 +151,7 @@ func (c *Core) groupName(id string) string {
 
 // readDomain is the domain a read is about: its own, or the default
 // domain for a mailbox given without one.
-func (c *Core) readDomain(op Operation) string {
+func (c *accessService) readDomain(op Operation) string {
 	if op.Domain == "" && op.Action.OnMailbox() {
 		return c.cfg.DefaultDomain
 	}
@@ -164,7 +162,7 @@ func (c *Core) readDomain(op Operation) string {
 // domains only, may run without approval follow the approval mode as a
 // member's would when a row is on another domain: it then needs approval
 // (and a reason), or is refused when approvals are off.
-func (c *Core) rowsTheirs(ic *ImportCheck) map[string]string {
+func (c *accessService) rowsTheirs(ic *ImportCheck) map[string]string {
 	if ic.approval || c.IsAdmin(ic.req.UserID) {
 		return nil
 	}

@@ -47,34 +47,38 @@ const (
 // answers to.User through the messenger. It returns a label for metrics.
 func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 	if d.Import != nil {
-		return c.executeImport(ctx, to, d)
+		return c.imports.executeImport(ctx, to, d)
 	}
 	switch d.Step {
 	case StepRun:
-		res := c.run(ctx, to.User, nil, "", d.Op)
+		res := c.runs.run(ctx, to.User, nil, "", d.Op)
 		c.deliverResult(ctx, to, res)
 		if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid { // nothing reached the PDD API
 			c.notify(ctx, res.Notice.Summary(c.cfg.Mention))
 		}
 		return res.label()
 	case StepApproval:
-		if label, ok := c.resolvePending(ctx, to, &d); !ok {
+		if label, ok := c.runs.resolvePending(ctx, to, &d); !ok {
 			return label
 		}
 		if d.Op.For != "" {
-			if why := c.reachable(ctx, d.Op.For); why != "" {
+			if why := c.handovers.reachable(ctx, d.Op.For); why != "" {
 				c.deliver(ctx, to, Reply{Title: "Not allowed", Text: why + " Nothing was asked of the admins.", Error: true})
 				return LabelRefused
 			}
 		}
-		return c.submit(ctx, to, *d.Pending)
+		return c.requests.submit(ctx, to, *d.Pending)
 	case StepSelfService:
-		return c.selfService(ctx, to, d)
+		label, fallBack := c.mailboxes.selfService(ctx, to, d)
+		if fallBack {
+			return c.Execute(ctx, to, *d.Fallback)
+		}
+		return label
 	case StepCheck:
-		c.deliver(ctx, to, c.checkDNS(ctx, d.Op.Domain))
+		c.deliver(ctx, to, c.reads.checkDNS(ctx, d.Op.Domain))
 		return LabelAnswered
 	case StepRead:
-		c.deliver(ctx, to, c.read(ctx, to.User, d.Op, ""))
+		c.deliver(ctx, to, c.reads.read(ctx, to.User, d.Op, ""))
 		return LabelAnswered
 	}
 	c.deliver(ctx, to, d.Reply)
@@ -86,7 +90,7 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 
 // submit records a new request, posts it for the admins and tells the
 // requester it waits, with a Cancel button. Nothing reaches the PDD API.
-func (c *Core) submit(ctx context.Context, to Route, p Pending) string {
+func (c *requestService) submit(ctx context.Context, to Route, p Pending) string {
 	if err := c.store.Submit(ctx, p); err != nil {
 		var pe *PendingExistsError
 		if errors.As(err, &pe) {
@@ -122,7 +126,7 @@ func (c *Core) submit(ctx context.Context, to Route, p Pending) string {
 }
 
 // deliver gives r to to.User; a failure is logged.
-func (c *Core) deliver(ctx context.Context, to Route, r Reply) {
+func (c *shared) deliver(ctx context.Context, to Route, r Reply) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	if err := c.msgr.Deliver(ectx, to, r); err != nil {
@@ -133,7 +137,7 @@ func (c *Core) deliver(ctx context.Context, to Route, r Reply) {
 // deliverResult gives an operation's result to to.User. When no route
 // reaches them, the ops channel is told that the result of that operation
 // could not be delivered, with the target and never the secret (docs/delivery.md).
-func (c *Core) deliverResult(ctx context.Context, to Route, res Result) {
+func (c *shared) deliverResult(ctx context.Context, to Route, res Result) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	err := c.msgr.Deliver(ectx, to, res.Reply)
@@ -165,7 +169,7 @@ func undeliveredAdvice(n Notice) string {
 }
 
 // notify tells the ops channel, if there is one; a failure is logged.
-func (c *Core) notify(ctx context.Context, text string) {
+func (c *shared) notify(ctx context.Context, text string) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	if err := c.msgr.Notify(ectx, text); err != nil {
@@ -178,7 +182,7 @@ func (c *Core) notify(ctx context.Context, text string) {
 // afterwards: when a later decision's update landed first, the message is
 // updated again with the state the store holds, so that it never offers
 // buttons for a request already decided.
-func (c *Core) updateRequest(ctx context.Context, rec Record) {
+func (c *requestService) updateRequest(ctx context.Context, rec Record) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	kept := false
@@ -212,7 +216,7 @@ func (c *Core) updateRequest(ctx context.Context, rec Record) {
 // take it (its database is away), the reference is kept in the process
 // and tried again at every sweep; meanwhile this process still finds the
 // message to update (messageRef).
-func (c *Core) attach(ctx context.Context, id string, ref MessageRef) {
+func (c *requestService) attach(ctx context.Context, id string, ref MessageRef) {
 	err := c.store.Attach(ctx, id, ref)
 	if err == nil {
 		return
@@ -229,7 +233,7 @@ func (c *Core) attach(ctx context.Context, id string, ref MessageRef) {
 // not say: kept in this process until the store takes it (kept is true),
 // or recorded in the store since the record was read (by another
 // replica). It is zero when neither knows.
-func (c *Core) messageRef(ctx context.Context, id string) (ref MessageRef, kept bool) {
+func (c *requestService) messageRef(ctx context.Context, id string) (ref MessageRef, kept bool) {
 	c.mu.Lock()
 	ref, kept = c.unattached[id]
 	c.mu.Unlock()
@@ -244,28 +248,28 @@ func (c *Core) messageRef(ctx context.Context, id string) (ref MessageRef, kept 
 }
 
 // forgetRef drops the kept reference of request id's message.
-func (c *Core) forgetRef(id string) {
+func (c *requestService) forgetRef(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.unattached, id)
 }
 
 // requestView is rec as its message shows it.
-func (c *Core) requestView(rec Record) RequestView {
+func (c *requestService) requestView(rec Record) RequestView {
 	v := RequestView{Pending: rec.Pending, State: rec.State, Approvers: rec.Approvers, Need: c.cfg.ApprovalsRequired,
-		Text: c.stateText(rec), AdminGroups: c.adminGroupNames()}
+		Text: c.stateText(rec), AdminGroups: c.access.adminGroupNames()}
 	if rec.State == StatePending {
 		v.Value = c.EncodePending(rec.Pending)
-		v.Text = strings.TrimSpace(v.Text + " " + c.decidersText(rec.Op))
+		v.Text = strings.TrimSpace(v.Text + " " + c.access.decidersText(rec.Op))
 		if rec.Op.Action == ActionImport {
-			v.Text = strings.TrimSpace(c.importPreview(context.Background(), rec.ID) + " " + v.Text)
+			v.Text = strings.TrimSpace(c.imports.importPreview(context.Background(), rec.ID) + " " + v.Text)
 		}
 	}
 	return v
 }
 
 // stateText says in words what became of rec, for its message; no secret.
-func (c *Core) stateText(rec Record) string {
+func (c *requestService) stateText(rec Record) string {
 	m := c.cfg.Mention
 	switch rec.State {
 	case StatePending:
@@ -301,7 +305,7 @@ func (c *Core) stateText(rec Record) string {
 func storedMention(id string) string { return "<@" + id + ">" }
 
 // unstore renders the marks of storedMention in s with Config.Mention.
-func (c *Core) unstore(s string) string {
+func (c *requestService) unstore(s string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "<@")
@@ -326,12 +330,12 @@ func (c *Core) unstore(s string) string {
 }
 
 // approvalsLine says how many approvals a request has: "1 of 2 approvals: Ada".
-func (c *Core) approvalsLine(approvers []string) string {
+func (c *requestService) approvalsLine(approvers []string) string {
 	return fmt.Sprintf("%d of %d approvals: %s", len(approvers), c.cfg.ApprovalsRequired, c.mentionAll(approvers))
 }
 
 // mentionAll lists user IDs as mentions: "A, B and C".
-func (c *Core) mentionAll(ids []string) string {
+func (c *requestService) mentionAll(ids []string) string {
 	s := ""
 	for i, id := range ids {
 		switch {
@@ -348,7 +352,7 @@ func (c *Core) mentionAll(ids []string) string {
 
 // storeFailed reports whether err is the store's failure to reach its
 // database, logging it.
-func (c *Core) storeFailed(err error, what string) bool {
+func (c *shared) storeFailed(err error, what string) bool {
 	if err == nil {
 		return false
 	}

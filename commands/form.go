@@ -57,9 +57,9 @@ type wireForm struct {
 }
 
 // form is the form for action, typed bare by req.UserID in req.ChannelID.
-func (c *Core) form(req Request, action Action) *Form {
+func (c *policyService) form(req Request, action Action) *Form {
 	cmd := action.Command()
-	outcome, _ := c.authorise(req.UserID)
+	outcome, _ := c.access.authorise(req.UserID)
 	f := &Form{Action: action, Command: cmd, ReasonRequired: outcome == StepApproval,
 		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: action})}
 	if exact := c.exactDomains(); len(exact) > 0 {
@@ -73,7 +73,7 @@ func (c *Core) form(req Request, action Action) *Form {
 }
 
 // exactDomains returns the allow-list when it names exact domains only.
-func (c *Core) exactDomains() []string {
+func (c *policyService) exactDomains() []string {
 	for _, d := range c.domains {
 		if strings.HasPrefix(d, "*.") {
 			return nil
@@ -82,19 +82,14 @@ func (c *Core) exactDomains() []string {
 	return c.domains
 }
 
-// SubmitForm checks a submitted form by the rules of typed text and the
-// policy. When something is wrong it returns the problems by field (the
-// form stays open and nothing runs); otherwise the decision to carry out,
-// as [Core.Decide] would return it for the typed command, and the channel
-// where the command was typed (from the signed metadata, never trusted
-// unsigned).
-func (c *Core) SubmitForm(user, metadata string, v FormValues) (d Decision, channel string, errs map[string]string) {
+// SubmitForm is [Core.SubmitForm]'s work.
+func (c *policyService) SubmitForm(user, metadata string, v FormValues) (d Decision, channel string, errs map[string]string) {
 	var w wireForm
 	if err := c.unseal(formKind, metadata, &w); err != nil || !w.Action.IsOperation() {
 		return Decision{}, "", map[string]string{FieldDomain: "This form is not valid: mailbot cannot read it. Close it and type the command again."}
 	}
 	op, errs := c.formOperation(w.Action, v)
-	outcome, why := c.authorise(user, c.opDomains(op)...)
+	outcome, why := c.access.authorise(user, c.access.opDomains(op)...)
 	switch {
 	case outcome == StepReply:
 		errs = addErr(errs, FieldDomain, why)
@@ -113,7 +108,7 @@ func (c *Core) SubmitForm(user, metadata string, v FormValues) (d Decision, chan
 }
 
 // formOperation validates the fields of a form into an operation.
-func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string]string) {
+func (c *policyService) formOperation(action Action, v FormValues) (Operation, map[string]string) {
 	var errs map[string]string
 	op := Operation{Action: action, Reason: cleanReason(v.Reason)}
 	d, problem := c.formDomain(action, v.Domain)
@@ -150,7 +145,7 @@ func (c *Core) formOperation(action Action, v FormValues) (Operation, map[string
 
 // formDomain reads the form's domain field, the default domain for a
 // mailbox operation left without one: the domain, or what is wrong with it.
-func (c *Core) formDomain(action Action, field string) (domain, problem string) {
+func (c *policyService) formDomain(action Action, field string) (domain, problem string) {
 	domain = strings.TrimSpace(field)
 	if domain == "" && action.OnMailbox() {
 		domain = c.cfg.DefaultDomain

@@ -151,7 +151,7 @@ func FuzzSubmitForm(f *testing.F) {
 			}
 			return
 		}
-		if ue := c.checkOp(d.Op); ue != nil {
+		if ue := c.policy.checkOp(d.Op); ue != nil {
 			t.Fatalf("SubmitForm decided %+v, which does not validate: %s", d.Op, ue.Problem)
 		}
 		switch d.Step {

@@ -192,15 +192,15 @@ type wireHandover struct {
 	Expires     int64  `json:"x"`
 }
 
-// EncodeHandover returns h signed, for a Show button's value.
-func (c *Core) EncodeHandover(h Handover) string {
+// EncodeHandover is [Core.EncodeHandover]'s work.
+func (c *handoverService) EncodeHandover(h Handover) string {
 	return c.seal(handoverKind, wireHandover{ID: h.ID, Owner: h.Owner, Requester: h.Requester, RequestID: h.RequestID,
 		Action: h.Action, Domain: h.Domain, Login: h.Login, SelfService: h.SelfService,
 		Created: h.Created.UnixMilli(), Expires: h.Expires.UnixMilli()})
 }
 
-// DecodeHandover checks the signature of s and returns the hand-over.
-func (c *Core) DecodeHandover(s string) (Handover, error) {
+// DecodeHandover is [Core.DecodeHandover]'s work.
+func (c *handoverService) DecodeHandover(s string) (Handover, error) {
 	var w wireHandover
 	if err := c.unseal(handoverKind, s, &w); err != nil || w.ID == "" || !IsUserID(w.Owner) || w.Expires < w.Created {
 		return Handover{}, ErrBadPending
@@ -211,14 +211,14 @@ func (c *Core) DecodeHandover(s string) (Handover, error) {
 }
 
 // observe tells Config.OnHandover of ev.
-func (c *Core) observe(ev HandoverEvent) {
+func (c *handoverService) observe(ev HandoverEvent) {
 	if c.cfg.OnHandover != nil {
 		c.cfg.OnHandover(ev)
 	}
 }
 
 // handoverView is rec as its owner's message shows it.
-func (c *Core) handoverView(rec HandoverRecord) HandoverView {
+func (c *handoverService) handoverView(rec HandoverRecord) HandoverView {
 	v := HandoverView{Handover: rec.Handover, State: rec.State, Text: c.handoverText(rec)}
 	if rec.State == HandoverStateOffered {
 		v.Value = c.EncodeHandover(rec.Handover)
@@ -228,10 +228,10 @@ func (c *Core) handoverView(rec HandoverRecord) HandoverView {
 
 // handoverText says, in the owner's message, which mailbox is theirs, who
 // asked, and what became of the hand-over.
-func (c *Core) handoverText(rec HandoverRecord) string {
+func (c *handoverService) handoverText(rec HandoverRecord) string {
 	h, m := rec.Handover, c.cfg.Mention
 	if h.Action == ActionImport {
-		return c.importHandoverText(rec)
+		return c.imports.importHandoverText(rec)
 	}
 	what := fmt.Sprintf("%s asked mailbot to create the mailbox %s for you.", m(h.Requester), h.Target())
 	switch {
@@ -255,7 +255,7 @@ func (c *Core) handoverText(rec HandoverRecord) string {
 }
 
 // askWhom is whom the owner of an expired hand-over asks again.
-func (c *Core) askWhom(h Handover) string {
+func (c *handoverService) askWhom(h Handover) string {
 	if h.SelfService {
 		return "yourself (/mailbox reset)"
 	}
@@ -264,7 +264,7 @@ func (c *Core) askWhom(h Handover) string {
 
 // reachable says why a direct message cannot reach userID, or "" when
 // it can: credentials are handed over only to a person who can read them.
-func (c *Core) reachable(ctx context.Context, userID string) string {
+func (c *handoverService) reachable(ctx context.Context, userID string) string {
 	if c.cfg.People == nil {
 		return "this mailbot cannot send direct messages, so it cannot hand credentials over to anyone."
 	}
@@ -278,7 +278,7 @@ func (c *Core) reachable(ctx context.Context, userID string) string {
 
 // unreachable says why a direct message cannot hand credentials over to
 // p (userID), or "".
-func (c *Core) unreachable(userID string, p Person) string {
+func (c *handoverService) unreachable(userID string, p Person) string {
 	if why := p.unreachable(); why != "" {
 		return fmt.Sprintf("%s %s, so mailbot cannot hand the credentials over to them.", c.cfg.Mention(userID), why)
 	}

@@ -18,7 +18,7 @@ const (
 // before its deadline, once on any number of replicas. The claim is taken
 // in the store before the provider is called; a click that changes
 // nothing at the provider gives the claim back, and the button stays.
-func (c *Core) clickShow(ctx context.Context, k Click) string {
+func (c *handoverService) clickShow(ctx context.Context, k Click) string {
 	h, err := c.DecodeHandover(k.Value)
 	if err != nil {
 		c.logger.Warn("hand-over value rejected", zap.String("user_id", k.User), zap.Error(err))
@@ -59,14 +59,14 @@ func (c *Core) clickShow(ctx context.Context, k Click) string {
 }
 
 // refuseShow answers a click that is not honoured.
-func (c *Core) refuseShow(ctx context.Context, k Click, label, title, text string) string {
+func (c *handoverService) refuseShow(ctx context.Context, k Click, label, title, text string) string {
 	c.observe(HandoverRefused)
 	c.deliver(ctx, k.Route, Reply{Title: title, Text: text, Error: true})
 	return label
 }
 
 // closedText says why a claimed hand-over cannot be shown again.
-func (c *Core) closedText(rec HandoverRecord) string {
+func (c *handoverService) closedText(rec HandoverRecord) string {
 	switch rec.State {
 	case HandoverStateShown:
 		return fmt.Sprintf("This password was shown at %s, and is shown once only. Nothing was done: if you lost it, ask for a reset.", fmtTime(rec.DoneAt))
@@ -79,7 +79,7 @@ func (c *Core) closedText(rec HandoverRecord) string {
 // confirmHandover makes sure a click acts on its own direct message and,
 // without a database, that the message read back still offers the
 // button (the store of a restarted process does not know the hand-over).
-func (c *Core) confirmHandover(ctx context.Context, k *Click, h Handover) (bool, string) {
+func (c *handoverService) confirmHandover(ctx context.Context, k *Click, h Handover) (bool, string) {
 	rec, known, err := c.store.GetHandover(ctx, h.ID)
 	switch {
 	case c.storeFailed(err, "get hand-over"):
@@ -107,7 +107,7 @@ func (c *Core) confirmHandover(ctx context.Context, k *Click, h Handover) (bool,
 // called when the store alone cannot record the claim beyond this
 // process (no database): the message is then the record. When that
 // fails, nothing is set and the claim is given back.
-func (c *Core) markShowing(ctx context.Context, k Click, rec HandoverRecord) bool {
+func (c *handoverService) markShowing(ctx context.Context, k Click, rec HandoverRecord) bool {
 	if c.store.Durable() || rec.Message.IsZero() {
 		return true
 	}
@@ -124,9 +124,9 @@ func (c *Core) markShowing(ctx context.Context, k Click, rec HandoverRecord) boo
 // show sets a new password for the owner's mailbox and shows it to them
 // alone. A failure that certainly changed nothing gives the claim back;
 // an unconfirmed reset shows the password sent, with a warning.
-func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
+func (c *handoverService) show(ctx context.Context, k Click, rec HandoverRecord) string {
 	if rec.Action == ActionImport {
-		return c.showImport(ctx, k, rec)
+		return c.imports.showImport(ctx, k, rec)
 	}
 	h := rec.Handover
 	n := Notice{Actor: h.Owner, Op: Operation{Action: ActionResetPassword, Domain: h.Domain, Login: h.Login}, Provider: c.nameAt(h.Domain)}
@@ -146,14 +146,14 @@ func (c *Core) show(ctx context.Context, k Click, rec HandoverRecord) string {
 // owner of a hand-over (n.Actor), and audits it under requestID as the
 // hand-over shown. begun is false when the audit store could not begin
 // the entry: then nothing was changed.
-func (c *Core) resetShown(ctx context.Context, requestID string, n Notice) (res Result, begun bool) {
+func (c *handoverService) resetShown(ctx context.Context, requestID string, n Notice) (res Result, begun bool) {
 	e := c.entry(EventHandoverShown, requestID, n.Actor, ActionResetPassword, n.Op.Domain, n.Op.Login)
 	e.Provider, e.HandedTo = n.Provider, n.Actor
 	id, err := c.store.Begin(ctx, e)
 	if c.storeFailed(err, "begin") {
 		return Result{}, false
 	}
-	res, err = c.resetPassword(ctx, n, nil)
+	res, err = c.mailboxes.resetPassword(ctx, n, nil)
 	if err != nil {
 		res = c.failure(n, err)
 	}
@@ -163,7 +163,7 @@ func (c *Core) resetShown(ctx context.Context, requestID string, n Notice) (res 
 }
 
 // showFailed gives the claim back after a click that set nothing.
-func (c *Core) showFailed(ctx context.Context, k Click, rec HandoverRecord, res Result) string {
+func (c *handoverService) showFailed(ctx context.Context, k Click, rec HandoverRecord, res Result) string {
 	c.release(ctx, rec)
 	r := withoutSecrets(res.Reply)
 	r.Note = "Nothing was changed: your button still works. Try again later."
@@ -179,7 +179,7 @@ func (c *Core) showFailed(ctx context.Context, k Click, rec HandoverRecord, res 
 // shown gives the owner the password and records that it was shown. When
 // no route reaches them, the claim is given back: a password nobody was
 // given is replaced at their next click.
-func (c *Core) shown(ctx context.Context, k Click, rec HandoverRecord, res Result) string {
+func (c *handoverService) shown(ctx context.Context, k Click, rec HandoverRecord, res Result) string {
 	r := res.Reply
 	if res.Notice.OK {
 		r.Title = "Your password for " + rec.Target()
@@ -198,7 +198,7 @@ func (c *Core) shown(ctx context.Context, k Click, rec HandoverRecord, res Resul
 }
 
 // release gives a claim back, and the message its button.
-func (c *Core) release(ctx context.Context, rec HandoverRecord) {
+func (c *handoverService) release(ctx context.Context, rec HandoverRecord) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	if err := c.store.ReleaseHandover(ectx, rec.ID); err != nil {
@@ -209,7 +209,7 @@ func (c *Core) release(ctx context.Context, rec HandoverRecord) {
 }
 
 // updateHandover shows rec's state in its message, if it has one.
-func (c *Core) updateHandover(ctx context.Context, rec HandoverRecord) {
+func (c *handoverService) updateHandover(ctx context.Context, rec HandoverRecord) {
 	if rec.Message.IsZero() {
 		if cur, ok, err := c.store.GetHandover(ctx, rec.ID); err == nil && ok {
 			rec.Message = cur.Message
@@ -225,7 +225,7 @@ func (c *Core) updateHandover(ctx context.Context, rec HandoverRecord) {
 
 // markShown records the hand-over rec as shown, now. ctx is detached from
 // the click's: the password is out, so the record must follow.
-func (c *Core) markShown(ctx context.Context, rec HandoverRecord) {
+func (c *handoverService) markShown(ctx context.Context, rec HandoverRecord) {
 	now := c.cfg.Now()
 	if err := c.store.ShownHandover(ctx, rec.ID, now); err != nil {
 		c.logger.Error("hand-over not recorded as shown", zap.String("handover_id", rec.ID), zap.Error(err))

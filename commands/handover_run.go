@@ -18,7 +18,7 @@ func runEvent(op Operation) Event {
 
 // refuseHandover refuses, before anything reaches the provider, a
 // hand-over to a person whom a direct message cannot reach.
-func (c *Core) refuseHandover(ctx context.Context, n Notice) (Result, bool) {
+func (c *handoverService) refuseHandover(ctx context.Context, n Notice) (Result, bool) {
 	if n.Op.For == "" {
 		return Result{}, false
 	}
@@ -38,7 +38,7 @@ func (c *Core) refuseHandover(ctx context.Context, n Notice) (Result, bool) {
 // went, never what they are. id names the hand-over: "" for a new one,
 // or an ID that a run resumed after a stop gives again, so that the
 // direct message is posted at most once.
-func (c *Core) handOver(ctx context.Context, res Result, reqID, id string) Result {
+func (c *handoverService) handOver(ctx context.Context, res Result, reqID, id string) Result {
 	n := res.Notice
 	res.Reply = withoutSecrets(res.Reply)
 	offer := n.OK || (n.Uncertain && n.Op.Action == ActionResetPassword)
@@ -59,7 +59,7 @@ func (c *Core) handOver(ctx context.Context, res Result, reqID, id string) Resul
 
 // offer records h and sends its owner the direct message; it reports
 // whether the message went out.
-func (c *Core) offer(ctx context.Context, h Handover) bool {
+func (c *handoverService) offer(ctx context.Context, h Handover) bool {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	voided, err := c.store.OfferHandover(ectx, h)
@@ -103,7 +103,7 @@ func (c *Core) offer(ctx context.Context, h Handover) bool {
 // and it is posted now, so that its owner is never left without it. In the
 // second case the owner sees the button twice; both carry the one
 // hand-over, whose password only one click can show.
-func (c *Core) offeredBefore(ctx context.Context, id string) (rec HandoverRecord, posted bool) {
+func (c *handoverService) offeredBefore(ctx context.Context, id string) (rec HandoverRecord, posted bool) {
 	rec, ok, err := c.store.GetHandover(ctx, id)
 	if err != nil || !ok || !rec.Message.IsZero() || rec.State != HandoverStateOffered {
 		c.logger.Info("hand-over offered before: not posted again", zap.String("handover_id", id))
@@ -114,7 +114,7 @@ func (c *Core) offeredBefore(ctx context.Context, id string) (rec HandoverRecord
 }
 
 // handedReply tells the requester where the credentials went.
-func (c *Core) handedReply(n Notice, h Handover, sent bool, r Reply) Reply {
+func (c *handoverService) handedReply(n Notice, h Handover, sent bool, r Reply) Reply {
 	who := c.cfg.Mention(h.Owner)
 	if n.OK {
 		r.Title = "Mailbox " + h.Target() + " created"

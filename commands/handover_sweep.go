@@ -10,7 +10,7 @@ import (
 // sweepHandovers expires the hand-overs past their deadline: each is
 // claimed in the store, so that with any number of replicas its message
 // says so once.
-func (c *Core) sweepHandovers(ctx context.Context, now time.Time) {
+func (c *handoverService) sweepHandovers(ctx context.Context, now time.Time) {
 	recs, err := c.store.ClaimExpiredHandovers(ctx, now, sweepBatch)
 	if c.storeFailed(err, "claim expired hand-overs") {
 		return
@@ -22,7 +22,7 @@ func (c *Core) sweepHandovers(ctx context.Context, now time.Time) {
 
 // announceHandoverExpiry records that rec expired unshown and says so in
 // its message, which loses its button.
-func (c *Core) announceHandoverExpiry(ctx context.Context, rec HandoverRecord) {
+func (c *handoverService) announceHandoverExpiry(ctx context.Context, rec HandoverRecord) {
 	rec.State = HandoverStateExpired
 	ectx, cancel := detach(ctx)
 	defer cancel()

@@ -16,7 +16,7 @@ func voids(action Action) bool {
 // voidHandovers voids, after a run of n that may have changed the
 // mailbox, every earlier open hand-over of it, and says so in each one's
 // message. A hand-over's click then sets nothing.
-func (c *Core) voidHandovers(ctx context.Context, n Notice) {
+func (c *handoverService) voidHandovers(ctx context.Context, n Notice) {
 	if !voids(n.Op.Action) || !n.OK && !n.Uncertain {
 		return
 	}
@@ -32,7 +32,7 @@ func (c *Core) voidHandovers(ctx context.Context, n Notice) {
 
 // showVoided updates the message of each voided hand-over but self, and
 // reports whether self is among them.
-func (c *Core) showVoided(ctx context.Context, voided []HandoverRecord, self string) (selfVoided bool) {
+func (c *handoverService) showVoided(ctx context.Context, voided []HandoverRecord, self string) (selfVoided bool) {
 	for _, rec := range voided {
 		c.observe(HandoverVoided)
 		if rec.ID == self {

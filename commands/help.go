@@ -71,7 +71,7 @@ func usageFields(command string) []Field {
 }
 
 // help is [Help] with the configuration's default domain.
-func (c *Core) help(command string) Reply {
+func (c *policyService) help(command string) Reply {
 	r := Help(command)
 	if command == CmdMailbox && c.cfg.DefaultDomain != "" {
 		r.Text = "The default domain is " + displayDomain(c.cfg.DefaultDomain) + "."
@@ -85,7 +85,7 @@ func (c *Core) help(command string) Reply {
 		}
 	}
 	r.Fields = append(r.Fields, c.routeFields()...)
-	if groups := c.adminGroupNames(); len(groups) > 0 {
+	if groups := c.access.adminGroupNames(); len(groups) > 0 {
 		r.Note += " The admins include the members of the user group " + strings.Join(groups, ", ") + "."
 	}
 	return r
@@ -93,7 +93,7 @@ func (c *Core) help(command string) Reply {
 
 // blockHelp says what a block does, with what each provider in use says
 // of a blocked mailbox's incoming mail.
-func (c *Core) blockHelp() string {
+func (c *policyService) blockHelp() string {
 	var parts []string
 	words := map[string]bool{}
 	for _, p := range c.router.Providers() {

@@ -55,11 +55,11 @@ func (h Home) homeButtons(r Record, value string, decide bool) []Button {
 	return bs
 }
 
-// Home returns the Home tab of user.
-func (c *Core) Home(ctx context.Context, user string) Home {
-	h := Home{User: user, Admin: c.IsAdmin(user), Need: c.cfg.ApprovalsRequired, Help: append(usageFields(""), c.routeFields()...)}
+// Home is [Core.Home]'s work.
+func (c *readService) Home(ctx context.Context, user string) Home {
+	h := Home{User: user, Admin: c.access.IsAdmin(user), Need: c.cfg.ApprovalsRequired, Help: append(usageFields(""), c.routeFields()...)}
 	mine := user
-	if h.Admin || c.isDomainAdmin(user) {
+	if h.Admin || c.access.isDomainAdmin(user) {
 		mine = "" // and a domain admin's are those they may decide, below
 	}
 	recs, err := c.store.Pending(ctx, mine, HomeLimit)
@@ -67,11 +67,11 @@ func (c *Core) Home(ctx context.Context, user string) Home {
 		h.Problem = "mailbot cannot reach its database right now: the lists below may be incomplete."
 	}
 	for _, r := range recs {
-		decide := c.mayDecide(user, r.Op)
+		decide := c.access.mayDecide(user, r.Op)
 		if !decide && r.Requester != user {
 			continue
 		}
-		v := c.EncodePending(r.Pending)
+		v := c.requests.EncodePending(r.Pending)
 		h.Pending = append(h.Pending, HomeRequest{Record: r, Value: v, Buttons: h.homeButtons(r, v, decide)})
 	}
 	if h.Admin {

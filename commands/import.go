@@ -107,7 +107,7 @@ func importDomains(rows []ImportRow) string {
 
 // importProviders names the providers that rows go to, each once, in
 // the order of the rows ("pdd" or "pdd,mailcow").
-func (c *Core) importProviders(rows []ImportRow) string {
+func (c *importService) importProviders(rows []ImportRow) string {
 	var ps []string
 	for _, r := range rows {
 		if p := c.nameAt(r.Domain); !slices.Contains(ps, p) {
@@ -127,8 +127,8 @@ func rowsDigest(rows []ImportRow) string {
 }
 
 // importForm is the form of /mailbox import.
-func (c *Core) importForm(req Request) *Form {
-	outcome, _ := c.authorise(req.UserID)
+func (c *importService) importForm(req Request) *Form {
+	outcome, _ := c.access.authorise(req.UserID)
 	return &Form{Action: ActionImport, Command: CmdMailbox, ReasonRequired: outcome == StepApproval,
 		Metadata: c.seal(formKind, wireForm{Channel: req.ChannelID, Action: ActionImport})}
 }
@@ -163,12 +163,8 @@ func (ic *ImportCheck) Problems() map[string]string {
 	return map[string]string{FieldRows: problemLines(ic.problems)}
 }
 
-// SubmitImport checks a submitted import form (its metadata signed by
-// mailbot): the policy, the limit, and every row but its owner. When the
-// form or the policy refuses it, the problems by field (FieldRows,
-// FieldReason); otherwise the check to finish with [Core.FinishImport],
-// whose row problems so far are [ImportCheck.Problems].
-func (c *Core) SubmitImport(user, metadata string, in ImportInput) (*ImportCheck, map[string]string) {
+// SubmitImport is [Core.SubmitImport]'s work.
+func (c *importService) SubmitImport(user, metadata string, in ImportInput) (*ImportCheck, map[string]string) {
 	var w wireForm
 	if err := c.unseal(formKind, metadata, &w); err != nil || w.Action != ActionImport {
 		return nil, map[string]string{FieldRows: "This form is not valid: mailbot cannot read it. Close it and type the command again."}
@@ -176,9 +172,9 @@ func (c *Core) SubmitImport(user, metadata string, in ImportInput) (*ImportCheck
 	return c.BeginImport(Request{UserID: user, ChannelID: w.Channel, Command: CmdMailbox}, in)
 }
 
-// BeginImport checks an import for req's user, all but the rows' owners.
-func (c *Core) BeginImport(req Request, in ImportInput) (*ImportCheck, map[string]string) {
-	outcome, why := c.authorise(req.UserID)
+// BeginImport is [Core.BeginImport]'s work.
+func (c *importService) BeginImport(req Request, in ImportInput) (*ImportCheck, map[string]string) {
+	outcome, why := c.access.authorise(req.UserID)
 	if outcome == StepReply {
 		return nil, map[string]string{FieldRows: why}
 	}
@@ -187,7 +183,7 @@ func (c *Core) BeginImport(req Request, in ImportInput) (*ImportCheck, map[strin
 		return nil, map[string]string{FieldReason: "An import needs an admin's approval: say why it is needed."}
 	}
 	ic.rows, ic.problems = c.checkRows(in)
-	if errs := c.rowsTheirs(ic); errs != nil {
+	if errs := c.access.rowsTheirs(ic); errs != nil {
 		return nil, errs
 	}
 	seen := map[string]bool{}
@@ -200,11 +196,8 @@ func (c *Core) BeginImport(req Request, in ImportInput) (*ImportCheck, map[strin
 	return ic, nil
 }
 
-// FinishImport checks the owners of ic's rows and decides what becomes
-// of the import: the problems of every row, one a line, and nothing
-// runs; or the decision to carry out with [Core.Execute], as for a typed
-// command.
-func (c *Core) FinishImport(ctx context.Context, ic *ImportCheck) (Decision, map[string]string) {
+// FinishImport is [Core.FinishImport]'s work.
+func (c *importService) FinishImport(ctx context.Context, ic *ImportCheck) (Decision, map[string]string) {
 	owners := c.checkOwners(ctx, ic.owners)
 	problems := ic.problems
 	rows := make([]ImportRow, 0, len(ic.rows))
@@ -232,9 +225,8 @@ func (c *Core) FinishImport(ctx context.Context, ic *ImportCheck) (Decision, map
 	return d, nil
 }
 
-// PrepareImport checks an import for req's user (the shell's import FILE
-// comes here) and decides what becomes of it.
-func (c *Core) PrepareImport(ctx context.Context, req Request, in ImportInput) (Decision, map[string]string) {
+// PrepareImport is [Core.PrepareImport]'s work.
+func (c *importService) PrepareImport(ctx context.Context, req Request, in ImportInput) (Decision, map[string]string) {
 	ic, errs := c.BeginImport(req, in)
 	if errs != nil {
 		return Decision{}, errs

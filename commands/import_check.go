@@ -24,7 +24,7 @@ const maxNameLen = 60
 // of add that need no transport: the address, the allowed domains,
 // duplicates, and the limit. The rows' owners are checked later, all
 // together (checkOwners).
-func (c *Core) checkRows(in ImportInput) ([]pendingRow, []RowProblem) {
+func (c *importService) checkRows(in ImportInput) ([]pendingRow, []RowProblem) {
 	max := c.cfg.ImportMaxRows
 	text, tp, tmore := ParseRows(in.Text, max)
 	var file []RawRow
@@ -66,7 +66,7 @@ type pendingRow struct {
 
 // rowChecker checks the rows of one import.
 type rowChecker struct {
-	c    *Core
+	c    *importService
 	seen map[string]string // address -> where it was first
 }
 
@@ -106,7 +106,7 @@ func (k *rowChecker) row(r RawRow, source string) (ImportRow, string) {
 }
 
 // importAddress checks an import's address by the rules of a typed add.
-func (c *Core) importAddress(addr string) (Operation, string) {
+func (c *importService) importAddress(addr string) (Operation, string) {
 	if addr == "" {
 		return Operation{}, "no address."
 	}
@@ -124,7 +124,7 @@ func (c *Core) importAddress(addr string) (Operation, string) {
 		}
 		op.Domain = c.cfg.DefaultDomain
 	}
-	if ue := c.checkOp(op); ue != nil {
+	if ue := c.policy.checkOp(op); ue != nil {
 		return Operation{}, ue.Problem
 	}
 	return op, ""

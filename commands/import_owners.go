@@ -37,7 +37,7 @@ type ownerCheck struct {
 // checkOwners resolves and checks the owners as given (a Slack user ID,
 // or an e-mail the transport finds); each must be reachable by a direct
 // message.
-func (c *Core) checkOwners(ctx context.Context, owners []string) map[string]ownerCheck {
+func (c *importService) checkOwners(ctx context.Context, owners []string) map[string]ownerCheck {
 	out := make(map[string]ownerCheck, len(owners))
 	var ask []string
 	for _, given := range owners {
@@ -56,11 +56,11 @@ func (c *Core) checkOwners(ctx context.Context, owners []string) map[string]owne
 
 // ownerForm answers an owner that needs no look-up: neither an ID nor an
 // e-mail, or an e-mail where the transport cannot look one up.
-func (c *Core) ownerForm(given string) (ownerCheck, bool) {
+func (c *importService) ownerForm(given string) (ownerCheck, bool) {
 	switch {
 	case IsUserID(given):
 		if c.cfg.People == nil {
-			return ownerCheck{why: c.reachable(context.Background(), given)}, true
+			return ownerCheck{why: c.handovers.reachable(context.Background(), given)}, true
 		}
 		return ownerCheck{}, false
 	case !strings.Contains(given, "@"):
@@ -75,7 +75,7 @@ func (c *Core) ownerForm(given string) (ownerCheck, bool) {
 // fromDirectory answers the owners it finds in the transport's directory
 // and returns those left to ask one by one: user IDs it does not list
 // (a person of another workspace is known to users.info only).
-func (c *Core) fromDirectory(ctx context.Context, dir PeopleDirectory, ask []string, out map[string]ownerCheck) []string {
+func (c *importService) fromDirectory(ctx context.Context, dir PeopleDirectory, ask []string, out map[string]ownerCheck) []string {
 	want := make(map[string]string, len(ask)) // user ID or lower-case e-mail -> as given
 	for _, given := range ask {
 		if IsUserID(given) {
@@ -88,7 +88,7 @@ func (c *Core) fromDirectory(ctx context.Context, dir PeopleDirectory, ask []str
 	err := dir.EachPerson(ctx, func(id string, p Person) {
 		for _, key := range []string{id, strings.ToLower(p.Email)} {
 			if given, ok := want[key]; ok && key != "" {
-				found[given] = ownerCheck{id: id, why: c.unreachable(id, p)}
+				found[given] = ownerCheck{id: id, why: c.handovers.unreachable(id, p)}
 			}
 		}
 	})
@@ -114,7 +114,7 @@ func (c *Core) fromDirectory(ctx context.Context, dir PeopleDirectory, ask []str
 }
 
 // lookUp asks the transport about each owner, lookupsAtOnce at a time.
-func (c *Core) lookUp(ctx context.Context, ask []string, out map[string]ownerCheck) {
+func (c *importService) lookUp(ctx context.Context, ask []string, out map[string]ownerCheck) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, lookupsAtOnce)
@@ -134,9 +134,9 @@ func (c *Core) lookUp(ctx context.Context, ask []string, out map[string]ownerChe
 
 // lookUpOne resolves and checks one owner: users.info for an ID,
 // users.lookupByEmail (which answers the person too) for an e-mail.
-func (c *Core) lookUpOne(ctx context.Context, given string) ownerCheck {
+func (c *importService) lookUpOne(ctx context.Context, given string) ownerCheck {
 	if IsUserID(given) {
-		return ownerCheck{id: given, why: c.reachable(ctx, given)}
+		return ownerCheck{id: given, why: c.handovers.reachable(ctx, given)}
 	}
 	id, p, found, err := c.cfg.People.(PeopleByEmail).UserByEmail(ctx, given)
 	switch {
@@ -146,7 +146,7 @@ func (c *Core) lookUpOne(ctx context.Context, given string) ownerCheck {
 	case !found:
 		return ownerCheck{why: noSuchEmail(given)}
 	}
-	return ownerCheck{id: id, why: c.unreachable(id, p)}
+	return ownerCheck{id: id, why: c.handovers.unreachable(id, p)}
 }
 
 func notLookedUp(given string) string {

@@ -135,7 +135,7 @@ func (r *importRun) noticeText(done bool) string {
 	m := r.c.cfg.Mention
 	head := fmt.Sprintf("%s imports %s in %s (import %s)", m(r.rec.Requester), mailboxes(len(r.rec.Rows)), importDomains(r.rec.Rows), r.rec.ID)
 	if len(r.deciders) > 0 {
-		head += ", approved by " + r.c.mentionAll(r.deciders)
+		head += ", approved by " + r.c.requests.mentionAll(r.deciders)
 	}
 	if !done {
 		return head + ": running."
@@ -161,7 +161,7 @@ func (r *importRun) finish(ctx context.Context) string {
 		h := Handover{ID: "i" + r.rec.ID, Owner: r.rec.Requester, Requester: r.rec.Requester, RequestID: r.rec.ID,
 			Action: ActionImport, Login: r.rec.ID, Created: c.now()}
 		h.Expires = h.Created.Add(c.cfg.HandoverTTL)
-		if c.offer(ctx, h) {
+		if c.handovers.offer(ctx, h) {
 			summary.Note = fmt.Sprintf("The passwords of the %s without an owner are yours: click Show my password in your direct message with mailbot before %s. Each owner got their own in a direct message.",
 				mailboxes(ho), fmtTime(h.Expires))
 		} else {

@@ -76,7 +76,7 @@ func (r *importRun) lookUp(ctx context.Context, op Operation, hid string) (RowSt
 		}
 		if op.For != "" {
 			n := Notice{Actor: r.rec.Requester, Op: op, OK: true, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
-			c.handOver(ctx, Result{Notice: n}, r.rec.ID, hid)
+			c.handovers.handOver(ctx, Result{Notice: n}, r.rec.ID, hid)
 		}
 		return RowCreated, "", true
 	case apiclient.ReasonOf(err) == apiclient.ReasonNotFound:
@@ -124,7 +124,7 @@ func (r *importRun) add(ctx context.Context, op Operation, hid string) (RowState
 		if c.storeFailed(err, "begin") {
 			return RowFailed, codeWords[CodeStore]
 		}
-		res, err := c.addMailbox(ctx, n)
+		res, err := c.mailboxes.addMailbox(ctx, n)
 		if err != nil {
 			res = cutOff(ctx, c.failure(n, err))
 		}
@@ -133,7 +133,7 @@ func (r *importRun) add(ctx context.Context, op Operation, hid string) (RowState
 		switch {
 		case err == nil:
 			if op.For != "" {
-				c.handOver(ctx, res, r.rec.ID, hid)
+				c.handovers.handOver(ctx, res, r.rec.ID, hid)
 			}
 			return RowCreated, ""
 		case apiclient.ReasonOf(err) == apiclient.ReasonExists:
@@ -175,7 +175,7 @@ func (r *importRun) reachable(ctx context.Context, owner string) string {
 	if ok {
 		return why
 	}
-	why = r.c.reachable(ctx, owner)
+	why = r.c.handovers.reachable(ctx, owner)
 	r.mu.Lock()
 	r.owners[owner] = why
 	r.mu.Unlock()

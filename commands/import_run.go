@@ -17,14 +17,14 @@ var (
 )
 
 // importStore is the store's ImportStore, or nil when it keeps no imports.
-func (c *Core) importStore() ImportStore {
+func (c *importService) importStore() ImportStore {
 	is, _ := c.store.(ImportStore)
 	return is
 }
 
 // executeImport keeps a checked import and runs it, or asks the admins
 // to approve it. Nothing reaches the provider before that.
-func (c *Core) executeImport(ctx context.Context, to Route, d Decision) string {
+func (c *importService) executeImport(ctx context.Context, to Route, d Decision) string {
 	is := c.importStore()
 	if is == nil {
 		c.deliver(ctx, to, Reply{Title: "Import not available", Error: true, Text: "This mailbot's store cannot keep imports. Nothing was done."})
@@ -37,7 +37,7 @@ func (c *Core) executeImport(ctx context.Context, to Route, d Decision) string {
 	}
 	c.rememberPreview(*d.Import)
 	if d.Step == StepApproval {
-		return c.submit(ctx, to, *d.Pending)
+		return c.requests.submit(ctx, to, *d.Pending)
 	}
 	c.deliver(ctx, to, Reply{Title: "Import started", Text: fmt.Sprintf("mailbot is creating %s (%s). Progress follows in your direct message with mailbot.",
 		mailboxes(len(d.Import.Rows)), d.Op.Domain), Fields: []Field{{Label: "Import", Value: d.Import.ID}}})
@@ -46,7 +46,7 @@ func (c *Core) executeImport(ctx context.Context, to Route, d Decision) string {
 
 // runApprovedImport runs an import whose request got its last approval:
 // the signed request's digest must be that of the rows the store keeps.
-func (c *Core) runApprovedImport(ctx context.Context, k Click, rec Record, p Pending) string {
+func (c *importService) runApprovedImport(ctx context.Context, k Click, rec Record, p Pending) string {
 	is := c.importStore()
 	var got ImportRecord
 	ok := false
@@ -63,27 +63,27 @@ func (c *Core) runApprovedImport(ctx context.Context, k Click, rec Record, p Pen
 	defer cancel()
 	if !ok {
 		text := "mailbot no longer has the rows of this import (it restarted without a database, or they changed): nothing was done. Ask for the import again."
-		c.finish(ectx, rec.ID, StateFailed, text)
+		c.requests.finish(ectx, rec.ID, StateFailed, text)
 		rec.State, rec.RunText = StateFailed, text
-		c.updateRequest(ctx, rec)
+		c.requests.updateRequest(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "Import not run", Error: true, Text: text})
 		return LabelError
 	}
-	if !c.markRunning(ctx, k, rec) {
+	if !c.decisions.markRunning(ctx, k, rec) {
 		return LabelError
 	}
 	forgetPreview(rec.ID) // the message no longer shows the rows
 	text := fmt.Sprintf("Approved by %s: the import of %s runs; %s follows its progress in a direct message.",
 		c.storedMentions(rec.Approvers), mailboxes(len(got.Rows)), storedMention(rec.Requester))
-	c.finish(ectx, rec.ID, StateDone, text)
+	c.requests.finish(ectx, rec.ID, StateDone, text)
 	rec.State, rec.RunText, rec.DecidedAt = StateDone, text, c.cfg.Now()
-	c.updateRequest(ctx, rec)
+	c.requests.updateRequest(ctx, rec)
 	c.deliver(ctx, k.Route, Reply{Title: "Request approved",
 		Text: fmt.Sprintf("You approved the import of %s by %s: it runs now.", mailboxes(len(got.Rows)), c.cfg.Mention(rec.Requester))})
 	return c.runImport(ctx, rec.ID, rec.Approvers)
 }
 
-func (c *Core) storedMentions(ids []string) string {
+func (c *importService) storedMentions(ids []string) string {
 	s := ""
 	for i, id := range ids {
 		if i > 0 {
@@ -96,7 +96,7 @@ func (c *Core) storedMentions(ids []string) string {
 
 // importRun is one runner's turn at an import.
 type importRun struct {
-	c        *Core
+	c        *importService
 	is       ImportStore
 	rec      ImportRecord
 	runner   string
@@ -117,7 +117,7 @@ type importRun struct {
 // runImport runs import id's rows that have no outcome yet, under a lease,
 // and, when every row has one, sends the summary once. It returns a label
 // for metrics.
-func (c *Core) runImport(ctx context.Context, id string, deciders []string) string {
+func (c *importService) runImport(ctx context.Context, id string, deciders []string) string {
 	is := c.importStore()
 	runner := newID()
 	now := c.cfg.Now()
@@ -247,7 +247,7 @@ func (p *pause) wait(ctx context.Context) {
 
 // sweepImports resumes the imports whose runner stopped reporting (its
 // process ended): a runner on any replica takes the lease over.
-func (c *Core) sweepImports(ctx context.Context, now time.Time) {
+func (c *importService) sweepImports(ctx context.Context, now time.Time) {
 	is := c.importStore()
 	if is == nil {
 		return

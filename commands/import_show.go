@@ -46,7 +46,7 @@ func forgetPreview(id string) {
 }
 
 // rememberPreview keeps imp's first rows for its request message.
-func (c *Core) rememberPreview(imp Import) {
+func (c *importService) rememberPreview(imp Import) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s in %s. First rows:", mailboxes(len(imp.Rows)), importDomains(imp.Rows))
 	for i, r := range imp.Rows {
@@ -64,9 +64,9 @@ func (c *Core) rememberPreview(imp Import) {
 }
 
 // importPreview is the first rows of import id, for its request message.
-func (c *Core) importPreview(ctx context.Context, id string) string {
+func (c *importService) importPreview(ctx context.Context, id string) string {
 	if s, ok := loadPreview(id); ok {
-		return c.unstore(s)
+		return c.requests.unstore(s)
 	}
 	is := c.importStore()
 	if is == nil {
@@ -78,12 +78,12 @@ func (c *Core) importPreview(ctx context.Context, id string) string {
 	}
 	c.rememberPreview(rec.Import)
 	s, _ := loadPreview(id)
-	return c.unstore(s)
+	return c.requests.unstore(s)
 }
 
 // importHandoverText is the requester's direct message with the Show
 // button of an import's rows without an owner.
-func (c *Core) importHandoverText(rec HandoverRecord) string {
+func (c *importService) importHandoverText(rec HandoverRecord) string {
 	what := fmt.Sprintf("Your import %s created mailboxes without an owner: their credentials are yours.", rec.Login)
 	switch rec.State {
 	case HandoverStateShowing:
@@ -103,18 +103,18 @@ const showRowsPerReply = 40
 // showImport sets a new password on each created row of the import that
 // has no owner and shows them all to the requester, in as few answers as
 // fit.
-func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) string {
+func (c *importService) showImport(ctx context.Context, k Click, rec HandoverRecord) string {
 	rows, since, ok := c.ownerlessRows(ctx, rec.Login)
 	rows, skipped, read := c.unchangedSince(ctx, rec.Login, since, rows)
 	if !ok || !read {
-		c.release(ctx, rec)
+		c.handovers.release(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "Try again in a minute", Error: true, Text: "mailbot could not read the import's rows. Nothing was changed."})
 		return LabelError
 	}
 	fields, failed := c.setPasswords(ctx, rec, rows)
 	failed = append(skipped, failed...)
 	if len(fields) == 0 && len(rows) > 0 {
-		c.release(ctx, rec)
+		c.handovers.release(ctx, rec)
 		c.deliver(ctx, k.Route, Reply{Title: "No password could be set", Error: true, Text: "Nothing was changed: your button still works. Try again later."})
 		return LabelError
 	}
@@ -124,14 +124,14 @@ func (c *Core) showImport(ctx context.Context, k Click, rec HandoverRecord) stri
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
-	c.markShown(ectx, rec)
+	c.handovers.markShown(ectx, rec)
 	return LabelShown
 }
 
 // ownerlessRows are the created rows of the import id that have no owner,
 // and when the import was made; ok is false when the import cannot be
 // read.
-func (c *Core) ownerlessRows(ctx context.Context, id string) (rows []ImportRow, since time.Time, ok bool) {
+func (c *importService) ownerlessRows(ctx context.Context, id string) (rows []ImportRow, since time.Time, ok bool) {
 	is := c.importStore()
 	if is == nil {
 		return nil, since, false
@@ -150,7 +150,7 @@ func (c *Core) ownerlessRows(ctx context.Context, id string) (rows []ImportRow, 
 
 // deliverPasswords shows the fields of the import id's passwords, in as
 // few answers as fit.
-func (c *Core) deliverPasswords(ctx context.Context, to Route, id string, fields []Field) {
+func (c *importService) deliverPasswords(ctx context.Context, to Route, id string, fields []Field) {
 	for i := 0; i < len(fields); i += 2 * showRowsPerReply {
 		r := Reply{Title: fmt.Sprintf("Passwords of import %s", id), Fields: fields[i:min(i+2*showRowsPerReply, len(fields))],
 			Note: "Only you can see these passwords, shown once: mailbot keeps no copy. Pass each on privately."}
@@ -164,7 +164,7 @@ func (c *Core) deliverPasswords(ctx context.Context, to Route, id string, fields
 // setPasswords sets a generated password on each row, at the import's
 // concurrency, each audited; it returns the fields to show (address,
 // password) and the rows that failed, in words.
-func (c *Core) setPasswords(ctx context.Context, rec HandoverRecord, rows []ImportRow) ([]Field, []string) {
+func (c *importService) setPasswords(ctx context.Context, rec HandoverRecord, rows []ImportRow) ([]Field, []string) {
 	out := make([][]Field, len(rows))
 	why := make([]string, len(rows))
 	sem := make(chan struct{}, c.cfg.ImportConcurrency)
@@ -191,9 +191,9 @@ func (c *Core) setPasswords(ctx context.Context, rec HandoverRecord, rows []Impo
 
 // setRowPassword sets a new password on one row of an import and returns
 // the fields that show it, or why it could not be set.
-func (c *Core) setRowPassword(ctx context.Context, rec HandoverRecord, row ImportRow) ([]Field, string) {
+func (c *importService) setRowPassword(ctx context.Context, rec HandoverRecord, row ImportRow) ([]Field, string) {
 	n := Notice{Actor: rec.Owner, Op: Operation{Action: ActionResetPassword, Domain: row.Domain, Login: row.Login}, Provider: c.nameAt(row.Domain), ProviderTitle: c.titleAt(row.Domain)}
-	res, begun := c.resetShown(ctx, rec.Login, n)
+	res, begun := c.handovers.resetShown(ctx, rec.Login, n)
 	if !begun {
 		return nil, codeWords[CodeStore]
 	}
@@ -215,7 +215,7 @@ func (c *Core) setRowPassword(ctx context.Context, rec HandoverRecord, row Impor
 // than the import's own) has a newer owner, so its password is not set
 // for the requester. skipped says which, in words; read is false when the
 // audit trail cannot be read.
-func (c *Core) unchangedSince(ctx context.Context, id string, since time.Time, rows []ImportRow) (kept []ImportRow, skipped []string, read bool) {
+func (c *importService) unchangedSince(ctx context.Context, id string, since time.Time, rows []ImportRow) (kept []ImportRow, skipped []string, read bool) {
 	if len(rows) == 0 {
 		return rows, nil, true
 	}

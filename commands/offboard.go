@@ -24,7 +24,7 @@ var errStepNotRecorded = errors.New("commands: an offboarding step could not be 
 // offboarding is one run of an offboard operation: its steps, each
 // recorded in the audit trail before it runs, and their outcomes.
 type offboarding struct {
-	c       *Core
+	c       *aliasService
 	n       Notice
 	target  *apiclient.Resolved // the mailbox as the resolve step found it
 	steps   []string            // the steps run or skipped, with their outcomes
@@ -38,7 +38,7 @@ type offboarding struct {
 // lists every step and its outcome, and a second run skips what is done.
 // The resolve step has found the mailbox (target) and the successor
 // before anything is written.
-func (c *Core) offboard(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
+func (c *aliasService) offboard(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	o := &offboarding{c: c, n: n, target: target}
 	err := o.run(ctx)
 	return o.result(ctx, err), nil
@@ -179,7 +179,7 @@ func (o *offboarding) result(ctx context.Context, err error) Result {
 		if n.Op.To != "" {
 			r.Fields = append(r.Fields, Field{Label: "Successor", Value: n.Op.To})
 		}
-		r.Text = o.c.loginText(o.c.of(o.n), false)
+		r.Text = o.c.mailboxes.loginText(o.c.of(o.n), false)
 		if !o.changed {
 			r.Text = "Nothing was left to do: every step was done already."
 		}

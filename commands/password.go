@@ -25,7 +25,7 @@ func passwordMix(n int) (digits, symbols int) {
 // crypto/rand). It holds lower- and upper-case letters, digits and symbols
 // of [apiclient.PasswordSymbols], differs from the user name, and passes
 // [apiclient.CheckPassword]; a candidate that does not is thrown away.
-func (c *Core) newPassword(login, domain string) (string, error) {
+func (c *shared) newPassword(login, domain string) (string, error) {
 	n := c.cfg.PasswordLength
 	digits, symbols := passwordMix(n)
 	for range maxPasswordTries {

@@ -43,10 +43,8 @@ type wirePending struct {
 
 var b64 = base64.RawURLEncoding
 
-// EncodePending returns p as a signed string of at most 2000 bytes, for a
-// Slack button's value: "p1.<payload>.<HMAC-SHA256>", both base64url. When
-// the reason would make it longer, the reason is cut.
-func (c *Core) EncodePending(p Pending) string {
+// EncodePending is [Core.EncodePending]'s work.
+func (c *requestService) EncodePending(p Pending) string {
 	w := wirePending{ID: p.ID, Requester: p.Requester, Channel: p.Channel, Action: p.Op.Action,
 		Domain: p.Op.Domain, Login: p.Op.Login, Reason: p.Op.Reason, For: p.Op.For, To: p.Op.To, Name: p.Op.Name,
 		Rows: p.Op.Rows, Digest: p.Op.Digest, Created: p.Created.UnixMilli(), Expires: p.Expires.UnixMilli()}
@@ -60,12 +58,12 @@ func (c *Core) EncodePending(p Pending) string {
 	}
 }
 
-func (c *Core) encode(w wirePending) string { return c.seal(encodingVersion, w) }
+func (c *requestService) encode(w wirePending) string { return c.seal(encodingVersion, w) }
 
 // seal returns v as "<kind>.<payload>.<HMAC-SHA256>", both base64url: a
 // value that travels through Slack (a button's value, a modal's
 // private_metadata) and comes back only if nobody changed it.
-func (c *Core) seal(kind string, v any) string {
+func (c *shared) seal(kind string, v any) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -76,7 +74,7 @@ func (c *Core) seal(kind string, v any) string {
 
 // unseal checks the signature of s, made by seal with kind, and decodes
 // its payload into v, refusing unknown fields.
-func (c *Core) unseal(kind, s string, v any) error {
+func (c *shared) unseal(kind, s string, v any) error {
 	i := strings.LastIndexByte(s, '.')
 	if len(s) > MaxEncodedPending || i < 0 || !strings.HasPrefix(s, kind+".") {
 		return ErrBadPending
@@ -98,14 +96,14 @@ func (c *Core) unseal(kind, s string, v any) error {
 	return nil
 }
 
-func (c *Core) sign(head string) []byte {
+func (c *shared) sign(head string) []byte {
 	m := hmac.New(sha256.New, c.key)
 	m.Write([]byte(head))
 	return m.Sum(nil)
 }
 
-// DecodePending checks the signature of s and returns the request.
-func (c *Core) DecodePending(s string) (Pending, error) {
+// DecodePending is [Core.DecodePending]'s work.
+func (c *requestService) DecodePending(s string) (Pending, error) {
 	var w wirePending
 	if err := c.unseal(encodingVersion, s, &w); err != nil || w.ID == "" {
 		return Pending{}, ErrBadPending
@@ -154,9 +152,9 @@ type Pending struct {
 	Expires   time.Time // after this it can no longer be decided
 }
 
-func (c *Core) pendingReply(p Pending) Reply {
+func (c *requestService) pendingReply(p Pending) Reply {
 	who := "an admin's approval"
-	if c.cfg.Approvals == ApprovalsAll && c.mayDecide(p.Requester, p.Op) {
+	if c.cfg.Approvals == ApprovalsAll && c.access.mayDecide(p.Requester, p.Op) {
 		who = "another admin's approval"
 	}
 	if n := c.cfg.ApprovalsRequired; n > 1 {

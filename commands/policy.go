@@ -21,10 +21,8 @@ func ParseApprovalMode(s string) (ApprovalMode, error) {
 	return "", fmt.Errorf("must be off, requests or all, got %q", trunc(s, 20))
 }
 
-// IsAdmin reports whether userID is one of the admins: listed, or a
-// member of a listed user group by the transport's last reading of it. It
-// never waits on the network.
-func (c *Core) IsAdmin(userID string) bool { return c.isListed(userID, c.cfg.Admins) }
+// IsAdmin is [Core.IsAdmin]'s work.
+func (c *accessService) IsAdmin(userID string) bool { return c.isListed(userID, c.cfg.Admins) }
 
 // IsGroupID reports whether an entry of the admins is a Slack user group
 // ID (S012AB3CD) rather than a user ID.
@@ -133,7 +131,7 @@ func CheckRange(n, lo, hi int) error {
 
 // adminGroupNames names the admin user groups by handle ("@mail-admins"),
 // as plain text that notifies nobody.
-func (c *Core) adminGroupNames() []string {
+func (c *accessService) adminGroupNames() []string {
 	var names []string
 	for _, g := range c.AdminGroups() {
 		names = append(names, c.groupName(g))
@@ -141,8 +139,8 @@ func (c *Core) adminGroupNames() []string {
 	return names
 }
 
-// AdminGroups returns the user group IDs among the admins.
-func (c *Core) AdminGroups() []string {
+// AdminGroups is [Core.AdminGroups]'s work.
+func (c *accessService) AdminGroups() []string {
 	var gs []string
 	for _, a := range c.cfg.Admins {
 		if IsGroupID(a) {
@@ -154,7 +152,7 @@ func (c *Core) AdminGroups() []string {
 
 // checkOp re-validates op as the parser would and checks it against the
 // allow-list. It returns a refusal in words, or nil.
-func (c *Core) checkOp(op Operation) *UsageError {
+func (c *policyService) checkOp(op Operation) *UsageError {
 	cmd, fix := CmdDomain, "/maildomain register example.com"
 	switch op.Action {
 	case ActionAliasAdd, ActionAliasRemove, ActionListAliases, ActionOffboard:
@@ -186,15 +184,15 @@ func (c *Core) checkOp(op Operation) *UsageError {
 	if ue := checkFor(op); ue != nil {
 		return ue
 	}
-	if ue := c.checkAliasOp(op, fix); ue != nil {
+	if ue := c.aliases.checkAliasOp(op, fix); ue != nil {
 		return ue
 	}
-	return c.checkAllowed(cmd, op.Domain, op.Domain)
+	return c.access.checkAllowed(cmd, op.Domain, op.Domain)
 }
 
 // checkAllowed refuses what, at domain, when the allow-list does not
 // have domain: a refusal in words, or nil.
-func (c *Core) checkAllowed(cmd, domain, what string) *UsageError {
+func (c *accessService) checkAllowed(cmd, domain, what string) *UsageError {
 	if allowed(c.domains, domain) {
 		return nil
 	}
@@ -211,7 +209,7 @@ func (c *Core) checkAllowed(cmd, domain, what string) *UsageError {
 // operation on domains now, must ask for approval, or is refused (with
 // the reason). An admin of those domains (of some domain, when none is
 // known yet) counts as an admin.
-func (c *Core) authorise(userID string, domains ...string) (Step, string) {
+func (c *accessService) authorise(userID string, domains ...string) (Step, string) {
 	admin := c.isAdminOfAll(userID, domains)
 	switch {
 	case c.cfg.Approvals == ApprovalsAll:
@@ -224,11 +222,8 @@ func (c *Core) authorise(userID string, domains ...string) (Step, string) {
 	return StepReply, "Only mailbot admins may register domains and add, reset, block or unblock mailboxes, and requests for approval are switched off (MAILBOT_APPROVALS=off)."
 }
 
-// Decide parses and validates req and decides, by the policy, whether it is
-// answered at once, run now, or needs approval. It never calls the API.
-// Validation comes before authorisation, so that a person learns what is
-// wrong with the input whoever they are.
-func (c *Core) Decide(req Request) Decision {
+// Decide is [Core.Decide]'s work.
+func (c *policyService) Decide(req Request) Decision {
 	inv, err := Parse(req.Command, req.Text)
 	if err != nil {
 		return parseFailure(req.Command, err)
@@ -243,10 +238,10 @@ func (c *Core) Decide(req Request) Decision {
 	case inv.Bare:
 		return c.decideBare(req, inv)
 	case inv.Read && inv.Op.Action == ActionListAliases:
-		return c.decideAliasesRead(req.UserID, inv.Op)
+		return c.aliases.decideAliasesRead(req.UserID, inv.Op)
 	case inv.Read:
-		if !c.IsAdminOf(req.UserID, c.readDomain(inv.Op)) {
-			return c.notAllowed("Only mailbot admins may read what the provider holds.")
+		if !c.access.IsAdminOf(req.UserID, c.access.readDomain(inv.Op)) {
+			return c.access.notAllowed("Only mailbot admins may read what the provider holds.")
 		}
 		return c.decideRead(inv.Op)
 	}
@@ -265,20 +260,20 @@ func parseFailure(command string, err error) Decision {
 
 // decideBare answers a command or sub-command given without arguments: a
 // form to fill in, for those allowed to ask for the operation.
-func (c *Core) decideBare(req Request, inv Invocation) Decision {
-	if outcome, why := c.authorise(req.UserID); outcome == StepReply {
-		return c.notAllowed(why)
+func (c *policyService) decideBare(req Request, inv Invocation) Decision {
+	if outcome, why := c.access.authorise(req.UserID); outcome == StepReply {
+		return c.access.notAllowed(why)
 	}
 	if inv.Op.Action == ActionImport {
-		return Decision{Step: StepForm, Op: inv.Op, Form: c.importForm(req), Reply: c.help(inv.Command)}
+		return Decision{Step: StepForm, Op: inv.Op, Form: c.imports.importForm(req), Reply: c.help(inv.Command)}
 	}
 	return Decision{Step: StepForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
 }
 
 // decideChange completes and validates an operation that changes what the
 // provider holds, then decides whether it runs now or needs approval.
-func (c *Core) decideChange(req Request, op Operation) Decision {
-	op, aue := c.aliasDefaults(op)
+func (c *policyService) decideChange(req Request, op Operation) Decision {
+	op, aue := c.aliases.aliasDefaults(op)
 	if aue != nil {
 		return Decision{Step: StepReply, Reply: usageReply(aue)}
 	}
@@ -289,12 +284,12 @@ func (c *Core) decideChange(req Request, op Operation) Decision {
 	if ue != nil {
 		return Decision{Step: StepReply, Reply: usageReply(ue)}
 	}
-	return c.selfServiceOr(req, op, c.decideOp(req, op))
+	return c.mailboxes.selfServiceOr(req, op, c.decideOp(req, op))
 }
 
 // withDefaultDomain puts the configured default domain on a mailbox
 // operation given without one; without a default domain that is a usage error.
-func (c *Core) withDefaultDomain(op Operation) (Operation, *UsageError) {
+func (c *policyService) withDefaultDomain(op Operation) (Operation, *UsageError) {
 	if !op.Action.OnMailbox() || op.Domain != "" {
 		return op, nil
 	}
@@ -309,11 +304,11 @@ func (c *Core) withDefaultDomain(op Operation) (Operation, *UsageError) {
 
 // decideOp decides, by the policy, what becomes of the valid operation op
 // that req asks for.
-func (c *Core) decideOp(req Request, op Operation) Decision {
-	outcome, why := c.authorise(req.UserID, c.opDomains(op)...)
+func (c *policyService) decideOp(req Request, op Operation) Decision {
+	outcome, why := c.access.authorise(req.UserID, c.access.opDomains(op)...)
 	switch outcome {
 	case StepReply:
-		return c.notAllowed(why)
+		return c.access.notAllowed(why)
 	case StepRun:
 		return Decision{Step: StepRun, Op: op}
 	}
@@ -323,14 +318,14 @@ func (c *Core) decideOp(req Request, op Operation) Decision {
 }
 
 // notAllowed refuses a person who may not run operations.
-func (c *Core) notAllowed(why string) Decision {
+func (c *accessService) notAllowed(why string) Decision {
 	return Decision{Step: StepReply, Reply: Reply{Title: "Not allowed", Text: why,
 		Note: "Ask a mailbot admin to do it for you.", Error: true}}
 }
 
 // decideRead reads op.Domain, or the default domain when none is given
 // (list), once the allow-list has it.
-func (c *Core) decideRead(op Operation) Decision {
+func (c *policyService) decideRead(op Operation) Decision {
 	cmd := op.Action.Command()
 	if op.Domain == "" {
 		if c.cfg.DefaultDomain == "" {
@@ -340,7 +335,7 @@ func (c *Core) decideRead(op Operation) Decision {
 		}
 		op.Domain = c.cfg.DefaultDomain
 	}
-	if ue := c.checkAllowed(cmd, op.Domain, op.Domain); ue != nil {
+	if ue := c.access.checkAllowed(cmd, op.Domain, op.Domain); ue != nil {
 		return Decision{Step: StepReply, Reply: usageReply(ue)}
 	}
 	return Decision{Step: StepRead, Op: op}

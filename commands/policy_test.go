@@ -97,7 +97,7 @@ func TestDecidePolicy(t *testing.T) {
 					!p.Created.Equal(clk.Now()) || !p.Expires.Equal(clk.Now().Add(DefaultApprovalTTL)) {
 					t.Errorf("pending = %+v, want ID, requester %s, channel C1, op %+v, created %v, expiring a TTL later", p, tc.user, d.Op, clk.Now())
 				}
-				r := c.pendingReply(*p)
+				r := c.requests.pendingReply(*p)
 				if r.Error || !strings.Contains(r.Text, "needs") || !strings.Contains(r.PlainText(), p.ID) ||
 					len(r.Buttons) != 1 || r.Buttons[0].Kind != ButtonCancel {
 					t.Errorf("pending reply = %+v, want it to say it waits, with the id and a Cancel button", r)
@@ -194,12 +194,12 @@ func TestPendingReplyAllMode(t *testing.T) {
 	clk := testkit.NewClock(clockStart)
 	c := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsAll, ApprovalTTL: 90 * time.Minute, Now: clk.Now})
 	d := c.Decide(Request{UserID: "UADMIN1", Command: "/maildomain", Text: "register example.com"})
-	r := c.pendingReply(*d.Pending)
+	r := c.requests.pendingReply(*d.Pending)
 	if !strings.Contains(r.Text, "another admin") || !strings.Contains(r.Text, "2026-03-01 13:30 UTC") {
 		t.Errorf("pending reply for an admin in mode all = %q, want it to ask another admin and give the expiry", r.Text)
 	}
 	two := newCore(t, &fakeAPI{}, Config{Approvals: ApprovalsAll, ApprovalsRequired: 2, Now: clk.Now})
-	r = two.pendingReply(*two.Decide(Request{UserID: "UUSER1", Command: "/maildomain", Text: "register example.com"}).Pending)
+	r = two.requests.pendingReply(*two.Decide(Request{UserID: "UUSER1", Command: "/maildomain", Text: "register example.com"}).Pending)
 	if !strings.Contains(r.Text, "the approval of 2 admins") {
 		t.Errorf("pending reply with 2 approvals required = %q, want it to say 2 admins must approve", r.Text)
 	}

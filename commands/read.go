@@ -37,28 +37,28 @@ type wireMore struct {
 // read answers a read (list, aliases or status) of op.Domain to actor, an
 // admin; it is not noticed, and audited only when a status asks the
 // provider to verify the domain.
-func (c *Core) read(ctx context.Context, actor string, op Operation, cursor string) Reply {
+func (c *readService) read(ctx context.Context, actor string, op Operation, cursor string) Reply {
 	switch op.Action {
 	case ActionDomainStatus:
 		return c.domainStatus(ctx, actor, op.Domain)
 	case ActionListAliases:
-		return c.listAliases(ctx, op)
+		return c.aliases.listAliases(ctx, op)
 	}
 	return c.listPage(ctx, wireMore{Domain: op.Domain, Cursor: cursor})
 }
 
 // clickMore answers a click on "More" with the next page, to admins only.
-func (c *Core) clickMore(ctx context.Context, k Click) string {
+func (c *readService) clickMore(ctx context.Context, k Click) string {
 	var w wireMore
 	if err := c.unseal(moreKind, k.Value, &w); err != nil || w.Domain == "" {
 		c.deliver(ctx, k.Route, Reply{Title: "This button is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
 		return LabelInvalid
 	}
-	if !c.IsAdminOf(k.User, w.Domain) {
+	if !c.access.IsAdminOf(k.User, w.Domain) {
 		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: "Only mailbot admins may read what the provider holds.", Error: true})
 		return LabelRefused
 	}
-	if ue := c.checkAllowed(CmdMailbox, w.Domain, w.Domain); ue != nil {
+	if ue := c.access.checkAllowed(CmdMailbox, w.Domain, w.Domain); ue != nil {
 		c.deliver(ctx, k.Route, usageReply(ue))
 		return LabelRefused
 	}
@@ -66,9 +66,8 @@ func (c *Core) clickMore(ctx context.Context, k Click) string {
 	return LabelAnswered
 }
 
-// MoreDomain returns the domain and the signed value of a "More" button,
-// for a transport that shows the button as a line to type.
-func (c *Core) MoreDomain(value string) (string, bool) {
+// MoreDomain is [Core.MoreDomain]'s work.
+func (c *readService) MoreDomain(value string) (string, bool) {
 	var w wireMore
 	if err := c.unseal(moreKind, value, &w); err != nil || w.Domain == "" {
 		return "", false
@@ -79,7 +78,7 @@ func (c *Core) MoreDomain(value string) (string, bool) {
 // listPage lists the mailboxes of w.Domain from w onwards: one page of
 // the provider at most, and no more than fits one message; a "More"
 // button continues where it stopped.
-func (c *Core) listPage(ctx context.Context, w wireMore) Reply {
+func (c *readService) listPage(ctx context.Context, w wireMore) Reply {
 	page, err := c.at(w.Domain).ListMailboxes(ctx, w.Domain, w.Cursor, listFetch)
 	if err != nil {
 		return c.readFailure(w.Domain, "list the mailboxes of "+w.Domain, err)
@@ -109,7 +108,7 @@ func (c *Core) listPage(ctx context.Context, w wireMore) Reply {
 }
 
 // listSummary says how many mailboxes the domain has and this page shows.
-func (c *Core) listSummary(domain string, page *apiclient.Page, first bool, shown int) string {
+func (c *readService) listSummary(domain string, page *apiclient.Page, first bool, shown int) string {
 	var s string
 	switch {
 	case page.Total >= 0 && first:
@@ -137,7 +136,7 @@ func mailboxField(m apiclient.Mailbox) Field {
 // "Check DNS" button. Verification secrets and codes go only to the
 // admin who asked. A domain whose verification TXT record is in DNS is
 // verified first, where the provider is asked to (DomainVerifier).
-func (c *Core) domainStatus(ctx context.Context, actor, domain string) Reply {
+func (c *readService) domainStatus(ctx context.Context, actor, domain string) Reply {
 	d, err := c.at(domain).DomainStatus(ctx, domain)
 	if err != nil {
 		return c.readFailure(domain, "read the status of "+domain, err)
@@ -162,7 +161,7 @@ func (c *Core) domainStatus(ctx context.Context, actor, domain string) Reply {
 // meaningStatus puts on r the status of a domain whose provider says what
 // its state means, with its stage and secrets; it returns the secrets'
 // DNS record, for the Check DNS button.
-func (c *Core) meaningStatus(r *Reply, domain string, d *apiclient.Domain) (verify *apiclient.Record) {
+func (c *readService) meaningStatus(r *Reply, domain string, d *apiclient.Domain) (verify *apiclient.Record) {
 	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, c.at(domain).Capabilities())})
 	if d.Stage != "" {
 		r.Fields = append(r.Fields, Field{Label: "Stage", Value: d.Stage})
@@ -179,7 +178,7 @@ func (c *Core) meaningStatus(r *Reply, domain string, d *apiclient.Domain) (veri
 
 // verificationStatus puts on r whether a domain's ownership is verified,
 // and the ways to verify it that are left.
-func (c *Core) verificationStatus(r *Reply, domain string, d *apiclient.Domain) {
+func (c *readService) verificationStatus(r *Reply, domain string, d *apiclient.Domain) {
 	r.Fields = append(r.Fields, Field{Label: "Verified", Value: map[bool]string{true: "yes", false: "not yet"}[d.Verified]})
 	if d.Status != "" {
 		r.Fields = append(r.Fields, Field{Label: "Status", Value: d.Status})
@@ -205,7 +204,7 @@ func countOf(n, limit int) string {
 
 // readFailure explains a read of domain's provider that failed; nothing
 // was changed.
-func (c *Core) readFailure(domain, what string, err error) Reply {
+func (c *shared) readFailure(domain, what string, err error) Reply {
 	r := Reply{Title: "Could not " + what, Error: true, Note: "Nothing was changed: this only reads."}
 	var e *apiclient.Error
 	if !errors.As(err, &e) {

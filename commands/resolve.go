@@ -47,7 +47,7 @@ func locksOut(op Operation) bool {
 
 // resolve is the resolve step for op. A look-up that fails is the error,
 // never a guess: nothing was done.
-func (c *Core) resolve(ctx context.Context, op Operation) (resolution, error) {
+func (c *runService) resolve(ctx context.Context, op Operation) (resolution, error) {
 	res := resolution{p: c.at(op.Domain), op: op}
 	if !resolves(op) {
 		return res, nil
@@ -60,7 +60,7 @@ func (c *Core) resolve(ctx context.Context, op Operation) (resolution, error) {
 		}
 		res.mailbox = m
 		res.op = ownAddress(res.op, &m.Mailbox)
-		if ue := c.checkAllowed(CmdMailbox, res.op.Domain, res.op.Target()); ue != nil {
+		if ue := c.access.checkAllowed(CmdMailbox, res.op.Domain, res.op.Target()); ue != nil {
 			r := usageReply(ue)
 			res.refusal = &r
 			return res, nil
@@ -83,7 +83,7 @@ func (c *Core) resolve(ctx context.Context, op Operation) (resolution, error) {
 // address is only another name of it, or, where admins are refused, when
 // it is an administrator or the account mailbot acts as; p is domain's
 // provider.
-func (c *Core) resolveAddress(ctx context.Context, p Provider, login, domain string, admins bool) (*apiclient.Resolved, *Reply, error) {
+func (c *runService) resolveAddress(ctx context.Context, p Provider, login, domain string, admins bool) (*apiclient.Resolved, *Reply, error) {
 	m, err := p.ResolveMailbox(ctx, domain, login)
 	if err != nil {
 		return nil, nil, err
@@ -108,7 +108,7 @@ func (c *Core) resolveAddress(ctx context.Context, p Provider, login, domain str
 // refusedTarget is the result of an operation that the resolve step
 // refused, or whose look-up failed: nothing was done, and no audit entry
 // was begun.
-func (c *Core) refusedTarget(n Notice, r resolution, err error) Result {
+func (c *runService) refusedTarget(n Notice, r resolution, err error) Result {
 	n.NothingDone = true
 	if r.refusal != nil {
 		n.Code, n.Detail = CodeInvalid, "the address does not name a mailbox mailbot may change"
@@ -128,7 +128,7 @@ func (c *Core) refusedTarget(n Notice, r resolution, err error) Result {
 // for approval, so that the admins are asked about the mailbox's own
 // address; a refusal or a failed look-up is the answer, with nothing
 // asked of the admins.
-func (c *Core) resolvePending(ctx context.Context, to Route, d *Decision) (string, bool) {
+func (c *runService) resolvePending(ctx context.Context, to Route, d *Decision) (string, bool) {
 	r, err := c.resolve(ctx, d.Op)
 	if err == nil && r.refusal == nil {
 		d.Op, d.Pending.Op = r.op, r.op
@@ -146,7 +146,7 @@ func (c *Core) resolvePending(ctx context.Context, to Route, d *Decision) (strin
 // resolveOwn runs the resolve step on a self-service reset before it is
 // counted: the caller's e-mail must be the own address of a mailbox that
 // mailbot may reset, never a shared alias or an administrator's.
-func (c *Core) resolveOwn(ctx context.Context, to Route, op Operation) (string, bool) {
+func (c *runService) resolveOwn(ctx context.Context, to Route, op Operation) (string, bool) {
 	r, err := c.resolve(ctx, op)
 	if err == nil && r.refusal == nil {
 		return "", true
@@ -164,7 +164,7 @@ func (c *Core) resolveOwn(ctx context.Context, to Route, op Operation) (string, 
 
 // noticeOf is the notice of actor's op, before it runs, at its domain's
 // provider.
-func (c *Core) noticeOf(actor string, op Operation) Notice {
+func (c *runService) noticeOf(actor string, op Operation) Notice {
 	p := c.at(op.Domain)
 	return Notice{Actor: actor, Op: op, Provider: p.Name(), ProviderTitle: p.Capabilities().Title}
 }

@@ -130,7 +130,7 @@ func oneProvider(a Action) string {
 // routeFields say which domains go to which provider, a field each
 // ("Domains at mailcow": "old.example, *.example.org"), when more than
 // one provider is configured; none otherwise.
-func (c *Core) routeFields() []Field {
+func (c *shared) routeFields() []Field {
 	if !c.router.Routed() {
 		return nil
 	}

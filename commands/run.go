@@ -36,9 +36,9 @@ var codeWords = map[string]string{
 // outcome and describes the result. An operation that does not validate,
 // or that cannot be recorded, is refused without calling the API. It logs
 // the one line of the operation.
-func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
+func (c *runService) run(ctx context.Context, actor string, deciders []string, reqID string, op Operation) Result {
 	n := Notice{Actor: actor, Approvers: deciders, Op: op, HandedTo: op.For, RequestID: reqID}
-	if ue := c.checkOp(op); ue != nil {
+	if ue := c.policy.checkOp(op); ue != nil {
 		n.Code, n.NothingDone, n.Provider = CodeInvalid, true, c.nameAt(op.Domain)
 		return Result{Reply: usageReply(ue), Notice: n}
 	}
@@ -48,7 +48,7 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 		return c.refusedTarget(n, r, err)
 	}
 	op, n.Op = r.op, r.op
-	if res, refused := c.refuseHandover(ctx, n); refused {
+	if res, refused := c.handovers.refuseHandover(ctx, n); refused {
 		return res
 	}
 	e := c.entry(runEvent(op), reqID, actor, op.Action, op.Domain, op.Login)
@@ -65,15 +65,15 @@ func (c *Core) run(ctx context.Context, actor string, deciders []string, reqID s
 	}
 	c.complete(ctx, id, e, res.Notice)
 	c.logResult(res.Notice, err)
-	c.voidHandovers(ctx, res.Notice)
+	c.handovers.voidHandovers(ctx, res.Notice)
 	if op.For != "" {
-		res = c.handOver(ctx, res, reqID, "")
+		res = c.handovers.handOver(ctx, res, reqID, "")
 	}
 	return res
 }
 
 // complete records the outcome of the audit entry id.
-func (c *Core) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
+func (c *shared) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
 	e.Outcome, e.Status, e.Stage, e.Code = OutcomeOK, n.Status, n.Stage, n.Code
 	e.UID = n.UID
 	switch {
@@ -102,25 +102,25 @@ func (r Result) label() string {
 
 // perform carries out n's operation on the provider; target is the
 // mailbox the resolve step found for it, if any.
-func (c *Core) perform(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
+func (c *runService) perform(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	switch n.Op.Action {
 	case ActionRegisterDomain:
-		return c.register(ctx, n)
+		return c.mailboxes.register(ctx, n)
 	case ActionAddMailbox:
-		return c.addMailbox(ctx, n)
+		return c.mailboxes.addMailbox(ctx, n)
 	case ActionResetPassword:
-		return c.resetPassword(ctx, n, target)
+		return c.mailboxes.resetPassword(ctx, n, target)
 	case ActionBlock, ActionUnblock:
-		return c.setLogin(ctx, n, target)
+		return c.mailboxes.setLogin(ctx, n, target)
 	case ActionAliasAdd, ActionAliasRemove:
-		return c.changeAlias(ctx, n)
+		return c.aliases.changeAlias(ctx, n)
 	case ActionOffboard:
-		return c.offboard(ctx, n, target)
+		return c.aliases.offboard(ctx, n, target)
 	}
 	return Result{}, fmt.Errorf("commands: no way to run %q", n.Op.Action)
 }
 
-func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
+func (c *mailboxService) register(ctx context.Context, n Notice) (Result, error) {
 	p := c.of(n)
 	if p.Capabilities().RegisterAnswersAsNew {
 		// Only a domain the account does not hold is registered: a status
@@ -151,7 +151,7 @@ func (c *Core) register(ctx context.Context, n Notice) (Result, error) {
 // was lost is never sent again blindly: the mailbox is looked up first.
 // Found, it exists, with the password that request sent; not found, it is
 // created as usual; the look-up failing too, the result says it may exist.
-func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
+func (c *mailboxService) addMailbox(ctx context.Context, n Notice) (Result, error) {
 	if refused, err := c.checkNewAddress(ctx, &n); refused != nil || err != nil {
 		return deref(refused), err
 	}
@@ -176,7 +176,7 @@ func (c *Core) addMailbox(ctx context.Context, n Notice) (Result, error) {
 
 // add creates op's mailbox at p, with op's name where one was given and
 // p keeps names.
-func (c *Core) add(ctx context.Context, p Provider, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
+func (c *mailboxService) add(ctx context.Context, p Provider, op Operation, pw string, force bool) (*apiclient.Mailbox, error) {
 	name := op.Person
 	if name == (apiclient.PersonName{}) {
 		name = apiclient.NameOf(op.Name)
@@ -189,7 +189,7 @@ func (c *Core) add(ctx context.Context, p Provider, op Operation, pw string, for
 
 // afterLostAdd looks up a mailbox whose add got no usable answer (lost
 // is that add's error).
-func (c *Core) afterLostAdd(ctx context.Context, n Notice, pw string, force bool, lost error) (*apiclient.Mailbox, error) {
+func (c *mailboxService) afterLostAdd(ctx context.Context, n Notice, pw string, force bool, lost error) (*apiclient.Mailbox, error) {
 	p := c.of(n)
 	m, err := p.LookupMailbox(ctx, n.Op.Domain, n.Op.Login)
 	switch {
@@ -207,7 +207,7 @@ func (c *Core) afterLostAdd(ctx context.Context, n Notice, pw string, force bool
 // passwordReply gives the requester the new mailbox's password (and uid,
 // where the provider has one), and says whether it must be changed at
 // the first login.
-func (c *Core) passwordReply(n Notice, pw string, m *apiclient.Mailbox) Reply {
+func (c *mailboxService) passwordReply(n Notice, pw string, m *apiclient.Mailbox) Reply {
 	r := Reply{
 		Title:  "Mailbox " + n.Op.Target() + " created",
 		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "Password", Value: pw, Secret: true}},
@@ -223,7 +223,7 @@ func (c *Core) passwordReply(n Notice, pw string, m *apiclient.Mailbox) Reply {
 
 // forceNote says whether the password must be changed at the next login,
 // when the operator asked for that (n's provider may not require it).
-func (c *Core) forceNote(n Notice, m *apiclient.Mailbox) string {
+func (c *mailboxService) forceNote(n Notice, m *apiclient.Mailbox) string {
 	switch {
 	case !c.cfg.ForcePasswordChange:
 		return ""
@@ -243,7 +243,7 @@ func warningSteps(ws []string) []string {
 }
 
 // failure describes err in words, for the requester and for the notice.
-func (c *Core) failure(n Notice, err error) Result {
+func (c *shared) failure(n Notice, err error) Result {
 	r := Reply{Title: "Could not " + n.Op.String(), Error: true}
 	var e *apiclient.Error
 	if !errors.As(err, &e) {
@@ -344,7 +344,7 @@ func capitalise(s string) string {
 // (the core owns it; transports do not log operations); never a secret.
 // Successes are logged at info level, failures at warn, with the error's
 // detail.
-func (c *Core) logResult(n Notice, err error) {
+func (c *shared) logResult(n Notice, err error) {
 	fields := []zap.Field{
 		zap.String("action", string(n.Op.Action)), zap.String("target", n.Op.Target()),
 		zap.String("actor", n.Actor), zap.Bool("ok", n.OK),

@@ -13,7 +13,7 @@ import (
 // password, with the warning that it may not be set, so that no password
 // is set that nobody was given. Without a target from the resolve step
 // (a hand-over's click), it resolves the mailbox first.
-func (c *Core) resetPassword(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
+func (c *mailboxService) resetPassword(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	n, _, refused, err := c.lookupTarget(ctx, n, target)
 	if refused != nil || err != nil {
 		return deref(refused), err
@@ -22,7 +22,7 @@ func (c *Core) resetPassword(ctx context.Context, n Notice, target *apiclient.Re
 }
 
 // setPassword sets the new password of n's mailbox.
-func (c *Core) setPassword(ctx context.Context, n Notice) (Result, error) {
+func (c *mailboxService) setPassword(ctx context.Context, n Notice) (Result, error) {
 	pw, err := c.newPassword(n.Op.Login, n.Op.Domain)
 	if err != nil {
 		return Result{}, err
@@ -51,7 +51,7 @@ func (c *Core) setPassword(ctx context.Context, n Notice) (Result, error) {
 
 // setLogin blocks or unblocks the mailbox's logins, and says what the
 // provider does with its mail meanwhile.
-func (c *Core) setLogin(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
+func (c *mailboxService) setLogin(ctx context.Context, n Notice, target *apiclient.Resolved) (Result, error) {
 	enable := n.Op.Action == ActionUnblock
 	n, m, refused, err := c.lookupTarget(ctx, n, target)
 	if refused != nil || err != nil {
@@ -77,7 +77,7 @@ func (c *Core) setLogin(ctx context.Context, n Notice, target *apiclient.Resolve
 // loginUnchanged is the result of a block or unblock of a mailbox that
 // already was as asked: nothing was sent. Block never loosens: an
 // inactive mailbox (no logins, mail refused) stays inactive.
-func (c *Core) loginUnchanged(n Notice, m *apiclient.Mailbox) Result {
+func (c *mailboxService) loginUnchanged(n Notice, m *apiclient.Mailbox) Result {
 	n.OK, n.Unchanged, n.Code, n.UID, n.Status = true, true, CodeUnchanged, m.UID, string(m.State)
 	r := Reply{
 		Title:  "Mailbox " + n.Op.Target() + " already " + string(m.State),
@@ -88,7 +88,7 @@ func (c *Core) loginUnchanged(n Notice, m *apiclient.Mailbox) Result {
 }
 
 // loginText says what blocking or unblocking means at p.
-func (c *Core) loginText(p Provider, enabled bool) string {
+func (c *mailboxService) loginText(p Provider, enabled bool) string {
 	who := capitalise(p.Capabilities().Title)
 	switch {
 	case enabled:
@@ -117,16 +117,16 @@ func stateWords(s apiclient.MailboxState) string {
 // lookupTarget is the mailbox of n that the resolve step found (target),
 // or, without one, the resolve step run now: a refusal (an alias, an
 // administrator) is the result, with nothing changed.
-func (c *Core) lookupTarget(ctx context.Context, n Notice, target *apiclient.Resolved) (Notice, *apiclient.Mailbox, *Result, error) {
+func (c *mailboxService) lookupTarget(ctx context.Context, n Notice, target *apiclient.Resolved) (Notice, *apiclient.Mailbox, *Result, error) {
 	if target != nil {
 		return n, &target.Mailbox, nil, nil
 	}
-	r, err := c.resolve(ctx, n.Op)
+	r, err := c.runs.resolve(ctx, n.Op)
 	if err != nil {
 		return n, nil, nil, err
 	}
 	if r.refusal != nil {
-		res := c.refusedTarget(n, r, nil)
+		res := c.runs.refusedTarget(n, r, nil)
 		return n, nil, &res, nil
 	}
 	n.Op = r.op
@@ -136,7 +136,7 @@ func (c *Core) lookupTarget(ctx context.Context, n Notice, target *apiclient.Res
 // checkNewAddress asks a provider that chooses a new mailbox's address
 // (AddressChooser) which it will be, and refuses the add, with nothing
 // created, when the allow-list does not have it.
-func (c *Core) checkNewAddress(ctx context.Context, n *Notice) (*Result, error) {
+func (c *mailboxService) checkNewAddress(ctx context.Context, n *Notice) (*Result, error) {
 	p := c.of(*n)
 	ac, ok := p.(AddressChooser)
 	if !ok || !p.Capabilities().OwnAddresses {
@@ -147,7 +147,7 @@ func (c *Core) checkNewAddress(ctx context.Context, n *Notice) (*Result, error) 
 		return nil, err
 	}
 	own := ownAddress(n.Op, &apiclient.Mailbox{Address: addr})
-	if ue := c.checkAllowed(CmdMailbox, own.Domain, own.Target()); ue != nil {
+	if ue := c.access.checkAllowed(CmdMailbox, own.Domain, own.Target()); ue != nil {
 		n.Code, n.Detail = CodeInvalid, "the new mailbox's own address is outside the allow-list"
 		return &Result{Reply: usageReply(ue), Notice: *n}, nil
 	}

@@ -86,7 +86,7 @@ func TestRunReplies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := c.run(t.Context(), "UUSER1", []string{"UADMIN1"}, "", tc.op)
+			res := c.runs.run(t.Context(), "UUSER1", []string{"UADMIN1"}, "", tc.op)
 			if res.Notice.OK != tc.ok || res.Notice.Code != tc.code || res.Reply.Error == tc.ok {
 				t.Errorf("run = notice %+v, reply error %v; want ok %v, code %q", res.Notice, res.Reply.Error, tc.ok, tc.code)
 			}
@@ -166,7 +166,7 @@ func TestRunCredentialsSetting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := c.run(t.Context(), "UADMIN1", nil, "", Operation{Action: ActionRegisterDomain, Domain: "example.com"})
+		res := c.runs.run(t.Context(), "UADMIN1", nil, "", Operation{Action: ActionRegisterDomain, Domain: "example.com"})
 		if text := res.Reply.PlainText(); !strings.Contains(text, tc.want) {
 			t.Errorf("CredentialsVariable %q: reply %q, want it to say %q", tc.variable, text, tc.want)
 		}
@@ -185,7 +185,7 @@ func TestRunRefusesInvalid(t *testing.T) {
 		{Action: ActionAddMailbox, Domain: "example.com"},
 		{Action: "delete", Domain: "example.com"},
 	} {
-		res := c.run(t.Context(), "UADMIN1", nil, "", op)
+		res := c.runs.run(t.Context(), "UADMIN1", nil, "", op)
 		if !res.Reply.Error || res.Notice.Code != CodeInvalid || !res.Notice.NothingDone {
 			t.Errorf("run(%+v) = %+v, want a refusal with code %q that did nothing", op, res, CodeInvalid)
 		}

@@ -49,8 +49,8 @@ func (p Person) unreachable() string {
 // selfServiceOr is d, or for a reset by someone who is not an admin while
 // self-service is on, a self-service reset when the address turns out to
 // be the caller's own, with d as what it is otherwise.
-func (c *Core) selfServiceOr(req Request, op Operation, d Decision) Decision {
-	if c.cfg.SelfService != SelfServiceReset || op.Action != ActionResetPassword || op.For != "" || c.IsAdmin(req.UserID) {
+func (c *mailboxService) selfServiceOr(req Request, op Operation, d Decision) Decision {
+	if c.cfg.SelfService != SelfServiceReset || op.Action != ActionResetPassword || op.For != "" || c.access.IsAdmin(req.UserID) {
 		return d
 	}
 	return Decision{Step: StepSelfService, Op: op, Fallback: &d}
@@ -60,35 +60,36 @@ func (c *Core) selfServiceOr(req Request, op Operation, d Decision) Decision {
 // them: without approval, at most one per person per SelfServiceEvery.
 // Any other case is refused in words with no provider call; a typed
 // address that is not the caller's own is what it would have been
-// without self-service (d.Fallback).
-func (c *Core) selfService(ctx context.Context, to Route, d Decision) string {
+// without self-service: it says so (fallBack), and runs nothing, for the
+// caller to carry out d.Fallback.
+func (c *mailboxService) selfService(ctx context.Context, to Route, d Decision) (label string, fallBack bool) {
 	op, why := c.ownMailbox(ctx, to.User, d.Op)
 	if why != "" && d.Fallback != nil {
-		return c.Execute(ctx, to, *d.Fallback)
+		return "", true
 	}
 	if why != "" {
 		c.deliver(ctx, to, Reply{Title: "No self-service reset", Text: why + " Nothing was done.", Error: true,
 			Note: "An admin can reset any mailbox: /mailbox reset alice@example.com for @alice."})
-		return LabelRefused
+		return LabelRefused, false
 	}
-	if label, ok := c.resolveOwn(ctx, to, op); !ok {
-		return label
+	if label, ok := c.runs.resolveOwn(ctx, to, op); !ok {
+		return label, false
 	}
 	if label, ok := c.claimSelfService(ctx, to); !ok {
-		return label
+		return label, false
 	}
 	op.For, op.SelfService, op.Reason = to.User, true, "self-service"
-	res := c.run(ctx, to.User, nil, "", op)
+	res := c.runs.run(ctx, to.User, nil, "", op)
 	c.deliverResult(ctx, to, res)
 	if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid {
 		c.notify(ctx, "Self-service: "+res.Notice.Summary(c.cfg.Mention))
 	}
-	return res.label()
+	return res.label(), false
 }
 
 // claimSelfService counts the caller's self-service reset, refusing one
 // too soon after the last.
-func (c *Core) claimSelfService(ctx context.Context, to Route) (string, bool) {
+func (c *mailboxService) claimSelfService(ctx context.Context, to Route) (string, bool) {
 	ok, next, err := c.store.ClaimSelfService(ctx, to.User, c.cfg.Now(), SelfServiceEvery)
 	if c.storeFailed(err, "claim self-service") {
 		c.deliver(ctx, to, replyStoreDown)
@@ -104,7 +105,7 @@ func (c *Core) claimSelfService(ctx context.Context, to Route) (string, bool) {
 
 // ownMailbox is the caller's own mailbox, by their confirmed Slack e-mail,
 // checked against typed (an empty Login: none typed), or why not.
-func (c *Core) ownMailbox(ctx context.Context, user string, typed Operation) (Operation, string) {
+func (c *mailboxService) ownMailbox(ctx context.Context, user string, typed Operation) (Operation, string) {
 	if c.cfg.People == nil {
 		return Operation{}, "Self-service is not available here: mailbot cannot read who you are."
 	}
@@ -126,14 +127,14 @@ func (c *Core) ownMailbox(ctx context.Context, user string, typed Operation) (Op
 	if why := p.notMember(); why != "" {
 		return Operation{}, why
 	}
-	if ue := c.checkOp(op); ue != nil {
+	if ue := c.policy.checkOp(op); ue != nil {
 		return Operation{}, ue.Problem
 	}
 	return op, ""
 }
 
 // mailboxOf is the mailbox of p's confirmed e-mail address.
-func (c *Core) mailboxOf(p Person) (Operation, string) {
+func (c *mailboxService) mailboxOf(p Person) (Operation, string) {
 	if p.Unknown || p.Email == "" || !p.EmailConfirmed {
 		return Operation{}, "Slack has not confirmed an e-mail address of yours, so mailbot cannot tell which mailbox is your own."
 	}

@@ -34,19 +34,19 @@ const staleOutcome = "the run did not report back (mailbot stopped or lost its d
 // and each reminder happens once. It returns how many of each it did.
 func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 	now := c.cfg.Now()
-	c.retryAttaches(ctx)
+	c.requests.retryAttaches(ctx)
 	recs, err := c.store.ClaimExpired(ctx, now, sweepBatch)
 	if c.storeFailed(err, "claim expired") {
 		c.logger.Warn("expiry sweep skipped", zap.Error(err))
 	}
 	for _, rec := range recs {
-		c.announceExpiry(ctx, rec)
+		c.decisions.announceExpiry(ctx, rec)
 	}
-	c.retryFinishes(ctx)
-	c.sweepHandovers(ctx, now)
-	c.sweepStale(ctx, now)
-	c.sweepImports(ctx, now)
-	c.prune(ctx, now)
+	c.requests.retryFinishes(ctx)
+	c.handovers.sweepHandovers(ctx, now)
+	c.decisions.sweepStale(ctx, now)
+	c.imports.sweepImports(ctx, now)
+	c.decisions.prune(ctx, now)
 	if c.cfg.RemindAfter <= 0 {
 		return len(recs), 0
 	}
@@ -55,7 +55,7 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 		c.logger.Warn("reminder sweep skipped", zap.Error(err))
 	}
 	for _, rec := range due {
-		c.remind(ctx, rec)
+		c.decisions.remind(ctx, rec)
 	}
 	return len(recs), len(due)
 }
@@ -74,7 +74,7 @@ type unfinished struct {
 // database is away), the end is kept in the process and tried again at
 // every sweep, so that a request whose run certainly did nothing becomes
 // decidable again by itself once the database is back.
-func (c *Core) finish(ctx context.Context, id string, to State, outcome string) {
+func (c *requestService) finish(ctx context.Context, id string, to State, outcome string) {
 	err := c.store.Finish(ctx, id, to, outcome, c.cfg.Now())
 	if err == nil {
 		return
@@ -89,7 +89,7 @@ func (c *Core) finish(ctx context.Context, id string, to State, outcome string) 
 
 // retryFinishes tries again the ends of runs the store did not take, and
 // shows each taken one in its request message.
-func (c *Core) retryFinishes(ctx context.Context) {
+func (c *requestService) retryFinishes(ctx context.Context) {
 	c.mu.Lock()
 	todo := maps.Clone(c.unfinished)
 	c.mu.Unlock()
@@ -113,7 +113,7 @@ func (c *Core) retryFinishes(ctx context.Context) {
 // decision on another replica, whose record had no message): the request
 // is read after the reference is recorded, so that whichever of the two
 // comes last finds the other.
-func (c *Core) retryAttaches(ctx context.Context) {
+func (c *requestService) retryAttaches(ctx context.Context) {
 	c.mu.Lock()
 	todo := maps.Clone(c.unattached)
 	c.mu.Unlock()
@@ -152,7 +152,7 @@ func movedOn(rec Record) bool {
 
 // sweepStale ends the runs that never reported back as uncertain, and
 // tells the request message and the requester.
-func (c *Core) sweepStale(ctx context.Context, now time.Time) {
+func (c *decisionService) sweepStale(ctx context.Context, now time.Time) {
 	recs, err := c.store.ClaimStale(ctx, now.Add(-StaleRun), staleOutcome, sweepBatch)
 	if c.storeFailed(err, "claim stale") {
 		return
@@ -160,7 +160,7 @@ func (c *Core) sweepStale(ctx context.Context, now time.Time) {
 	for _, rec := range recs {
 		c.logger.Warn("approved run never reported back: its outcome is unknown", zap.String("request_id", rec.ID),
 			zap.String("action", string(rec.Op.Action)), zap.String("target", rec.Op.Target()))
-		c.updateRequest(ctx, rec)
+		c.requests.updateRequest(ctx, rec)
 		c.deliver(ctx, Route{User: rec.Requester, Channel: rec.Channel}, Reply{Title: "Outcome unknown", Error: true,
 			Text: fmt.Sprintf("Your approved request to %s started but never reported back: it may or may not have happened. Check before you ask again.", rec.Op)})
 	}
@@ -168,7 +168,7 @@ func (c *Core) sweepStale(ctx context.Context, now time.Time) {
 
 // prune asks a store that keeps history to delete what is past its
 // retention.
-func (c *Core) prune(ctx context.Context, now time.Time) {
+func (c *decisionService) prune(ctx context.Context, now time.Time) {
 	p, ok := c.store.(Pruner)
 	if !ok {
 		return
@@ -184,19 +184,19 @@ func (c *Core) prune(ctx context.Context, now time.Time) {
 
 // announceExpiry tells everyone, once, that rec expired: the audit trail,
 // the request message (without buttons) and the requester.
-func (c *Core) announceExpiry(ctx context.Context, rec Record) {
+func (c *decisionService) announceExpiry(ctx context.Context, rec Record) {
 	rec.State = StateExpired
 	c.record(ctx, rec, EventExpired, nil)
 	c.logger.Info("request expired", zap.String("request_id", rec.ID), zap.String("actor", rec.Requester))
-	c.updateRequest(ctx, rec)
+	c.requests.updateRequest(ctx, rec)
 	c.deliver(ctx, Route{User: rec.Requester, Channel: rec.Channel}, Reply{Title: "Request expired", Error: true,
 		Text: fmt.Sprintf("Your request to %s expired at %s: no admin decided it in time. Nothing was done; you may ask again.", rec.Op, fmtTime(rec.Expires))})
 }
 
 // remind posts one reminder in rec's thread, mentioning the admins.
-func (c *Core) remind(ctx context.Context, rec Record) {
+func (c *decisionService) remind(ctx context.Context, rec Record) {
 	if rec.Message.IsZero() {
-		rec.Message, _ = c.messageRef(ctx, rec.ID)
+		rec.Message, _ = c.requests.messageRef(ctx, rec.ID)
 	}
 	if rec.Message.IsZero() {
 		return
@@ -204,7 +204,7 @@ func (c *Core) remind(ctx context.Context, rec Record) {
 	text := fmt.Sprintf("Reminder: this request has waited %s for a decision and expires at %s (%s). %s, please approve or deny it.",
 		fmtDuration(c.cfg.RemindAfter), fmtTime(rec.Expires), rec.Summary(c.cfg.Mention), c.adminMentions(rec.Op))
 	if len(rec.Approvers) > 0 {
-		text += " " + c.approvalsLine(rec.Approvers) + "."
+		text += " " + c.requests.approvalsLine(rec.Approvers) + "."
 	}
 	ectx, cancel := detach(ctx)
 	defer cancel()
@@ -217,10 +217,10 @@ func (c *Core) remind(ctx context.Context, rec Record) {
 
 // adminMentions mentions every admin who may decide a request on op:
 // users by ID, user groups as groups; the admins of its domains too.
-func (c *Core) adminMentions(op Operation) string {
+func (c *decisionService) adminMentions(op Operation) string {
 	ids := slices.Clone(c.cfg.Admins)
 	for _, da := range c.cfg.DomainAdmins {
-		if coversAll(da.Pattern, c.opDomains(op)) {
+		if coversAll(da.Pattern, c.access.opDomains(op)) {
 			ids = append(ids, da.IDs...)
 		}
 	}

@@ -40,7 +40,7 @@ func verifyTXTStep(domain, txt string) string {
 // approval and no ops notice), and returns the domain as the provider
 // then says, with a sentence on what happened: that the record is not in
 // DNS yet, or could not be looked up ("" when nothing was looked up).
-func (c *Core) verifyIfPublished(ctx context.Context, actor string, d *apiclient.Domain) (*apiclient.Domain, string) {
+func (c *readService) verifyIfPublished(ctx context.Context, actor string, d *apiclient.Domain) (*apiclient.Domain, string) {
 	v, ok := c.at(d.Name).(DomainVerifier)
 	if !ok || c.cfg.DNS == nil || d.Verified || d.VerifyTXT == "" {
 		return d, ""
@@ -88,7 +88,7 @@ func codeOf(err error) string {
 // txtPublished says whether the apex of domain carries the TXT record
 // txt, as the DNS checklist sees it: StateOK, StateMissing, or StateError
 // when it could not be looked up.
-func (c *Core) txtPublished(ctx context.Context, domain, txt string) dnscheck.State {
+func (c *readService) txtPublished(ctx context.Context, domain, txt string) dnscheck.State {
 	cl := c.cfg.DNS.Check(ctx, domain, dnscheck.Expect{Records: []apiclient.Record{apiclient.VerifyTXT(txt)}})
 	for _, it := range cl.Items {
 		if it.Kind == dnscheck.KindVerification {

@@ -23,7 +23,7 @@ type world struct {
 	opts []apiclient.Option
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	sim := m365sim.New()
 	ts := httptest.NewTLSServer(sim)
@@ -33,7 +33,7 @@ func newWorld(t *testing.T) *world {
 }
 
 // client connects with the account's settings changed by edit.
-func (w *world) client(t *testing.T, edit func(*m365.Settings)) *m365.Client {
+func (w *world) client(t testing.TB, edit func(*m365.Settings)) *m365.Client {
 	t.Helper()
 	s := settings(w.acct, w.url)
 	if edit != nil {

@@ -33,6 +33,19 @@ type domainJSON struct {
 	IsVerified bool   `json:"isVerified"`
 }
 
+// newDomain is the body of POST /domains: the name, the only property
+// that can be set.
+type newDomain struct {
+	ID string `json:"id"`
+}
+
+// txtRecord is the part of a verification record the client reads: a
+// domainDnsTxtRecord's text (the MX alternative has none).
+type txtRecord struct {
+	RecordType string `json:"recordType"`
+	Text       string `json:"text"`
+}
+
 // dnsRecord is a domainDnsRecord of any kind.
 type dnsRecord struct {
 	RecordType    string `json:"recordType"`
@@ -67,7 +80,7 @@ func (c *Client) txtDomains() apiclient.TXTDomains {
 func (c *Client) addDomain(ctx context.Context, n string) (verified bool, err error) {
 	var added domainJSON
 	err = c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: apiclient.OpRegister, Method: http.MethodPost, Path: "v1.0/domains",
-		In: map[string]string{"id": n}, Out: &added, Create: true}})
+		In: newDomain{ID: n}, Out: &added, Create: true}})
 	return added.IsVerified, err
 }
 
@@ -81,10 +94,14 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 	return c.txtDomains().Status(ctx, n)
 }
 
-// getDomain is GET /domains/{id}.
+// domainSelect asks a domain's GET for what domainJSON reads.
+var domainSelect = url.Values{"$select": {"id,isVerified"}}
+
+// getDomain is GET /domains/{id}, of the properties the client reads.
 func (c *Client) getDomain(ctx context.Context, op apiclient.Op, n string) (*apiclient.Domain, error) {
 	var d domainJSON
-	if err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodGet, Path: "v1.0/domains/" + url.PathEscape(n), Out: &d}}); err != nil {
+	if err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodGet, Path: "v1.0/domains/" + url.PathEscape(n),
+		Query: domainSelect, Out: &d}}); err != nil {
 		return nil, err
 	}
 	return apiclient.TXTDomain(n, d.IsVerified), nil
@@ -108,10 +125,11 @@ func (c *Client) VerifyDomain(ctx context.Context, domain string) (*apiclient.Do
 }
 
 // records is GET /domains/{id}/<kind> (verificationDnsRecords or
-// serviceConfigurationRecords).
-func (c *Client) records(ctx context.Context, op apiclient.Op, n, kind string) ([]dnsRecord, error) {
+// serviceConfigurationRecords), each record decoded as an R: only the
+// fields the caller reads.
+func records[R any](ctx context.Context, c *Client, op apiclient.Op, n, kind string) ([]R, error) {
 	var out struct {
-		Value []dnsRecord `json:"value"`
+		Value []R `json:"value"`
 	}
 	err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodGet,
 		Path: "v1.0/domains/" + url.PathEscape(n) + "/" + kind, Out: &out}})
@@ -120,7 +138,7 @@ func (c *Client) records(ctx context.Context, op apiclient.Op, n, kind string) (
 
 // verificationTXT is the domain's MS=ms… verification record.
 func (c *Client) verificationTXT(ctx context.Context, op apiclient.Op, n string) (string, error) {
-	recs, err := c.records(ctx, op, n, "verificationDnsRecords")
+	recs, err := records[txtRecord](ctx, c, op, n, "verificationDnsRecords")
 	if err != nil {
 		return "", err
 	}
@@ -163,7 +181,7 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 		hosts.Records...)}
 	ctx, cancel := context.WithTimeout(ctx, apiclient.MailDNSTimeout)
 	defer cancel()
-	recs, err := c.records(ctx, op, n, "serviceConfigurationRecords")
+	recs, err := records[dnsRecord](ctx, c, op, n, "serviceConfigurationRecords")
 	if err != nil {
 		return dns, err
 	}

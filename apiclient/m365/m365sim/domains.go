@@ -8,16 +8,68 @@ import (
 	"strings"
 )
 
-// domainJSON is a domain as Graph writes it.
+// graphContext is the base of the @odata.context Graph gives an answer.
+const graphContext = "https://graph.microsoft.com/v1.0/$metadata#"
+
+// json is the domain as Graph writes it: every property of the domain
+// resource [doc], as a create, a get and a verify return them.
 func (d *domain) json() map[string]any {
 	services := []string{}
 	if d.verified {
 		services = []string{"Email", "OfficeCommunicationsOnline"}
 	}
-	return map[string]any{"id": d.name, "authenticationType": "Managed", "isAdminManaged": true, "isDefault": d.isDefault,
-		"isInitial": d.initial, "isRoot": !strings.Contains(strings.TrimSuffix(d.name, "."+rootOf(d.name)), "."),
-		"isVerified": d.verified, "supportedServices": services, "passwordValidityPeriodInDays": 2147483647}
+	return map[string]any{"id": d.name, "authenticationType": "Managed", "availabilityStatus": nil, "isAdminManaged": true,
+		"isDefault": d.isDefault, "isInitial": d.initial, "isRoot": !strings.Contains(strings.TrimSuffix(d.name, "."+rootOf(d.name)), "."),
+		"isVerified": d.verified, "passwordNotificationWindowInDays": 14, "passwordValidityPeriodInDays": 2147483647,
+		"state": nil, "supportedServices": services}
 }
+
+// entity is the domain as one answer carries it, with its @odata.context.
+func (d *domain) entity() map[string]any {
+	m := d.json()
+	m["@odata.context"] = graphContext + "domains/$entity"
+	return m
+}
+
+// selectFailed is Graph's answer to a $select that names no property of
+// the type (a property of a derived type included) [field:
+// msgraph-beta-sdk-dotnet#563].
+func (s *Server) selectFailed(name, typ string) reply {
+	return s.failure(http.StatusBadRequest, "BadRequest", "Parsing OData Select and Expand failed: Could not find a property named '"+
+		name+"' on type 'microsoft.graph."+typ+"'.")
+}
+
+// pick keeps the properties of m that sel names (all of them when sel is
+// empty), and those of keep; a name that is no property of the type typ
+// (not among props) is refused, as Graph does.
+func (s *Server) pick(m map[string]any, sel, props []string, typ string, keep ...string) (map[string]any, reply, bool) {
+	if len(sel) == 0 {
+		return m, reply{}, true
+	}
+	out := map[string]any{}
+	for _, p := range sel {
+		if !slices.Contains(props, p) {
+			return nil, s.selectFailed(p, typ), false
+		}
+		if v, ok := m[p]; ok {
+			out[p] = v
+		}
+	}
+	for _, k := range keep {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	return out, reply{}, true
+}
+
+// domainProps are the domain resource's properties [doc].
+var domainProps = []string{"authenticationType", "availabilityStatus", "id", "isAdminManaged", "isDefault", "isInitial", "isRoot",
+	"isVerified", "passwordNotificationWindowInDays", "passwordValidityPeriodInDays", "state", "supportedServices"}
+
+// recordProps are domainDnsRecord's properties [doc]: those of its derived
+// types (text, mailExchange, …) cannot be selected on a collection of it.
+var recordProps = []string{"id", "isOptional", "label", "recordType", "supportedService", "ttl"}
 
 // rootOf is the last two labels of name.
 func rootOf(name string) string {
@@ -58,7 +110,7 @@ func (s *Server) createDomain(_ *app, _ *http.Request, body []byte) reply {
 		}
 	}
 	s.domains[n] = d
-	return reply{status: http.StatusCreated, body: d.json()}
+	return reply{status: http.StatusCreated, body: d.entity()}
 }
 
 // domainOf is the tenant's domain named in the path, or the answer for an
@@ -86,13 +138,22 @@ func (s *Server) listDomains(_ *app, _ *http.Request, _ []byte) reply {
 	return ok(map[string]any{"@odata.context": "https://graph.microsoft.com/v1.0/$metadata#domains", "value": vals})
 }
 
-// getDomain is GET /domains/{id}.
+// getDomain is GET /domains/{id}: every property, or those $select
+// names.
 func (s *Server) getDomain(_ *app, r *http.Request, _ []byte) reply {
 	d, rep, found := s.domainOf(r)
 	if !found {
 		return rep
 	}
-	return ok(d.json())
+	sel := selected(r)
+	m, rep, valid := s.pick(d.entity(), sel, domainProps, "domain", "@odata.context")
+	if !valid {
+		return rep
+	}
+	if len(sel) > 0 {
+		m["@odata.context"] = graphContext + "domains(" + strings.Join(sel, ",") + ")/$entity"
+	}
+	return ok(m)
 }
 
 // verificationRecords is GET /domains/{id}/verificationDnsRecords: the
@@ -109,7 +170,23 @@ func (s *Server) verificationRecords(_ *app, r *http.Request, _ []byte) reply {
 		{"@odata.type": "#microsoft.graph.domainDnsMxRecord", "id": guid(), "isOptional": false, "label": d.name,
 			"recordType": "Mx", "supportedService": "Email", "ttl": 3600, "mailExchange": code + ".msv1.invalid", "preference": 32767},
 	}
-	return ok(map[string]any{"@odata.context": "https://graph.microsoft.com/v1.0/$metadata#domains('" + d.name + "')/verificationDnsRecords", "value": vals})
+	return s.recordList(r, d.name, "verificationDnsRecords", vals)
+}
+
+// recordList is a domain's collection of domainDnsRecords as Graph
+// answers it: with its @odata.context, and each record's properties that
+// $select names (and its @odata.type); a derived type's property cannot
+// be selected.
+func (s *Server) recordList(r *http.Request, name, kind string, vals []map[string]any) reply {
+	out := make([]map[string]any, 0, len(vals))
+	for _, v := range vals {
+		m, rep, valid := s.pick(v, selected(r), recordProps, "domainDnsRecord", "@odata.type")
+		if !valid {
+			return rep
+		}
+		out = append(out, m)
+	}
+	return ok(map[string]any{"@odata.context": graphContext + "domains('" + name + "')/" + kind, "value": out})
 }
 
 // verify is POST /domains/{id}/verify: the domain, verified once its TXT
@@ -125,7 +202,7 @@ func (s *Server) verify(_ *app, r *http.Request, _ []byte) reply {
 		return s.badRequest("Domain verification failed: the TXT record " + d.txt + " was not found in the DNS of " + d.name + ".")
 	}
 	d.verified = true
-	return ok(d.json())
+	return ok(d.entity())
 }
 
 // MXHost is the MX host Microsoft gives a domain (the sandbox's form).
@@ -147,5 +224,5 @@ func (s *Server) serviceRecords(_ *app, r *http.Request, _ []byte) reply {
 	mx["mailExchange"], mx["preference"] = MXHost(d.name), 0
 	spf["text"] = "v=spf1 include:spf.protection.outlook.com -all"
 	cname["label"], cname["canonicalName"], cname["isOptional"] = "autodiscover."+d.name, "autodiscover.outlook.com", true
-	return ok(map[string]any{"value": []map[string]any{mx, spf, cname}})
+	return s.recordList(r, d.name, "serviceConfigurationRecords", []map[string]any{mx, spf, cname})
 }

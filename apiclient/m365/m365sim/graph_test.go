@@ -236,3 +236,44 @@ func TestThrottled(t *testing.T) {
 		t.Errorf("throttled: %d %v %q", status, body, res.Header.Get("Retry-After"))
 	}
 }
+
+// A domain comes with every property of the domain resource and its
+// @odata.context; $select returns the properties it names alone, and a
+// name that is no property of the type, such as a derived record type's
+// text on a collection of records, is 400 "Parsing OData Select and
+// Expand failed".
+func TestDomainSelect(t *testing.T) {
+	w := newWorld(t)
+	_, d := w.graph(t, http.MethodPost, "/v1.0/domains", map[string]string{"id": "contoso.example"})
+	for _, p := range []string{"@odata.context", "authenticationType", "availabilityStatus", "id", "isAdminManaged", "isDefault",
+		"isInitial", "isRoot", "isVerified", "passwordNotificationWindowInDays", "passwordValidityPeriodInDays", "state", "supportedServices"} {
+		if _, ok := d[p]; !ok {
+			t.Errorf("create: no %s in %v", p, d)
+		}
+	}
+	status, d := w.graph(t, http.MethodGet, "/v1.0/domains/contoso.example?$select=id,isVerified", nil)
+	if status != 200 || len(d) != 3 || d["id"] != "contoso.example" || d["isVerified"] != false || d["@odata.context"] == nil {
+		t.Errorf("$select=id,isVerified: %d %v", status, d)
+	}
+	refused := func(path, name, typ string) {
+		t.Helper()
+		status, body := w.graph(t, http.MethodGet, path, nil)
+		code, msg := graphError(body)
+		if want := "Could not find a property named '" + name + "' on type 'microsoft.graph." + typ + "'"; status != 400 || code != "BadRequest" ||
+			!strings.HasPrefix(msg, "Parsing OData Select and Expand failed") || !strings.Contains(msg, want) {
+			t.Errorf("%s: %d %q %q", path, status, code, msg)
+		}
+	}
+	refused("/v1.0/domains/contoso.example?$select=id,nosuch", "nosuch", "domain")
+	refused("/v1.0/domains/contoso.example/verificationDnsRecords?$select=recordType,text", "text", "domainDnsRecord")
+	status, recs := w.graph(t, http.MethodGet, "/v1.0/domains/contoso.example/verificationDnsRecords?$select=recordType,label", nil)
+	vals, _ := recs["value"].([]any)
+	for _, v := range vals {
+		if r := v.(map[string]any); len(r) != 3 || r["label"] != "contoso.example" || r["@odata.type"] == nil {
+			t.Errorf("a record with $select=recordType,label: %v", r)
+		}
+	}
+	if status != 200 || len(vals) != 2 {
+		t.Errorf("records with $select=recordType,label: %d %v", status, recs)
+	}
+}

@@ -1,0 +1,44 @@
+package m365_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/mailbot/mailbot/apiclient"
+	"github.com/mailbot/mailbot/apiclient/m365"
+	"github.com/mailbot/mailbot/apiclient/m365/m365sim"
+)
+
+// A domain's status asks Graph for the two properties the client reads
+// ($select=id,isVerified), not the whole domain.
+func TestDomainStatusSelects(t *testing.T) {
+	sim := m365sim.New()
+	sim.AddDomain("example.com")
+	var mu sync.Mutex
+	var selects []string
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v1.0/domains/example.com" {
+			mu.Lock()
+			selects = append(selects, r.URL.Query().Get("$select"))
+			mu.Unlock()
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	c, err := m365.New(ts.URL, settings(sim.NewAccount(), ts.URL), apiclient.WithHTTPClient(ts.Client()), fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.DomainStatus(t.Context(), "example.com")
+	if err != nil || !d.Verified {
+		t.Fatalf("status: %+v, %v", d, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(selects, []string{"id,isVerified"}) {
+		t.Errorf("GET /domains/example.com with $select %q, want one with \"id,isVerified\"", selects)
+	}
+}
