@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -18,9 +19,8 @@ import (
 	"github.com/mailbot/mailbot/internal/textcut"
 )
 
-var (
-	quoted = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
-)
+// quoted is a quoted string in an error, compiled on first use.
+var quoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`) })
 
 // problems returns the bad variables: bad values, then, for subcommand
 // sub, unset variables it needs and values that contradict each other. It
@@ -380,5 +380,5 @@ func urlProblem(err error) string {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return strings.TrimSpace(quoted.ReplaceAllString(err.Error(), ""))
+	return strings.TrimSpace(quoted().ReplaceAllString(err.Error(), ""))
 }

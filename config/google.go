@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mailbot/mailbot/apiclient/google"
 )
@@ -22,7 +23,7 @@ func (g *Google) checks(c *Config) []check {
 	return []check{
 		{c.nameOf(&g.GoogleCredentials), checkGoogleKey(g.GoogleCredentials)},
 		{c.nameOf(&g.GoogleAdmin), checkEmail(g.GoogleAdmin)},
-		{c.nameOf(&g.GoogleCustomer), matchAll(nonEmpty(g.GoogleCustomer), googleCustomerID.MatchString, "a customer ID such as C01abc2de or my_customer")},
+		{c.nameOf(&g.GoogleCustomer), matchAll(nonEmpty(g.GoogleCustomer), googleCustomerID().MatchString, "a customer ID such as C01abc2de or my_customer")},
 		{c.nameOf(&g.GoogleBaseURL), checkURL(g.GoogleBaseURL)},
 		{c.nameOf(&g.GoogleOrgUnit), checkOrgUnit(g.GoogleOrgUnit)},
 	}
@@ -37,7 +38,7 @@ func checkOrgUnit(p string) error {
 }
 
 // googleCustomerID is GOOGLE_CUSTOMER: my_customer, or a customer ID.
-var googleCustomerID = regexp.MustCompile(`^(my_customer|C[0-9A-Za-z]{4,20})$`)
+var googleCustomerID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(my_customer|C[0-9A-Za-z]{4,20})$`) })
 
 // checkGoogleKey checks GOOGLE_CREDENTIALS: empty, or a service-account
 // key file's content.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Paging of GET /users [doc; field].
@@ -17,11 +18,14 @@ const (
 	maxPage     = 999
 )
 
-// The $filter forms the sandbox knows.
+// The $filter forms the sandbox knows, compiled on first use: the
+// sandbox's package is in every mailbot process, and serve never uses it.
 var (
-	endsWithFilter = regexp.MustCompile(`^endswith\(userPrincipalName,\s*'([^']*)'\)$`)
-	proxyFilter    = regexp.MustCompile(`^proxyAddresses/any\((\w+):\s*(\w+) eq '([^']*)'\)$`)
-	upnFilter      = regexp.MustCompile(`^userPrincipalName eq '([^']*)'$`)
+	endsWithFilter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^endswith\(userPrincipalName,\s*'([^']*)'\)$`) })
+	proxyFilter    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^proxyAddresses/any\((\w+):\s*(\w+) eq '([^']*)'\)$`)
+	})
+	upnFilter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^userPrincipalName eq '([^']*)'$`) })
 )
 
 // query is a parsed GET /users.
@@ -100,7 +104,7 @@ func (s *Server) parseQuery(r *http.Request) (query, reply, bool) {
 
 // parseFilter reads the $filter forms the sandbox knows.
 func (s *Server) parseFilter(q query, f string) (query, reply, bool) {
-	switch m := []*regexp.Regexp{endsWithFilter, proxyFilter, upnFilter}; {
+	switch m := []*regexp.Regexp{endsWithFilter(), proxyFilter(), upnFilter()}; {
 	case m[0].MatchString(f):
 		suffix := strings.ToLower(m[0].FindStringSubmatch(f)[1])
 		q.advanced = true

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/internal/simkit"
@@ -19,10 +20,15 @@ type oauthError struct {
 	desc   string
 }
 
-// guidForm and domainForm are the two forms of a tenant in the path.
+// guidForm and domainForm are the two forms of a tenant in the path,
+// compiled on first use.
 var (
-	guidForm   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	domainForm = regexp.MustCompile(`^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+[a-zA-Z]{2,}$`)
+	guidForm = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	})
+	domainForm = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+[a-zA-Z]{2,}$`)
+	})
 )
 
 // token is POST /{tenant}/oauth2/v2.0/token: client credentials for an
@@ -60,7 +66,7 @@ func (s *Server) checkClient(r *http.Request) (*app, *oauthError) {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
 	switch {
-	case !guidForm.MatchString(tenant) && !domainForm.MatchString(tenant):
+	case !guidForm().MatchString(tenant) && !domainForm().MatchString(tenant):
 		return nil, &oauthError{http.StatusBadRequest, "invalid_request", 900023, "Specified tenant identifier '" + tenant + "' is neither a valid DNS name, nor a valid external domain."}
 	case !s.isTenant(tenant):
 		return nil, &oauthError{http.StatusBadRequest, "invalid_request", 90002, "Tenant '" + tenant + "' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud."}
