@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // TestArchitectureArrows checks ARCHITECTURE.md's import arrows against

@@ -18,11 +18,11 @@ var layers = []struct {
 	prefix string
 	rank   int
 }{
-	{"internal/textcut", 0}, {"internal/dnsname", 0}, {"internal/metrics", 0}, {"internal/testkit", 0}, {"internal/health", 0},
+	{"internal", 0}, // leaves only: an internal package imports none of the module's packages outside internal/
 	{"apiclient", 1},
 	{"commands", 2},
 	{"bot", 3}, {"console", 3},
-	{"internal/config", 4}, {"internal/providers", 4},
+	{"config", 4}, {"providers", 4},
 	{"", 5}, // main
 }
 
@@ -111,9 +111,9 @@ func pkgName(rel string) string {
 func TestRankOf(t *testing.T) {
 	t.Parallel()
 	for rel, want := range map[string]int{
-		"": 5, "internal/providers": 4, "internal/config": 4, "bot": 3, "bot/slackfake": 3, "console": 3,
+		"": 5, "providers": 4, "config": 4, "bot": 3, "bot/slackfake": 3, "console": 3,
 		"commands": 2, "commands/pgstore": 2, "commands/providertest": 2, "apiclient": 1, "apiclient/pdd/pddsim": 1,
-		"internal/textcut": 0, "internal/testkit": 0, "internal/metrics/metricstest": 0,
+		"internal/textcut": 0, "internal/testkit": 0, "internal/metrics/metricstest": 0, "internal/anything": 0,
 	} {
 		if got := rankOf(rel); got != want {
 			t.Errorf("rankOf(%q) = %d, want %d", rel, got, want)

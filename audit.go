@@ -8,8 +8,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/commands/pgstore"
+	"github.com/mailbot/mailbot/config"
 	"github.com/mailbot/mailbot/console"
-	"github.com/mailbot/mailbot/internal/config"
 )
 
 // runAudit prints the audit trail of MAILBOT_DATABASE_URL since the given

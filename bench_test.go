@@ -27,7 +27,7 @@ import (
 	"github.com/mailbot/mailbot/bot/slackfake"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
 	"github.com/mailbot/mailbot/internal/health"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // The release benchmark's workload (docs/performance.md, per provider since release

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/mailbot/mailbot/commands"
+	"github.com/mailbot/mailbot/config"
 	"github.com/mailbot/mailbot/console"
-	"github.com/mailbot/mailbot/internal/config"
-	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/textcut"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // options is the command line, parsed: the subcommand and its flags.

@@ -7,8 +7,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/mailbot/mailbot/config"
 	"github.com/mailbot/mailbot/console"
-	"github.com/mailbot/mailbot/internal/config"
 )
 
 // subcommandLogger is the logger of subcommand sub, writing to stderr as

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 )
 
 // TestShellLogSettings: on a terminal the shell logs errors only, in

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/mailbot/mailbot/internal/config"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/config"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // loadConfig reads mailbot's configuration for subcommand sub through

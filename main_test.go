@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/internal/config"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/config"
 	"github.com/mailbot/mailbot/internal/testkit"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // envFrom is an environment for run(): a lookup over env.

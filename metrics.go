@@ -11,7 +11,7 @@ import (
 	"github.com/mailbot/mailbot/bot"
 	"github.com/mailbot/mailbot/commands/meteredstore"
 	"github.com/mailbot/mailbot/internal/metrics"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // newRegistry returns the registry that /metrics serves, holding

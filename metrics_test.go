@@ -20,7 +20,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/metrics/metricstest"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // metricsDoc documents every metric mailbot exports, in a table.

@@ -12,16 +12,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/internal/config"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/config"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // TestOnlyItsPackageAndRowNameAProvider: a provider is one package and
 // one row. Production code names a provider (imports its package, uses
 // its name as a string or its name constant, or writes a variable of its
 // prefix, PDD_…) only in apiclient/<name>/, in its row
-// (internal/providers/<name>.go) and in its variables' file
-// (internal/config/<name>.go). apiclient/provider.go declares the name
+// (providers/<name>.go) and in its variables' file
+// (config/<name>.go). apiclient/provider.go declares the name
 // constants (apiclient.ProviderPDD, …), which only those places use.
 func TestOnlyItsPackageAndRowNameAProvider(t *testing.T) {
 	t.Parallel()
@@ -42,7 +42,7 @@ func TestOnlyItsPackageAndRowNameAProvider(t *testing.T) {
 		files++
 		for _, w := range namesIn(t, path) {
 			if owner := words[w]; owner != "" && !ownedBy(path, owner) && path != filepath.Join("apiclient", "provider.go") {
-				t.Errorf("%s names provider %s (%s): only apiclient/%s/, internal/providers/%s.go and internal/config/%s.go may",
+				t.Errorf("%s names provider %s (%s): only apiclient/%s/, providers/%s.go and config/%s.go may",
 					path, owner, w, owner, owner, owner)
 			}
 		}
@@ -146,5 +146,5 @@ func stringWords(lit string) []string {
 func ownedBy(path, provider string) bool {
 	path = filepath.ToSlash(path)
 	return strings.HasPrefix(path, "apiclient/"+provider+"/") ||
-		slices.Contains([]string{"internal/providers/" + provider + ".go", "internal/config/" + provider + ".go"}, path)
+		slices.Contains([]string{"providers/" + provider + ".go", "config/" + provider + ".go"}, path)
 }

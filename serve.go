@@ -20,9 +20,9 @@ import (
 	"github.com/mailbot/mailbot/commands/memstore"
 	"github.com/mailbot/mailbot/commands/meteredstore"
 	"github.com/mailbot/mailbot/commands/pgstore"
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 	"github.com/mailbot/mailbot/internal/metrics"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // runServe runs the Slack bot until ctx ends.

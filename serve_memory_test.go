@@ -8,7 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mailbot/mailbot/apiclient"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // A start-up check that made a request returns the memory it left behind

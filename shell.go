@@ -9,9 +9,9 @@ import (
 
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/commands/memstore"
+	"github.com/mailbot/mailbot/config"
 	"github.com/mailbot/mailbot/console"
-	"github.com/mailbot/mailbot/internal/config"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // runShell is mailbot shell: the console over stdin and stdout. Without

@@ -11,8 +11,8 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands/pgstore"
 	"github.com/mailbot/mailbot/commands/pgstore/pgtest"
-	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/testkit"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // TestShellRealProviderIsRecorded: with the provider's credentials the

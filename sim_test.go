@@ -23,8 +23,8 @@ import (
 	"github.com/mailbot/mailbot/apiclient/mailcow"
 	"github.com/mailbot/mailbot/apiclient/pdd"
 	"github.com/mailbot/mailbot/apiclient/pdd/pddsim"
-	"github.com/mailbot/mailbot/internal/providers"
 	"github.com/mailbot/mailbot/internal/testkit"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // simTimeout bounds each wait of the sim tests.

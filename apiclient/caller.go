@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -260,20 +259,6 @@ func (c *Caller) newRequest(ctx context.Context, r Request) (*http.Request, erro
 	return req, nil
 }
 
-// jsonValue is the value of an Accept or Content-Type header of JSON. It
-// and c.agent are shared by the requests (nothing changes a request's
-// header values once it is built; http.Client copies the map), so that a
-// request allocates none of them.
-var jsonValue = []string{"application/json"}
-
-// headerValue is the header value v, shared when it is JSON's.
-func headerValue(v string) []string {
-	if v == jsonValue[0] {
-		return jsonValue
-	}
-	return []string{v}
-}
-
 // noAnswer is the error of an attempt that got no answer.
 func (c *Caller) noAnswer(op Op, sent bool, err error) *Error {
 	var ue *url.Error
@@ -304,40 +289,6 @@ func (c *Caller) Fail(op Op, class Class, status int, code, message string) *Err
 		e.Message = Scrub(redact(message, c.secrets), MaxCodeLen)
 	}
 	return e
-}
-
-// StatusClass classifies an HTTP status that is not a success, for any
-// provider: 401 and 403 are refused credentials, 429 is temporary, a 5xx is
-// temporary except for a call that creates something (create: it may have
-// been created), anything else is a refusal.
-func StatusClass(status int, create bool) Class {
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return ClassCredentials
-	case status == http.StatusTooManyRequests:
-		return ClassTemporary
-	case status >= 500 && create:
-		return ClassUncertain
-	case status >= 500:
-		return ClassTemporary
-	}
-	return ClassRefused
-}
-
-// RetryAfter reads a Retry-After header (seconds or an HTTP date), capped
-// at [MaxRetryAfter]; 0 when absent or unreadable.
-func RetryAfter(h http.Header, now time.Time) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	var d time.Duration
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		d = time.Duration(n) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = t.Sub(now)
-	}
-	return min(max(d, 0), MaxRetryAfter)
 }
 
 // Do runs attempt until it succeeds or its failure may not be retried: a

@@ -149,17 +149,9 @@ func (c *handoverService) show(ctx context.Context, k Click, rec HandoverRecord)
 func (c *handoverService) resetShown(ctx context.Context, requestID string, n Notice) (res Result, begun bool) {
 	e := c.entry(EventHandoverShown, requestID, n.Actor, ActionResetPassword, n.Op.Domain, n.Op.Login)
 	e.Provider, e.HandedTo = n.Provider, n.Actor
-	id, err := c.store.Begin(ctx, e)
-	if c.storeFailed(err, "begin") {
-		return Result{}, false
-	}
-	res, err = c.mailboxes.resetPassword(ctx, n, nil)
-	if err != nil {
-		res = c.failure(n, err)
-	}
-	c.complete(ctx, id, e, res.Notice)
-	c.logResult(res.Notice, err)
-	return res, true
+	res, begun, _ = c.runWrite(ctx, write{entry: e, notice: n,
+		perform: func(ctx context.Context) (Result, error) { return c.mailboxes.resetPassword(ctx, n, nil) }})
+	return res, begun
 }
 
 // showFailed gives the claim back after a click that set nothing.

@@ -71,7 +71,7 @@ func (r *importRun) lookUp(ctx context.Context, op Operation, hid string) (RowSt
 		e.Outcome, e.Code = OutcomeOK, "found_after_restart"
 		ectx, cancel := detach(ctx)
 		defer cancel()
-		if err := c.store.Record(ectx, e); err != nil {
+		if err := c.store.AppendAudit(ectx, e); err != nil {
 			c.logger.Error("import row not recorded in the audit trail", zap.String("target", op.Target()), zap.Error(err))
 		}
 		if op.For != "" {
@@ -120,17 +120,11 @@ func (r *importRun) add(ctx context.Context, op Operation, hid string) (RowState
 		}
 		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
 		e := r.entry(op)
-		id, err := c.store.Begin(ctx, e)
-		if c.storeFailed(err, "begin") {
-			return RowFailed, codeWords[CodeStore]
-		}
-		res, err := c.mailboxes.addMailbox(ctx, n)
-		if err != nil {
-			res = cutOff(ctx, c.failure(n, err))
-		}
-		c.complete(ctx, id, e, res.Notice)
-		c.logResult(res.Notice, err)
+		res, begun, err := c.runWrite(ctx, write{entry: e, notice: n, cut: true,
+			perform: func(ctx context.Context) (Result, error) { return c.mailboxes.addMailbox(ctx, n) }})
 		switch {
+		case !begun:
+			return RowFailed, codeWords[CodeStore]
 		case err == nil:
 			if op.For != "" {
 				c.handovers.handOver(ctx, res, r.rec.ID, hid)

@@ -69,7 +69,7 @@ func (c *importService) runApprovedImport(ctx context.Context, k Click, rec Reco
 		c.deliver(ctx, k.Route, Reply{Title: "Import not run", Error: true, Text: text})
 		return LabelError
 	}
-	if !c.decisions.markRunning(ctx, k, rec) {
+	if !c.approvals.markRunning(ctx, k, rec) {
 		return LabelError
 	}
 	forgetPreview(rec.ID) // the message no longer shows the rows

@@ -141,8 +141,8 @@ func (o *offboarding) begin(ctx context.Context, action Action, login, domain, t
 	n := o.n
 	e := o.c.entry(EventRun, n.RequestID, n.Actor, action, domain, login)
 	e.Deciders, e.Provider, e.Reason, e.To = n.Approvers, n.Provider, n.Op.Reason, to
-	id, err := o.c.store.Begin(ctx, e)
-	if o.c.storeFailed(err, "begin") {
+	id, err := o.c.begin(ctx, e)
+	if err != nil {
 		return 0, e, errStepNotRecorded
 	}
 	return id, e, nil

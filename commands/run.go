@@ -53,40 +53,18 @@ func (c *runService) run(ctx context.Context, actor string, deciders []string, r
 	}
 	e := c.entry(runEvent(op), reqID, actor, op.Action, op.Domain, op.Login)
 	e.Deciders, e.Provider, e.Reason, e.HandedTo, e.To = deciders, n.Provider, op.Reason, op.For, op.To
-	id, err := c.store.Begin(ctx, e)
-	if c.storeFailed(err, "begin") {
+	res, begun, err := c.runWrite(ctx, write{entry: e, notice: n, cut: true,
+		perform: func(ctx context.Context) (Result, error) { return c.perform(ctx, n, r.mailbox) }})
+	if !begun {
 		n.Code, n.NothingDone = CodeStore, true
 		c.logResult(n, err)
 		return Result{Reply: replyStoreDown, Notice: n}
 	}
-	res, err := c.perform(ctx, n, r.mailbox)
-	if err != nil {
-		res = cutOff(ctx, c.failure(n, err))
-	}
-	c.complete(ctx, id, e, res.Notice)
-	c.logResult(res.Notice, err)
 	c.handovers.voidHandovers(ctx, res.Notice)
 	if op.For != "" {
 		res = c.handovers.handOver(ctx, res, reqID, "")
 	}
 	return res
-}
-
-// complete records the outcome of the audit entry id.
-func (c *shared) complete(ctx context.Context, id int64, e AuditEntry, n Notice) {
-	e.Outcome, e.Status, e.Stage, e.Code = OutcomeOK, n.Status, n.Stage, n.Code
-	e.UID = n.UID
-	switch {
-	case n.Uncertain:
-		e.Outcome = OutcomeUnknown
-	case !n.OK:
-		e.Outcome = OutcomeError
-	}
-	ectx, cancel := detach(ctx)
-	defer cancel()
-	if err := c.store.Complete(ectx, id, e); err != nil {
-		c.logger.Error("audit entry not completed", zap.Int64("audit_id", id), zap.Error(err))
-	}
 }
 
 // label is the metrics label of a result.

@@ -13,7 +13,7 @@ type Core struct {
 	policy    *policyService
 	aliases   *aliasService
 	requests  *requestService
-	decisions *decisionService
+	approvals *approvalService
 	handovers *handoverService
 	imports   *importService
 	runs      *runService
@@ -60,9 +60,9 @@ type requestService struct {
 	unattached map[string]MessageRef // request messages the store did not take, by request ID
 }
 
-// decisionService decides a pending request: approval, denial,
-// cancellation, expiry and reminders (decide.go, sweep.go).
-type decisionService struct {
+// approvalService decides a pending request: approval, denial,
+// cancellation, expiry and reminders (approvals.go, sweep.go).
+type approvalService struct {
 	*shared
 	access   *accessService
 	imports  *importService
@@ -84,7 +84,7 @@ type handoverService struct {
 type importService struct {
 	*shared
 	access    *accessService
-	decisions *decisionService
+	approvals *approvalService
 	handovers *handoverService
 	mailboxes *mailboxService
 	policy    *policyService
@@ -130,7 +130,7 @@ func assemble(s *shared) *Core {
 	c.policy = &policyService{shared: s}
 	c.aliases = &aliasService{shared: s}
 	c.requests = &requestService{shared: s, unfinished: map[string]unfinished{}, unattached: map[string]MessageRef{}}
-	c.decisions = &decisionService{shared: s}
+	c.approvals = &approvalService{shared: s}
 	c.handovers = &handoverService{shared: s}
 	c.imports = &importService{shared: s}
 	c.runs = &runService{shared: s}
@@ -139,9 +139,9 @@ func assemble(s *shared) *Core {
 	c.policy.access, c.policy.aliases, c.policy.imports, c.policy.mailboxes = c.access, c.aliases, c.imports, c.mailboxes
 	c.aliases.access, c.aliases.mailboxes = c.access, c.mailboxes
 	c.requests.access, c.requests.imports = c.access, c.imports
-	c.decisions.access, c.decisions.imports, c.decisions.policy, c.decisions.requests, c.decisions.runs = c.access, c.imports, c.policy, c.requests, c.runs
+	c.approvals.access, c.approvals.imports, c.approvals.policy, c.approvals.requests, c.approvals.runs = c.access, c.imports, c.policy, c.requests, c.runs
 	c.handovers.imports, c.handovers.mailboxes = c.imports, c.mailboxes
-	c.imports.access, c.imports.decisions, c.imports.handovers, c.imports.mailboxes, c.imports.policy, c.imports.requests = c.access, c.decisions, c.handovers, c.mailboxes, c.policy, c.requests
+	c.imports.access, c.imports.approvals, c.imports.handovers, c.imports.mailboxes, c.imports.policy, c.imports.requests = c.access, c.approvals, c.handovers, c.mailboxes, c.policy, c.requests
 	c.runs.access, c.runs.aliases, c.runs.handovers, c.runs.mailboxes, c.runs.policy = c.access, c.aliases, c.handovers, c.mailboxes, c.policy
 	c.mailboxes.access, c.mailboxes.policy, c.mailboxes.reads, c.mailboxes.runs = c.access, c.policy, c.reads, c.runs
 	c.reads.access, c.reads.aliases, c.reads.requests = c.access, c.aliases, c.requests

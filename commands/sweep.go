@@ -25,8 +25,8 @@ const sweepBatch = 50
 // whose process ended, or lost its database as it finished, is taken.
 const StaleRun = 15 * time.Minute
 
-// staleOutcome is the outcome of a run that never reported back.
-const staleOutcome = "the run did not report back (mailbot stopped or lost its database while it ran): it may or may not have happened"
+// staleRunText is what a run that never reported back did, in words.
+const staleRunText = "the run did not report back (mailbot stopped or lost its database while it ran): it may or may not have happened"
 
 // Sweep expires the requests past their deadline and reminds the admins
 // of the requests waiting longer than Config.RemindAfter. Each request is
@@ -40,13 +40,13 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 		c.logger.Warn("expiry sweep skipped", zap.Error(err))
 	}
 	for _, rec := range recs {
-		c.decisions.announceExpiry(ctx, rec)
+		c.approvals.announceExpiry(ctx, rec)
 	}
 	c.requests.retryFinishes(ctx)
 	c.handovers.sweepHandovers(ctx, now)
-	c.decisions.sweepStale(ctx, now)
+	c.approvals.sweepStale(ctx, now)
 	c.imports.sweepImports(ctx, now)
-	c.decisions.prune(ctx, now)
+	c.approvals.prune(ctx, now)
 	if c.cfg.RemindAfter <= 0 {
 		return len(recs), 0
 	}
@@ -55,7 +55,7 @@ func (c *Core) Sweep(ctx context.Context) (expired, reminded int) {
 		c.logger.Warn("reminder sweep skipped", zap.Error(err))
 	}
 	for _, rec := range due {
-		c.decisions.remind(ctx, rec)
+		c.approvals.remind(ctx, rec)
 	}
 	return len(recs), len(due)
 }
@@ -67,15 +67,15 @@ const maxKept = 1000
 // unfinished is the end of a run that the store did not take.
 type unfinished struct {
 	to      State
-	outcome string
+	runText string
 }
 
 // finish records the end of a run. When the store cannot take it (its
 // database is away), the end is kept in the process and tried again at
 // every sweep, so that a request whose run certainly did nothing becomes
 // decidable again by itself once the database is back.
-func (c *requestService) finish(ctx context.Context, id string, to State, outcome string) {
-	err := c.store.Finish(ctx, id, to, outcome, c.cfg.Now())
+func (c *requestService) finish(ctx context.Context, id string, to State, runText string) {
+	err := c.store.Finish(ctx, id, to, runText, c.cfg.Now())
 	if err == nil {
 		return
 	}
@@ -83,7 +83,7 @@ func (c *requestService) finish(ctx context.Context, id string, to State, outcom
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.unfinished) < maxKept {
-		c.unfinished[id] = unfinished{to: to, outcome: outcome}
+		c.unfinished[id] = unfinished{to: to, runText: runText}
 	}
 }
 
@@ -94,7 +94,7 @@ func (c *requestService) retryFinishes(ctx context.Context) {
 	todo := maps.Clone(c.unfinished)
 	c.mu.Unlock()
 	for id, u := range todo {
-		if err := c.store.Finish(ctx, id, u.to, u.outcome, c.cfg.Now()); err != nil {
+		if err := c.store.Finish(ctx, id, u.to, u.runText, c.cfg.Now()); err != nil {
 			c.logger.Debug("end of a run still not recorded", zap.String("request_id", id), zap.Error(err))
 			continue
 		}
@@ -152,8 +152,8 @@ func movedOn(rec Record) bool {
 
 // sweepStale ends the runs that never reported back as uncertain, and
 // tells the request message and the requester.
-func (c *decisionService) sweepStale(ctx context.Context, now time.Time) {
-	recs, err := c.store.ClaimStale(ctx, now.Add(-StaleRun), staleOutcome, sweepBatch)
+func (c *approvalService) sweepStale(ctx context.Context, now time.Time) {
+	recs, err := c.store.ClaimStale(ctx, now.Add(-StaleRun), staleRunText, sweepBatch)
 	if c.storeFailed(err, "claim stale") {
 		return
 	}
@@ -168,7 +168,7 @@ func (c *decisionService) sweepStale(ctx context.Context, now time.Time) {
 
 // prune asks a store that keeps history to delete what is past its
 // retention.
-func (c *decisionService) prune(ctx context.Context, now time.Time) {
+func (c *approvalService) prune(ctx context.Context, now time.Time) {
 	p, ok := c.store.(Pruner)
 	if !ok {
 		return
@@ -184,7 +184,7 @@ func (c *decisionService) prune(ctx context.Context, now time.Time) {
 
 // announceExpiry tells everyone, once, that rec expired: the audit trail,
 // the request message (without buttons) and the requester.
-func (c *decisionService) announceExpiry(ctx context.Context, rec Record) {
+func (c *approvalService) announceExpiry(ctx context.Context, rec Record) {
 	rec.State = StateExpired
 	c.record(ctx, rec, EventExpired, nil)
 	c.logger.Info("request expired", zap.String("request_id", rec.ID), zap.String("actor", rec.Requester))
@@ -194,7 +194,7 @@ func (c *decisionService) announceExpiry(ctx context.Context, rec Record) {
 }
 
 // remind posts one reminder in rec's thread, mentioning the admins.
-func (c *decisionService) remind(ctx context.Context, rec Record) {
+func (c *approvalService) remind(ctx context.Context, rec Record) {
 	if rec.Message.IsZero() {
 		rec.Message, _ = c.requests.messageRef(ctx, rec.ID)
 	}
@@ -217,7 +217,7 @@ func (c *decisionService) remind(ctx context.Context, rec Record) {
 
 // adminMentions mentions every admin who may decide a request on op:
 // users by ID, user groups as groups; the admins of its domains too.
-func (c *decisionService) adminMentions(op Operation) string {
+func (c *approvalService) adminMentions(op Operation) string {
 	ids := slices.Clone(c.cfg.Admins)
 	for _, da := range c.cfg.DomainAdmins {
 		if coversAll(da.Pattern, c.access.opDomains(op)) {

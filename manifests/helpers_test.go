@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 	"github.com/mailbot/mailbot/internal/metrics/metricstest"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // What these tests take from the code, as package main takes it.

@@ -8,56 +8,8 @@ import (
 	"go.uber.org/zap"
 )
 
-// Click is a person's click on a button that mailbot offered.
-type Click struct {
-	Kind  ButtonKind
-	Value string // the button's value, as the transport hands it back
-	User  string // who clicked
-	Route Route  // where to answer the person who clicked
-	// Message is the request message clicked, when the click came from
-	// it (the ops channel's Approve and Deny); zero from the Home tab
-	// and for Cancel, which sits in the requester's own notice.
-	Message MessageRef
-}
-
-// Click carries out a click: it checks the signed value and who clicked,
-// takes the decision by compare-and-set in the store, runs an approved
-// operation once, and tells everyone concerned through the messenger. It
-// returns a label for metrics.
-func (c *Core) Click(ctx context.Context, k Click) string {
-	switch k.Kind {
-	case ButtonCheckDNS:
-		return c.reads.clickCheck(ctx, k)
-	case ButtonMore:
-		return c.reads.clickMore(ctx, k)
-	case ButtonShow:
-		return c.handovers.clickShow(ctx, k)
-	}
-	p, err := c.DecodePending(k.Value)
-	if err != nil {
-		c.logger.Warn("button value rejected", zap.String("user_id", k.User), zap.String("button", string(k.Kind)), zap.Error(err))
-		c.deliver(ctx, k.Route, Reply{Title: "This request is not valid", Text: "mailbot cannot read it. Nothing was done.", Error: true})
-		return LabelInvalid
-	}
-	if why := c.decisions.mayClick(k, p); why != "" {
-		c.deliver(ctx, k.Route, Reply{Title: "Not allowed", Text: why + " Nothing was changed.", Error: true})
-		return LabelRefused
-	}
-	if ok, label := c.decisions.confirmPending(ctx, &k, p); !ok {
-		return label
-	}
-	switch k.Kind {
-	case ButtonApprove:
-		return c.decisions.approve(ctx, k, p)
-	case ButtonDeny:
-		return c.decisions.end(ctx, k, p, StateDenied)
-	default:
-		return c.decisions.end(ctx, k, p, StateCancelled)
-	}
-}
-
 // mayClick says why k.User may not make this click, or "" when they may.
-func (c *decisionService) mayClick(k Click, p Pending) string {
+func (c *approvalService) mayClick(k Click, p Pending) string {
 	switch k.Kind {
 	case ButtonCancel:
 		if k.User != p.Requester {
@@ -89,7 +41,7 @@ func (c *decisionService) mayClick(k Click, p Pending) string {
 // dropped unchecked (the store's own answer comes next, with the message
 // it knows). It answers the clicker and returns false when the click must
 // go no further.
-func (c *decisionService) confirmPending(ctx context.Context, k *Click, p Pending) (bool, string) {
+func (c *approvalService) confirmPending(ctx context.Context, k *Click, p Pending) (bool, string) {
 	rec, known, err := c.store.Get(ctx, p.ID)
 	switch {
 	case c.storeFailed(err, "get"):
@@ -116,7 +68,7 @@ func (c *decisionService) confirmPending(ctx context.Context, k *Click, p Pendin
 
 // readBack reads the clicked message back: the click goes on only when
 // the message still offers the buttons of p itself.
-func (c *decisionService) readBack(ctx context.Context, k Click, p Pending) (bool, string) {
+func (c *approvalService) readBack(ctx context.Context, k Click, p Pending) (bool, string) {
 	value, err := c.msgr.RequestValue(ctx, k.Message)
 	if err != nil {
 		c.logger.Warn("request message not read back", zap.String("request_id", p.ID), zap.Error(err))
@@ -137,7 +89,7 @@ func (c *decisionService) readBack(ctx context.Context, k Click, p Pending) (boo
 
 // refuseMoved refuses a value clicked on a message that is not its
 // request's: a genuine Slack client never sends that, so it is logged.
-func (c *decisionService) refuseMoved(ctx context.Context, k Click, p Pending) string {
+func (c *approvalService) refuseMoved(ctx context.Context, k Click, p Pending) string {
 	c.logger.Warn("button value refused: it belongs to another message", zap.String("request_id", p.ID), zap.String("user_id", k.User),
 		zap.String("button", string(k.Kind)), zap.String("channel", k.Message.Channel), zap.String("message_ts", k.Message.TS))
 	c.deliver(ctx, k.Route, Reply{Title: "This button is not valid here", Error: true,
@@ -146,7 +98,7 @@ func (c *decisionService) refuseMoved(ctx context.Context, k Click, p Pending) s
 }
 
 // approve counts an approval and, on the last one, runs the operation.
-func (c *decisionService) approve(ctx context.Context, k Click, p Pending) string {
+func (c *approvalService) approve(ctx context.Context, k Click, p Pending) string {
 	if ue := c.policy.checkOp(p.Op); ue != nil {
 		c.deliver(ctx, k.Route, Reply{Title: "Request no longer valid", Error: true, Text: ue.Problem + " Nothing was sent to " + c.titleAt(p.Op.Domain) + "."})
 		return LabelInvalid
@@ -187,7 +139,7 @@ func (c *decisionService) approve(ctx context.Context, k Click, p Pending) strin
 // messageOf is where rec's message is: as the store knows it, or else
 // the message clicked (confirmPending found it is rec's), which the store
 // is then told.
-func (c *decisionService) messageOf(ctx context.Context, rec Record, k Click) MessageRef {
+func (c *approvalService) messageOf(ctx context.Context, rec Record, k Click) MessageRef {
 	if !rec.Message.IsZero() || k.Message.IsZero() {
 		return rec.Message
 	}
@@ -200,7 +152,7 @@ func (c *decisionService) messageOf(ctx context.Context, rec Record, k Click) Me
 // runApproved runs the operation of a request that Approve moved to
 // running, records how it ended, updates the request message (the ops
 // notice of the operation) and gives the result to the requester.
-func (c *decisionService) runApproved(ctx context.Context, k Click, rec Record) string {
+func (c *approvalService) runApproved(ctx context.Context, k Click, rec Record) string {
 	p := rec.Pending
 	if !c.markRunning(ctx, k, rec) {
 		return LabelError
@@ -242,7 +194,7 @@ func (c *decisionService) runApproved(ctx context.Context, k Click, rec Record) 
 // decision (no buttons) before the run. When that update fails, nothing
 // runs: the request is pending again and the clicker is told. With a
 // database the store's compare-and-set is the record.
-func (c *decisionService) markRunning(ctx context.Context, k Click, rec Record) bool {
+func (c *approvalService) markRunning(ctx context.Context, k Click, rec Record) bool {
 	if c.store.Durable() || rec.Message.IsZero() {
 		return true
 	}
@@ -262,7 +214,7 @@ func (c *decisionService) markRunning(ctx context.Context, k Click, rec Record) 
 
 // reopen returns a request whose run certainly did nothing to pending:
 // the approval is not used up, and the message offers the buttons again.
-func (c *decisionService) reopen(ctx context.Context, k Click, rec Record, n Notice) string {
+func (c *approvalService) reopen(ctx context.Context, k Click, rec Record, n Notice) string {
 	why := fmt.Sprintf("%s (%s)", n.Code, n.Why())
 	approvers := make([]string, len(rec.Approvers))
 	for i, a := range rec.Approvers {
@@ -279,7 +231,7 @@ func (c *decisionService) reopen(ctx context.Context, k Click, rec Record, n Not
 // backToPending returns a running request whose run did nothing to
 // pending, its approvals cleared, and shows that, with text, in its
 // message: the approval is not used up.
-func (c *decisionService) backToPending(ctx context.Context, rec Record, text string) {
+func (c *approvalService) backToPending(ctx context.Context, rec Record, text string) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	c.requests.finish(ectx, rec.ID, StatePending, text)
@@ -288,7 +240,7 @@ func (c *decisionService) backToPending(ctx context.Context, rec Record, text st
 }
 
 // end denies or cancels p.
-func (c *decisionService) end(ctx context.Context, k Click, p Pending, to State) string {
+func (c *approvalService) end(ctx context.Context, k Click, p Pending, to State) string {
 	now := c.cfg.Now()
 	if !now.Before(p.Expires) {
 		to = StateExpired
@@ -324,7 +276,7 @@ func (c *decisionService) end(ctx context.Context, k Click, p Pending, to State)
 }
 
 // alreadyDecided tells a clicker what became of a request decided before.
-func (c *decisionService) alreadyDecided(rec Record) Reply {
+func (c *approvalService) alreadyDecided(rec Record) Reply {
 	var what string
 	switch rec.State {
 	case StateRunning:
@@ -344,19 +296,19 @@ func (c *decisionService) alreadyDecided(rec Record) Reply {
 }
 
 // expiredReply tells a clicker that p expired.
-func (c *decisionService) expiredReply(p Pending) Reply {
+func (c *approvalService) expiredReply(p Pending) Reply {
 	return Reply{Title: "Request expired", Error: true,
 		Text: fmt.Sprintf("The request to %s by %s expired at %s and can no longer be decided. Nothing was sent to %s; %s may ask again.",
 			p.Op, c.cfg.Mention(p.Requester), fmtTime(p.Expires), c.titleAt(p.Op.Domain), c.cfg.Mention(p.Requester))}
 }
 
 // record adds a decision to the audit trail; a failure is logged.
-func (c *decisionService) record(ctx context.Context, rec Record, ev Event, deciders []string) {
+func (c *approvalService) record(ctx context.Context, rec Record, ev Event, deciders []string) {
 	ectx, cancel := detach(ctx)
 	defer cancel()
 	e := c.entry(ev, rec.ID, rec.Requester, rec.Op.Action, rec.Op.Domain, rec.Op.Login)
 	e.Deciders, e.Reason, e.To, e.HandedTo = deciders, rec.Op.Reason, rec.Op.To, rec.Op.For
-	if err := c.store.Record(ectx, e); err != nil {
+	if err := c.store.AppendAudit(ectx, e); err != nil {
 		c.logger.Error("decision not recorded in the audit trail", zap.String("request_id", rec.ID), zap.String("event", string(ev)), zap.Error(err))
 	}
 }

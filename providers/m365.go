@@ -5,7 +5,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/m365"
 	"github.com/mailbot/mailbot/apiclient/m365/m365sim"
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 )
 
 // m365Kind is Microsoft 365's row of providerTable.

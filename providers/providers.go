@@ -2,7 +2,7 @@
 // each one is to the rest of the program (its name, the variable of its
 // base URL, its adapter's constructor and start-up check, its sandbox). A
 // provider is one package under apiclient and one row here; its variables
-// are internal/config's fields tagged with its name, and its capabilities
+// are config's fields tagged with its name, and its capabilities
 // and the words replies use for it are its adapter's own. Built from the
 // table beside it: a provider's metered wrapper (Metrics), the shell's
 // providers (ShellRouter) and mailbot sim, which serves the sandboxes.
@@ -20,7 +20,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 )
 
 // providerKind is everything main knows of one provider: one row of

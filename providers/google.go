@@ -5,7 +5,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/google"
 	"github.com/mailbot/mailbot/apiclient/google/googlesim"
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 )
 
 // googleKind is Google Workspace's row of providerTable.

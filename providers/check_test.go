@@ -10,9 +10,9 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/apiclient/mailcow"
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 	"github.com/mailbot/mailbot/internal/metrics"
-	"github.com/mailbot/mailbot/internal/providers"
+	"github.com/mailbot/mailbot/providers"
 )
 
 // TestCheckProviderUnreachable: a mailcow server that cannot be reached

@@ -9,7 +9,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/yandex360"
 	"github.com/mailbot/mailbot/apiclient/yandex360/y360sim"
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 )
 
 // yandex360Kind is Yandex 360's row of providerTable.

@@ -5,7 +5,7 @@ import (
 	"github.com/mailbot/mailbot/apiclient/mailcow"
 	"github.com/mailbot/mailbot/apiclient/mailcow/mailcowsim"
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 )
 
 // mailcowKind is mailcow's row of providerTable.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mailbot/mailbot/apiclient"
 	"github.com/mailbot/mailbot/commands"
-	"github.com/mailbot/mailbot/internal/config"
+	"github.com/mailbot/mailbot/config"
 )
 
 // ShellRouter is the shell's providers: every provider in use (MAILBOT_PROVIDER and those
