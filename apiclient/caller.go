@@ -259,20 +259,6 @@ func (c *Caller) newRequest(ctx context.Context, r Request) (*http.Request, erro
 	return req, nil
 }
 
-// jsonValue is the value of an Accept or Content-Type header of JSON. It
-// and c.agent are shared by the requests (nothing changes a request's
-// header values once it is built; http.Client copies the map), so that a
-// request allocates none of them.
-var jsonValue = []string{"application/json"}
-
-// headerValue is the header value v, shared when it is JSON's.
-func headerValue(v string) []string {
-	if v == jsonValue[0] {
-		return jsonValue
-	}
-	return []string{v}
-}
-
 // noAnswer is the error of an attempt that got no answer.
 func (c *Caller) noAnswer(op Op, sent bool, err error) *Error {
 	var ue *url.Error

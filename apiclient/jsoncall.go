@@ -84,3 +84,17 @@ func (c *Caller) BearerCall(ctx context.Context, j JSONCall, header http.Header,
 		return read(caller, res)
 	})
 }
+
+// jsonValue is the value of an Accept or Content-Type header of JSON. It
+// and c.agent are shared by the requests (nothing changes a request's
+// header values once it is built; http.Client copies the map), so that a
+// request allocates none of them.
+var jsonValue = []string{"application/json"}
+
+// headerValue is the header value v, shared when it is JSON's.
+func headerValue(v string) []string {
+	if v == jsonValue[0] {
+		return jsonValue
+	}
+	return []string{v}
+}

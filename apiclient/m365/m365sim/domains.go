@@ -31,46 +31,6 @@ func (d *domain) entity() map[string]any {
 	return m
 }
 
-// selectFailed is Graph's answer to a $select that names no property of
-// the type (a property of a derived type included) [field:
-// msgraph-beta-sdk-dotnet#563].
-func (s *Server) selectFailed(name, typ string) reply {
-	return s.failure(http.StatusBadRequest, "BadRequest", "Parsing OData Select and Expand failed: Could not find a property named '"+
-		name+"' on type 'microsoft.graph."+typ+"'.")
-}
-
-// pick keeps the properties of m that sel names (all of them when sel is
-// empty), and those of keep; a name that is no property of the type typ
-// (not among props) is refused, as Graph does.
-func (s *Server) pick(m map[string]any, sel, props []string, typ string, keep ...string) (map[string]any, reply, bool) {
-	if len(sel) == 0 {
-		return m, reply{}, true
-	}
-	out := map[string]any{}
-	for _, p := range sel {
-		if !slices.Contains(props, p) {
-			return nil, s.selectFailed(p, typ), false
-		}
-		if v, ok := m[p]; ok {
-			out[p] = v
-		}
-	}
-	for _, k := range keep {
-		if v, ok := m[k]; ok {
-			out[k] = v
-		}
-	}
-	return out, reply{}, true
-}
-
-// domainProps are the domain resource's properties [doc].
-var domainProps = []string{"authenticationType", "availabilityStatus", "id", "isAdminManaged", "isDefault", "isInitial", "isRoot",
-	"isVerified", "passwordNotificationWindowInDays", "passwordValidityPeriodInDays", "state", "supportedServices"}
-
-// recordProps are domainDnsRecord's properties [doc]: those of its derived
-// types (text, mailExchange, …) cannot be selected on a collection of it.
-var recordProps = []string{"id", "isOptional", "label", "recordType", "supportedService", "ttl"}
-
 // rootOf is the last two labels of name.
 func rootOf(name string) string {
 	labels := strings.Split(name, ".")
@@ -146,7 +106,7 @@ func (s *Server) getDomain(_ *app, r *http.Request, _ []byte) reply {
 		return rep
 	}
 	sel := selected(r)
-	m, rep, valid := s.pick(d.entity(), sel, domainProps, "domain", "@odata.context")
+	m, rep, valid := selection{s, sel, domainProps, "domain"}.apply(d.entity(), "@odata.context")
 	if !valid {
 		return rep
 	}
@@ -170,23 +130,7 @@ func (s *Server) verificationRecords(_ *app, r *http.Request, _ []byte) reply {
 		{"@odata.type": "#microsoft.graph.domainDnsMxRecord", "id": guid(), "isOptional": false, "label": d.name,
 			"recordType": "Mx", "supportedService": "Email", "ttl": 3600, "mailExchange": code + ".msv1.invalid", "preference": 32767},
 	}
-	return s.recordList(r, d.name, "verificationDnsRecords", vals)
-}
-
-// recordList is a domain's collection of domainDnsRecords as Graph
-// answers it: with its @odata.context, and each record's properties that
-// $select names (and its @odata.type); a derived type's property cannot
-// be selected.
-func (s *Server) recordList(r *http.Request, name, kind string, vals []map[string]any) reply {
-	out := make([]map[string]any, 0, len(vals))
-	for _, v := range vals {
-		m, rep, valid := s.pick(v, selected(r), recordProps, "domainDnsRecord", "@odata.type")
-		if !valid {
-			return rep
-		}
-		out = append(out, m)
-	}
-	return ok(map[string]any{"@odata.context": graphContext + "domains('" + name + "')/" + kind, "value": out})
+	return selection{s, selected(r), recordProps, "domainDnsRecord"}.records(d.name, "verificationDnsRecords", vals)
 }
 
 // verify is POST /domains/{id}/verify: the domain, verified once its TXT
@@ -224,5 +168,5 @@ func (s *Server) serviceRecords(_ *app, r *http.Request, _ []byte) reply {
 	mx["mailExchange"], mx["preference"] = MXHost(d.name), 0
 	spf["text"] = "v=spf1 include:spf.protection.outlook.com -all"
 	cname["label"], cname["canonicalName"], cname["isOptional"] = "autodiscover."+d.name, "autodiscover.outlook.com", true
-	return s.recordList(r, d.name, "serviceConfigurationRecords", []map[string]any{mx, spf, cname})
+	return selection{s, selected(r), recordProps, "domainDnsRecord"}.records(d.name, "serviceConfigurationRecords", []map[string]any{mx, spf, cname})
 }
