@@ -185,7 +185,7 @@ func testE2EAuditReadOnly(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	for i := range entries {
 		e := commands.AuditEntry{Time: now.Add(time.Duration(i/700) * time.Second), Event: commands.EventRun,
 			Actor: "U0AUDITED", Action: commands.ActionAddMailbox, Domain: "example.com", Login: fmt.Sprint("user", i)}
-		if err := st.Record(t.Context(), e); err != nil {
+		if err := st.AppendAudit(t.Context(), e); err != nil {
 			t.Fatal(err)
 		}
 	}

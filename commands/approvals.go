@@ -308,7 +308,7 @@ func (c *approvalService) record(ctx context.Context, rec Record, ev Event, deci
 	defer cancel()
 	e := c.entry(ev, rec.ID, rec.Requester, rec.Op.Action, rec.Op.Domain, rec.Op.Login)
 	e.Deciders, e.Reason, e.To, e.HandedTo = deciders, rec.Op.Reason, rec.Op.To, rec.Op.For
-	if err := c.store.Record(ectx, e); err != nil {
+	if err := c.store.AppendAudit(ectx, e); err != nil {
 		c.logger.Error("decision not recorded in the audit trail", zap.String("request_id", rec.ID), zap.String("event", string(ev)), zap.Error(err))
 	}
 }

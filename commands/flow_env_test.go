@@ -441,11 +441,11 @@ func (d *downStore) Complete(ctx context.Context, id int64, e commands.AuditEntr
 	return d.Store.Complete(ctx, id, e)
 }
 
-func (d *downStore) Record(ctx context.Context, e commands.AuditEntry) error {
-	if d.fails("Record") {
+func (d *downStore) AppendAudit(ctx context.Context, e commands.AuditEntry) error {
+	if d.fails("AppendAudit") {
 		return errDown
 	}
-	return d.Store.Record(ctx, e)
+	return d.Store.AppendAudit(ctx, e)
 }
 
 func (d *downStore) Audit(ctx context.Context, since time.Time, limit int, newestFirst bool) ([]commands.AuditEntry, error) {

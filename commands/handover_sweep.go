@@ -28,7 +28,7 @@ func (c *handoverService) announceHandoverExpiry(ctx context.Context, rec Handov
 	defer cancel()
 	e := c.entry(EventHandoverExpired, rec.ID, rec.Requester, rec.Action, rec.Domain, rec.Login)
 	e.HandedTo = rec.Owner
-	if err := c.store.Record(ectx, e); err != nil {
+	if err := c.store.AppendAudit(ectx, e); err != nil {
 		c.logger.Error("hand-over expiry not recorded in the audit trail", zap.String("handover_id", rec.ID), zap.Error(err))
 	}
 	c.updateHandover(ectx, rec)

@@ -177,7 +177,7 @@ func (r *importRun) finish(ctx context.Context) string {
 	if n.failed > 0 {
 		e.Outcome = OutcomeError
 	}
-	if err := c.store.Record(ectx, e); err != nil {
+	if err := c.store.AppendAudit(ectx, e); err != nil {
 		c.logger.Error("import not recorded in the audit trail", zap.String("request_id", r.rec.ID), zap.Error(err))
 	}
 	c.logger.Info("import done", zap.String("request_id", r.rec.ID), zap.Int("created", n.created), zap.Int("existing", n.existing), zap.Int("failed", n.failed))

@@ -71,7 +71,7 @@ func (r *importRun) lookUp(ctx context.Context, op Operation, hid string) (RowSt
 		e.Outcome, e.Code = OutcomeOK, "found_after_restart"
 		ectx, cancel := detach(ctx)
 		defer cancel()
-		if err := c.store.Record(ectx, e); err != nil {
+		if err := c.store.AppendAudit(ectx, e); err != nil {
 			c.logger.Error("import row not recorded in the audit trail", zap.String("target", op.Target()), zap.Error(err))
 		}
 		if op.For != "" {

@@ -52,11 +52,12 @@ type Store interface {
 	// current state, when the request was not pending.
 	End(ctx context.Context, p Pending, to State, by string, now time.Time) (rec Record, ended bool, err error)
 	// Finish records the end of a run that Approve started: to StateDone,
-	// StateFailed or StateUncertain, with outcome in words (no secret);
+	// StateFailed or StateUncertain, with runText, what it did in words (no secret, the
+	// request's RunText);
 	// or back to StatePending, with the approvals cleared, when the API
-	// certainly did nothing (outcome says what failed). It changes only
+	// certainly did nothing (runText says what failed). It changes only
 	// a running request.
-	Finish(ctx context.Context, id string, to State, outcome string, now time.Time) error
+	Finish(ctx context.Context, id string, to State, runText string, now time.Time) error
 
 	// Pending lists pending requests, oldest first, at most limit; those
 	// of requester only when requester is not empty.
@@ -70,11 +71,11 @@ type Store interface {
 	// limit. A request is returned by one call only, ever.
 	ClaimReminders(ctx context.Context, cutoff, now time.Time, limit int) ([]Record, error)
 	// ClaimStale moves running requests whose run started (DecidedAt) at
-	// or before cutoff to StateUncertain with outcome, and returns them,
+	// or before cutoff to StateUncertain with runText, and returns them,
 	// at most limit: runs that never reported back (the process ended
 	// mid-run, or lost its database as it finished). A request is
 	// returned by one call only, whatever the number of replicas.
-	ClaimStale(ctx context.Context, cutoff time.Time, outcome string, limit int) ([]Record, error)
+	ClaimStale(ctx context.Context, cutoff time.Time, runText string, limit int) ([]Record, error)
 
 	// Begin records an operation about to be sent to the PDD API and
 	// returns the entry's ID, for Complete. With a database, an error
@@ -83,9 +84,10 @@ type Store interface {
 	// Complete records the outcome of the operation Begin recorded: it
 	// sets Result, Status, Stage, UID and Code of entry id.
 	Complete(ctx context.Context, id int64, e AuditEntry) error
-	// Record adds a finished entry: a decision (approval, denial,
-	// cancellation, expiry).
-	Record(ctx context.Context, e AuditEntry) error
+	// AppendAudit adds a finished entry to the audit trail: a decision
+	// (approval, denial, cancellation, expiry), a hand-over expired,
+	// an import done, a domain verified.
+	AppendAudit(ctx context.Context, e AuditEntry) error
 	// Audit lists entries at or after since: oldest first, or newest
 	// first when newestFirst; at most limit (0: no limit).
 	Audit(ctx context.Context, since time.Time, limit int, newestFirst bool) ([]AuditEntry, error)

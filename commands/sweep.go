@@ -25,8 +25,8 @@ const sweepBatch = 50
 // whose process ended, or lost its database as it finished, is taken.
 const StaleRun = 15 * time.Minute
 
-// staleOutcome is the outcome of a run that never reported back.
-const staleOutcome = "the run did not report back (mailbot stopped or lost its database while it ran): it may or may not have happened"
+// staleRunText is what a run that never reported back did, in words.
+const staleRunText = "the run did not report back (mailbot stopped or lost its database while it ran): it may or may not have happened"
 
 // Sweep expires the requests past their deadline and reminds the admins
 // of the requests waiting longer than Config.RemindAfter. Each request is
@@ -67,15 +67,15 @@ const maxKept = 1000
 // unfinished is the end of a run that the store did not take.
 type unfinished struct {
 	to      State
-	outcome string
+	runText string
 }
 
 // finish records the end of a run. When the store cannot take it (its
 // database is away), the end is kept in the process and tried again at
 // every sweep, so that a request whose run certainly did nothing becomes
 // decidable again by itself once the database is back.
-func (c *requestService) finish(ctx context.Context, id string, to State, outcome string) {
-	err := c.store.Finish(ctx, id, to, outcome, c.cfg.Now())
+func (c *requestService) finish(ctx context.Context, id string, to State, runText string) {
+	err := c.store.Finish(ctx, id, to, runText, c.cfg.Now())
 	if err == nil {
 		return
 	}
@@ -83,7 +83,7 @@ func (c *requestService) finish(ctx context.Context, id string, to State, outcom
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.unfinished) < maxKept {
-		c.unfinished[id] = unfinished{to: to, outcome: outcome}
+		c.unfinished[id] = unfinished{to: to, runText: runText}
 	}
 }
 
@@ -94,7 +94,7 @@ func (c *requestService) retryFinishes(ctx context.Context) {
 	todo := maps.Clone(c.unfinished)
 	c.mu.Unlock()
 	for id, u := range todo {
-		if err := c.store.Finish(ctx, id, u.to, u.outcome, c.cfg.Now()); err != nil {
+		if err := c.store.Finish(ctx, id, u.to, u.runText, c.cfg.Now()); err != nil {
 			c.logger.Debug("end of a run still not recorded", zap.String("request_id", id), zap.Error(err))
 			continue
 		}
@@ -153,7 +153,7 @@ func movedOn(rec Record) bool {
 // sweepStale ends the runs that never reported back as uncertain, and
 // tells the request message and the requester.
 func (c *approvalService) sweepStale(ctx context.Context, now time.Time) {
-	recs, err := c.store.ClaimStale(ctx, now.Add(-StaleRun), staleOutcome, sweepBatch)
+	recs, err := c.store.ClaimStale(ctx, now.Add(-StaleRun), staleRunText, sweepBatch)
 	if c.storeFailed(err, "claim stale") {
 		return
 	}

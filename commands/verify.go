@@ -70,7 +70,7 @@ func (c *readService) verifyIfPublished(ctx context.Context, actor string, d *ap
 		e.Status = got.Status
 		said = "The TXT record is in DNS: mailbot asked " + c.titleAt(d.Name) + " to verify the domain, which it has not confirmed yet: try again later."
 	}
-	if rerr := c.store.Record(ctx, e); rerr != nil {
+	if rerr := c.store.AppendAudit(ctx, e); rerr != nil {
 		c.storeFailed(rerr, "record verify")
 	}
 	return got, said

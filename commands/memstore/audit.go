@@ -33,8 +33,8 @@ func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) e
 	return nil
 }
 
-// Record adds a finished entry.
-func (s *Store) Record(ctx context.Context, e commands.AuditEntry) error {
+// AppendAudit adds a finished entry to the audit trail.
+func (s *Store) AppendAudit(ctx context.Context, e commands.AuditEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.append(e)

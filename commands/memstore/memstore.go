@@ -172,7 +172,7 @@ func (s *Store) End(ctx context.Context, p commands.Pending, to commands.State, 
 }
 
 // Finish records the end of a run; it changes only a running request.
-func (s *Store) Finish(ctx context.Context, id string, to commands.State, outcome string, now time.Time) error {
+func (s *Store) Finish(ctx context.Context, id string, to commands.State, runText string, now time.Time) error {
 	switch to {
 	case commands.StateDone, commands.StateFailed, commands.StateUncertain, commands.StatePending:
 	default:
@@ -184,7 +184,7 @@ func (s *Store) Finish(ctx context.Context, id string, to commands.State, outcom
 	if !ok || r.State != commands.StateRunning {
 		return nil
 	}
-	r.State, r.RunText = to, outcome
+	r.State, r.RunText = to, runText
 	if to == commands.StatePending {
 		r.Approvers, r.DecidedBy, r.DecidedAt = nil, "", time.Time{}
 	}
@@ -244,12 +244,12 @@ func (s *Store) ClaimReminders(ctx context.Context, cutoff, now time.Time, limit
 
 // ClaimStale moves running requests started at or before cutoff to
 // uncertain.
-func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, outcome string, limit int) ([]commands.Record, error) {
+func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, runText string, limit int) ([]commands.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.collect(limit, func(r *commands.Record) bool {
 		return r.State == commands.StateRunning && !r.DecidedAt.After(cutoff)
-	}, byCreated, func(r *commands.Record) { r.State, r.RunText = commands.StateUncertain, outcome }), nil
+	}, byCreated, func(r *commands.Record) { r.State, r.RunText = commands.StateUncertain, runText }), nil
 }
 
 // collect returns copies of the records that match, sorted by order, at

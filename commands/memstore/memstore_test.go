@@ -111,7 +111,7 @@ func TestAuditBounded(t *testing.T) {
 	ctx := t.Context()
 	for i := range 8 {
 		e := commands.AuditEntry{Event: commands.EventExpired, RequestID: fmt.Sprint(i), Time: start.Add(time.Duration(i) * time.Minute)}
-		if err := s.Record(ctx, e); err != nil {
+		if err := s.AppendAudit(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -120,7 +120,7 @@ func TestAuditBounded(t *testing.T) {
 		t.Fatalf("after 8 entries with MaxAudit 5: %d entries from %q, want 5 from \"3\"", len(got), got[0].RequestID)
 	}
 	clock.Set(start.Add(time.Hour + 6*time.Minute + 30*time.Second))
-	if err := s.Record(ctx, commands.AuditEntry{Event: commands.EventExpired, RequestID: "new"}); err != nil {
+	if err := s.AppendAudit(ctx, commands.AuditEntry{Event: commands.EventExpired, RequestID: "new"}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = s.Audit(ctx, time.Time{}, 0, false)

@@ -69,8 +69,8 @@ func (s *Store) End(ctx context.Context, p commands.Pending, to commands.State, 
 	return rec, ended, s.seen(err)
 }
 
-func (s *Store) Finish(ctx context.Context, id string, to commands.State, outcome string, now time.Time) error {
-	return s.seen(s.st.Finish(ctx, id, to, outcome, now))
+func (s *Store) Finish(ctx context.Context, id string, to commands.State, runText string, now time.Time) error {
+	return s.seen(s.st.Finish(ctx, id, to, runText, now))
 }
 
 func (s *Store) Pending(ctx context.Context, requester string, limit int) ([]commands.Record, error) {
@@ -88,8 +88,8 @@ func (s *Store) ClaimReminders(ctx context.Context, cutoff, now time.Time, limit
 	return recs, s.seen(err)
 }
 
-func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, outcome string, limit int) ([]commands.Record, error) {
-	recs, err := s.st.ClaimStale(ctx, cutoff, outcome, limit)
+func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, runText string, limit int) ([]commands.Record, error) {
+	recs, err := s.st.ClaimStale(ctx, cutoff, runText, limit)
 	return recs, s.seen(err)
 }
 
@@ -102,8 +102,8 @@ func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) e
 	return s.seen(s.st.Complete(ctx, id, e))
 }
 
-func (s *Store) Record(ctx context.Context, e commands.AuditEntry) error {
-	return s.seen(s.st.Record(ctx, e))
+func (s *Store) AppendAudit(ctx context.Context, e commands.AuditEntry) error {
+	return s.seen(s.st.AppendAudit(ctx, e))
 }
 
 func (s *Store) Audit(ctx context.Context, since time.Time, limit int, newestFirst bool) ([]commands.AuditEntry, error) {

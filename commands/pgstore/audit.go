@@ -34,8 +34,8 @@ func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) e
 	})
 }
 
-// Record adds a finished entry.
-func (s *Store) Record(ctx context.Context, e commands.AuditEntry) error {
+// AppendAudit adds a finished entry to the audit trail.
+func (s *Store) AppendAudit(ctx context.Context, e commands.AuditEntry) error {
 	return s.call(ctx, "audit record", func(ctx context.Context) error {
 		_, err := s.pool.Exec(ctx, insertEntry, entryArgs(e)...)
 		return err

@@ -67,13 +67,13 @@ func (s *Store) ClaimReminders(ctx context.Context, cutoff, now time.Time, limit
 
 // ClaimStale moves running requests started at or before cutoff to
 // uncertain; of replicas claiming at once, each gets different rows.
-func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, outcome string, limit int) ([]commands.Record, error) {
+func (s *Store) ClaimStale(ctx context.Context, cutoff time.Time, runText string, limit int) ([]commands.Record, error) {
 	recs, err := s.records(ctx, "claim stale", `UPDATE requests r
 		SET state = 'uncertain', outcome = $2, updated = now()
 		FROM (SELECT id FROM requests WHERE state = 'running' AND decided_at <= $1
 			ORDER BY decided_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) due
 		WHERE r.id = due.id
-		RETURNING `+qualified("r"), cutoff, outcome, limitArg(limit))
+		RETURNING `+qualified("r"), cutoff, runText, limitArg(limit))
 	slices.SortFunc(recs, func(a, b commands.Record) int { return a.Created.Compare(b.Created) })
 	return recs, err
 }

@@ -80,7 +80,7 @@ func TestRetentionForEver(t *testing.T) {
 	s := open(t, pgtest.NewDatabase(t), pgstore.WithAuditRetention(0))
 	now := time.Now()
 	old := commands.AuditEntry{Time: now.Add(-10 * 365 * 24 * time.Hour), Event: commands.EventDenied}
-	if err := s.Record(t.Context(), old); err != nil {
+	if err := s.AppendAudit(t.Context(), old); err != nil {
 		t.Fatal(err)
 	}
 	if _, entries, err := s.Prune(t.Context(), now); err != nil || entries != 0 {

@@ -131,7 +131,7 @@ func callsOf(t *testing.T, s *pgstore.Store, now time.Time) map[string]func() {
 			check(s.Finish(ctx, p.ID, commands.StateDone, "done", now))
 			_, _, err = s.End(ctx, open, commands.StateDenied, "U0ADA", now)
 			check(err)
-			check(s.Record(ctx, commands.AuditEntry{Event: commands.EventDenied, RequestID: open.ID}))
+			check(s.AppendAudit(ctx, commands.AuditEntry{Event: commands.EventDenied, RequestID: open.ID}))
 		},
 	}
 }

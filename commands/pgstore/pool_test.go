@@ -127,16 +127,16 @@ func TestTextRoundTrip(t *testing.T) {
 		a, b := tc[0], tc[1]
 		e := commands.AuditEntry{Time: time.Now(), RequestID: fmt.Sprint("text-", i), Event: commands.EventApproval,
 			Deciders: []string{a, b}, Reason: a, Login: b}
-		err := s.Record(t.Context(), e)
+		err := s.AppendAudit(t.Context(), e)
 		storable := func(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 		if !storable(a) || !storable(b) {
 			if err == nil || errors.Is(err, commands.ErrStoreUnavailable) {
-				t.Errorf("Record(%q, %q) = %v, want a refusal", a, b, err)
+				t.Errorf("AppendAudit(%q, %q) = %v, want a refusal", a, b, err)
 			}
 			continue
 		}
 		if err != nil {
-			t.Fatalf("Record(%q, %q): %v", a, b, err)
+			t.Fatalf("AppendAudit(%q, %q): %v", a, b, err)
 		}
 		got, err := s.Audit(t.Context(), e.Time, 0, false)
 		if err != nil || len(got) != 1 {

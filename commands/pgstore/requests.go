@@ -198,18 +198,18 @@ func (s *Store) End(ctx context.Context, p commands.Pending, to commands.State, 
 }
 
 // Finish records the end of a run; it changes only a running request.
-func (s *Store) Finish(ctx context.Context, id string, to commands.State, outcome string, now time.Time) error {
+func (s *Store) Finish(ctx context.Context, id string, to commands.State, runText string, now time.Time) error {
 	switch to {
 	case commands.StateDone, commands.StateFailed, commands.StateUncertain:
 		return s.call(ctx, "finish", func(ctx context.Context) error {
 			_, err := s.pool.Exec(ctx, `UPDATE requests SET state = $2, outcome = $3, updated = $4
-				WHERE id = $1 AND state = 'running'`, id, string(to), outcome, now)
+				WHERE id = $1 AND state = 'running'`, id, string(to), runText, now)
 			return err
 		})
 	case commands.StatePending:
 		return s.call(ctx, "finish", func(ctx context.Context) error {
 			_, err := s.pool.Exec(ctx, `UPDATE requests SET state = 'pending', outcome = $2, approvers = '{}',
-				decided_by = '', decided_at = NULL, updated = $3 WHERE id = $1 AND state = 'running'`, id, outcome, now)
+				decided_by = '', decided_at = NULL, updated = $3 WHERE id = $1 AND state = 'running'`, id, runText, now)
 			return err
 		})
 	}

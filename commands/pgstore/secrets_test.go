@@ -47,7 +47,7 @@ func drive(t *testing.T, s commands.Store) {
 		must(t, s.Attach(ctx, p.ID, commands.MessageRef{Channel: "C0OPS", TS: fmt.Sprintf("1712345678.00010%d", i)}))
 		_, _, err := s.Approve(ctx, p, "U0ADA", 1, now)
 		must(t, err)
-		must(t, s.Record(ctx, commands.AuditEntry{RequestID: p.ID, Event: commands.EventApproved, Actor: p.Requester,
+		must(t, s.AppendAudit(ctx, commands.AuditEntry{RequestID: p.ID, Event: commands.EventApproved, Actor: p.Requester,
 			Deciders: []string{"U0ADA"}, Action: op.Action, Domain: op.Domain, Login: op.Login, Reason: op.Reason}))
 		id, err := s.Begin(ctx, commands.AuditEntry{RequestID: p.ID, Event: commands.EventRun, Actor: p.Requester,
 			Deciders: []string{"U0ADA"}, Action: op.Action, Domain: op.Domain, Login: op.Login, Reason: op.Reason})

@@ -38,8 +38,8 @@ func testAuditRecord(t *testing.T, open func(t *testing.T) commands.Store) {
 	var want []commands.AuditEntry
 	for i, ev := range events {
 		e := entry(ev, now.Add(time.Duration(i)*time.Second))
-		if err := s.Record(t.Context(), e); err != nil {
-			t.Fatalf("Record(%s): %v", ev, err)
+		if err := s.AppendAudit(t.Context(), e); err != nil {
+			t.Fatalf("AppendAudit(%s): %v", ev, err)
 		}
 		want = append(want, e)
 	}
@@ -54,7 +54,7 @@ func testAuditRecord(t *testing.T, open func(t *testing.T) commands.Store) {
 	}
 	// An entry without a time gets the store's.
 	before := time.Now()
-	if err := s.Record(t.Context(), commands.AuditEntry{Event: commands.EventExpired, RequestID: "r2"}); err != nil {
+	if err := s.AppendAudit(t.Context(), commands.AuditEntry{Event: commands.EventExpired, RequestID: "r2"}); err != nil {
 		t.Fatal(err)
 	}
 	var r2 []commands.AuditEntry
@@ -120,7 +120,7 @@ func testAuditSinceOrderLimit(t *testing.T, open func(t *testing.T) commands.Sto
 	for _, name := range []string{"t3", "t1", "tie1", "tie2", "t0", "old"} {
 		e := entry(commands.EventApproval, byName[name])
 		e.RequestID = name
-		if err := s.Record(t.Context(), e); err != nil {
+		if err := s.AppendAudit(t.Context(), e); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -253,7 +253,7 @@ func testHandedTo(t *testing.T, open func(t *testing.T) commands.Store) {
 	}
 	e := commands.AuditEntry{Time: now, Event: commands.EventHandoverShown, Actor: "U0ADA", Action: commands.ActionResetPassword,
 		Domain: "example.com", Login: "ada", HandedTo: "U0ADA"}
-	if err := s.Record(t.Context(), e); err != nil {
+	if err := s.AppendAudit(t.Context(), e); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := s.Audit(t.Context(), now.Add(-time.Minute), 0, false)

@@ -90,7 +90,7 @@ func record(t *testing.T, s commands.Store, n int, at time.Time) {
 	for i := range n {
 		e := entry(commands.EventApproval, at)
 		e.RequestID = fmt.Sprint("r", i)
-		if err := s.Record(t.Context(), e); err != nil {
+		if err := s.AppendAudit(t.Context(), e); err != nil {
 			t.Fatal(err)
 		}
 	}
