@@ -1,4 +1,4 @@
-// Package commands is mailbot's transport-free core: it parses and validates
+// Package commands is mailbot's transport-free core: it parses and checks
 // what a person typed, decides who may do what, generates passwords, runs
 // operations against the PDD API and describes the results. It knows
 // nothing of Slack: the Slack adapter (package bot) and the console
@@ -73,7 +73,7 @@ func (a Action) Command() string {
 	return CmdDomain
 }
 
-// Operation is a validated operation, ready to be sent to the API.
+// Operation is a checked operation, ready to be sent to the API.
 type Operation struct {
 	Action Action
 	Domain string // lower case, ASCII (punycode), no trailing dot
