@@ -293,7 +293,7 @@ func (c *policyService) decideChange(req Request, op Operation) Decision {
 	if ue != nil {
 		return Decision{Step: StepReply, Reply: usageReply(ue)}
 	}
-	return c.mailboxes.selfServiceOr(req, op, c.decideOp(req, op))
+	return c.selfServiceOr(req, op, c.decideOp(req, op))
 }
 
 // withDefaultDomain puts the configured default domain on a mailbox
