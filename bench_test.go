@@ -286,7 +286,7 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	var r burstResult
 	r.startup = startup
 	r.idleKB = idleRSS(pid)
-	saveSmaps(b, pid)
+	saveSmaps(b, pid, base)
 	cpu0, err := procCPU(pid)
 	if err != nil {
 		b.Fatal(err)
@@ -423,23 +423,28 @@ func burstDomain(j, domains int) string { return fmt.Sprintf("b%03d.example.com"
 
 // smapsDirVar names a directory where each run of BenchmarkRelease and
 // BenchmarkFloor saves the idle process's /proc/<pid>/smaps
-// (<benchmark>-smaps.txt: which mappings the idle RSS is made of) and its
-// resident pages of the executable (<benchmark>-present.txt, savePresent).
+// (<benchmark>-smaps.txt: which mappings the idle RSS is made of), its
+// resident pages of the executable (<benchmark>-present.txt, savePresent)
+// and its /metrics (<benchmark>-metrics.txt: the runtime's memory).
 const smapsDirVar = "MAILBOT_BENCH_SMAPS"
 
 // saveSmaps copies pid's smaps to the directory of smapsDirVar, if set.
-func saveSmaps(b *testing.B, pid int) {
+func saveSmaps(b *testing.B, pid int, base string) {
 	dir := os.Getenv(smapsDirVar)
 	if dir == "" {
 		return
 	}
+	name := filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name()))
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
 	if err == nil {
-		name := strings.NewReplacer("/", "_", "=", "").Replace(b.Name())
-		err = os.WriteFile(filepath.Join(dir, name+"-smaps.txt"), raw, 0o644)
+		err = os.WriteFile(name+"-smaps.txt", raw, 0o644)
 	}
 	if err == nil {
-		err = savePresent(pid, filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name())+"-present.txt"))
+		err = savePresent(pid, name+"-present.txt")
+	}
+	if err == nil {
+		_, _, body := fetch(b, http.MethodGet, base+health.MetricsPath)
+		err = os.WriteFile(name+"-metrics.txt", []byte(body), 0o644)
 	}
 	if err != nil {
 		b.Error(err)

@@ -58,14 +58,12 @@ func (m *Messenger) postResponse(ctx context.Context, responseURL string, r comm
 	if err := checkResponseURL(responseURL); err != nil {
 		return err
 	}
-	msg := &slack.WebhookMessage{
-		ResponseType:    slack.ResponseTypeEphemeral,
-		ReplaceOriginal: replace,
-		Text:            fallbackText(r),
-		Blocks:          &slack.Blocks{BlockSet: replyBlocks(r)},
+	body, err := responseBody(r, replace)
+	if err != nil {
+		return fmt.Errorf("response_url: %w", err)
 	}
-	_, err := retrying(ctx, func() (struct{}, error) {
-		return struct{}{}, slack.PostWebhookCustomHTTPContext(ctx, responseURL, m.http, msg)
+	_, err = retrying(ctx, func() (struct{}, error) {
+		return struct{}{}, m.postWebhook(ctx, responseURL, body)
 	})
 	if err != nil {
 		return fmt.Errorf("response_url: %w", err)

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -52,6 +53,26 @@ func (m *Messenger) post(ctx context.Context, channel, text string, blocks ...sl
 		return "", "", err
 	}
 	return a.Channel, a.TS, a.Err()
+}
+
+// postWebhook posts body, JSON, to a response_url, as slack-go's
+// PostWebhookCustomHTTPContext does (the same errors), from a body encoded
+// once for every attempt.
+func (m *Messenger) postWebhook(ctx context.Context, responseURL string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, responseURL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := m.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxPostAnswer))
+		_ = resp.Body.Close()
+	}()
+	return statusError(resp)
 }
 
 // statusError is the error slack-go gives a Web API answer of status other

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -250,19 +251,42 @@ func fallbackText(r commands.Reply) string {
 // ephemeral is the JSON of an acknowledgement's payload: a message for the
 // person who typed the command alone.
 type ephemeral struct {
-	ResponseType string       `json:"response_type"`
-	Text         string       `json:"text"`
-	Blocks       slack.Blocks `json:"blocks"`
+	ResponseType string        `json:"response_type"`
+	Text         string        `json:"text"`
+	Blocks       []slack.Block `json:"blocks"` // not slack.Blocks, whose output encoding/json compacts again
 }
 
 // ephemeralPayload renders a reply as an acknowledgement's payload, within
 // Slack's limits.
 func ephemeralPayload(r commands.Reply) ephemeral {
-	return ephemeral{ResponseType: slack.ResponseTypeEphemeral, Text: fallbackText(r), Blocks: slack.Blocks{BlockSet: replyBlocks(r)}}
+	return ephemeral{ResponseType: slack.ResponseTypeEphemeral, Text: fallbackText(r), Blocks: replyBlocks(r)}
 }
 
 // messageOptions renders a reply for chat.postEphemeral, within Slack's
 // limits.
 func messageOptions(r commands.Reply) []slack.MsgOption {
 	return []slack.MsgOption{slack.MsgOptionText(fallbackText(r), false), slack.MsgOptionBlocks(replyBlocks(r)...)}
+}
+
+// responseBody is r as the body of a response_url post: slack-go's
+// WebhookMessage as Slack reads it, with the blocks encoded once (the
+// WebhookMessage's Blocks encode themselves, and encoding/json then checks
+// and compacts their output again).
+func responseBody(r commands.Reply, replace bool) ([]byte, error) {
+	return json.Marshal(&webhookBody{
+		Text:            fallbackText(r),
+		Blocks:          replyBlocks(r),
+		ResponseType:    slack.ResponseTypeEphemeral,
+		ReplaceOriginal: replace,
+	})
+}
+
+// webhookBody is the part of slack.WebhookMessage that a response_url
+// post of mailbot's uses, with the same JSON.
+type webhookBody struct {
+	Text            string        `json:"text,omitempty"`
+	Blocks          []slack.Block `json:"blocks,omitempty"`
+	ResponseType    string        `json:"response_type,omitempty"`
+	ReplaceOriginal bool          `json:"replace_original"`
+	DeleteOriginal  bool          `json:"delete_original"`
 }

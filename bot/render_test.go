@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -170,15 +171,15 @@ func FuzzRenderWithinLimits(f *testing.F) {
 // renderProblems renders r every way render.go does and checks the result.
 func renderProblems(r commands.Reply) []string {
 	p := ephemeralPayload(r)
-	problems := blockProblems(p.Blocks.BlockSet, maxMessageBlocks)
+	problems := blockProblems(p.Blocks, maxMessageBlocks)
 	if n := utf16Len(p.Text); n > maxFallbackText || n > 40000 {
 		problems = append(problems, fmt.Sprintf("text of %d characters", n))
 	}
-	if p.Text != fallbackText(r) || len(replyBlocks(r)) != len(p.Blocks.BlockSet) {
+	if p.Text != fallbackText(r) || len(replyBlocks(r)) != len(p.Blocks) {
 		problems = append(problems, "ephemeralPayload differs from fallbackText and replyBlocks")
 	}
 	total := 0
-	for _, b := range p.Blocks.BlockSet {
+	for _, b := range p.Blocks {
 		total += blockTextLen(b)
 	}
 	if total > maxMessageBlocksText {
@@ -277,5 +278,38 @@ func TestRenderTitleAddressWhole(t *testing.T) {
 	long := strings.Repeat("word ", 1000)
 	if blocks := mustJSONString(replyBlocks(commands.Reply{Title: long})); strings.Contains(blocks, strings.Repeat("word ", 200)) {
 		t.Error("a title of 5000 characters of free text is not cut")
+	}
+}
+
+// BenchmarkResponseBody encodes a reply as its response_url post's body.
+func BenchmarkResponseBody(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := responseBody(benchReply, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestResponseBodyIsWebhookMessage: the body of a response_url post is,
+// byte for byte, slack-go's WebhookMessage of the same reply, for random
+// replies, some huge.
+func TestResponseBodyIsWebhookMessage(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 50 {
+		r, replace := randomReply(rng), i%2 == 0
+		got, err := responseBody(r, replace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(&slack.WebhookMessage{ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: replace,
+			Text: fallbackText(r), Blocks: &slack.Blocks{BlockSet: replyBlocks(r)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("reply %d:\n got %s\nwant %s", i, got, want)
+		}
 	}
 }
