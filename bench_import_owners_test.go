@@ -76,8 +76,8 @@ func checkOwners(b *testing.B, fake *slackfake.Server) ownersRun {
 	mustB(b, err)
 	view, err := fake.WaitModal("UMEMBER", benchWait)
 	mustB(b, err)
-	fake.SetCallDelay(slackLatency)
-	fake.SetRateTiers(time.Minute)
+	fake.Faults.SetCallDelay(slackLatency)
+	fake.Faults.SetRateTiers(time.Minute)
 	before := map[string]int{}
 	methods := []string{"users.list", "users.lookupByEmail", "users.info", "views.update"}
 	for _, m := range methods {
@@ -101,7 +101,7 @@ func checkOwners(b *testing.B, fake *slackfake.Server) ownersRun {
 	r.checked = time.Since(begin)
 	for _, m := range methods {
 		r.calls[m] = len(fake.Calls(m)) - before[m]
-		r.limited += fake.RateLimited(m)
+		r.limited += fake.Faults.RateLimited(m)
 	}
 	return r
 }

@@ -189,7 +189,7 @@ func TestServeRejectedTokens(t *testing.T) {
 				delete(env, tc.variable)
 				env[wantVar] = path
 			}
-			fake.RejectToken(tc.kind, "invalid_auth")
+			fake.Faults.RejectToken(tc.kind, "invalid_auth")
 			var out testkit.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()

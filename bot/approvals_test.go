@@ -301,7 +301,7 @@ func TestApprovalResultFallsBackToDirectMessage(t *testing.T) {
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
 	h.ownDomain("example.com")
 	_, req := ask(t, h.env, stranger, "/mailbox", "add alice@example.com")
-	h.slack.SetChannelNotFound(general) // the bot is not in the requester's channel
+	h.slack.Faults.SetChannelNotFound(general) // the bot is not in the requester's channel
 
 	decide(t, h.env, admin, req, approve)
 

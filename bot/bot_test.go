@@ -209,7 +209,7 @@ func TestKeepsServingAcrossReconnects(t *testing.T) {
 func TestNotificationRetriedAfterRateLimit(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.slack.RateLimitNext("chat.postMessage", 1)
+	h.slack.Faults.RateLimitNext("chat.postMessage", 1)
 	id, _ := h.command(admin, "/maildomain", "register limited.com")
 	res := h.result(id)
 	calls, err := h.slack.WaitCalls("chat.postMessage", 2, wait)

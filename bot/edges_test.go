@@ -73,7 +73,7 @@ func TestFormNotHeldUpBySlowHome(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.slack.SetTriggerTTL(time.Second)
-	h.slack.SetMethodDelay("views.publish", 1500*time.Millisecond)
+	h.slack.Faults.SetMethodDelay("views.publish", 1500*time.Millisecond)
 	if _, err := h.slack.AppHomeOpened(stranger); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestFormDuringStopSaysRestarting(t *testing.T) {
 func TestRequestNotPostedIsEnded(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
-	h.slack.SetChannelNotFound(ops)
+	h.slack.Faults.SetChannelNotFound(ops)
 	id, _ := h.command(stranger, "/maildomain", "register example.com")
 	wantContains(t, "reply", h.result(id).shown(), "could not be sent to the admins", "Nothing was done")
 	recs, err := h.store.Pending(t.Context(), "", 10)

@@ -20,15 +20,15 @@ func TestEventLoopOnlyAcknowledges(t *testing.T) {
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
 	_, req := ask(t, h.env, stranger, "/maildomain", "register example.com")
 	h.slack.ExpireResponseURLs(true)
-	h.slack.SetMethodDelay("chat.postEphemeral", 2*time.Second)
-	h.slack.FailNext("chat.postEphemeral", "channel_not_found")
+	h.slack.Faults.SetMethodDelay("chat.postEphemeral", 2*time.Second)
+	h.slack.Faults.FailNext("chat.postEphemeral", "channel_not_found")
 
 	click(t, h.env, "UOTHER", req, approve) // refused: not an admin
 	if err := h.slack.Wait(wait, "the refusal's slow call", func() bool { return len(h.ephemeralsTo("UOTHER")) == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	_, ack := h.command(stranger, "/maildomain", "help")
-	h.slack.SetMethodDelay("chat.postEphemeral", 0) // later calls are fast
+	h.slack.Faults.SetMethodDelay("chat.postEphemeral", 0) // later calls are fast
 	if n := len(h.slack.Calls("conversations.open")); n != 0 {
 		t.Errorf("the help's ack came after the click's slow chat.postEphemeral completed (%d conversations.open calls already)", n)
 	}

@@ -87,7 +87,7 @@ func (s *Server) message(q *apiRequest) (string, any, answer) {
 
 func (s *Server) chatPostMessage(q *apiRequest) answer {
 	ch := q.get("channel")
-	if ch == "" || s.channelNotFound(ch) {
+	if ch == "" || s.Faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
 	text, blocks, refused := s.message(q)
@@ -114,7 +114,7 @@ func (s *Server) chatPostMessage(q *apiRequest) answer {
 
 func (s *Server) chatUpdate(q *apiRequest) answer {
 	ch, ts := q.get("channel"), q.get("ts")
-	if s.channelNotFound(ch) {
+	if s.Faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
 	text, blocks, refused := s.message(q)
@@ -142,7 +142,7 @@ func (s *Server) chatUpdate(q *apiRequest) answer {
 
 func (s *Server) chatPostEphemeral(q *apiRequest) answer {
 	ch := q.get("channel")
-	if ch == "" || s.channelNotFound(ch) {
+	if ch == "" || s.Faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
 	if q.get("user") == "" {
@@ -168,7 +168,7 @@ func (s *Server) conversationsOpen(q *apiRequest) answer {
 
 func (s *Server) conversationsHistory(q *apiRequest) answer {
 	ch := q.get("channel")
-	if ch == "" || s.channelNotFound(ch) {
+	if ch == "" || s.Faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
 	inRange := tsRange(q.get("oldest"), q.get("latest"), q.get("inclusive") == "1" || q.get("inclusive") == "true")
@@ -199,7 +199,7 @@ func (s *Server) conversationsHistory(q *apiRequest) answer {
 
 func (s *Server) conversationsReplies(q *apiRequest) answer {
 	ch, ts := q.get("channel"), q.get("ts")
-	if s.channelNotFound(ch) {
+	if s.Faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
 	s.mu.Lock()

@@ -98,6 +98,8 @@ type Rejection struct {
 // Server is the fake Slack.
 type Server struct {
 	URL string // the Web API base URL, ending in "/"
+	// Faults is how the Web API misbehaves when a test asks it to.
+	Faults *Faults
 
 	srv      *httptest.Server
 	upgrader websocket.Upgrader
@@ -108,7 +110,7 @@ type Server struct {
 	arrived chan struct{} // closed and replaced by changed: Wait's wake-up
 
 	sockets       // connections, envelopes, acks: socket.go
-	web           // failure injection and calls: webapi.go
+	web           // calls: webapi.go
 	store         // messages, groups, views: messages.go, usergroups.go, views.go
 	hooks         // response_url posts and faults: responseurl.go
 	files   files // uploaded files: files.go
@@ -120,9 +122,8 @@ type Server struct {
 
 // New starts a fake Slack on loopback. Close it when done.
 func New() *Server {
-	s := &Server{ping: time.Second}
+	s := &Server{ping: time.Second, Faults: newFaults()}
 	s.sockets.setup()
-	s.web.setup()
 	s.store.setup()
 	s.cond = sync.NewCond(&s.mu)
 	s.arrived = make(chan struct{})
