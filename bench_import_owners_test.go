@@ -87,7 +87,7 @@ func checkOwners(b *testing.B, fake *slackfake.Server) ownersRun {
 	sub, err := fake.SubmitView("UMEMBER", slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
 		slackfake.FileInput("mailbot_file", "value", file), slackfake.Text("mailbot_reason", "value", "new office")}})
 	mustB(b, err)
-	ack, err := fake.WaitAck(sub, benchWait)
+	ack, err := fake.Socket.WaitAck(sub, benchWait)
 	mustB(b, err)
 	r := ownersRun{answer: ack.At.Sub(ack.Sent), calls: map[string]int{}}
 	mustB(b, fake.Wait(benchWait, "the checked import", func() bool {

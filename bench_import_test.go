@@ -110,7 +110,7 @@ func runImport(b *testing.B, bin, provider string, env map[string]string, dsn st
 	sub, err := fake.SubmitView("UADMIN1", slackfake.Submission{ViewID: view.ID,
 		Values: []slackfake.Value{slackfake.FileInput("mailbot_file", "value", file)}})
 	mustB(b, err)
-	_, err = fake.WaitAck(sub, benchWait)
+	_, err = fake.Socket.WaitAck(sub, benchWait)
 	mustB(b, err)
 	want := fmt.Sprintf("%d created, 0 already existing, 0 failed", importRows)
 	defer func() {

@@ -93,7 +93,7 @@ func approveFromHome(t *testing.T, w *world, admin, target string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.fake.WaitAck(ev, e2eWait); err != nil {
+	if _, err := w.fake.Socket.WaitAck(ev, e2eWait); err != nil {
 		t.Fatal(err)
 	}
 	home, err := w.fake.WaitHome(admin, 1, e2eWait)

@@ -345,7 +345,7 @@ func TestApprovalSecretsReachOnlyTheRequester(t *testing.T) {
 	for _, p := range h.slack.Posts("") {
 		others = append(others, slackfake.Flatten(p.Raw)...)
 	}
-	for _, a := range h.slack.Acks() {
+	for _, a := range h.slack.Socket.Acks() {
 		others = append(others, slackfake.Flatten(string(a.Payload))...)
 	}
 	families, err := h.r.reg.Gather()

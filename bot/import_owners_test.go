@@ -49,7 +49,7 @@ func TestImportManyOwnersOnSlowSlack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ack, err := h.slack.WaitAck(id, wait)
+	ack, err := h.slack.Socket.WaitAck(id, wait)
 	if err != nil {
 		t.Fatal(err)
 	}

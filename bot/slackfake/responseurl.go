@@ -93,7 +93,7 @@ func (s *Server) answerPost(p *Post, fault int) (int, string) {
 		s.reject("response_url", code, problems)
 		return http.StatusBadRequest, code
 	}
-	e := s.envs[strings.TrimPrefix(p.Path, "/response/")]
+	e := s.Socket.envs[strings.TrimPrefix(p.Path, "/response/")]
 	p.Public = p.Body["response_type"] == "in_channel"
 	if e == nil || e.messageTS == "" || p.Body["response_type"] == "ephemeral" {
 		return http.StatusOK, "ok"

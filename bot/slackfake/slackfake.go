@@ -24,8 +24,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/mailbot/mailbot/internal/testkit"
 )
 
@@ -101,39 +99,45 @@ type Server struct {
 	// Faults is how the Web API misbehaves when a test asks it to.
 	Faults *Faults
 
-	srv      *httptest.Server
-	upgrader websocket.Upgrader
-	ping     time.Duration
+	// Socket is the Socket Mode side: connections, envelopes, acks.
+	Socket *Socket
 
+	srv *httptest.Server
+
+	*hub        // the lock of everything below, and Wait's wake-ups
+	web         // calls: webapi.go
+	store       // messages, groups, views: messages.go, usergroups.go, views.go
+	hooks       // response_url posts and faults: responseurl.go
+	files files // uploaded files: files.go
+
+	ts atomic.Int64
+}
+
+// hub is the fake's one lock and what wakes those who wait for something
+// to arrive; the Server and its Socket share it.
+type hub struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	arrived chan struct{} // closed and replaced by changed: Wait's wake-up
+	closed  bool
+}
 
-	sockets       // connections, envelopes, acks: socket.go
-	web           // calls: webapi.go
-	store         // messages, groups, views: messages.go, usergroups.go, views.go
-	hooks         // response_url posts and faults: responseurl.go
-	files   files // uploaded files: files.go
-
-	ts        atomic.Int64
-	envelopes atomic.Int64
-	closed    bool
+func newHub() *hub {
+	h := &hub{arrived: make(chan struct{})}
+	h.cond = sync.NewCond(&h.mu)
+	return h
 }
 
 // New starts a fake Slack on loopback. Close it when done.
 func New() *Server {
-	s := &Server{ping: time.Second, Faults: newFaults()}
-	s.sockets.setup()
+	s := &Server{hub: newHub(), Faults: newFaults()}
+	s.Socket = newSocket(s.hub, s.issueTrigger, s.checkAck)
 	s.store.setup()
-	s.cond = sync.NewCond(&s.mu)
-	s.arrived = make(chan struct{})
-	// Slack's client sends Origin: https://api.slack.com.
-	s.upgrader.CheckOrigin = func(*http.Request) bool { return true }
 	s.ts.Store(1700000000)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/apps.connections.open", s.connectionsOpen)
 	mux.HandleFunc("/api/", s.webAPI)
-	mux.HandleFunc("/ws", s.websocket)
+	mux.HandleFunc("/ws", s.Socket.websocket)
 	mux.HandleFunc("/response/", s.responseURL)
 	mux.HandleFunc("/files-pri/", s.filePrivate)
 	s.srv = httptest.NewServer(mux)
@@ -145,14 +149,7 @@ func New() *Server {
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
-	for _, c := range s.socks {
-		_ = c.ws.Close()
-	}
-	for _, e := range s.envs {
-		if e.timer != nil {
-			e.timer.Stop()
-		}
-	}
+	s.Socket.stop()
 	s.changed()
 	s.mu.Unlock()
 	s.srv.CloseClientConnections()
@@ -165,37 +162,37 @@ func (s *Server) ResponseURL(name string) string { return s.srv.URL + "/response
 // newTS returns a fresh message ts.
 func (s *Server) newTS() string { return fmt.Sprintf("%d.%06d", s.ts.Add(1), 0) }
 
-// changed wakes every waiter; call it with s.mu held.
-func (s *Server) changed() {
-	s.cond.Broadcast()
-	close(s.arrived)
-	s.arrived = make(chan struct{})
+// changed wakes every waiter; call it with h.mu held.
+func (h *hub) changed() {
+	h.cond.Broadcast()
+	close(h.arrived)
+	h.arrived = make(chan struct{})
 }
 
 // arrival returns a channel that is closed when something next arrives
 // at the fake (or it closes).
-func (s *Server) arrival() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.arrived
+func (h *hub) arrival() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.arrived
 }
 
-// waitFor waits, under s.mu, until cond holds.
-func (s *Server) waitFor(timeout time.Duration, cond func() bool, what string) error {
+// waitFor waits, under h.mu, until cond holds.
+func (h *hub) waitFor(timeout time.Duration, cond func() bool, what string) error {
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() {
-		s.mu.Lock()
-		s.cond.Broadcast()
-		s.mu.Unlock()
+		h.mu.Lock()
+		h.cond.Broadcast()
+		h.mu.Unlock()
 	})
 	defer timer.Stop()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for !cond() {
-		if time.Now().After(deadline) || s.closed {
+		if time.Now().After(deadline) || h.closed {
 			return fmt.Errorf("slackfake: timed out after %s waiting for %s", timeout, what)
 		}
-		s.cond.Wait()
+		h.cond.Wait()
 	}
 	return nil
 }

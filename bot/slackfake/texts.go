@@ -54,7 +54,7 @@ func (s *Server) Texts() Visible {
 			v.private(s.envUser(strings.TrimPrefix(p.Path, "/response/")), Flatten(p.Raw))
 		}
 	}
-	for _, a := range s.acks {
+	for _, a := range s.Socket.acks {
 		v.private(s.envUser(a.EnvelopeID), Flatten(string(a.Payload)))
 	}
 	for ch, msgs := range s.messages {
@@ -123,7 +123,7 @@ func (s *Server) channelTexts(v *Visible, channel string, texts []string) {
 // envUser is the user who acted in the envelope id; call it with s.mu
 // held.
 func (s *Server) envUser(id string) string {
-	if e := s.envs[id]; e != nil {
+	if e := s.Socket.envs[id]; e != nil {
 		return e.user
 	}
 	return ""
