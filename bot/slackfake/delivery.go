@@ -16,7 +16,7 @@ type Delivery struct {
 }
 
 // envelope is one envelope the fake sent, with what the audience of its
-// answers needs; s.mu guards it.
+// answers needs; mu guards it.
 type envelope struct {
 	id, typ    string
 	payload    json.RawMessage
@@ -96,7 +96,7 @@ func (k *Socket) deliver(e *envelope, conn int, reason string) error {
 }
 
 // scheduleRedelivery arms the timeout of delivery attempt; call it with
-// s.mu held.
+// mu held.
 func (k *Socket) scheduleRedelivery(e *envelope, attempt int) {
 	if e.timer != nil {
 		e.timer.Stop()

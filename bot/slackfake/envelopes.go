@@ -81,7 +81,7 @@ func (v Sender) Click(user, channel, ts, blockID, actionID, value string) (strin
 // Without ViewID, the view holds CallbackID, PrivateMetadata and Values
 // alone.
 func (v Sender) SubmitView(user string, sub Submission) (string, error) {
-	view, err := v.s.submittedView(user, sub)
+	view, err := v.s.views.submittedView(user, sub)
 	if err != nil {
 		return "", err
 	}
@@ -101,7 +101,7 @@ func (v Sender) SubmitView(user string, sub Submission) (string, error) {
 // sends the button's own value; for a static_select, value is the chosen
 // option's value. The block and the element must exist in the view.
 func (v Sender) ClickInView(user, viewID, blockID, actionID, value string) (string, error) {
-	view, action, err := v.s.viewAction(user, viewID, blockID, actionID, value)
+	view, action, err := v.s.views.viewAction(user, viewID, blockID, actionID, value)
 	if err != nil {
 		return "", err
 	}

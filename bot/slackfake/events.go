@@ -62,7 +62,7 @@ func (v Sender) AppHomeOpened(user string) (string, error) {
 func (v Sender) SubteamMembersChanged(groupID string, added, removed []string) (string, error) {
 	s := v.s
 	s.mu.Lock()
-	g := s.groups[groupID]
+	g := s.dir.groups[groupID]
 	if g == nil {
 		s.mu.Unlock()
 		return "", fmt.Errorf("slackfake: no group %s (SetGroup first)", groupID)

@@ -6,10 +6,14 @@
 // Block Kit's limits the way Slack does and records everything the bot
 // sends, so that tests can scan it for secrets by audience.
 //
-// The files split it by feature: socket.go (connections, delivery, acks,
-// re-delivery), envelopes.go and events.go (what a test sends), webapi.go
-// (dispatch and failure injection), messages.go, usergroups.go, views.go,
-// responseurl.go, limits.go and texts.go.
+// Server is the entry point a test holds; it gives the jobs to types of
+// their own: Socket (socket.go, delivery.go: connections, envelopes, acks,
+// re-delivery), Faults (webfaults.go, ratetiers.go: how the Web API
+// misbehaves on request), chat (messages.go), directory (users.go,
+// usergroups.go, files.go) and viewStore (views.go, submit.go) behind
+// webapi.go's dispatch; envelopes.go and events.go are what a test sends,
+// responseurl.go the response_url sink, limits.go Block Kit's limits and
+// texts.go what each audience saw. They share one lock (hub).
 //
 // It is test code: only tests import it.
 package slackfake
@@ -104,11 +108,13 @@ type Server struct {
 
 	srv *httptest.Server
 
-	*hub        // the lock of everything below, and Wait's wake-ups
-	web         // calls: webapi.go
-	store       // messages, groups, views: messages.go, usergroups.go, views.go
-	hooks       // response_url posts and faults: responseurl.go
-	files files // uploaded files: files.go
+	*hub             // the lock of everything below, and Wait's wake-ups
+	web              // calls: webapi.go
+	chat  *chat      // chat.*, conversations.*: messages.go
+	dir   *directory // users.*, usergroups.*: users.go, usergroups.go
+	views *viewStore // views.*: views.go, submit.go
+	hooks            // response_url posts and faults: responseurl.go
+	files files      // uploaded files: files.go
 
 	ts atomic.Int64
 }
@@ -120,6 +126,8 @@ type hub struct {
 	cond    *sync.Cond
 	arrived chan struct{} // closed and replaced by changed: Wait's wake-up
 	closed  bool
+	// rejected is what Slack would have refused: messages, views, acks.
+	rejected []Rejection
 }
 
 func newHub() *hub {
@@ -131,8 +139,9 @@ func newHub() *hub {
 // New starts a fake Slack on loopback. Close it when done.
 func New() *Server {
 	s := &Server{hub: newHub(), Faults: newFaults()}
-	s.Socket = newSocket(s.hub, s.issueTrigger, s.checkAck)
-	s.store.setup()
+	s.chat, s.dir, s.views = newChat(s.hub, s.Faults), newDirectory(s.hub), newViewStore(s.hub)
+	s.Socket = newSocket(s.hub, s.views.issueTrigger, s.views.checkAck)
+	s.handlers = handlersOf(s)
 	s.ts.Store(1700000000)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/apps.connections.open", s.connectionsOpen)
@@ -211,14 +220,14 @@ func (s *Server) Wait(timeout time.Duration, what string, cond func() bool) erro
 
 // Rejected returns every message, view and ack payload that Slack would
 // have refused, in order; a test asserts it is empty.
-func (s *Server) Rejected() []Rejection {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Rejection(nil), s.rejected...)
+func (h *hub) Rejected() []Rejection {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Rejection(nil), h.rejected...)
 }
 
-// reject records a refusal; call it with s.mu held.
-func (s *Server) reject(method, code string, problems []string) {
-	s.rejected = append(s.rejected, Rejection{Method: method, Error: code, Problems: problems, At: time.Now()})
-	s.changed()
+// reject records a refusal; call it with h.mu held.
+func (h *hub) reject(method, code string, problems []string) {
+	h.rejected = append(h.rejected, Rejection{Method: method, Error: code, Problems: problems, At: time.Now()})
+	h.changed()
 }

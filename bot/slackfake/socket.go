@@ -124,7 +124,7 @@ func (k *Socket) open(ws *websocket.Conn) *socket {
 	return c
 }
 
-// forget removes c from the open connections; call it with s.mu held.
+// forget removes c from the open connections; call it with mu held.
 func (k *Socket) forget(c *socket) {
 	c.leaving = true
 	k.socks = slices.DeleteFunc(k.socks, func(o *socket) bool { return o == c })
@@ -197,7 +197,7 @@ func (k *Socket) ConnIDs() []int {
 	return ids
 }
 
-// live returns the connections that may get envelopes; call it with s.mu
+// live returns the connections that may get envelopes; call it with mu
 // held.
 func (k *Socket) live() []*socket {
 	var out []*socket
@@ -211,7 +211,7 @@ func (k *Socket) live() []*socket {
 
 // pick chooses the connection for a delivery: conn when not 0, else the
 // next in round-robin order, skipping those in avoid while another is
-// open. Call it with s.mu held.
+// open. Call it with mu held.
 func (k *Socket) pick(conn int, avoid []int) (*socket, error) {
 	open := k.live()
 	if conn != 0 {

@@ -16,7 +16,7 @@ import (
 // web is the Web API side of the fake: the calls; s.mu guards it.
 type web struct {
 	calls    []Call
-	rejected []Rejection
+	handlers map[string]func(*apiRequest) answer
 }
 
 // apiRequest is one Web API request, its form or JSON body decoded.
@@ -70,20 +70,25 @@ type answer map[string]any
 
 func fail(code string) answer { return answer{"ok": false, "error": code} }
 
-// handlers are the Web API methods the fake serves.
-var handlers = map[string]func(*Server, *apiRequest) answer{
-	"auth.test":             (*Server).authTest,
-	"conversations.open":    (*Server).conversationsOpen,
-	"conversations.history": (*Server).conversationsHistory,
-	"conversations.replies": (*Server).conversationsReplies,
-	"chat.postMessage":      (*Server).chatPostMessage,
-	"chat.update":           (*Server).chatUpdate,
-	"chat.postEphemeral":    (*Server).chatPostEphemeral,
-	"usergroups.list":       (*Server).usergroupsList,
-	"usergroups.users.list": (*Server).usergroupsUsersList,
-	"views.open":            (*Server).viewsOpen,
-	"views.update":          (*Server).viewsUpdate,
-	"views.publish":         (*Server).viewsPublish,
+// handlersOf are the Web API methods the fake s serves.
+func handlersOf(s *Server) map[string]func(*apiRequest) answer {
+	return map[string]func(*apiRequest) answer{
+		"auth.test":             authTest,
+		"conversations.open":    s.chat.conversationsOpen,
+		"conversations.history": s.chat.conversationsHistory,
+		"conversations.replies": s.chat.conversationsReplies,
+		"chat.postMessage":      s.chat.chatPostMessage,
+		"chat.update":           s.chat.chatUpdate,
+		"chat.postEphemeral":    s.chat.chatPostEphemeral,
+		"users.info":            s.dir.usersInfo,
+		"users.list":            s.dir.usersList,
+		"users.lookupByEmail":   s.dir.usersLookupByEmail,
+		"usergroups.list":       s.dir.usergroupsList,
+		"usergroups.users.list": s.dir.usergroupsUsersList,
+		"views.open":            s.views.viewsOpen,
+		"views.update":          s.views.viewsUpdate,
+		"views.publish":         s.views.viewsPublish,
+	}
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -162,14 +167,14 @@ func (s *Server) webAPI(w http.ResponseWriter, r *http.Request) {
 	if s.injected(r.Context(), w, q) {
 		return
 	}
-	h := handlers[method]
+	h := s.handlers[method]
 	switch {
 	case err != nil:
 		writeJSON(w, fail("invalid_form_data"))
 	case h == nil:
 		writeJSON(w, fail("unknown_method"))
 	default:
-		writeJSON(w, h(s, q))
+		writeJSON(w, h(q))
 	}
 }
 
@@ -220,7 +225,7 @@ func answerAfter(ctx context.Context, hold <-chan struct{}, delay time.Duration)
 	}
 }
 
-func (s *Server) authTest(*apiRequest) answer {
+func authTest(*apiRequest) answer {
 	return answer{"ok": true, "user_id": BotUser, "user": "mailbot", "team_id": TeamID, "team": "Fake", "bot_id": BotID, "url": "https://fake.slack.com/"}
 }
 
