@@ -252,7 +252,8 @@ func (s *Server) Aliases(mailbox string) []string {
 
 // controlAlias is POST /sim/alias address=sales@example.com
 // goto=bob@example.com.
-func (s *Server) controlAlias(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlAlias(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		_, err := s.AddAlias(r.FormValue("address"), r.FormValue("goto"))
 		return controlAnswer{}, err

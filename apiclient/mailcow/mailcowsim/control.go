@@ -45,6 +45,10 @@ func control(w http.ResponseWriter, r *http.Request, method string, fn func() (c
 	writeControl(w, http.StatusOK, a)
 }
 
+// controls are the sandbox's control endpoints under /sim/, which tests
+// and mailbot sim use to set the scene; they act on the one Server.
+type controls struct{ s *Server }
+
 func writeControl(w http.ResponseWriter, status int, a controlAnswer) {
 	body, _ := json.Marshal(a) // plain fields: never fails
 	w.Header().Set("Content-Type", "application/json")
@@ -53,7 +57,8 @@ func writeControl(w http.ResponseWriter, status int, a controlAnswer) {
 }
 
 // controlAccount is POST /sim/account [access=ro]: a new key.
-func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlAccount(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		switch r.FormValue("access") {
 		case "", "rw":
@@ -66,7 +71,8 @@ func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 // controlFault is POST /sim/fault kind=429|502|reset|slow [n=1].
-func (s *Server) controlFault(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlFault(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		n, err := simkit.Count(r, "n", 1, maxCount)
 		if err != nil {
@@ -77,16 +83,18 @@ func (s *Server) controlFault(w http.ResponseWriter, r *http.Request) {
 }
 
 // controlFail is POST /sim/fail code=... [n=1].
-func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
-	s.controlCode(w, r, s.FailNextWith)
+func (k controls) controlFail(w http.ResponseWriter, r *http.Request) {
+	s := k.s
+	controlCode(w, r, s.FailNextWith)
 }
 
 // controlWarn is POST /sim/warn code=... [n=1].
-func (s *Server) controlWarn(w http.ResponseWriter, r *http.Request) {
-	s.controlCode(w, r, s.WarnNextWith)
+func (k controls) controlWarn(w http.ResponseWriter, r *http.Request) {
+	s := k.s
+	controlCode(w, r, s.WarnNextWith)
 }
 
-func (s *Server) controlCode(w http.ResponseWriter, r *http.Request, push func(int, string)) {
+func controlCode(w http.ResponseWriter, r *http.Request, push func(int, string)) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		n, err := simkit.Count(r, "n", 1, maxCount)
 		if err != nil {
@@ -102,7 +110,8 @@ func (s *Server) controlCode(w http.ResponseWriter, r *http.Request, push func(i
 }
 
 // controlLatency is POST /sim/latency d=250ms.
-func (s *Server) controlLatency(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlLatency(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		d, err := time.ParseDuration(r.FormValue("d"))
 		if err != nil || d < 0 {
@@ -114,7 +123,8 @@ func (s *Server) controlLatency(w http.ResponseWriter, r *http.Request) {
 }
 
 // controlDomain is POST /sim/domain name=example.com.
-func (s *Server) controlDomain(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlDomain(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		name := canonicalDomain(r.FormValue("name"))
 		if !validDomain(name) {
@@ -126,7 +136,8 @@ func (s *Server) controlDomain(w http.ResponseWriter, r *http.Request) {
 }
 
 // controlMailboxes is POST /sim/mailboxes domain=example.com n=100.
-func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlMailboxes(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		name := canonicalDomain(r.FormValue("domain"))
 		if !validDomain(name) {
@@ -142,7 +153,8 @@ func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
 }
 
 // controlUnban is POST /sim/unban.
-func (s *Server) controlUnban(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlUnban(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		s.Unban()
 		return controlAnswer{}, nil
@@ -151,7 +163,8 @@ func (s *Server) controlUnban(w http.ResponseWriter, r *http.Request) {
 
 // controlMailbox is GET /sim/mailbox address=...: the mailbox, password
 // included (a sandbox on loopback).
-func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlMailbox(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodGet, func() (controlAnswer, error) {
 		m, ok := s.Mailbox(r.FormValue("address"))
 		if !ok {
@@ -162,7 +175,8 @@ func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
 }
 
 // controlRequests is GET /sim/requests.
-func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
+func (k controls) controlRequests(w http.ResponseWriter, r *http.Request) {
+	s := k.s
 	control(w, r, http.MethodGet, func() (controlAnswer, error) {
 		n, f := s.Requests(), s.AuthFailures()
 		return controlAnswer{Requests: &n, AuthFailures: &f}, nil
