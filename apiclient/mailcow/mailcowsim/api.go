@@ -47,18 +47,7 @@ type call struct {
 
 func (s *Server) routes() {
 	s.mux.HandleFunc("/api/", s.api)
-	k := controls{s}
-	s.mux.HandleFunc("/sim/account", k.controlAccount)
-	s.mux.HandleFunc("/sim/fault", k.controlFault)
-	s.mux.HandleFunc("/sim/fail", k.controlFail)
-	s.mux.HandleFunc("/sim/warn", k.controlWarn)
-	s.mux.HandleFunc("/sim/latency", k.controlLatency)
-	s.mux.HandleFunc("/sim/domain", k.controlDomain)
-	s.mux.HandleFunc("/sim/mailboxes", k.controlMailboxes)
-	s.mux.HandleFunc("/sim/unban", k.controlUnban)
-	s.mux.HandleFunc("/sim/mailbox", k.controlMailbox)
-	s.mux.HandleFunc("/sim/requests", k.controlRequests)
-	s.mux.HandleFunc("/sim/alias", k.controlAlias)
+	controls{s}.route(s.mux)
 }
 
 // api serves every /api request: count, drop a banned caller, read the
