@@ -49,7 +49,7 @@ func (p Person) unreachable() string {
 // selfServiceOr is d, or for a reset by someone who is not an admin while
 // self-service is on, a self-service reset when the address turns out to
 // be the caller's own, with d as what it is otherwise.
-func (c *mailboxService) selfServiceOr(req Request, op Operation, d Decision) Decision {
+func (c *policyService) selfServiceOr(req Request, op Operation, d Decision) Decision {
 	if c.cfg.SelfService != SelfServiceReset || op.Action != ActionResetPassword || op.For != "" || c.access.IsAdmin(req.UserID) {
 		return d
 	}

@@ -27,10 +27,10 @@ const (
 	StatusUnverified = apiclient.StatusUnverified
 )
 
-// domainJSON is a domain of Graph.
+// domainJSON is the part of a domain of Graph the client reads: the
+// name is the one it asked for.
 type domainJSON struct {
-	ID         string `json:"id"`
-	IsVerified bool   `json:"isVerified"`
+	IsVerified bool `json:"isVerified"`
 }
 
 // newDomain is the body of POST /domains: the name, the only property
@@ -95,7 +95,7 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 }
 
 // domainSelect asks a domain's GET for what domainJSON reads.
-var domainSelect = url.Values{"$select": {"id,isVerified"}}
+var domainSelect = url.Values{"$select": {"isVerified"}}
 
 // getDomain is GET /domains/{id}, of the properties the client reads.
 func (c *Client) getDomain(ctx context.Context, op apiclient.Op, n string) (*apiclient.Domain, error) {

@@ -17,7 +17,8 @@
 // clientcredentials package, and the issue reports that quote Graph's
 // answers (microsoft-graph-docs #1508, #10324, #11575, #13735;
 // microsoft-graph-docs-contrib #6967, #7618, #8421; keycloak #31294;
-// BatchAI #31; azure-sdk-for-python #8314; CIPP #783).
+// BatchAI #31; azure-sdk-for-python #8314; CIPP #783;
+// msgraph-beta-sdk-dotnet #563).
 //
 // # The API
 //
@@ -32,7 +33,7 @@
 //	GET  /v1.0/users/{id}/memberOf/microsoft.graph.directoryRole  the user's directory roles
 //	POST /v1.0/domains                                  {"id"} (201, unverified)
 //	GET  /v1.0/domains                                  the tenant's domains
-//	GET  /v1.0/domains/{id}                             isVerified, isDefault, isInitial, …
+//	GET  /v1.0/domains/{id}                             isVerified, isDefault, isInitial, … ($select)
 //	GET  /v1.0/domains/{id}/verificationDnsRecords      the MS=ms… TXT record (and an MX alternative)
 //	POST /v1.0/domains/{id}/verify                      verified once the TXT record is in DNS
 //	GET  /v1.0/domains/{id}/serviceConfigurationRecords MX, SPF TXT, autodiscover CNAME
@@ -58,6 +59,14 @@
 // Authorization_RequestDenied "Insufficient privileges to complete the
 // operation."; 401 InvalidAuthenticationToken; 429 TooManyRequests with
 // Retry-After. A PATCH answers 204 with no body.
+//
+// A domain is every property of the domain resource with its
+// @odata.context, on create, get and verify. $select on a domain or on its
+// record collections returns what it names alone; a name that is no
+// property of the type, such as text (a property of the derived
+// domainDnsTxtRecord) on a collection of domainDnsRecords, is 400
+// BadRequest "Parsing OData Select and Expand failed: Could not find a
+// property named '…' on type 'microsoft.graph.…'.".
 //
 // A user's key is its id or userPrincipalName, never a proxy address (an
 // alias answers 404); proxyAddresses hold "SMTP:" (primary) and "smtp:"
