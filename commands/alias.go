@@ -11,7 +11,7 @@ import (
 // Aliaser is a [Provider] that has aliases: addresses that deliver to a
 // mailbox. A provider whose Capabilities().Aliases is true implements it;
 // the core never calls it otherwise. Every address is ASCII local@domain
-// (punycode, lower case), as the core validated it; every failure is an
+// (punycode, lower case), as the core checked it; every failure is an
 // *apiclient.Error classified as for [Provider]'s methods.
 type Aliaser interface {
 	// AddAlias makes alias deliver to mailbox. An alias that is already a

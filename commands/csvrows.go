@@ -58,10 +58,7 @@ func ParseRows(text string, limit int) (rows []RawRow, problems []RowProblem, mo
 	cols, first := positional, true
 	for {
 		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return rows, problems, more
-		}
-		if err != nil {
+		if err != nil { // the end of the text too
 			var stop bool
 			if problems, stop = csvProblem(err, problems, limit); stop {
 				return rows, problems, more
@@ -108,10 +105,14 @@ func newRowReader(text string, comma rune) *csv.Reader {
 }
 
 // csvProblem adds to problems the row that is not CSV; stop says to read no
-// further: the text cannot be read, or it has too many problems to list.
+// further: the text ends (err is io.EOF, no problem), cannot be read, or has
+// too many problems to list.
 func csvProblem(err error, problems []RowProblem, limit int) (_ []RowProblem, stop bool) {
 	var pe *csv.ParseError
-	if !errors.As(err, &pe) {
+	switch {
+	case errors.Is(err, io.EOF):
+		return problems, true
+	case !errors.As(err, &pe):
 		return append(problems, RowProblem{Text: "cannot be read"}), true
 	}
 	problems = append(problems, RowProblem{Line: pe.StartLine, Text: "is not a CSV row: " + pe.Err.Error() + "."})

@@ -19,7 +19,7 @@ const (
 	maxExistingLoginLen = 64
 )
 
-// NormalizeDomain validates a domain name and returns it lower case, in
+// NormalizeDomain checks a domain name and returns it lower case, in
 // ASCII (punycode), without a trailing dot (the rule of internal/dnsname).
 func NormalizeDomain(s string) (string, error) { return dnsname.Normalize(s) }
 
@@ -36,7 +36,7 @@ func displayDomain(ascii string) string {
 	return u + " (" + ascii + ")"
 }
 
-// CheckDomainPatterns validates MAILBOT_DOMAINS patterns: domain names and
+// CheckDomainPatterns checks MAILBOT_DOMAINS patterns: domain names and
 // *.suffix.
 func CheckDomainPatterns(patterns []string) error {
 	_, err := normalizePatterns(patterns)
@@ -79,7 +79,7 @@ func allowed(patterns []string, domain string) bool {
 	return false
 }
 
-// normalizeLogin validates the syntax of a user name, whatever the
+// normalizeLogin checks the syntax of a user name, whatever the
 // action, and returns it lower case: any user name of Latin letters,
 // digits, '.', '_', '+' and '-' up to 64 characters, not starting or
 // ending with '.' and without "..". It lets through no character that

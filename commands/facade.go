@@ -76,9 +76,9 @@ func (c *Core) IsAdmin(userID string) bool { return c.access.IsAdmin(userID) }
 // AdminGroups returns the user group IDs among the admins.
 func (c *Core) AdminGroups() []string { return c.access.AdminGroups() }
 
-// Decide parses and validates req and decides, by the policy, whether it is
+// Decide parses and checks req and decides, by the policy, whether it is
 // answered at once, run now, or needs approval. It never calls the API.
-// Validation comes before authorisation, so that a person learns what is
+// Checking comes before authorisation, so that a person learns what is
 // wrong with the input whoever they are.
 func (c *Core) Decide(req Request) Decision { return c.policy.Decide(req) }
 

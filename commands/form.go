@@ -107,7 +107,7 @@ func (c *policyService) SubmitForm(user, metadata string, v FormValues) (d Decis
 	return Decision{Step: StepApproval, Op: op, Pending: p}, w.Channel, nil
 }
 
-// formOperation validates the fields of a form into an operation.
+// formOperation checks the fields of a form into an operation.
 func (c *policyService) formOperation(action Action, v FormValues) (Operation, map[string]string) {
 	var errs map[string]string
 	op := Operation{Action: action, Reason: cleanReason(v.Reason)}

@@ -10,7 +10,7 @@ import (
 
 // ActionAliasMove is an offboarding's step that moves one alias to the
 // successor, as the audit trail names it; it is not typed.
-const ActionAliasMove Action = "alias_move"
+const ActionAliasMove = Action(apiclient.OpAliasMove)
 
 // codeStepNotRecorded is the notice code of an offboarding that stopped,
 // after steps that changed something, because its next step could not be

@@ -54,7 +54,7 @@ func (e *UsageError) Error() string {
 }
 
 // Parse parses the text of a slash command (the words after command) by the
-// grammar of docs/commands.md. It is pure: it validates the syntax, the domain
+// grammar of docs/commands.md. It is pure: it checks the syntax, the domain
 // and the user name, but not the policy.
 func Parse(command, text string) (Invocation, error) {
 	command = strings.ToLower(strings.TrimSpace(command))

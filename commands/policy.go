@@ -159,7 +159,7 @@ func (c *accessService) AdminGroups() []string {
 	return gs
 }
 
-// checkOp re-validates op as the parser would and checks it against the
+// checkOp checks op again as the parser would, and against the
 // allow-list. It returns a refusal in words, or nil.
 func (c *policyService) checkOp(op Operation) *UsageError {
 	cmd, fix := CmdDomain, "/maildomain register example.com"
@@ -279,7 +279,7 @@ func (c *policyService) decideBare(req Request, inv Invocation) Decision {
 	return Decision{Step: StepForm, Op: inv.Op, Form: c.form(req, inv.Op.Action), Reply: c.help(inv.Command)}
 }
 
-// decideChange completes and validates an operation that changes what the
+// decideChange completes and checks an operation that changes what the
 // provider holds, then decides whether it runs now or needs approval.
 func (c *policyService) decideChange(req Request, op Operation) Decision {
 	op, aue := c.aliases.aliasDefaults(op)
@@ -293,7 +293,7 @@ func (c *policyService) decideChange(req Request, op Operation) Decision {
 	if ue != nil {
 		return Decision{Step: StepReply, Reply: usageReply(ue)}
 	}
-	return c.mailboxes.selfServiceOr(req, op, c.decideOp(req, op))
+	return c.selfServiceOr(req, op, c.decideOp(req, op))
 }
 
 // withDefaultDomain puts the configured default domain on a mailbox
@@ -370,7 +370,7 @@ type Step int
 // The verdicts of [Core.Decide].
 const (
 	StepReply       Step = iota // Reply is the whole answer: help, usage, invalid input or refusal
-	StepRun                     // run Op now, with Core.Run
+	StepRun                     // run Op now (Execute)
 	StepApproval                // Op needs an admin's approval: post Pending, tell the requester
 	StepForm                    // a bare command: show Form (the shell answers with the usage)
 	StepCheck                   // run the DNS checklist of Op.Domain

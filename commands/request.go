@@ -1,4 +1,4 @@
-// Package commands is mailbot's transport-free core: it parses and validates
+// Package commands is mailbot's transport-free core: it parses and checks
 // what a person typed, decides who may do what, generates passwords, runs
 // operations against the PDD API and describes the results. It knows
 // nothing of Slack: the Slack adapter (package bot) and the console
@@ -22,26 +22,29 @@ type Request struct {
 	Text      string // what follows the command, as Slack sends it
 }
 
-// Action is what an operation does.
+// Action is what an operation does. An action that is one call at the
+// provider is named by that call's apiclient.Op (the same word in the
+// audit trail, the metrics and the provider's errors); offboarding and
+// import, which make several calls, have words of their own.
 type Action string
 
 // The operations, and the reads that are not operations.
 const (
-	ActionRegisterDomain Action = "register" // connect a domain
-	ActionAddMailbox     Action = "add"      // create a mailbox with a new password
-	ActionResetPassword  Action = "reset"    // give a mailbox a new password
-	ActionBlock          Action = "block"    // stop a mailbox's logins
-	ActionUnblock        Action = "unblock"  // let a mailbox log in again
-	ActionListMailboxes  Action = "list"     // read: a domain's mailboxes
-	ActionDomainStatus   Action = "status"   // read: a domain's state at the provider
+	ActionRegisterDomain = Action(apiclient.OpRegister)     // connect a domain
+	ActionAddMailbox     = Action(apiclient.OpAdd)          // create a mailbox with a new password
+	ActionResetPassword  = Action(apiclient.OpReset)        // give a mailbox a new password
+	ActionBlock          = Action(apiclient.OpBlock)        // stop a mailbox's logins
+	ActionUnblock        = Action(apiclient.OpUnblock)      // let a mailbox log in again
+	ActionListMailboxes  = Action(apiclient.OpList)         // read: a domain's mailboxes
+	ActionDomainStatus   = Action(apiclient.OpDomainStatus) // read: a domain's state at the provider
 )
 
 // The alias operations and read (alias.go, offboard.go).
 const (
-	ActionAliasAdd    Action = "alias_add"    // make an alias deliver to a mailbox
-	ActionAliasRemove Action = "alias_remove" // remove an alias
-	ActionOffboard    Action = "offboard"     // block a mailbox and give its aliases to a successor
-	ActionListAliases Action = "aliases"      // read: a mailbox's aliases
+	ActionAliasAdd    = Action(apiclient.OpAliasAdd)    // make an alias deliver to a mailbox
+	ActionAliasRemove = Action(apiclient.OpAliasRemove) // remove an alias
+	ActionOffboard    = Action("offboard")              // block a mailbox and give its aliases to a successor
+	ActionListAliases = Action(apiclient.OpAliases)     // read: a mailbox's aliases
 )
 
 // OnMailbox reports whether the action targets a mailbox (user@domain).
@@ -70,7 +73,7 @@ func (a Action) Command() string {
 	return CmdDomain
 }
 
-// Operation is a validated operation, ready to be sent to the API.
+// Operation is a checked operation, ready to be sent to the API.
 type Operation struct {
 	Action Action
 	Domain string // lower case, ASCII (punycode), no trailing dot

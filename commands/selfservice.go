@@ -49,7 +49,7 @@ func (p Person) unreachable() string {
 // selfServiceOr is d, or for a reset by someone who is not an admin while
 // self-service is on, a self-service reset when the address turns out to
 // be the caller's own, with d as what it is otherwise.
-func (c *mailboxService) selfServiceOr(req Request, op Operation, d Decision) Decision {
+func (c *policyService) selfServiceOr(req Request, op Operation, d Decision) Decision {
 	if c.cfg.SelfService != SelfServiceReset || op.Action != ActionResetPassword || op.For != "" || c.access.IsAdmin(req.UserID) {
 		return d
 	}
@@ -79,12 +79,7 @@ func (c *mailboxService) selfService(ctx context.Context, to Route, d Decision) 
 		return label, false
 	}
 	op.For, op.SelfService, op.Reason = to.User, true, "self-service"
-	res := c.runs.run(ctx, to.User, nil, "", op)
-	c.deliverResult(ctx, to, res)
-	if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid {
-		c.notify(ctx, "Self-service: "+res.Notice.Summary(c.cfg.Mention))
-	}
-	return res.label(), false
+	return c.runs.runNow(ctx, to, op, "Self-service: "), false
 }
 
 // claimSelfService counts the caller's self-service reset, refusing one

@@ -29,13 +29,12 @@ type accessService struct {
 
 // policyService decides what a request becomes before anything runs: the
 // decision, the checks of an operation, the forms and help (policy.go,
-// form.go, help.go, domain.go).
+// form.go, help.go, domain.go, and selfservice.go's choice of self-service).
 type policyService struct {
 	*shared
-	access    *accessService
-	aliases   *aliasService
-	imports   *importService
-	mailboxes *mailboxService
+	access  *accessService
+	aliases *aliasService
+	imports *importService
 }
 
 // aliasService runs a mailbox's aliases (adding, removing, listing, their
@@ -136,7 +135,7 @@ func assemble(s *shared) *Core {
 	c.runs = &runService{shared: s}
 	c.mailboxes = &mailboxService{shared: s}
 	c.reads = &readService{shared: s}
-	c.policy.access, c.policy.aliases, c.policy.imports, c.policy.mailboxes = c.access, c.aliases, c.imports, c.mailboxes
+	c.policy.access, c.policy.aliases, c.policy.imports = c.access, c.aliases, c.imports
 	c.aliases.access, c.aliases.mailboxes = c.access, c.mailboxes
 	c.requests.access, c.requests.imports = c.access, c.imports
 	c.approvals.access, c.approvals.imports, c.approvals.policy, c.approvals.requests, c.approvals.runs = c.access, c.imports, c.policy, c.requests, c.runs

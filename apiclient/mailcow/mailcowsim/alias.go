@@ -249,12 +249,3 @@ func (s *Server) Aliases(mailbox string) []string {
 	slices.Sort(out)
 	return out
 }
-
-// controlAlias is POST /sim/alias address=sales@example.com
-// goto=bob@example.com.
-func (s *Server) controlAlias(w http.ResponseWriter, r *http.Request) {
-	control(w, r, http.MethodPost, func() (controlAnswer, error) {
-		_, err := s.AddAlias(r.FormValue("address"), r.FormValue("goto"))
-		return controlAnswer{}, err
-	})
-}

@@ -47,17 +47,7 @@ type call struct {
 
 func (s *Server) routes() {
 	s.mux.HandleFunc("/api/", s.api)
-	s.mux.HandleFunc("/sim/account", s.controlAccount)
-	s.mux.HandleFunc("/sim/fault", s.controlFault)
-	s.mux.HandleFunc("/sim/fail", s.controlFail)
-	s.mux.HandleFunc("/sim/warn", s.controlWarn)
-	s.mux.HandleFunc("/sim/latency", s.controlLatency)
-	s.mux.HandleFunc("/sim/domain", s.controlDomain)
-	s.mux.HandleFunc("/sim/mailboxes", s.controlMailboxes)
-	s.mux.HandleFunc("/sim/unban", s.controlUnban)
-	s.mux.HandleFunc("/sim/mailbox", s.controlMailbox)
-	s.mux.HandleFunc("/sim/requests", s.controlRequests)
-	s.mux.HandleFunc("/sim/alias", s.controlAlias)
+	controls{s}.route(s.mux)
 }
 
 // api serves every /api request: count, drop a banned caller, read the

@@ -9,6 +9,25 @@ import (
 	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
+// controls serves the /sim/ endpoints: each turns its HTTP request into
+// a call of the Server's method of the same job.
+type controls struct{ s *Server }
+
+// route registers the control endpoints on mux.
+func (c controls) route(mux *http.ServeMux) {
+	mux.HandleFunc("/sim/account", c.controlAccount)
+	mux.HandleFunc("/sim/fault", c.controlFault)
+	mux.HandleFunc("/sim/fail", c.controlFail)
+	mux.HandleFunc("/sim/warn", c.controlWarn)
+	mux.HandleFunc("/sim/latency", c.controlLatency)
+	mux.HandleFunc("/sim/domain", c.controlDomain)
+	mux.HandleFunc("/sim/mailboxes", c.controlMailboxes)
+	mux.HandleFunc("/sim/unban", c.controlUnban)
+	mux.HandleFunc("/sim/mailbox", c.controlMailbox)
+	mux.HandleFunc("/sim/requests", c.controlRequests)
+	mux.HandleFunc("/sim/alias", c.controlAlias)
+}
+
 // controlAnswer is the JSON answer of a control endpoint.
 type controlAnswer struct {
 	OK           bool         `json:"ok"`
@@ -53,40 +72,40 @@ func writeControl(w http.ResponseWriter, status int, a controlAnswer) {
 }
 
 // controlAccount is POST /sim/account [access=ro]: a new key.
-func (s *Server) controlAccount(w http.ResponseWriter, r *http.Request) {
+func (c controls) controlAccount(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		switch r.FormValue("access") {
 		case "", "rw":
-			return controlAnswer{Key: s.NewAccount()}, nil
+			return controlAnswer{Key: c.s.NewAccount()}, nil
 		case "ro":
-			return controlAnswer{Key: s.NewReadOnlyKey()}, nil
+			return controlAnswer{Key: c.s.NewReadOnlyKey()}, nil
 		}
 		return controlAnswer{}, fmt.Errorf("access=%q is neither rw nor ro", r.FormValue("access"))
 	})
 }
 
 // controlFault is POST /sim/fault kind=429|502|reset|slow [n=1].
-func (s *Server) controlFault(w http.ResponseWriter, r *http.Request) {
+func (c controls) controlFault(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		n, err := simkit.Count(r, "n", 1, maxCount)
 		if err != nil {
 			return controlAnswer{}, err
 		}
-		return controlAnswer{}, s.InjectFault(r.FormValue("kind"), n)
+		return controlAnswer{}, c.s.InjectFault(r.FormValue("kind"), n)
 	})
 }
 
 // controlFail is POST /sim/fail code=... [n=1].
-func (s *Server) controlFail(w http.ResponseWriter, r *http.Request) {
-	s.controlCode(w, r, s.FailNextWith)
+func (c controls) controlFail(w http.ResponseWriter, r *http.Request) {
+	c.controlCode(w, r, c.s.FailNextWith)
 }
 
 // controlWarn is POST /sim/warn code=... [n=1].
-func (s *Server) controlWarn(w http.ResponseWriter, r *http.Request) {
-	s.controlCode(w, r, s.WarnNextWith)
+func (c controls) controlWarn(w http.ResponseWriter, r *http.Request) {
+	c.controlCode(w, r, c.s.WarnNextWith)
 }
 
-func (s *Server) controlCode(w http.ResponseWriter, r *http.Request, push func(int, string)) {
+func (c controls) controlCode(w http.ResponseWriter, r *http.Request, push func(int, string)) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		n, err := simkit.Count(r, "n", 1, maxCount)
 		if err != nil {
@@ -102,31 +121,31 @@ func (s *Server) controlCode(w http.ResponseWriter, r *http.Request, push func(i
 }
 
 // controlLatency is POST /sim/latency d=250ms.
-func (s *Server) controlLatency(w http.ResponseWriter, r *http.Request) {
+func (c controls) controlLatency(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		d, err := time.ParseDuration(r.FormValue("d"))
 		if err != nil || d < 0 {
 			return controlAnswer{}, fmt.Errorf("d=%q is not a duration such as 250ms", r.FormValue("d"))
 		}
-		s.SetLatency(d)
+		c.s.SetLatency(d)
 		return controlAnswer{}, nil
 	})
 }
 
 // controlDomain is POST /sim/domain name=example.com.
-func (s *Server) controlDomain(w http.ResponseWriter, r *http.Request) {
+func (c controls) controlDomain(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		name := canonicalDomain(r.FormValue("name"))
 		if !validDomain(name) {
 			return controlAnswer{}, fmt.Errorf("name=%q is not a domain name", r.FormValue("name"))
 		}
-		s.AddDomain(name)
+		c.s.AddDomain(name)
 		return controlAnswer{}, nil
 	})
 }
 
 // controlMailboxes is POST /sim/mailboxes domain=example.com n=100.
-func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
+func (c controls) controlMailboxes(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
 		name := canonicalDomain(r.FormValue("domain"))
 		if !validDomain(name) {
@@ -136,24 +155,24 @@ func (s *Server) controlMailboxes(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return controlAnswer{}, err
 		}
-		s.AddMailboxes(name, n)
+		c.s.AddMailboxes(name, n)
 		return controlAnswer{}, nil
 	})
 }
 
 // controlUnban is POST /sim/unban.
-func (s *Server) controlUnban(w http.ResponseWriter, r *http.Request) {
+func (c controls) controlUnban(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodPost, func() (controlAnswer, error) {
-		s.Unban()
+		c.s.Unban()
 		return controlAnswer{}, nil
 	})
 }
 
 // controlMailbox is GET /sim/mailbox address=...: the mailbox, password
 // included (a sandbox on loopback).
-func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
+func (c controls) controlMailbox(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodGet, func() (controlAnswer, error) {
-		m, ok := s.Mailbox(r.FormValue("address"))
+		m, ok := c.s.Mailbox(r.FormValue("address"))
 		if !ok {
 			return controlAnswer{}, fmt.Errorf("no mailbox %q", r.FormValue("address"))
 		}
@@ -161,10 +180,19 @@ func (s *Server) controlMailbox(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// controlAlias is POST /sim/alias address=sales@example.com
+// goto=bob@example.com.
+func (c controls) controlAlias(w http.ResponseWriter, r *http.Request) {
+	control(w, r, http.MethodPost, func() (controlAnswer, error) {
+		_, err := c.s.AddAlias(r.FormValue("address"), r.FormValue("goto"))
+		return controlAnswer{}, err
+	})
+}
+
 // controlRequests is GET /sim/requests.
-func (s *Server) controlRequests(w http.ResponseWriter, r *http.Request) {
+func (c controls) controlRequests(w http.ResponseWriter, r *http.Request) {
 	control(w, r, http.MethodGet, func() (controlAnswer, error) {
-		n, f := s.Requests(), s.AuthFailures()
+		n, f := c.s.Requests(), c.s.AuthFailures()
 		return controlAnswer{Requests: &n, AuthFailures: &f}, nil
 	})
 }
