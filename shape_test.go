@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -150,8 +152,16 @@ func TestNoTypeHasTooManyMethods(t *testing.T) {
 	if len(s.methods) < 100 {
 		t.Fatalf("read the methods of %d types: the test reads too little", len(s.methods))
 	}
+	sizes := make(map[string]int, len(s.methods))
 	for typ := range s.methods {
-		n, most := len(s.methodSet(typ, map[string]bool{})), maxMethods
+		sizes[typ] = len(s.methodSet(typ, map[string]bool{}))
+	}
+	largest := slices.SortedFunc(maps.Keys(sizes), func(a, b string) int { return cmp.Or(sizes[b]-sizes[a], strings.Compare(a, b)) })
+	for _, typ := range largest[:5] {
+		t.Logf("%s: %d methods", typ, sizes[typ])
+	}
+	for typ, n := range sizes {
+		most := maxMethods
 		if known, ok := tooMany[typ]; ok {
 			most = known
 		}

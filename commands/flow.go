@@ -51,12 +51,7 @@ func (c *Core) Execute(ctx context.Context, to Route, d Decision) string {
 	}
 	switch d.Step {
 	case StepRun:
-		res := c.runs.run(ctx, to.User, nil, "", d.Op)
-		c.deliverResult(ctx, to, res)
-		if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid { // nothing reached the PDD API
-			c.notify(ctx, res.Notice.Summary(c.cfg.Mention))
-		}
-		return res.label()
+		return c.runs.runNow(ctx, to, d.Op, "")
 	case StepApproval:
 		if label, ok := c.runs.resolvePending(ctx, to, &d); !ok {
 			return label

@@ -36,7 +36,7 @@ var registry = []usage{
 }
 
 // blockSummary is what a block does, before what the provider says of its
-// mail ([Core.blockHelp]).
+// mail ([policyService.blockHelp]).
 const blockSummary = "Stop the mailbox's logins."
 
 // titles name what each command is for.

@@ -370,7 +370,7 @@ type Step int
 // The verdicts of [Core.Decide].
 const (
 	StepReply       Step = iota // Reply is the whole answer: help, usage, invalid input or refusal
-	StepRun                     // run Op now, with Core.Run
+	StepRun                     // run Op now (Execute)
 	StepApproval                // Op needs an admin's approval: post Pending, tell the requester
 	StepForm                    // a bare command: show Form (the shell answers with the usage)
 	StepCheck                   // run the DNS checklist of Op.Domain

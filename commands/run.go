@@ -67,6 +67,18 @@ func (c *runService) run(ctx context.Context, actor string, deciders []string, r
 	return res
 }
 
+// runNow runs op for to.User without approval, answers them, and tells the
+// ops channel (the notice after prefix) unless nothing reached the
+// provider. It returns the metrics label.
+func (c *runService) runNow(ctx context.Context, to Route, op Operation, prefix string) string {
+	res := c.run(ctx, to.User, nil, "", op)
+	c.deliverResult(ctx, to, res)
+	if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid {
+		c.notify(ctx, prefix+res.Notice.Summary(c.cfg.Mention))
+	}
+	return res.label()
+}
+
 // label is the metrics label of a result.
 func (r Result) label() string {
 	if r.Notice.OK {

@@ -79,12 +79,7 @@ func (c *mailboxService) selfService(ctx context.Context, to Route, d Decision) 
 		return label, false
 	}
 	op.For, op.SelfService, op.Reason = to.User, true, "self-service"
-	res := c.runs.run(ctx, to.User, nil, "", op)
-	c.deliverResult(ctx, to, res)
-	if res.Notice.Code != CodeStore && res.Notice.Code != CodeInvalid {
-		c.notify(ctx, "Self-service: "+res.Notice.Summary(c.cfg.Mention))
-	}
-	return res.label(), false
+	return c.runs.runNow(ctx, to, op, "Self-service: "), false
 }
 
 // claimSelfService counts the caller's self-service reset, refusing one
