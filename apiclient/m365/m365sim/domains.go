@@ -45,7 +45,7 @@ func rootOf(name string) string {
 // false for a name that is not a domain name.
 func canonicalDomain(name string) (string, bool) {
 	n := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), ".")
-	return n, domainForm().MatchString(n)
+	return n, domainForm.Re().MatchString(n)
 }
 
 // createDomain is POST /domains {"id"}: 201, unverified, or verified at

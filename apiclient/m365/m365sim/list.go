@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // Paging of GET /users [doc; field].
@@ -21,11 +22,9 @@ const (
 // The $filter forms the sandbox knows, compiled on first use: the
 // sandbox's package is in every mailbot process, and serve never uses it.
 var (
-	endsWithFilter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^endswith\(userPrincipalName,\s*'([^']*)'\)$`) })
-	proxyFilter    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^proxyAddresses/any\((\w+):\s*(\w+) eq '([^']*)'\)$`)
-	})
-	upnFilter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^userPrincipalName eq '([^']*)'$`) })
+	endsWithFilter = simkit.Pattern{Expr: `^endswith\(userPrincipalName,\s*'([^']*)'\)$`}
+	proxyFilter    = simkit.Pattern{Expr: `^proxyAddresses/any\((\w+):\s*(\w+) eq '([^']*)'\)$`}
+	upnFilter      = simkit.Pattern{Expr: `^userPrincipalName eq '([^']*)'$`}
 )
 
 // query is a parsed GET /users.
@@ -104,7 +103,7 @@ func (s *Server) parseQuery(r *http.Request) (query, reply, bool) {
 
 // parseFilter reads the $filter forms the sandbox knows.
 func (s *Server) parseFilter(q query, f string) (query, reply, bool) {
-	switch m := []*regexp.Regexp{endsWithFilter(), proxyFilter(), upnFilter()}; {
+	switch m := []*regexp.Regexp{endsWithFilter.Re(), proxyFilter.Re(), upnFilter.Re()}; {
 	case m[0].MatchString(f):
 		suffix := strings.ToLower(m[0].FindStringSubmatch(f)[1])
 		q.advanced = true

@@ -3,10 +3,8 @@ package m365sim
 import (
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient/internal/simkit"
@@ -23,12 +21,8 @@ type oauthError struct {
 // guidForm and domainForm are the two forms of a tenant in the path,
 // compiled on first use.
 var (
-	guidForm = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	})
-	domainForm = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+[a-zA-Z]{2,}$`)
-	})
+	guidForm   = simkit.Pattern{Expr: `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`}
+	domainForm = simkit.Pattern{Expr: `^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+[a-zA-Z]{2,}$`}
 )
 
 // token is POST /{tenant}/oauth2/v2.0/token: client credentials for an
@@ -66,7 +60,7 @@ func (s *Server) checkClient(r *http.Request) (*app, *oauthError) {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
 	switch {
-	case !guidForm().MatchString(tenant) && !domainForm().MatchString(tenant):
+	case !guidForm.Re().MatchString(tenant) && !domainForm.Re().MatchString(tenant):
 		return nil, &oauthError{http.StatusBadRequest, "invalid_request", 900023, "Specified tenant identifier '" + tenant + "' is neither a valid DNS name, nor a valid external domain."}
 	case !s.isTenant(tenant):
 		return nil, &oauthError{http.StatusBadRequest, "invalid_request", 90002, "Tenant '" + tenant + "' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud."}

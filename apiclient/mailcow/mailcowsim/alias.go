@@ -23,13 +23,15 @@ type alias struct {
 	senderAllowed, sogoVisible int
 }
 
-// aliasWrites are the alias paths served by POST.
-var aliasWrites = map[string]bool{"add/alias": true, "edit/alias": true, "delete/alias": true}
+// aliasWrite reports whether path is an alias path served by POST.
+func aliasWrite(path string) bool {
+	return path == "add/alias" || path == "edit/alias" || path == "delete/alias"
+}
 
 // postAlias runs an alias write; ok is false for another path. s.mu is
 // held.
 func (s *Server) postAlias(path string, body []byte) (answer, bool) {
-	if !aliasWrites[path] {
+	if !aliasWrite(path) {
 		return answer{}, false
 	}
 	if path == "delete/alias" {

@@ -210,7 +210,7 @@ func (s *Server) read(path string) answer {
 // notFoundOrMethod answers a path that the method does not serve: 405 if
 // the other method serves it, else 404.
 func (s *Server) notFoundOrMethod(path, other string) answer {
-	isWrite := path == "add/domain" || path == "add/mailbox" || path == "edit/mailbox" || aliasWrites[path]
+	isWrite := path == "add/domain" || path == "add/mailbox" || path == "edit/mailbox" || aliasWrite(path)
 	if other == http.MethodPost && isWrite || other == http.MethodGet && strings.HasPrefix(path, "get/") {
 		return errorAnswer(http.StatusMethodNotAllowed, "method not allowed")
 	}

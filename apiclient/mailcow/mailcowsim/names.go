@@ -1,9 +1,9 @@
 package mailcowsim
 
 import (
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // The sandboxes' patterns are compiled when first used, not at start:
@@ -14,13 +14,11 @@ import (
 // look-aheads (checked in validDomain): labels of letters, digits and '-'
 // ending in a letter or digit, at least two labels (the last one too:
 // punycode's "xn--p1ai" is a top-level domain).
-var domainPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9-]{0,62}[a-z0-9]$`)
-})
+var domainPattern = simkit.Pattern{Expr: `^(?:[a-z0-9-]{0,62}[a-z0-9]\.)+[a-z0-9-]{0,62}[a-z0-9]$`}
 
 // localPartPattern is the sandbox's rule for a local part (see the
 // package doc).
-var localPartPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_+-](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?$`) })
+var localPartPattern = simkit.Pattern{Expr: `^[a-z0-9_+-](?:[a-z0-9._+-]{0,62}[a-z0-9_+-])?$`}
 
 // canonicalDomain is name as mailcow keeps it: trimmed, lower case.
 func canonicalDomain(name string) string {
@@ -29,7 +27,7 @@ func canonicalDomain(name string) string {
 
 // validDomain applies mailcow's domain rule to a canonical name.
 func validDomain(name string) bool {
-	if len(name) > 253 || !domainPattern().MatchString(name) {
+	if len(name) > 253 || !domainPattern.Re().MatchString(name) {
 		return false
 	}
 	labels := strings.Split(name, ".")
@@ -41,7 +39,7 @@ func validDomain(name string) bool {
 	return strings.Trim(labels[len(labels)-1], "0123456789") != ""
 }
 
-func validLocalPart(local string) bool { return localPartPattern().MatchString(local) }
+func validLocalPart(local string) bool { return localPartPattern.Re().MatchString(local) }
 
 // validAddress is an address of a valid local part and domain.
 func validAddress(address string) bool {

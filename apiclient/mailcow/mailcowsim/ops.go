@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -29,7 +28,14 @@ const (
 // attrs are the attributes of a write, numbers as json.Number.
 type attrs map[string]any
 
-var errNoAttrs = errors.New("no attributes")
+// errNoAttrs is a write whose body is no JSON object. A constant, not
+// errors.New: the package has no initialiser (simkit.Pattern says why).
+const errNoAttrs = attrsError("no attributes")
+
+// attrsError is an error of parseAttrs.
+type attrsError string
+
+func (e attrsError) Error() string { return string(e) }
 
 func parseAttrs(body []byte) (attrs, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -166,9 +166,6 @@ func (s *Server) register(acct *account, form url.Values) any {
 	return a
 }
 
-// stageOf is the stage paired with the status s.
-func stageOf(s Status) stage { return stages[s] }
-
 // addMailbox is POST /api2/admin/email/add; s.mu is held.
 func (s *Server) addMailbox(acct *account, form url.Values) any {
 	raw, login, password := form.Get("domain"), form.Get("login"), form.Get("password")

@@ -23,7 +23,7 @@ func (s *Server) addAlias(o *org, r *http.Request, body []byte) reply {
 	switch {
 	case u == nil:
 		return notFound("user not found")
-	case !nicknameRule().MatchString(alias):
+	case !nicknameRule.Re().MatchString(alias):
 		return invalid("alias must be a local part: 1 to 30 Latin letters, digits, '-', '.' and '_'")
 	case o.nameTaken(alias):
 		return failure(http.StatusConflict, codeAlreadyExists, "alias is already used in the organization")
@@ -79,7 +79,7 @@ func (s *Server) AddAlias(address, to string) error {
 		return fmt.Errorf("y360sim: no mailbox %q", to)
 	case s.domainOwner(a) != o:
 		return fmt.Errorf("y360sim: %q is not a domain of the organisation of %q", dom, to)
-	case !nicknameRule().MatchString(local) || o.nameTaken(local):
+	case !nicknameRule.Re().MatchString(local) || o.nameTaken(local):
 		return fmt.Errorf("y360sim: %q is not a free alias", local)
 	}
 	u := o.user(nick)

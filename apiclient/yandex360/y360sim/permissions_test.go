@@ -36,7 +36,7 @@ func TestPermissions(t *testing.T) {
 	for _, c := range calls {
 		others := []string{}
 		for _, p := range AllPermissions {
-			if p != c.need && implies[p] != c.need {
+			if p != c.need && implies(p) != c.need {
 				others = append(others, p)
 			}
 		}

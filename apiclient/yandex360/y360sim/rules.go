@@ -3,16 +3,16 @@ package y360sim
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/mailbot/mailbot/apiclient/internal/simkit"
 )
 
 // The patterns are compiled when first used, not at start (see
 // mailcowsim's names.go).
 
 // hostLabel is one label of an ASCII host name (RFC 1123 §2.1).
-var hostLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`) })
+var hostLabel = simkit.Pattern{Expr: `^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`}
 
 // canonicalDomain returns name in lower case without a trailing dot, and
 // whether it is an ASCII host name of two labels or more, at most 253
@@ -24,7 +24,7 @@ func canonicalDomain(name string) (string, bool) {
 		return name, false
 	}
 	for _, l := range labels {
-		if !hostLabel().MatchString(l) {
+		if !hostLabel.Re().MatchString(l) {
 			return name, false
 		}
 	}
@@ -33,17 +33,17 @@ func canonicalDomain(name string) (string, bool) {
 }
 
 // nicknameRule is the sandbox's rule for a nickname (see the package doc).
-var nicknameRule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]([a-z0-9._-]{0,28}[a-z0-9])?$`) })
+var nicknameRule = simkit.Pattern{Expr: `^[a-z]([a-z0-9._-]{0,28}[a-z0-9])?$`}
 
 // passwordRule is the sandbox's rule for a password (see the package doc).
-var passwordRule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9!@#$%^&*()_+:;,.-]{6,20}$`) })
+var passwordRule = simkit.Pattern{Expr: `^[A-Za-z0-9!@#$%^&*()_+:;,.-]{6,20}$`}
 
 // passwordRuleText is the 400 message of a refused password: the rule.
 const passwordRuleText = "password must be 6 to 20 characters: Latin letters, digits and !@#$%^&*()_-+:;,. and not the nickname"
 
 // passwordOK reports whether the sandbox accepts password for nickname.
 func passwordOK(nickname, password string) bool {
-	return passwordRule().MatchString(password) && !strings.EqualFold(password, nickname)
+	return passwordRule.Re().MatchString(password) && !strings.EqualFold(password, nickname)
 }
 
 // hex16 returns 16 random lowercase hex characters.

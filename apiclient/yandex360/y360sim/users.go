@@ -62,7 +62,7 @@ func (s *Server) createUser(o *org, _ *http.Request, body []byte) reply {
 		dept = *in.DepartmentID
 	}
 	switch {
-	case !nicknameRule().MatchString(nick):
+	case !nicknameRule.Re().MatchString(nick):
 		return invalid("nickname must be 1 to 30 Latin letters, digits, '-', '.' and '_', from a letter to a letter or digit")
 	case in.Name.First == "" || in.Name.Last == "":
 		return invalid("name.first and name.last are required")
