@@ -60,7 +60,7 @@ type Ack struct {
 	Payload    json.RawMessage
 	At         time.Time // when the fake received it
 	Sent       time.Time // when the fake sent the delivery it answers
-	Conn       int       // the connection it came on (see Server.ConnIDs)
+	Conn       int       // the connection it came on (see Socket.ConnIDs)
 }
 
 // Call is one Web API call.
