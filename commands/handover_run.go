@@ -32,12 +32,14 @@ func (c *handoverService) refuseHandover(ctx context.Context, n Notice) (Result,
 		Text: why + " Nothing was sent to " + c.titleOf(n) + "."}}, true
 }
 
-// handOver follows a run whose credentials go to n.Op.For: the password
-// the run set is dropped unseen, the owner is sent a direct message with
-// Show my password, and the requester's reply says where the credentials
-// went, never what they are. id names the hand-over: "" for a new one,
-// or an ID that a run resumed after a stop gives again, so that the
-// direct message is posted at most once.
+// handOver follows a run whose credentials go to n.Op.For. The run never
+// wrote the password it set into its reply (credentials), and it is
+// dropped unseen; withoutSecrets still guards the reply, and words a
+// failure's note. The owner is sent a direct message with Show my
+// password, and the requester's reply says where the credentials went,
+// never what they are. id names the hand-over: "" for a new one, or an
+// ID that a run resumed after a stop gives again, so that the direct
+// message is posted at most once.
 func (c *handoverService) handOver(ctx context.Context, res Result, reqID, id string) Result {
 	n := res.Notice
 	res.Reply = withoutSecrets(res.Reply)

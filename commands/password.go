@@ -62,3 +62,15 @@ func hasClasses(pw string) bool {
 	}
 	return lower && upper && digit && symbol
 }
+
+// credentials are the fields of n's mailbox and the password pw that a
+// run set. The password is written only for the reply's own reader: not
+// when the credentials go to someone else (n.Op.For), whose hand-over
+// gives them a password of their own.
+func credentials(n Notice, pw string) []Field {
+	fs := []Field{{Label: "Address", Value: n.Op.Target()}}
+	if n.Op.For == "" {
+		fs = append(fs, Field{Label: "Password", Value: pw, Secret: true})
+	}
+	return fs
+}

@@ -200,7 +200,7 @@ func (c *mailboxService) afterLostAdd(ctx context.Context, n Notice, pw string, 
 func (c *mailboxService) passwordReply(n Notice, pw string, m *apiclient.Mailbox) Reply {
 	r := Reply{
 		Title:  "Mailbox " + n.Op.Target() + " created",
-		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "Password", Value: pw, Secret: true}},
+		Fields: credentials(n, pw),
 		Note:   "Only you can see this password. Pass it on privately: mailbot does not keep it.",
 	}
 	if m.UID != "" {

@@ -31,7 +31,7 @@ func (c *mailboxService) setPassword(ctx context.Context, n Notice) (Result, err
 	if apiclient.MayHaveHappened(err) {
 		res := cutOff(ctx, c.failure(n, err))
 		res.Reply.Title = "The new password of " + n.Op.Target() + " may not be set"
-		res.Reply.Fields = append(res.Reply.Fields, Field{Label: "Address", Value: n.Op.Target()}, Field{Label: "Password", Value: pw, Secret: true})
+		res.Reply.Fields = append(res.Reply.Fields, credentials(n, pw)...)
 		res.Reply.Note = "mailbot sent this password and never heard whether " + c.titleOf(n) +
 			" set it. Try to log in with it; if that fails, reset the password again. Only you can see it."
 		return res, nil
@@ -42,7 +42,7 @@ func (c *mailboxService) setPassword(ctx context.Context, n Notice) (Result, err
 	n.OK, n.UID, n.Warnings = true, m.UID, m.Warnings
 	r := Reply{
 		Title:  "New password for " + n.Op.Target(),
-		Fields: []Field{{Label: "Address", Value: n.Op.Target()}, {Label: "Password", Value: pw, Secret: true}},
+		Fields: credentials(n, pw),
 		Note:   "Only you can see this password. Pass it on privately: mailbot does not keep it." + c.forceNote(n, m),
 		Steps:  warningSteps(n.Warnings),
 	}
