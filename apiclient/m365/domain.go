@@ -46,14 +46,15 @@ type txtRecord struct {
 	Text       string `json:"text"`
 }
 
-// dnsRecord is a domainDnsRecord of any kind.
+// dnsRecord is the part of a service configuration record (a
+// domainDnsRecord of any kind) the checklist reads.
 type dnsRecord struct {
-	RecordType    string `json:"recordType"`
-	Label         string `json:"label"`
-	Text          string `json:"text"`
-	MailExchange  string `json:"mailExchange"`
-	CanonicalName string `json:"canonicalName"`
-	Preference    int    `json:"preference"`
+	RecordType       string `json:"recordType"`
+	SupportedService string `json:"supportedService"` // mail's are "Email"
+	Label            string `json:"label"`
+	MailExchange     string `json:"mailExchange"`
+	CanonicalName    string `json:"canonicalName"`
+	Preference       int    `json:"preference"`
 }
 
 // RegisterDomain adds the domain to the tenant (POST /domains) and reads
@@ -197,13 +198,17 @@ func (c *Client) MailDNS(ctx context.Context, domain string) (*apiclient.MailDNS
 	return dns, err
 }
 
-// serviceRecords reads serviceConfigurationRecords: the MX host and its
-// preference (into mx, the MX record), and the autodiscover CNAME, which it
-// returns as advice (mail flows without it).
+// serviceRecords reads the Email service's records of
+// serviceConfigurationRecords (Teams' and Intune's, listed beside them,
+// are no mail's): the MX host and its preference (into mx, the MX
+// record), and the autodiscover CNAME, which it returns as advice (mail
+// flows without it).
 func serviceRecords(mx apiclient.Record, n string, recs []dnsRecord) []apiclient.Record {
 	var out []apiclient.Record
 	for _, r := range recs {
 		switch {
+		case !strings.EqualFold(r.SupportedService, "Email"):
+			continue
 		case strings.EqualFold(r.RecordType, "Mx") && r.MailExchange != "":
 			mx.MX[0] = apiclient.MXRecord{Pref: uint16(min(max(r.Preference, 0), 65535)), Host: strings.ToLower(r.MailExchange)}
 		case strings.EqualFold(r.RecordType, "CName") && r.CanonicalName != "" && strings.HasSuffix(strings.ToLower(r.Label), "."+n):

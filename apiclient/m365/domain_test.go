@@ -42,3 +42,25 @@ func TestDomainStatusSelects(t *testing.T) {
 		t.Errorf("GET /domains/example.com with $select %q, want one with \"isVerified\"", selects)
 	}
 }
+
+// The checklist takes the Email service's records of
+// serviceConfigurationRecords alone: the CNAMEs Teams and Intune need
+// (sip, lyncdiscover, enterpriseregistration, enterpriseenrollment),
+// which Graph lists beside them, are no autodiscover record.
+func TestMailDNSEmailRecordsAlone(t *testing.T) {
+	w := newWorld(t)
+	c := w.client(t, nil)
+	dns, err := c.MailDNS(t.Context(), "example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var auto []string
+	for _, r := range dns.Records {
+		if r.Purpose == m365.PurposeAutodiscover {
+			auto = append(auto, r.Name+" "+r.Value)
+		}
+	}
+	if !slices.Equal(auto, []string{"autodiscover autodiscover.outlook.com"}) {
+		t.Errorf("autodiscover records %q, want the one of autodiscover.example.com", auto)
+	}
+}

@@ -3,6 +3,7 @@ package m365sim
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -160,13 +161,35 @@ func (s *Server) serviceRecords(_ *app, r *http.Request, _ []byte) reply {
 	if !found {
 		return rep
 	}
-	base := func(kind string) map[string]any {
-		return map[string]any{"@odata.type": "#microsoft.graph.domainDns" + kind + "Record", "id": guid(), "isOptional": false,
-			"label": d.name, "recordType": kind, "supportedService": "Email", "ttl": 3600}
+	return selection{s, selected(r), recordProps, "domainDnsRecord"}.records(d.name, "serviceConfigurationRecords", serviceTable(d.name))
+}
+
+// serviceTable is what serviceConfigurationRecords lists for the domain
+// name: the Email service's MX, SPF and autodiscover records, and beside
+// them those of Teams and Skype for Business (OfficeCommunicationsOnline)
+// and of Intune, which mail does not need [field: the records Microsoft
+// publishes for a Microsoft 365 domain; their shapes assumed].
+func serviceTable(name string) []map[string]any {
+	rec := func(kind, service, label string, optional bool, fields map[string]any) map[string]any {
+		m := map[string]any{"@odata.type": "#microsoft.graph.domainDns" + kind + "Record", "id": guid(), "isOptional": optional,
+			"label": label, "recordType": kind, "supportedService": service, "ttl": 3600}
+		maps.Copy(m, fields)
+		return m
 	}
-	mx, spf, cname := base("Mx"), base("Txt"), base("CName")
-	mx["mailExchange"], mx["preference"] = MXHost(d.name), 0
-	spf["text"] = "v=spf1 include:spf.protection.outlook.com -all"
-	cname["label"], cname["canonicalName"], cname["isOptional"] = "autodiscover."+d.name, "autodiscover.outlook.com", true
-	return selection{s, selected(r), recordProps, "domainDnsRecord"}.records(d.name, "serviceConfigurationRecords", []map[string]any{mx, spf, cname})
+	const email, teams, intune = "Email", "OfficeCommunicationsOnline", "Intune"
+	srv := func(service, protocol, target string, port int) map[string]any {
+		return rec("Srv", teams, name, false, map[string]any{"service": service, "protocol": protocol, "nameTarget": target,
+			"port": port, "priority": 100, "weight": 1})
+	}
+	return []map[string]any{
+		rec("Mx", email, name, false, map[string]any{"mailExchange": MXHost(name), "preference": 0}),
+		rec("Txt", email, name, false, map[string]any{"text": "v=spf1 include:spf.protection.outlook.com -all"}),
+		rec("CName", email, "autodiscover."+name, true, map[string]any{"canonicalName": "autodiscover.outlook.com"}),
+		rec("CName", teams, "sip."+name, false, map[string]any{"canonicalName": "sipdir.online.lync.com"}),
+		rec("CName", teams, "lyncdiscover."+name, false, map[string]any{"canonicalName": "webdir.online.lync.com"}),
+		srv("_sip", "_tls", "sipdir.online.lync.com", 443),
+		srv("_sipfederationtls", "_tcp", "sipfed.online.lync.com", 5061),
+		rec("CName", intune, "enterpriseregistration."+name, false, map[string]any{"canonicalName": "enterpriseregistration.windows.net"}),
+		rec("CName", intune, "enterpriseenrollment."+name, false, map[string]any{"canonicalName": "enterpriseenrollment-s.manage.microsoft.com"}),
+	}
 }

@@ -155,7 +155,8 @@ func TestPermissionsAndRoles(t *testing.T) {
 
 // A domain is added unverified, with an MS=ms… TXT record to publish;
 // verify fails until it is in DNS; serviceConfigurationRecords give the
-// MX, SPF and autodiscover records.
+// Email service's MX, SPF and autodiscover records beside Teams' and
+// Intune's.
 func TestDomains(t *testing.T) {
 	w := newWorld(t)
 	status, d := w.graph(t, http.MethodPost, "/v1.0/domains", map[string]string{"id": "Contoso.Example"})
@@ -183,14 +184,18 @@ func TestDomains(t *testing.T) {
 		t.Errorf("verify: %d %v", status, d)
 	}
 	_, svc := w.graph(t, http.MethodGet, "/v1.0/domains/contoso.example/serviceConfigurationRecords", nil)
-	got := map[string]string{}
+	got, services := map[string]string{}, map[string]int{}
 	for _, v := range svc["value"].([]any) {
 		r := v.(map[string]any)
+		services[r["supportedService"].(string)]++
 		for _, f := range []string{"mailExchange", "text", "canonicalName"} {
-			if s, ok := r[f].(string); ok {
+			if s, ok := r[f].(string); ok && r["supportedService"] == "Email" {
 				got[r["recordType"].(string)] = s
 			}
 		}
+	}
+	if services["Email"] != 3 || services["OfficeCommunicationsOnline"] != 4 || services["Intune"] != 2 {
+		t.Errorf("serviceConfigurationRecords per service: %v, want Email 3, OfficeCommunicationsOnline 4, Intune 2", services)
 	}
 	want := map[string]string{"Mx": "contoso-example.mail.protection.outlook.com", "Txt": "v=spf1 include:spf.protection.outlook.com -all",
 		"CName": "autodiscover.outlook.com"}

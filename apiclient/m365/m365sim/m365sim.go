@@ -36,7 +36,7 @@
 //	GET  /v1.0/domains/{id}                             isVerified, isDefault, isInitial, … ($select)
 //	GET  /v1.0/domains/{id}/verificationDnsRecords      the MS=ms… TXT record (and an MX alternative)
 //	POST /v1.0/domains/{id}/verify                      verified once the TXT record is in DNS
-//	GET  /v1.0/domains/{id}/serviceConfigurationRecords MX, SPF TXT, autodiscover CNAME
+//	GET  /v1.0/domains/{id}/serviceConfigurationRecords MX, SPF TXT, autodiscover CNAME; Teams', Intune's
 //
 // The token endpoint takes grant_type=client_credentials, the client ID
 // and secret (form fields, or HTTP Basic: x/oauth2 may send either) and
@@ -103,9 +103,13 @@
 //     verify answers 400 Request_BadRequest "Domain verification failed:
 //     the TXT record was not found." until [Server.PublishTXT], and 400 on
 //     a verified domain.
-//   - serviceConfigurationRecords: MX <domain with dashes>.mail.protection.outlook.com
-//     preference 0, TXT "v=spf1 include:spf.protection.outlook.com -all",
-//     CNAME autodiscover.<domain> → autodiscover.outlook.com; DKIM's
+//   - serviceConfigurationRecords: for Email (supportedService) MX
+//     <domain with dashes>.mail.protection.outlook.com preference 0, TXT
+//     "v=spf1 include:spf.protection.outlook.com -all", CNAME
+//     autodiscover.<domain> → autodiscover.outlook.com; for
+//     OfficeCommunicationsOnline CNAMEs sip and lyncdiscover and SRV
+//     _sip._tls and _sipfederationtls._tcp; for Intune CNAMEs
+//     enterpriseregistration and enterpriseenrollment. DKIM's
 //     selector1/selector2 CNAMEs are not among them.
 //   - The next page's link carries the same query and an opaque $skiptoken;
 //     users are listed by userPrincipalName. proxyAddresses eq matches in
