@@ -86,7 +86,7 @@ func runHandovers(b *testing.B, bin string, env map[string]string) (acks, shows 
 		<-tick.C
 	}
 	for i, id := range ids {
-		ack, err := fake.WaitAck(id, benchWait)
+		ack, err := fake.Socket.WaitAck(id, benchWait)
 		mustB(b, err)
 		acks = append(acks, ack.At.Sub(ack.Sent))
 		posts, err := fake.WaitPosts(id, 1, benchWait)

@@ -76,8 +76,8 @@ func checkOwners(b *testing.B, fake *slackfake.Server) ownersRun {
 	mustB(b, err)
 	view, err := fake.WaitModal("UMEMBER", benchWait)
 	mustB(b, err)
-	fake.SetCallDelay(slackLatency)
-	fake.SetRateTiers(time.Minute)
+	fake.Faults.SetCallDelay(slackLatency)
+	fake.Faults.SetRateTiers(time.Minute)
 	before := map[string]int{}
 	methods := []string{"users.list", "users.lookupByEmail", "users.info", "views.update"}
 	for _, m := range methods {
@@ -87,7 +87,7 @@ func checkOwners(b *testing.B, fake *slackfake.Server) ownersRun {
 	sub, err := fake.SubmitView("UMEMBER", slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
 		slackfake.FileInput("mailbot_file", "value", file), slackfake.Text("mailbot_reason", "value", "new office")}})
 	mustB(b, err)
-	ack, err := fake.WaitAck(sub, benchWait)
+	ack, err := fake.Socket.WaitAck(sub, benchWait)
 	mustB(b, err)
 	r := ownersRun{answer: ack.At.Sub(ack.Sent), calls: map[string]int{}}
 	mustB(b, fake.Wait(benchWait, "the checked import", func() bool {
@@ -101,7 +101,7 @@ func checkOwners(b *testing.B, fake *slackfake.Server) ownersRun {
 	r.checked = time.Since(begin)
 	for _, m := range methods {
 		r.calls[m] = len(fake.Calls(m)) - before[m]
-		r.limited += fake.RateLimited(m)
+		r.limited += fake.Faults.RateLimited(m)
 	}
 	return r
 }

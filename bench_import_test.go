@@ -101,7 +101,7 @@ func runImport(b *testing.B, bin, provider string, env map[string]string, dsn st
 	mustB(b, err)
 	view, err := fake.WaitModal("UADMIN1", benchWait)
 	mustB(b, err)
-	fake.SetRateTiers(time.Minute) // Slack's tiers, from the submission on
+	fake.Faults.SetRateTiers(time.Minute) // Slack's tiers, from the submission on
 	var r importRun
 	r.idleKB = idleRSS(pid)
 	xacts0 := dbXacts(b, dsn)
@@ -110,7 +110,7 @@ func runImport(b *testing.B, bin, provider string, env map[string]string, dsn st
 	sub, err := fake.SubmitView("UADMIN1", slackfake.Submission{ViewID: view.ID,
 		Values: []slackfake.Value{slackfake.FileInput("mailbot_file", "value", file)}})
 	mustB(b, err)
-	_, err = fake.WaitAck(sub, benchWait)
+	_, err = fake.Socket.WaitAck(sub, benchWait)
 	mustB(b, err)
 	want := fmt.Sprintf("%d created, 0 already existing, 0 failed", importRows)
 	defer func() {
@@ -133,9 +133,9 @@ func runImport(b *testing.B, bin, provider string, env map[string]string, dsn st
 	}))
 	r.wall = time.Since(begin)
 	for m := range slackfake.MethodTiers {
-		r.limited += fake.RateLimited(m)
+		r.limited += fake.Faults.RateLimited(m)
 	}
-	r.limited += fake.RateLimited("chat.postMessage")
+	r.limited += fake.Faults.RateLimited("chat.postMessage")
 	r.peakKB = procKB(pid, "VmHWM")
 	r.providerRequests = sim.requests.Load() - requests0
 	if dsn != "" {

@@ -298,7 +298,7 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	start := time.Now()
 	ids := sendBurst(b, fake, p.domains)
 	for j, id := range ids {
-		ack, err := fake.WaitAck(id, benchWait)
+		ack, err := fake.Socket.WaitAck(id, benchWait)
 		if err != nil {
 			b.Fatal(err)
 		}

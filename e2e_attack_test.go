@@ -27,7 +27,7 @@ func testE2EBlipWhilePosting(t *testing.T, bin string, cluster *pgtest.Cluster) 
 	w.ownDomain("example.com")
 	p := w.serve("mailbot", w.env(map[string]string{"MAILBOT_DATABASE_URL": proxy.DSN(), "MAILBOT_APPROVALS": "requests",
 		"MAILBOT_APPROVAL_TTL": "12s"}))
-	w.fake.RateLimitNext("chat.postMessage", 4) // each post: 429, 429, then posted (Retry-After: 1)
+	w.fake.Faults.RateLimitNext("chat.postMessage", 4) // each post: 429, 429, then posted (Retry-After: 1)
 	id1, _ := w.command(w.fake.Via(0), e2eUser, "/mailbox", "add first@example.com during a blip")
 	id2, _ := w.command(w.fake.Via(0), e2eUser, "/mailbox", "add second@example.com during a blip")
 	if err := w.fake.Wait(e2eWait, "both requests recorded and their posts answered 429", func() bool {
@@ -93,7 +93,7 @@ func approveFromHome(t *testing.T, w *world, admin, target string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.fake.WaitAck(ev, e2eWait); err != nil {
+	if _, err := w.fake.Socket.WaitAck(ev, e2eWait); err != nil {
 		t.Fatal(err)
 	}
 	home, err := w.fake.WaitHome(admin, 1, e2eWait)

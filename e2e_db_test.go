@@ -70,7 +70,7 @@ func testE2EReplicas(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.fake.WaitAck(ev, e2eWait); err != nil {
+	if _, err := w.fake.Socket.WaitAck(ev, e2eWait); err != nil {
 		t.Fatal(err)
 	}
 	if home, err := w.fake.WaitHome(e2eAdmin2, 1, e2eWait); err != nil || homeButtonBlock(home, e2eApprove) == "" || !strings.Contains(viewText(home), "bob@example.com") {
@@ -142,7 +142,7 @@ func formOnOtherReplica(t *testing.T, w *world, opener, submitter *proc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ack, err := w.fake.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
+	if ack, err := w.fake.Socket.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
 		t.Fatalf("a form submitted to the other replica: ack %s (%v), want response_action clear", ack.Payload, err)
 	}
 	if err := w.fake.Wait(e2eWait, "the form's result from the other replica", func() bool {
@@ -180,7 +180,7 @@ func stopWithWorkInFlight(t *testing.T, w *world, p *proc) {
 	}
 	p.term()
 	if err := w.fake.Wait(e2eWait, p.name+"'s socket closed", func() bool {
-		for _, c := range w.fake.ConnIDs() {
+		for _, c := range w.fake.Socket.ConnIDs() {
 			if c == p.conn {
 				return false
 			}
@@ -304,8 +304,8 @@ func testE2EOutage(t *testing.T, bin string, cluster *pgtest.Cluster) {
 	if up := metric(p, "mailbot_database_up"); up != 0 {
 		t.Errorf("mailbot_database_up during the outage = %v, want 0", up)
 	}
-	if got := httpStatus(p.http + "/readyz"); got != 200 || w.fake.Connections() != 1 {
-		t.Errorf("during the outage: /readyz %d and %d Slack connections, want 200 and 1", got, w.fake.Connections())
+	if got := httpStatus(p.http + "/readyz"); got != 200 || w.fake.Socket.Connections() != 1 {
+		t.Errorf("during the outage: /readyz %d and %d Slack connections, want 200 and 1", got, w.fake.Socket.Connections())
 	}
 
 	proxy.Restore()

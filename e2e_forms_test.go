@@ -71,7 +71,7 @@ func testE2EFormChoice(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ack, err := w.fake.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
+	if ack, err := w.fake.Socket.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
 		t.Fatalf("the form with the default domain: ack %s (%v), want response_action clear", ack.Payload, err)
 	}
 	if err := w.fake.Wait(e2eWait, "the form's result", func() bool {
@@ -106,7 +106,7 @@ func formAdd(t *testing.T, w *world) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ack, err := w.fake.WaitAck(id, e2eWait)
+		ack, err := w.fake.Socket.WaitAck(id, e2eWait)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func homeApproval(t *testing.T, w *world) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.fake.WaitAck(ev, e2eWait); err != nil {
+	if _, err := w.fake.Socket.WaitAck(ev, e2eWait); err != nil {
 		t.Fatal(err)
 	}
 	home, err := w.fake.WaitHome(e2eAdmin1, 1, e2eWait)
@@ -171,7 +171,7 @@ func homeApproval(t *testing.T, w *world) {
 		if err != nil {
 			t.Fatalf("click %d on the Home tab refused by the fake: %v", i+1, err)
 		}
-		if _, err := w.fake.WaitAck(id, e2eWait); err != nil {
+		if _, err := w.fake.Socket.WaitAck(id, e2eWait); err != nil {
 			t.Fatalf("click %d on the Home tab: %v", i+1, err)
 		}
 	}
@@ -229,7 +229,7 @@ func cancelByRequester(t *testing.T, w *world) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.fake.WaitAck(ev, e2eWait); err != nil {
+	if _, err := w.fake.Socket.WaitAck(ev, e2eWait); err != nil {
 		t.Fatal(err)
 	}
 	if home, err := w.fake.WaitHome(e2eUser, 1, e2eWait); err != nil || homeButtonBlock(home, e2eCancel) == "" ||
@@ -284,7 +284,7 @@ func formRequest(t *testing.T, w *world) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ack, err := w.fake.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
+	if ack, err := w.fake.Socket.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
 		t.Errorf("the non-admin's valid form: ack %s (%v), want response_action clear", ack.Payload, err)
 	}
 	req := w.waitRequest(3)

@@ -133,7 +133,7 @@ func testE2EGoogleRefused(t *testing.T, bin string) {
 			}
 		}
 	}
-	if pw.fake.Connects() != 0 {
+	if pw.fake.Socket.Connects() != 0 {
 		t.Error("serve connected to Slack with refused Google credentials")
 	}
 }

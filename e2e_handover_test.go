@@ -60,7 +60,7 @@ func (w *world) show(via slackfake.Sender, user, ts, value string) string {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	if _, err := w.fake.WaitAck(id, e2eWait); err != nil {
+	if _, err := w.fake.Socket.WaitAck(id, e2eWait); err != nil {
 		w.t.Fatal(err)
 	}
 	return w.result(id).shown()

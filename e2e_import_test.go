@@ -99,7 +99,7 @@ func testE2EImportKill(t *testing.T, bin string) {
 	}
 	// Rows with owners: the form is answered at once with a "checking" view,
 	// and the owners are checked after the answer.
-	if ack, err := w.fake.WaitAck(sub, e2eWait); err != nil || !strings.Contains(string(ack.Payload), `"update"`) ||
+	if ack, err := w.fake.Socket.WaitAck(sub, e2eWait); err != nil || !strings.Contains(string(ack.Payload), `"update"`) ||
 		!strings.Contains(string(ack.Payload), "Checking the owners") {
 		t.Fatalf("submission ack %s, %v", ack.Payload, err)
 	}

@@ -211,7 +211,7 @@ func lifeFormReset(t *testing.T, lw *lifeWorld, address string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ack, err := lw.fake.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
+	if ack, err := lw.fake.Socket.WaitAck(id, e2eWait); err != nil || jsonField(ack.Payload, "response_action") != "clear" {
 		t.Fatalf("the reset form: ack %s (%v), want response_action clear", ack.Payload, err)
 	}
 	var pw string

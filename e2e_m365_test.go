@@ -180,7 +180,7 @@ func testE2EM365Refused(t *testing.T, bin string) {
 			}
 		}
 	}
-	if pw.fake.Connects() != 0 {
+	if pw.fake.Socket.Connects() != 0 {
 		t.Error("serve connected to Slack with refused Microsoft 365 settings")
 	}
 }

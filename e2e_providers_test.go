@@ -304,7 +304,7 @@ func refusedAtStart(t *testing.T, bin, provider, variable, wrong string, fromFil
 	if pw.mailcow != nil && pw.mailcow.AuthFailures() != 1 {
 		t.Errorf("mailcow counted %d authentication failures, want 1", pw.mailcow.AuthFailures())
 	}
-	if pw.fake.Connects() != 0 {
+	if pw.fake.Socket.Connects() != 0 {
 		t.Errorf("serve connected to Slack with a refused %s", variable)
 	}
 }

@@ -67,7 +67,7 @@ func testE2ERestartWithoutDatabase(t *testing.T, bin string) {
 // a restart, a second admin's Approve runs it, exactly once.
 func testE2ERefusedUpdateThenRestart(t *testing.T, bin string) {
 	w, env, first, req := requestWithoutDatabase(t, bin)
-	w.fake.FailNext("chat.update", "internal_error") // the "running" mark
+	w.fake.Faults.FailNext("chat.update", "internal_error") // the "running" mark
 	answer := w.result(w.click(w.fake.Via(0), e2eAdmin1, req, e2eApprove))
 	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 0 || !strings.Contains(answer.shown(), "did not run") {
 		t.Fatalf("approve with the message's update refused: %d adds, want 0; the clicker was told:\n%s", n, answer.shown())
@@ -112,7 +112,7 @@ func testE2EKillThenRestart(t *testing.T, bin string) {
 	if n := len(w.fake.Calls("chat.update")); n != 1 {
 		t.Fatalf("%d updates of the request message before the PDD call, want 1 (running)", n)
 	}
-	w.fake.SetMethodDelay("chat.update", time.Hour) // the outcome's update never lands: the process is killed meanwhile
+	w.fake.Faults.SetMethodDelay("chat.update", time.Hour) // the outcome's update never lands: the process is killed meanwhile
 	release()
 	if _, err := w.fake.WaitCalls("chat.update", 2, e2eWait); err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func testE2EKillThenRestart(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	first.wait(e2eWait)
-	w.fake.SetMethodDelay("chat.update", 0)
+	w.fake.Faults.SetMethodDelay("chat.update", 0)
 	second := w.serve("second", env)
 	answer := w.result(w.click(w.fake.Via(second.conn), e2eAdmin2, req, e2eApprove))
 	if n := w.sim.Requests(pddsim.OpAddMailbox); n != 1 || !strings.Contains(answer.shown(), "Already decided") {

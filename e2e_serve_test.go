@@ -172,7 +172,7 @@ func testE2EAdminGroups(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.fake.WaitAck(ev, e2eWait); err != nil {
+	if _, err := w.fake.Socket.WaitAck(ev, e2eWait); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.fake.Wait(e2eWait, "the group re-read", func() bool {
@@ -297,7 +297,7 @@ func testE2EDatabaseUnreachable(t *testing.T, bin string) {
 	if lines := p.reasonLines(); len(lines) != 1 || !strings.Contains(lines[0], "MAILBOT_DATABASE_URL") {
 		t.Errorf("reason %q, want one line naming MAILBOT_DATABASE_URL", lines)
 	}
-	if w.fake.Connects() != 0 {
+	if w.fake.Socket.Connects() != 0 {
 		t.Errorf("mailbot connected to Slack without its database")
 	}
 }

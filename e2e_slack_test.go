@@ -90,7 +90,7 @@ func (w *world) command(via slackfake.Sender, user, cmd, text string) (string, e
 	if err != nil {
 		w.t.Fatalf("%s %s: %v", cmd, text, err)
 	}
-	ack, err := w.fake.WaitAck(id, e2eWait)
+	ack, err := w.fake.Socket.WaitAck(id, e2eWait)
 	if err != nil {
 		w.t.Fatalf("%s %s: %v", cmd, text, err)
 	}
@@ -186,7 +186,7 @@ func (w *world) click(via slackfake.Sender, user string, req e2eRequest, action 
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	if _, err := w.fake.WaitAck(id, e2eWait); err != nil {
+	if _, err := w.fake.Socket.WaitAck(id, e2eWait); err != nil {
 		w.t.Fatal(err)
 	}
 	return id

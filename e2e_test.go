@@ -272,10 +272,10 @@ func (w *world) serve(name string, env map[string]string) *proc {
 	w.t.Helper()
 	env = maps.Clone(env)
 	env["MAILBOT_HTTP_ADDR"] = freeAddr(w.t)
-	before := w.fake.ConnIDs()
+	before := w.fake.Socket.ConnIDs()
 	p := w.start(name, env, "serve")
 	err := w.fake.Wait(e2eWait, name+" connected and ready", func() bool {
-		for _, id := range w.fake.ConnIDs() {
+		for _, id := range w.fake.Socket.ConnIDs() {
 			if !slices.Contains(before, id) {
 				p.conn = id
 			}
@@ -295,7 +295,7 @@ func (w *world) serve(name string, env map[string]string) *proc {
 // replicas all the same.
 func (w *world) serveTogether(env map[string]string, names ...string) []*proc {
 	w.t.Helper()
-	before := w.fake.ConnIDs()
+	before := w.fake.Socket.ConnIDs()
 	var ps []*proc
 	for _, name := range names {
 		e := maps.Clone(env)
@@ -304,7 +304,7 @@ func (w *world) serveTogether(env map[string]string, names ...string) []*proc {
 	}
 	var fresh []int
 	err := w.fake.Wait(e2eWait, "every replica connected and ready", func() bool {
-		fresh = slices.DeleteFunc(w.fake.ConnIDs(), func(id int) bool { return slices.Contains(before, id) })
+		fresh = slices.DeleteFunc(w.fake.Socket.ConnIDs(), func(id int) bool { return slices.Contains(before, id) })
 		for _, p := range ps {
 			if !p.running() || httpStatus(p.http+"/readyz") != http.StatusOK {
 				return !p.running()

@@ -19,7 +19,7 @@ func TestServeWarnsOfTheRetiredPDDHost(t *testing.T) {
 		if real {
 			delete(env, "PDD_BASE_URL") // the default: https://pddimp.yandex.ru
 		}
-		fake.RejectToken("bot", "invalid_auth") // serve stops right after its start-up checks
+		fake.Faults.RejectToken("bot", "invalid_auth") // serve stops right after its start-up checks
 		var out testkit.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		err := run(ctx, []string{"mailbot"}, envFrom(env), strings.NewReader(""), &out, &out)

@@ -77,7 +77,7 @@ func TestServeEndToEnd(t *testing.T) {
 		done <- run(ctx, []string{"mailbot", "serve"}, envFrom(env), strings.NewReader(""), &stdout, &stderr)
 	}()
 
-	if err := fake.WaitConnected(1, 10*time.Second); err != nil {
+	if err := fake.Socket.WaitConnected(1, 10*time.Second); err != nil {
 		t.Fatalf("%v; logs:\n%s", err, stderr.String())
 	}
 	base := "http://" + env["MAILBOT_HTTP_ADDR"]
@@ -189,7 +189,7 @@ func TestServeRejectedTokens(t *testing.T) {
 				delete(env, tc.variable)
 				env[wantVar] = path
 			}
-			fake.RejectToken(tc.kind, "invalid_auth")
+			fake.Faults.RejectToken(tc.kind, "invalid_auth")
 			var out testkit.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
@@ -252,7 +252,7 @@ func TestBinarySignals(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	if err := fake.WaitConnected(1, 10*time.Second); err != nil {
+	if err := fake.Socket.WaitConnected(1, 10*time.Second); err != nil {
 		_ = cmd.Process.Kill()
 		t.Fatalf("%v; logs:\n%s", err, stderr.String())
 	}
@@ -261,7 +261,7 @@ func TestBinarySignals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fake.WaitAck(id, 5*time.Second); err != nil {
+	if _, err := fake.Socket.WaitAck(id, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -323,7 +323,7 @@ func TestServeWarnsOtherProviderVars(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"mailbot", "serve"}, envFrom(env), strings.NewReader(""), &stdout, &stderr)
 	}()
-	if err := fake.WaitConnected(1, 10*time.Second); err != nil {
+	if err := fake.Socket.WaitConnected(1, 10*time.Second); err != nil {
 		t.Fatalf("%v; logs:\n%s", err, stderr.String())
 	}
 	cancel()

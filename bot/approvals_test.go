@@ -301,7 +301,7 @@ func TestApprovalResultFallsBackToDirectMessage(t *testing.T) {
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
 	h.ownDomain("example.com")
 	_, req := ask(t, h.env, stranger, "/mailbox", "add alice@example.com")
-	h.slack.SetChannelNotFound(general) // the bot is not in the requester's channel
+	h.slack.Faults.SetChannelNotFound(general) // the bot is not in the requester's channel
 
 	decide(t, h.env, admin, req, approve)
 
@@ -345,7 +345,7 @@ func TestApprovalSecretsReachOnlyTheRequester(t *testing.T) {
 	for _, p := range h.slack.Posts("") {
 		others = append(others, slackfake.Flatten(p.Raw)...)
 	}
-	for _, a := range h.slack.Acks() {
+	for _, a := range h.slack.Socket.Acks() {
 		others = append(others, slackfake.Flatten(string(a.Payload))...)
 	}
 	families, err := h.r.reg.Gather()

@@ -61,7 +61,7 @@ func sendBurst(b *testing.B, e *env, round int, cmd func(round, j int) (user, co
 	}
 	lat := make([]time.Duration, 0, burstSize)
 	for _, id := range ids {
-		ack, err := e.slack.WaitAck(id, time.Minute)
+		ack, err := e.slack.Socket.WaitAck(id, time.Minute)
 		if err != nil {
 			b.Fatal(err)
 		}

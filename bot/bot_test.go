@@ -171,7 +171,7 @@ func TestAckComesBeforeTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ack, err := h.slack.WaitAck(id, wait)
+	ack, err := h.slack.Socket.WaitAck(id, wait)
 	if err != nil {
 		t.Fatal(err) // the request is held: an ack that waited on it never comes
 	}
@@ -189,15 +189,15 @@ func TestKeepsServingAcrossReconnects(t *testing.T) {
 		id, _ := h.command(admin, "/maildomain", "register "+domain)
 		wantContains(t, "reply after a reconnect", h.result(id).shown(), domain)
 	}
-	if err := h.slack.Disconnect(); err != nil {
+	if err := h.slack.Socket.Disconnect(); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.slack.WaitConnected(2, wait); err != nil {
+	if err := h.slack.Socket.WaitConnected(2, wait); err != nil {
 		t.Fatal(err)
 	}
 	check("one.com")
-	h.slack.Drop()
-	if err := h.slack.WaitConnected(3, wait); err != nil {
+	h.slack.Socket.Drop()
+	if err := h.slack.Socket.WaitConnected(3, wait); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.slack.Wait(wait, "ready", h.r.bot.Ready); err != nil {
@@ -209,7 +209,7 @@ func TestKeepsServingAcrossReconnects(t *testing.T) {
 func TestNotificationRetriedAfterRateLimit(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.slack.RateLimitNext("chat.postMessage", 1)
+	h.slack.Faults.RateLimitNext("chat.postMessage", 1)
 	id, _ := h.command(admin, "/maildomain", "register limited.com")
 	res := h.result(id)
 	calls, err := h.slack.WaitCalls("chat.postMessage", 2, wait)

@@ -30,7 +30,7 @@ func TestPasswordSurvivesAFailedPost(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
 			h.ownDomain("example.com")
-			h.slack.SetChannelNotFound(general)
+			h.slack.Faults.SetChannelNotFound(general)
 			tc.fault(h)
 			id, _ := h.command(admin, "/mailbox", "add alice@example.com")
 			spans := codeSpans(h.result(id).blocksText())
@@ -67,8 +67,8 @@ func TestUndeliverableResultToldToOps(t *testing.T) {
 				_, req = ask(t, h.env, tc.requester, "/mailbox", "add alice@example.com")
 			}
 			h.slack.ExpireResponseURLs(true)
-			h.slack.SetChannelNotFound(general)
-			h.slack.SetChannelNotFound("D" + strings.TrimPrefix(tc.requester, "U"))
+			h.slack.Faults.SetChannelNotFound(general)
+			h.slack.Faults.SetChannelNotFound("D" + strings.TrimPrefix(tc.requester, "U"))
 			if tc.approvals == commands.ApprovalsOff {
 				h.command(tc.requester, "/mailbox", "add alice@example.com")
 			} else {
@@ -176,7 +176,7 @@ func TestEphemeralRetriedAfterRateLimit(t *testing.T) {
 	h := newHarness(t)
 	h.ownDomain("example.com")
 	h.slack.ExpireResponseURLs(true)
-	h.slack.RateLimitNext("chat.postEphemeral", 1)
+	h.slack.Faults.RateLimitNext("chat.postEphemeral", 1)
 	h.command(admin, "/mailbox", "add alice@example.com")
 	_, spans := credential(t, h.waitEphemeral(admin, 2), general, admin)
 	if stored, _ := h.sim.Mailbox("alice@example.com"); len(spans) != 1 || spans[0] != stored {

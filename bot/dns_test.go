@@ -154,7 +154,7 @@ func replyTexts(e *env, id string) []string {
 	for _, p := range e.slack.Posts(id) {
 		out = append(out, slackfake.Flatten(p.Raw)...)
 	}
-	for _, a := range e.slack.AcksOf(id) {
+	for _, a := range e.slack.Socket.AcksOf(id) {
 		out = append(out, slackfake.Flatten(string(a.Payload))...)
 	}
 	return out

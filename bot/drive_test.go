@@ -84,7 +84,7 @@ func click(t testing.TB, e *env, user string, req approvalRequest, action string
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.slack.WaitAck(id, wait); err != nil {
+	if _, err := e.slack.Socket.WaitAck(id, wait); err != nil {
 		t.Fatal(err)
 	}
 	return id

@@ -18,7 +18,7 @@ import (
 func TestRedeliveredAnswerKeepsItsPayload(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.slack.SetRedeliveryAfter(0) // the test re-delivers
+	h.slack.Socket.SetRedeliveryAfter(0) // the test re-delivers
 	for _, tc := range []struct{ user, cmd, text, want string }{
 		{stranger, "/maildomain", "help", "/maildomain register"},
 		{stranger, "/mailbox", "add alice@example.com", "Not allowed"},
@@ -29,7 +29,7 @@ func TestRedeliveredAnswerKeepsItsPayload(t *testing.T) {
 		if err := h.slack.Redeliver(id); err != nil {
 			t.Fatal(err)
 		}
-		acks, err := h.slack.WaitAcks(id, 2, wait)
+		acks, err := h.slack.Socket.WaitAcks(id, 2, wait)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,13 +44,13 @@ func TestRedeliveredAnswerKeepsItsPayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.slack.WaitAck(id, wait); err != nil {
+	if _, err := h.slack.Socket.WaitAck(id, wait); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.slack.Redeliver(id); err != nil {
 		t.Fatal(err)
 	}
-	acks, err := h.slack.WaitAcks(id, 2, wait)
+	acks, err := h.slack.Socket.WaitAcks(id, 2, wait)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestFormNotHeldUpBySlowHome(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.slack.SetTriggerTTL(time.Second)
-	h.slack.SetMethodDelay("views.publish", 1500*time.Millisecond)
+	h.slack.Faults.SetMethodDelay("views.publish", 1500*time.Millisecond)
 	if _, err := h.slack.AppHomeOpened(stranger); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestFormNotHeldUpBySlowHome(t *testing.T) {
 	if posts := h.slack.Posts(id); len(posts) > 0 {
 		late := "never called"
 		if opens := h.slack.Calls("views.open"); len(opens) > 0 {
-			late = fmt.Sprintf("called %s after the ack", opens[0].At.Sub(h.slack.AcksOf(id)[0].At).Round(time.Millisecond))
+			late = fmt.Sprintf("called %s after the ack", opens[0].At.Sub(h.slack.Socket.AcksOf(id)[0].At).Round(time.Millisecond))
 		}
 		t.Errorf("the form did not open behind a slow Home tab (views.open %s, the trigger lives 1s); the person got the usage instead", late)
 	}
@@ -207,7 +207,7 @@ func TestFormDuringStopSaysRestarting(t *testing.T) {
 func TestRequestNotPostedIsEnded(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
-	h.slack.SetChannelNotFound(ops)
+	h.slack.Faults.SetChannelNotFound(ops)
 	id, _ := h.command(stranger, "/maildomain", "register example.com")
 	wantContains(t, "reply", h.result(id).shown(), "could not be sent to the admins", "Nothing was done")
 	recs, err := h.store.Pending(t.Context(), "", 10)

@@ -20,15 +20,15 @@ func TestEventLoopOnlyAcknowledges(t *testing.T) {
 	h := newHarness(t, withApprovals(commands.ApprovalsRequests))
 	_, req := ask(t, h.env, stranger, "/maildomain", "register example.com")
 	h.slack.ExpireResponseURLs(true)
-	h.slack.SetMethodDelay("chat.postEphemeral", 2*time.Second)
-	h.slack.FailNext("chat.postEphemeral", "channel_not_found")
+	h.slack.Faults.SetMethodDelay("chat.postEphemeral", 2*time.Second)
+	h.slack.Faults.FailNext("chat.postEphemeral", "channel_not_found")
 
 	click(t, h.env, "UOTHER", req, approve) // refused: not an admin
 	if err := h.slack.Wait(wait, "the refusal's slow call", func() bool { return len(h.ephemeralsTo("UOTHER")) == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	_, ack := h.command(stranger, "/maildomain", "help")
-	h.slack.SetMethodDelay("chat.postEphemeral", 0) // later calls are fast
+	h.slack.Faults.SetMethodDelay("chat.postEphemeral", 0) // later calls are fast
 	if n := len(h.slack.Calls("conversations.open")); n != 0 {
 		t.Errorf("the help's ack came after the click's slow chat.postEphemeral completed (%d conversations.open calls already)", n)
 	}
@@ -58,7 +58,7 @@ func TestEventLoopOnlyAcknowledges(t *testing.T) {
 func TestRedeliveredEnvelopeRunsOnce(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withBotConfig(func(c *bot.Config) { c.Concurrency = 1 }))
-	h.slack.SetRedeliveryAfter(0) // the test re-delivers
+	h.slack.Socket.SetRedeliveryAfter(0) // the test re-delivers
 	h.ownDomain("example.com")
 	g := h.holdRequests()
 	id, _ := h.command(admin, "/mailbox", "add alice@example.com")
@@ -66,11 +66,11 @@ func TestRedeliveredEnvelopeRunsOnce(t *testing.T) {
 	if err := h.slack.Redeliver(id); err != nil {
 		t.Fatal(err)
 	}
-	acks, err := h.slack.WaitAcks(id, 2, wait)
+	acks, err := h.slack.Socket.WaitAcks(id, 2, wait)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := h.slack.Deliveries(id); len(d) != 2 || d[1].Attempt != 1 || d[1].Reason != "timeout" {
+	if d := h.slack.Socket.Deliveries(id); len(d) != 2 || d[1].Attempt != 1 || d[1].Reason != "timeout" {
 		t.Errorf("deliveries %+v, want the first and one re-delivery", d)
 	}
 	last, _ := h.command(admin, "/mailbox", "add bob@example.com")

@@ -141,7 +141,7 @@ func submit(t *testing.T, e *env, user string, sub slackfake.Submission) map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	ack, err := e.slack.WaitAck(id, wait)
+	ack, err := e.slack.Socket.WaitAck(id, wait)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,7 +185,7 @@ func TestGroupUnreadableAtStart(t *testing.T) {
 				t.Errorf("start-up error %q, want one line that starts with MAILBOT_ADMINS", msg)
 			}
 			wantContains(t, "start-up error", msg, mailAdmins, code)
-			if n := e.slack.Connects(); n != 0 {
+			if n := e.slack.Socket.Connects(); n != 0 {
 				t.Errorf("%d Socket Mode connections, want none: mailbot must not start", n)
 			}
 		})

@@ -53,7 +53,7 @@ func (e *env) showClick(t *testing.T, via slackfake.Sender, user, ts, value stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.slack.WaitAck(id, wait); err != nil {
+	if _, err := e.slack.Socket.WaitAck(id, wait); err != nil {
 		t.Fatal(err)
 	}
 	return e.result(id)

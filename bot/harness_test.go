@@ -207,7 +207,7 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 	}
 	r := &replica{env: e, name: name, core: core, reg: reg, done: make(chan error, 1)}
 	r.bot = bot.New(api, socketmode.New(api), core, msgr, groups, s.bot, logger, bm)
-	before := e.slack.ConnIDs()
+	before := e.slack.Socket.ConnIDs()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.done <- r.bot.Run(ctx) }()
@@ -219,7 +219,7 @@ func (e *env) tryStart(opts ...option) (*replica, error) {
 	}
 	e.mu.Unlock()
 	if err := e.slack.Wait(wait, name+" connected and ready", func() bool {
-		for _, id := range e.slack.ConnIDs() {
+		for _, id := range e.slack.Socket.ConnIDs() {
 			if !slices.Contains(before, id) {
 				r.conn = id
 			}
@@ -294,7 +294,7 @@ func (e *env) commandVia(via slackfake.Sender, user, cmd, text string) (string, 
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	ack, err := e.slack.WaitAck(id, wait)
+	ack, err := e.slack.Socket.WaitAck(id, wait)
 	if err != nil {
 		e.t.Fatal(err)
 	}

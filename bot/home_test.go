@@ -90,7 +90,7 @@ func openHome(t *testing.T, e *env, user string, version int) (slackfake.View, m
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.slack.WaitAck(id, wait); err != nil {
+	if _, err := e.slack.Socket.WaitAck(id, wait); err != nil {
 		t.Fatal(err)
 	}
 	return waitHome(t, e, user, version)
@@ -175,7 +175,7 @@ func TestHomeTab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.slack.WaitAck(id, wait); err != nil {
+	if _, err := h.slack.Socket.WaitAck(id, wait); err != nil {
 		t.Fatal(err)
 	}
 	_, again := waitHome(t, h.env, admin, 2)
@@ -226,7 +226,7 @@ func TestHomeDenyAndCancel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.slack.WaitAck(id, wait); err != nil {
+		if _, err := h.slack.Socket.WaitAck(id, wait); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,8 +17,8 @@ const slackAnswerWithin = 3 * time.Second
 // slowSlack makes the fake answer each Web API call after latency and
 // keep Slack's rate tiers with a minute as Slack counts it.
 func slowSlack(h *harness, latency time.Duration) {
-	h.slack.SetCallDelay(latency)
-	h.slack.SetRateTiers(time.Minute)
+	h.slack.Faults.SetCallDelay(latency)
+	h.slack.Faults.SetRateTiers(time.Minute)
 }
 
 // ownersCSV is n rows, each with its own owner given by e-mail, every
@@ -49,7 +49,7 @@ func TestImportManyOwnersOnSlowSlack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ack, err := h.slack.WaitAck(id, wait)
+	ack, err := h.slack.Socket.WaitAck(id, wait)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestImportManyOwnersOnSlowSlack(t *testing.T) {
 		t.Fatalf("the form was refused: %s", ack.Payload)
 	}
 	h.waitOps(t, "30 mailboxes")
-	if n := h.slack.RateLimited("users.lookupByEmail") + h.slack.RateLimited("users.info"); n != 0 {
+	if n := h.slack.Faults.RateLimited("users.lookupByEmail") + h.slack.Faults.RateLimited("users.info"); n != 0 {
 		t.Logf("%d calls answered 429", n)
 	}
 }
@@ -123,7 +123,7 @@ func TestImportOwnerProblemsAfterTheFormClosed(t *testing.T) {
 	h := newHarness(t, withDomains("example.com"))
 	h.ownDomain("example.com")
 	view, _ := openForm(t, h.env, admin, "/mailbox", "import")
-	release := h.slack.Hold("users.lookupByEmail")
+	release := h.slack.Faults.Hold("users.lookupByEmail")
 	defer release()
 	p := submit(t, h.env, admin, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
 		slackfake.Text(rowsInput, inputAction, "a@example.com,nobody@example.org")}})
@@ -181,7 +181,7 @@ func TestImportOwnersRetryAfter429(t *testing.T) {
 			h.ownDomain("example.com")
 			view, _ := openForm(t, h.env, stranger, "/mailbox", "import")
 			slowSlack(h, 10*time.Millisecond)
-			h.slack.RateLimitNext(tc.method, 2)
+			h.slack.Faults.RateLimitNext(tc.method, 2)
 			p := submit(t, h.env, stranger, slackfake.Submission{ViewID: view.ID, Values: []slackfake.Value{
 				slackfake.Text(rowsInput, inputAction, ownersCSV(h, tc.owners)), slackfake.Text(reasonInput, inputAction, "new office")}})
 			if p["response_action"] != "update" {

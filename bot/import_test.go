@@ -91,7 +91,7 @@ func TestImportOverSlack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.slack.WaitAck(id, wait); err != nil {
+	if _, err := h.slack.Socket.WaitAck(id, wait); err != nil {
 		t.Fatal(err)
 	}
 	dm := "D" + strings.TrimPrefix(stranger, "U")
@@ -135,7 +135,7 @@ func TestImportOverSlack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.slack.WaitAck(click, wait); err != nil {
+	if _, err := h.slack.Socket.WaitAck(click, wait); err != nil {
 		t.Fatal(err)
 	}
 	shown := codeSpans(h.result(click).blocksText())

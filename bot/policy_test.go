@@ -32,7 +32,7 @@ func TestGroupAdmins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.slack.WaitAck(ev, wait); err != nil {
+	if _, err := e.slack.Socket.WaitAck(ev, wait); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.slack.WaitCalls("usergroups.users.list", 2, wait); err != nil {

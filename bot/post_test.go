@@ -26,7 +26,7 @@ func TestNoticeReadsSlacksAnswer(t *testing.T) {
 	m := bot.NewMessenger(api, bot.MessengerConfig{OpsChannel: "COPS", APIURL: fake.URL, BotToken: slackfake.BotToken},
 		zap.NewNop(), bot.NewMetrics(metrics.NewRegistry()))
 
-	fake.RateLimitNext("chat.postMessage", 1)
+	fake.Faults.RateLimitNext("chat.postMessage", 1)
 	ref, err := m.PostNotice(t.Context(), "<@UADMIN1> registered a.example & b.example")
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestNoticeReadsSlacksAnswer(t *testing.T) {
 		t.Errorf("blocks %q, want a section", calls[1].Form.Get("blocks"))
 	}
 
-	fake.FailNext("chat.postMessage", "not_in_channel")
+	fake.Faults.FailNext("chat.postMessage", "not_in_channel")
 	_, err = m.PostNotice(t.Context(), "second")
 	var se slack.SlackErrorResponse
 	if !errors.As(err, &se) || se.Err != "not_in_channel" || !strings.Contains(err.Error(), "ops notice") {

@@ -84,7 +84,7 @@ func clickVia(t testing.TB, e *env, c clicker, req approvalRequest, action strin
 // waitAckFrom waits for the ack of envelope id and checks it came from r.
 func waitAckFrom(t testing.TB, e *env, r *replica, id string) {
 	t.Helper()
-	ack, err := e.slack.WaitAck(id, wait)
+	ack, err := e.slack.Socket.WaitAck(id, wait)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,8 +320,8 @@ func TestReplicaOutage(t *testing.T) {
 	id, _ := rs.commandVia(rs.slack.Via(rs.r2.conn), admin, "/maildomain", "register outage.example.com")
 	wantContains(t, "an admin's command during the outage", rs.result(id).shown(), down)
 	waitAckFrom(t, rs.env, rs.r2, id)
-	if !rs.r1.bot.Ready() || !rs.r2.bot.Ready() || rs.slack.Connections() != 2 {
-		t.Errorf("during the outage: ready %v and %v, %d connections; want both ready on 2", rs.r1.bot.Ready(), rs.r2.bot.Ready(), rs.slack.Connections())
+	if !rs.r1.bot.Ready() || !rs.r2.bot.Ready() || rs.slack.Socket.Connections() != 2 {
+		t.Errorf("during the outage: ready %v and %v, %d connections; want both ready on 2", rs.r1.bot.Ready(), rs.r2.bot.Ready(), rs.slack.Socket.Connections())
 	}
 	if n := rs.sim.Requests(""); n != calls {
 		t.Errorf("the PDD API saw %d requests during the outage, want none", n-calls)

@@ -98,7 +98,7 @@ func TestCloseSocketFirst(t *testing.T) {
 	id, _ := h.command(admin, "/maildomain", "register inflight.com")
 	g.next(t)
 	h.r.cancel()
-	if err := h.slack.Wait(wait, "the socket closed", func() bool { return h.slack.Connections() == 0 }); err != nil {
+	if err := h.slack.Wait(wait, "the socket closed", func() bool { return h.slack.Socket.Connections() == 0 }); err != nil {
 		t.Fatal(err)
 	}
 	if h.r.bot.Ready() {

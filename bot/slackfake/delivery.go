@@ -16,7 +16,7 @@ type Delivery struct {
 }
 
 // envelope is one envelope the fake sent, with what the audience of its
-// answers needs; s.mu guards it.
+// answers needs; mu guards it.
 type envelope struct {
 	id, typ    string
 	payload    json.RawMessage
@@ -43,23 +43,23 @@ func (e *envelope) tried() []int {
 
 // newEnvelopeID returns a fresh envelope id; a command's or a click's
 // response_url is named after it.
-func (s *Server) newEnvelopeID() string { return fmt.Sprintf("env-%d", s.envelopes.Add(1)) }
+func (k *Socket) newEnvelopeID() string { return fmt.Sprintf("env-%d", k.envelopes.Add(1)) }
 
 // send delivers a new envelope with payload on conn (0: round-robin) and
 // returns its id. A payload that is a json.RawMessage is sent as it is.
-func (s *Server) send(e *envelope, payload any, conn int) (string, error) {
+func (k *Socket) send(e *envelope, payload any, conn int) (string, error) {
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		return "", fmt.Errorf("slackfake: payload: %w", err)
 	}
 	e.payload = raw
-	s.mu.Lock()
-	s.envs[e.id] = e
-	s.mu.Unlock()
-	if err := s.deliver(e, conn, ""); err != nil {
-		s.mu.Lock()
-		delete(s.envs, e.id)
-		s.mu.Unlock()
+	k.mu.Lock()
+	k.envs[e.id] = e
+	k.mu.Unlock()
+	if err := k.deliver(e, conn, ""); err != nil {
+		k.mu.Lock()
+		delete(k.envs, e.id)
+		k.mu.Unlock()
 		return "", err
 	}
 	return e.id, nil
@@ -67,24 +67,24 @@ func (s *Server) send(e *envelope, payload any, conn int) (string, error) {
 
 // deliver sends e on conn (0: round-robin, another connection than before
 // when one is open); reason "" is the first delivery.
-func (s *Server) deliver(e *envelope, conn int, reason string) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+func (k *Socket) deliver(e *envelope, conn int, reason string) error {
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
 		return fmt.Errorf("slackfake: closed")
 	}
-	c, err := s.pick(conn, e.tried())
+	c, err := k.pick(conn, e.tried())
 	if err != nil {
-		s.mu.Unlock()
+		k.mu.Unlock()
 		return err
 	}
 	attempt := len(e.deliveries)
 	now := time.Now()
 	e.deliveries = append(e.deliveries, Delivery{Conn: c.id, Attempt: attempt, Reason: reason, At: now})
-	s.issueTrigger(e, now)
-	s.scheduleRedelivery(e, attempt)
-	s.changed()
-	s.mu.Unlock()
+	k.onDeliver(e, now)
+	k.scheduleRedelivery(e, attempt)
+	k.changed()
+	k.mu.Unlock()
 	wire := map[string]any{
 		"envelope_id": e.id, "type": e.typ, "payload": e.payload,
 		"accepts_response_payload": e.accepts, "retry_attempt": attempt, "retry_reason": reason,
@@ -96,45 +96,45 @@ func (s *Server) deliver(e *envelope, conn int, reason string) error {
 }
 
 // scheduleRedelivery arms the timeout of delivery attempt; call it with
-// s.mu held.
-func (s *Server) scheduleRedelivery(e *envelope, attempt int) {
+// mu held.
+func (k *Socket) scheduleRedelivery(e *envelope, attempt int) {
 	if e.timer != nil {
 		e.timer.Stop()
 		e.timer = nil
 	}
-	d := s.redeliverAfter
+	d := k.redeliverAfter
 	if d <= 0 || attempt >= MaxRetries {
 		return
 	}
-	e.timer = time.AfterFunc(d, func() { s.timedOut(e, attempt) })
+	e.timer = time.AfterFunc(d, func() { k.timedOut(e, attempt) })
 }
 
 // timedOut re-sends e if delivery attempt is still its latest and unacked.
-func (s *Server) timedOut(e *envelope, attempt int) {
-	s.mu.Lock()
-	stale := s.closed || e.acks > 0 || len(e.deliveries)-1 != attempt
-	s.mu.Unlock()
+func (k *Socket) timedOut(e *envelope, attempt int) {
+	k.mu.Lock()
+	stale := k.closed || e.acks > 0 || len(e.deliveries)-1 != attempt
+	k.mu.Unlock()
 	if stale {
 		return
 	}
-	if err := s.deliver(e, 0, "timeout"); err != nil {
+	if err := k.deliver(e, 0, "timeout"); err != nil {
 		// No connection now: look again after another window, as Slack
 		// keeps the envelope.
-		s.mu.Lock()
-		if !s.closed && s.redeliverAfter > 0 {
-			e.timer = time.AfterFunc(s.redeliverAfter, func() { s.timedOut(e, attempt) })
+		k.mu.Lock()
+		if !k.closed && k.redeliverAfter > 0 {
+			e.timer = time.AfterFunc(k.redeliverAfter, func() { k.timedOut(e, attempt) })
 		}
-		s.mu.Unlock()
+		k.mu.Unlock()
 	}
 }
 
 // SetRedeliveryAfter sets how long an envelope may wait for its ack before
 // the fake re-sends it (at most MaxRetries times, preferring another
 // connection); 0 disables re-delivery. It applies to later deliveries.
-func (s *Server) SetRedeliveryAfter(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.redeliverAfter = d
+func (k *Socket) SetRedeliveryAfter(d time.Duration) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.redeliverAfter = d
 }
 
 // Redeliver re-sends the envelope id now, as Slack does after a timeout:
@@ -143,26 +143,26 @@ func (s *Server) SetRedeliveryAfter(d time.Duration) {
 func (s *Server) Redeliver(id string) error { return s.Via(0).Redeliver(id) }
 
 // recordAck stores an acknowledgement that came on connection conn.
-func (s *Server) recordAck(conn int, id string, payload json.RawMessage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (k *Socket) recordAck(conn int, id string, payload json.RawMessage) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	a := Ack{EnvelopeID: id, Payload: payload, At: time.Now(), Conn: conn}
-	if e := s.envs[id]; e != nil {
+	if e := k.envs[id]; e != nil {
 		a.Sent = e.deliveries[len(e.deliveries)-1].At
 		e.acks++
 		if e.timer != nil {
 			e.timer.Stop()
 			e.timer = nil
 		}
-		s.checkAck(e, payload)
+		k.onAck(e, payload)
 	}
-	s.acks = append(s.acks, a)
-	s.changed()
+	k.acks = append(k.acks, a)
+	k.changed()
 }
 
 // WaitAck waits for the first acknowledgement of an envelope.
-func (s *Server) WaitAck(id string, timeout time.Duration) (Ack, error) {
-	acks, err := s.WaitAcks(id, 1, timeout)
+func (k *Socket) WaitAck(id string, timeout time.Duration) (Ack, error) {
+	acks, err := k.WaitAcks(id, 1, timeout)
 	if len(acks) == 0 {
 		return Ack{}, err
 	}
@@ -171,21 +171,21 @@ func (s *Server) WaitAck(id string, timeout time.Duration) (Ack, error) {
 
 // WaitAcks waits until an envelope has been acknowledged n times (once per
 // delivery, if the bot acks each) and returns its acks.
-func (s *Server) WaitAcks(id string, n int, timeout time.Duration) ([]Ack, error) {
-	err := s.waitFor(timeout, func() bool { return len(s.acksOf(id)) >= n }, fmt.Sprintf("%d acks of %s", n, id))
-	return s.AcksOf(id), err
+func (k *Socket) WaitAcks(id string, n int, timeout time.Duration) ([]Ack, error) {
+	err := k.waitFor(timeout, func() bool { return len(k.acksOf(id)) >= n }, fmt.Sprintf("%d acks of %s", n, id))
+	return k.AcksOf(id), err
 }
 
 // AcksOf returns every acknowledgement of an envelope, in order.
-func (s *Server) AcksOf(id string) []Ack {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.acksOf(id)
+func (k *Socket) AcksOf(id string) []Ack {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.acksOf(id)
 }
 
-func (s *Server) acksOf(id string) []Ack {
+func (k *Socket) acksOf(id string) []Ack {
 	var out []Ack
-	for _, a := range s.acks {
+	for _, a := range k.acks {
 		if a.EnvelopeID == id {
 			out = append(out, a)
 		}
@@ -194,24 +194,24 @@ func (s *Server) acksOf(id string) []Ack {
 }
 
 // Acks returns every acknowledgement so far, in order.
-func (s *Server) Acks() []Ack {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.acks)
+func (k *Socket) Acks() []Ack {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.acks)
 }
 
 // Deliveries returns every sending of an envelope, in order.
-func (s *Server) Deliveries(id string) []Delivery {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e := s.envs[id]; e != nil {
+func (k *Socket) Deliveries(id string) []Delivery {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if e := k.envs[id]; e != nil {
 		return slices.Clone(e.deliveries)
 	}
 	return nil
 }
 
 // WaitDeliveries waits until an envelope has been sent n times in all.
-func (s *Server) WaitDeliveries(id string, n int, timeout time.Duration) ([]Delivery, error) {
-	err := s.waitFor(timeout, func() bool { e := s.envs[id]; return e != nil && len(e.deliveries) >= n }, fmt.Sprintf("%d deliveries of %s", n, id))
-	return s.Deliveries(id), err
+func (k *Socket) WaitDeliveries(id string, n int, timeout time.Duration) ([]Delivery, error) {
+	err := k.waitFor(timeout, func() bool { e := k.envs[id]; return e != nil && len(e.deliveries) >= n }, fmt.Sprintf("%d deliveries of %s", n, id))
+	return k.Deliveries(id), err
 }

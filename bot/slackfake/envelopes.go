@@ -43,9 +43,9 @@ func (s *Server) ClickInView(user, viewID, blockID, actionID, value string) (str
 
 // SlashCommand sends a slash command; see Server.SlashCommand.
 func (v Sender) SlashCommand(user, channel, command, text string) (string, error) {
-	id := v.s.newEnvelopeID()
+	id := v.s.Socket.newEnvelopeID()
 	e := &envelope{id: id, typ: "slash_commands", accepts: true, user: user, channel: channel, trigger: "trigger-" + id}
-	return v.s.send(e, map[string]any{
+	return v.s.Socket.send(e, map[string]any{
 		"token": "verification-token-unused", "team_id": TeamID, "team_domain": "fake",
 		"channel_id": channel, "channel_name": "general", "user_id": user, "user_name": strings.ToLower(user),
 		"command": command, "text": text, "api_app_id": AppID, "is_enterprise_install": "false",
@@ -55,9 +55,9 @@ func (v Sender) SlashCommand(user, channel, command, text string) (string, error
 
 // Click sends a click on a message's button; see Server.Click.
 func (v Sender) Click(user, channel, ts, blockID, actionID, value string) (string, error) {
-	id := v.s.newEnvelopeID()
+	id := v.s.Socket.newEnvelopeID()
 	e := &envelope{id: id, typ: "interactive", user: user, channel: channel, messageTS: ts, trigger: "trigger-" + id}
-	return v.s.send(e, map[string]any{
+	return v.s.Socket.send(e, map[string]any{
 		"type": "block_actions", "team": team(), "user": userObject(user), "api_app_id": AppID,
 		"token":      "verification-token-unused",
 		"channel":    map[string]any{"id": channel},
@@ -81,13 +81,13 @@ func (v Sender) Click(user, channel, ts, blockID, actionID, value string) (strin
 // Without ViewID, the view holds CallbackID, PrivateMetadata and Values
 // alone.
 func (v Sender) SubmitView(user string, sub Submission) (string, error) {
-	view, err := v.s.submittedView(user, sub)
+	view, err := v.s.views.submittedView(user, sub)
 	if err != nil {
 		return "", err
 	}
-	id := v.s.newEnvelopeID()
+	id := v.s.Socket.newEnvelopeID()
 	e := &envelope{id: id, typ: "interactive", accepts: true, user: user, viewID: sub.ViewID, submission: true, trigger: "trigger-" + id}
-	return v.s.send(e, map[string]any{
+	return v.s.Socket.send(e, map[string]any{
 		"type": "view_submission", "team": team(), "user": userObject(user), "api_app_id": AppID,
 		"token": "verification-token-unused", "trigger_id": e.trigger, "view": view,
 		"response_urls": []any{}, "is_enterprise_install": false, "enterprise": nil,
@@ -101,14 +101,14 @@ func (v Sender) SubmitView(user string, sub Submission) (string, error) {
 // sends the button's own value; for a static_select, value is the chosen
 // option's value. The block and the element must exist in the view.
 func (v Sender) ClickInView(user, viewID, blockID, actionID, value string) (string, error) {
-	view, action, err := v.s.viewAction(user, viewID, blockID, actionID, value)
+	view, action, err := v.s.views.viewAction(user, viewID, blockID, actionID, value)
 	if err != nil {
 		return "", err
 	}
-	id := v.s.newEnvelopeID()
+	id := v.s.Socket.newEnvelopeID()
 	action["action_ts"] = v.s.newTS()
 	e := &envelope{id: id, typ: "interactive", user: user, trigger: "trigger-" + id}
-	return v.s.send(e, map[string]any{
+	return v.s.Socket.send(e, map[string]any{
 		"type": "block_actions", "team": team(), "user": userObject(user), "api_app_id": AppID,
 		"token":      "verification-token-unused",
 		"container":  map[string]any{"type": "view", "view_id": viewID},
@@ -122,12 +122,12 @@ func (v Sender) ClickInView(user, viewID, blockID, actionID, value string) (stri
 // payload, retry_attempt one more, retry_reason "timeout".
 func (v Sender) Redeliver(id string) error {
 	v.s.mu.Lock()
-	e := v.s.envs[id]
+	e := v.s.Socket.envs[id]
 	v.s.mu.Unlock()
 	if e == nil {
 		return fmt.Errorf("slackfake: no envelope %s", id)
 	}
-	return v.s.deliver(e, v.conn, "timeout")
+	return v.s.Socket.deliver(e, v.conn, "timeout")
 }
 
 func team() map[string]any { return map[string]any{"id": TeamID, "domain": "fake"} }

@@ -62,7 +62,7 @@ func (v Sender) AppHomeOpened(user string) (string, error) {
 func (v Sender) SubteamMembersChanged(groupID string, added, removed []string) (string, error) {
 	s := v.s
 	s.mu.Lock()
-	g := s.groups[groupID]
+	g := s.dir.groups[groupID]
 	if g == nil {
 		s.mu.Unlock()
 		return "", fmt.Errorf("slackfake: no group %s (SetGroup first)", groupID)
@@ -88,9 +88,9 @@ func (v Sender) SubteamMembersChanged(groupID string, added, removed []string) (
 
 // event sends an events_api envelope around inner.
 func (v Sender) event(inner any, user string) (string, error) {
-	id := v.s.newEnvelopeID()
+	id := v.s.Socket.newEnvelopeID()
 	e := &envelope{id: id, typ: "events_api", user: user}
-	return v.s.send(e, map[string]any{
+	return v.s.Socket.send(e, map[string]any{
 		"token": "verification-token-unused", "team_id": TeamID, "context_team_id": TeamID,
 		"api_app_id": AppID, "event": inner, "type": "event_callback",
 		"event_id": "Ev0FAKE" + strings.TrimPrefix(id, "env-"), "event_time": time.Now().Unix(),

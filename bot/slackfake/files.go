@@ -118,21 +118,19 @@ func containsAny(list []any, s string) bool {
 	return false
 }
 
-func init() { handlers["users.lookupByEmail"] = (*Server).usersLookupByEmail }
-
 // usersLookupByEmail answers users.lookupByEmail as Slack does:
 // users_not_found when nobody has the address.
-func (s *Server) usersLookupByEmail(q *apiRequest) answer {
+func (d *directory) usersLookupByEmail(q *apiRequest) answer {
 	email := q.get("email")
-	s.mu.Lock()
+	d.mu.Lock()
 	var found *User
-	for _, u := range s.users {
+	for _, u := range d.users {
 		if email != "" && strings.EqualFold(u.Email, email) && !u.NotVisible {
 			found = &u
 			break
 		}
 	}
-	s.mu.Unlock()
+	d.mu.Unlock()
 	if found == nil {
 		return fail("users_not_found")
 	}

@@ -191,7 +191,7 @@ func TestRefusedModalAndAck(t *testing.T) {
 	})
 	id := must[string](t)(f.SlashCommand("U1", "C1", "/mailbox", ""))
 	cmd := r.next(t).Data.(slack.SlashCommand)
-	must[Ack](t)(f.WaitAck(id, wait))
+	must[Ack](t)(f.Socket.WaitAck(id, wait))
 	bad := form()
 	bad.Title = plain(strings.Repeat("t", 25))
 	if _, err := newAPI(f).OpenView(cmd.TriggerID, bad); err == nil || err.Error() != "invalid_arguments" {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Message is a message the fake holds, as it now reads: the bot's posts
@@ -25,29 +24,17 @@ type Message struct {
 	Replies  int // thread replies, for a parent
 }
 
-// store is the fake's workspace state; s.mu guards it.
-type store struct {
+// chat serves chat.* and conversations.*: the channels' messages and
+// the DMs the bot opened; hub.mu guards it.
+type chat struct {
+	*hub
+	faults   *Faults
 	messages map[string][]*Message // channel -> messages, oldest first
 	dms      map[string]string     // DM channel -> user
-	groups   map[string]*Group
-	groupErr map[string]string // group id ("" for all) -> error code
-	views    map[string]*storedView
-	homes    map[string]string // user -> Home view id
-	triggers map[string]*trigger
-	ttl      time.Duration
-	viewSeq  int
-	users    map[string]User // users.info's directory; see SetUser
 }
 
-func (w *store) setup() {
-	w.messages = map[string][]*Message{}
-	w.dms = map[string]string{}
-	w.groups = map[string]*Group{}
-	w.groupErr = map[string]string{}
-	w.views = map[string]*storedView{}
-	w.homes = map[string]string{}
-	w.triggers = map[string]*trigger{}
-	w.ttl = DefaultTriggerTTL
+func newChat(h *hub, f *Faults) *chat {
+	return &chat{hub: h, faults: f, messages: map[string][]*Message{}, dms: map[string]string{}}
 }
 
 // blocksParam returns the blocks parameter of q (nil when absent) and
@@ -70,27 +57,27 @@ func blocksParam(q *apiRequest) (any, bool, error) {
 
 // message checks the text and blocks of q as Slack does; it returns them,
 // or the refusal to answer.
-func (s *Server) message(q *apiRequest) (string, any, answer) {
+func (c *chat) message(q *apiRequest) (string, any, answer) {
 	blocks, _, err := blocksParam(q)
 	if err != nil {
 		return "", nil, fail("invalid_blocks_format")
 	}
 	text := q.get("text")
 	if code, problems := checkMessage(text, blocks); code != "" {
-		s.mu.Lock()
-		s.reject(q.method, code, problems)
-		s.mu.Unlock()
+		c.mu.Lock()
+		c.reject(q.method, code, problems)
+		c.mu.Unlock()
 		return "", nil, refusal(code, problems)
 	}
 	return text, blocks, nil
 }
 
-func (s *Server) chatPostMessage(q *apiRequest) answer {
+func (c *chat) chatPostMessage(q *apiRequest) answer {
 	ch := q.get("channel")
-	if ch == "" || s.channelNotFound(ch) {
+	if ch == "" || c.faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
-	text, blocks, refused := s.message(q)
+	text, blocks, refused := c.message(q)
 	if refused != nil {
 		return refused
 	}
@@ -98,33 +85,33 @@ func (s *Server) chatPostMessage(q *apiRequest) answer {
 		return fail("no_text")
 	}
 	m := &Message{Channel: ch, TS: q.ts, User: BotUser, Text: text, Blocks: withIDs(blocks)}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if parent := s.find(ch, q.get("thread_ts")); parent != nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if parent := c.find(ch, q.get("thread_ts")); parent != nil {
 		if parent.ThreadTS == "" {
 			parent.ThreadTS = parent.TS
 		}
 		m.ThreadTS = parent.ThreadTS
-		s.find(ch, parent.ThreadTS).Replies++
+		c.find(ch, parent.ThreadTS).Replies++
 	}
-	s.messages[ch] = append(s.messages[ch], m)
-	s.changed()
-	return answer{"ok": true, "channel": ch, "ts": m.TS, "message": s.wire(m)}
+	c.messages[ch] = append(c.messages[ch], m)
+	c.changed()
+	return answer{"ok": true, "channel": ch, "ts": m.TS, "message": c.wire(m)}
 }
 
-func (s *Server) chatUpdate(q *apiRequest) answer {
+func (c *chat) chatUpdate(q *apiRequest) answer {
 	ch, ts := q.get("channel"), q.get("ts")
-	if s.channelNotFound(ch) {
+	if c.faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
-	text, blocks, refused := s.message(q)
+	text, blocks, refused := c.message(q)
 	if refused != nil {
 		return refused
 	}
 	_, hasBlocks, _ := blocksParam(q)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.find(ch, ts)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.find(ch, ts)
 	if m == nil {
 		return fail("message_not_found")
 	}
@@ -136,39 +123,39 @@ func (s *Server) chatUpdate(q *apiRequest) answer {
 		m.Text = text
 	}
 	m.Edited = true
-	s.changed()
-	return answer{"ok": true, "channel": ch, "ts": ts, "text": m.Text, "message": s.wire(m)}
+	c.changed()
+	return answer{"ok": true, "channel": ch, "ts": ts, "text": m.Text, "message": c.wire(m)}
 }
 
-func (s *Server) chatPostEphemeral(q *apiRequest) answer {
+func (c *chat) chatPostEphemeral(q *apiRequest) answer {
 	ch := q.get("channel")
-	if ch == "" || s.channelNotFound(ch) {
+	if ch == "" || c.faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
 	if q.get("user") == "" {
 		return fail("user_not_found")
 	}
-	if _, _, refused := s.message(q); refused != nil {
+	if _, _, refused := c.message(q); refused != nil {
 		return refused
 	}
 	return answer{"ok": true, "message_ts": q.ts}
 }
 
-func (s *Server) conversationsOpen(q *apiRequest) answer {
+func (c *chat) conversationsOpen(q *apiRequest) answer {
 	users := q.get("users")
 	if users == "" || strings.Contains(users, ",") {
 		return fail("not_implemented") // the fake opens one-to-one DMs only
 	}
 	ch := dmChannel(users)
-	s.mu.Lock()
-	s.dms[ch] = users
-	s.mu.Unlock()
+	c.mu.Lock()
+	c.dms[ch] = users
+	c.mu.Unlock()
 	return answer{"ok": true, "no_op": false, "already_open": false, "channel": map[string]any{"id": ch}}
 }
 
-func (s *Server) conversationsHistory(q *apiRequest) answer {
+func (c *chat) conversationsHistory(q *apiRequest) answer {
 	ch := q.get("channel")
-	if ch == "" || s.channelNotFound(ch) {
+	if ch == "" || c.faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
 	inRange := tsRange(q.get("oldest"), q.get("latest"), q.get("inclusive") == "1" || q.get("inclusive") == "true")
@@ -176,10 +163,10 @@ func (s *Server) conversationsHistory(q *apiRequest) answer {
 	if err != nil || limit <= 0 {
 		limit = 100
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var out []any
-	msgs := s.messages[ch]
+	msgs := c.messages[ch]
 	for i := len(msgs) - 1; i >= 0; i-- { // newest first
 		m := msgs[i]
 		if m.ThreadTS != "" && m.ThreadTS != m.TS {
@@ -188,7 +175,7 @@ func (s *Server) conversationsHistory(q *apiRequest) answer {
 		if !inRange(m.TS) {
 			continue
 		}
-		out = append(out, s.wire(m))
+		out = append(out, c.wire(m))
 	}
 	more := len(out) > limit
 	if more {
@@ -197,21 +184,21 @@ func (s *Server) conversationsHistory(q *apiRequest) answer {
 	return answer{"ok": true, "messages": nonNilAny(out), "has_more": more, "pin_count": 0, "response_metadata": map[string]any{"next_cursor": ""}}
 }
 
-func (s *Server) conversationsReplies(q *apiRequest) answer {
+func (c *chat) conversationsReplies(q *apiRequest) answer {
 	ch, ts := q.get("channel"), q.get("ts")
-	if s.channelNotFound(ch) {
+	if c.faults.channelNotFound(ch) {
 		return fail("channel_not_found")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	parent := s.find(ch, ts)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	parent := c.find(ch, ts)
 	if parent == nil {
 		return fail("thread_not_found")
 	}
-	out := []any{s.wire(parent)}
-	for _, m := range s.messages[ch] {
+	out := []any{c.wire(parent)}
+	for _, m := range c.messages[ch] {
 		if parent.ThreadTS != "" && m.ThreadTS == parent.ThreadTS && m.TS != parent.TS {
-			out = append(out, s.wire(m))
+			out = append(out, c.wire(m))
 		}
 	}
 	return answer{"ok": true, "messages": out, "has_more": false}
@@ -233,12 +220,12 @@ func tsRange(oldest, latest string, inclusive bool) func(string) bool {
 	}
 }
 
-// find returns the message ts in channel, or nil; call it with s.mu held.
-func (s *Server) find(channel, ts string) *Message {
+// find returns the message ts in channel, or nil; call it with mu held.
+func (c *chat) find(channel, ts string) *Message {
 	if ts == "" {
 		return nil
 	}
-	for _, m := range s.messages[channel] {
+	for _, m := range c.messages[channel] {
 		if m.TS == ts {
 			return m
 		}
@@ -246,8 +233,8 @@ func (s *Server) find(channel, ts string) *Message {
 	return nil
 }
 
-// wire is m as the Web API shows it; call it with s.mu held.
-func (s *Server) wire(m *Message) map[string]any {
+// wire is m as the Web API shows it; call it with mu held.
+func (c *chat) wire(m *Message) map[string]any {
 	w := map[string]any{"type": "message", "user": m.User, "text": m.Text, "ts": m.TS, "team": TeamID}
 	if m.User == BotUser {
 		w["bot_id"], w["app_id"] = BotID, AppID
@@ -325,7 +312,7 @@ func nonNilAny(s []any) []any {
 func (s *Server) HasMessage(channel, ts string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.find(channel, ts) != nil
+	return s.chat.find(channel, ts) != nil
 }
 
 // Messages returns the top-level messages of channel as they now read,
@@ -334,7 +321,7 @@ func (s *Server) Messages(channel string) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Message
-	for _, m := range s.messages[channel] {
+	for _, m := range s.chat.messages[channel] {
 		if m.ThreadTS == "" || m.ThreadTS == m.TS {
 			out = append(out, *m)
 		}
@@ -348,7 +335,7 @@ func (s *Server) Replies(channel, ts string) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Message
-	for _, m := range s.messages[channel] {
+	for _, m := range s.chat.messages[channel] {
 		if m.ThreadTS == ts && m.TS != ts {
 			out = append(out, *m)
 		}
@@ -372,12 +359,12 @@ func (s *Server) PutMessage(m Message) (string, error) {
 	m.Blocks = withIDs(m.Blocks)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.find(m.Channel, m.TS) != nil {
+	if s.chat.find(m.Channel, m.TS) != nil {
 		return "", fmt.Errorf("slackfake: message %s already in %s", m.TS, m.Channel)
 	}
-	msgs := append(s.messages[m.Channel], &m)
+	msgs := append(s.chat.messages[m.Channel], &m)
 	slices.SortStableFunc(msgs, func(a, b *Message) int { return cmp.Compare(tsKey(a.TS), tsKey(b.TS)) })
-	s.messages[m.Channel] = msgs
+	s.chat.messages[m.Channel] = msgs
 	s.changed()
 	return m.TS, nil
 }

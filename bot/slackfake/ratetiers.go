@@ -45,57 +45,11 @@ var MethodTiers = map[string]int{
 const postPerChannel = 60
 
 // tiers is the fake's rate limiter: a sliding window per method and token
-// (and channel, for chat.postMessage). s.mu guards it.
+// (and channel, for chat.postMessage). f.mu guards it.
 type tiers struct {
 	window  time.Duration          // 0: off; a minute as Slack counts
 	recent  map[string][]time.Time // key -> the calls within the window
 	limited map[string]int         // method -> 429s answered
-}
-
-// SetRateTiers makes the Web API answer HTTP 429 with Retry-After beyond
-// each method's tier, per method and token, as Slack does: Tier N calls
-// within a window of minute (time.Minute is Slack's; a shorter one makes
-// a test's minute pass sooner, the counts unchanged), and 60
-// chat.postMessage per channel a minute. 0 turns the limits off (the
-// default).
-func (s *Server) SetRateTiers(minute time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tiers = tiers{window: minute, recent: map[string][]time.Time{}, limited: map[string]int{}}
-}
-
-// RateLimited returns how many calls of method the tiers answered with
-// 429.
-func (s *Server) RateLimited(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tiers.limited[method]
-}
-
-// overTier reports whether q goes beyond its method's tier, and when to
-// try again; call it with s.mu held. A refused call does not count.
-func (s *Server) overTier(q *apiRequest, now time.Time) (time.Duration, bool) {
-	if s.tiers.window == 0 {
-		return 0, false
-	}
-	key, limit, window := q.method+" "+q.token, MethodTiers[q.method], s.tiers.window
-	if q.method == "chat.postMessage" {
-		key, limit = key+" "+q.get("channel"), postPerChannel
-	}
-	if limit == 0 {
-		return 0, false
-	}
-	calls := s.tiers.recent[key]
-	for len(calls) > 0 && now.Sub(calls[0]) >= window {
-		calls = calls[1:]
-	}
-	if len(calls) >= limit {
-		s.tiers.recent[key] = calls
-		s.tiers.limited[q.method]++
-		return calls[0].Add(window).Sub(now), true
-	}
-	s.tiers.recent[key] = append(calls, now)
-	return 0, false
 }
 
 // tooMany answers 429 with Retry-After in whole seconds, at least 1, as

@@ -14,7 +14,7 @@ import (
 // method and per token; chat.postMessage 60 a minute per channel.
 func TestRateTiers(t *testing.T) {
 	f := newFake(t)
-	f.SetRateTiers(time.Hour) // nothing leaves the window during the test
+	f.Faults.SetRateTiers(time.Hour) // nothing leaves the window during the test
 	api := newAPI(f)
 	other := slack.New("xoxb-2-otherapp", slack.OptionAPIURL(f.URL))
 	for i := range Tier3 {
@@ -27,8 +27,8 @@ func TestRateTiers(t *testing.T) {
 	if !errors.As(err, &rl) || rl.RetryAfter < 59*time.Minute {
 		t.Fatalf("call 51 of a Tier 3 method: %v, want 429 with Retry-After near the hour window", err)
 	}
-	if f.RateLimited("users.lookupByEmail") != 1 {
-		t.Errorf("RateLimited %d, want 1", f.RateLimited("users.lookupByEmail"))
+	if f.Faults.RateLimited("users.lookupByEmail") != 1 {
+		t.Errorf("RateLimited %d, want 1", f.Faults.RateLimited("users.lookupByEmail"))
 	}
 	if _, err := api.GetUserInfo("U1"); err != nil {
 		t.Errorf("another method is counted apart: %v", err)
@@ -52,7 +52,7 @@ func TestRateTiers(t *testing.T) {
 // TestRateTierWindowPasses: once the window has passed, calls go through.
 func TestRateTierWindowPasses(t *testing.T) {
 	f := newFake(t)
-	f.SetRateTiers(60 * time.Millisecond) // a minute of 60 ms: a post a millisecond
+	f.Faults.SetRateTiers(60 * time.Millisecond) // a minute of 60 ms: a post a millisecond
 	api := newAPI(f)
 	for range Tier2 {
 		if _, err := api.GetUsersPaginated(slack.GetUsersOptionLimit(10)).Next(t.Context()); err != nil {
@@ -65,7 +65,7 @@ func TestRateTierWindowPasses(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if f.RateLimited("users.list") == 0 {
+	if f.Faults.RateLimited("users.list") == 0 {
 		t.Error("no call was limited within the window")
 	}
 }

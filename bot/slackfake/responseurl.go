@@ -93,18 +93,18 @@ func (s *Server) answerPost(p *Post, fault int) (int, string) {
 		s.reject("response_url", code, problems)
 		return http.StatusBadRequest, code
 	}
-	e := s.envs[strings.TrimPrefix(p.Path, "/response/")]
+	e := s.Socket.envs[strings.TrimPrefix(p.Path, "/response/")]
 	p.Public = p.Body["response_type"] == "in_channel"
 	if e == nil || e.messageTS == "" || p.Body["response_type"] == "ephemeral" {
 		return http.StatusOK, "ok"
 	}
 	// A click's response_url changes the message the button was in, in
 	// the channel, for everyone.
-	m := s.find(e.channel, e.messageTS)
+	m := s.chat.find(e.channel, e.messageTS)
 	switch {
 	case m == nil:
 	case p.Body["delete_original"] == true:
-		s.messages[e.channel] = slices.DeleteFunc(s.messages[e.channel], func(o *Message) bool { return o == m })
+		s.chat.messages[e.channel] = slices.DeleteFunc(s.chat.messages[e.channel], func(o *Message) bool { return o == m })
 	case p.Body["replace_original"] == true:
 		p.Public = true
 		m.Text, m.Blocks, m.Edited = text, withIDs(p.Body["blocks"]), true

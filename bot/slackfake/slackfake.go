@@ -6,10 +6,14 @@
 // Block Kit's limits the way Slack does and records everything the bot
 // sends, so that tests can scan it for secrets by audience.
 //
-// The files split it by feature: socket.go (connections, delivery, acks,
-// re-delivery), envelopes.go and events.go (what a test sends), webapi.go
-// (dispatch and failure injection), messages.go, usergroups.go, views.go,
-// responseurl.go, limits.go and texts.go.
+// Server is the entry point a test holds; it gives the jobs to types of
+// their own: Socket (socket.go, delivery.go: connections, envelopes, acks,
+// re-delivery), Faults (webfaults.go, ratetiers.go: how the Web API
+// misbehaves on request), chat (messages.go), directory (users.go,
+// usergroups.go, files.go) and viewStore (views.go, submit.go) behind
+// webapi.go's dispatch; envelopes.go and events.go are what a test sends,
+// responseurl.go the response_url sink, limits.go Block Kit's limits and
+// texts.go what each audience saw. They share one lock (hub).
 //
 // It is test code: only tests import it.
 package slackfake
@@ -23,8 +27,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/mailbot/mailbot/internal/testkit"
 )
@@ -98,41 +100,53 @@ type Rejection struct {
 // Server is the fake Slack.
 type Server struct {
 	URL string // the Web API base URL, ending in "/"
+	// Faults is how the Web API misbehaves when a test asks it to.
+	Faults *Faults
 
-	srv      *httptest.Server
-	upgrader websocket.Upgrader
-	ping     time.Duration
+	// Socket is the Socket Mode side: connections, envelopes, acks.
+	Socket *Socket
 
+	srv *httptest.Server
+
+	*hub             // the lock of everything below, and Wait's wake-ups
+	web              // calls: webapi.go
+	chat  *chat      // chat.*, conversations.*: messages.go
+	dir   *directory // users.*, usergroups.*: users.go, usergroups.go
+	views *viewStore // views.*: views.go, submit.go
+	hooks            // response_url posts and faults: responseurl.go
+	files files      // uploaded files: files.go
+
+	ts atomic.Int64
+}
+
+// hub is the fake's one lock and what wakes those who wait for something
+// to arrive; the Server and its Socket share it.
+type hub struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	arrived chan struct{} // closed and replaced by changed: Wait's wake-up
+	closed  bool
+	// rejected is what Slack would have refused: messages, views, acks.
+	rejected []Rejection
+}
 
-	sockets       // connections, envelopes, acks: socket.go
-	web           // failure injection and calls: webapi.go
-	store         // messages, groups, views: messages.go, usergroups.go, views.go
-	hooks         // response_url posts and faults: responseurl.go
-	files   files // uploaded files: files.go
-
-	ts        atomic.Int64
-	envelopes atomic.Int64
-	closed    bool
+func newHub() *hub {
+	h := &hub{arrived: make(chan struct{})}
+	h.cond = sync.NewCond(&h.mu)
+	return h
 }
 
 // New starts a fake Slack on loopback. Close it when done.
 func New() *Server {
-	s := &Server{ping: time.Second}
-	s.sockets.setup()
-	s.web.setup()
-	s.store.setup()
-	s.cond = sync.NewCond(&s.mu)
-	s.arrived = make(chan struct{})
-	// Slack's client sends Origin: https://api.slack.com.
-	s.upgrader.CheckOrigin = func(*http.Request) bool { return true }
+	s := &Server{hub: newHub(), Faults: newFaults()}
+	s.chat, s.dir, s.views = newChat(s.hub, s.Faults), newDirectory(s.hub), newViewStore(s.hub)
+	s.Socket = newSocket(s.hub, s.views.issueTrigger, s.views.checkAck)
+	s.handlers = handlersOf(s)
 	s.ts.Store(1700000000)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/apps.connections.open", s.connectionsOpen)
 	mux.HandleFunc("/api/", s.webAPI)
-	mux.HandleFunc("/ws", s.websocket)
+	mux.HandleFunc("/ws", s.Socket.websocket)
 	mux.HandleFunc("/response/", s.responseURL)
 	mux.HandleFunc("/files-pri/", s.filePrivate)
 	s.srv = httptest.NewServer(mux)
@@ -144,14 +158,7 @@ func New() *Server {
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
-	for _, c := range s.socks {
-		_ = c.ws.Close()
-	}
-	for _, e := range s.envs {
-		if e.timer != nil {
-			e.timer.Stop()
-		}
-	}
+	s.Socket.stop()
 	s.changed()
 	s.mu.Unlock()
 	s.srv.CloseClientConnections()
@@ -164,37 +171,37 @@ func (s *Server) ResponseURL(name string) string { return s.srv.URL + "/response
 // newTS returns a fresh message ts.
 func (s *Server) newTS() string { return fmt.Sprintf("%d.%06d", s.ts.Add(1), 0) }
 
-// changed wakes every waiter; call it with s.mu held.
-func (s *Server) changed() {
-	s.cond.Broadcast()
-	close(s.arrived)
-	s.arrived = make(chan struct{})
+// changed wakes every waiter; call it with h.mu held.
+func (h *hub) changed() {
+	h.cond.Broadcast()
+	close(h.arrived)
+	h.arrived = make(chan struct{})
 }
 
 // arrival returns a channel that is closed when something next arrives
 // at the fake (or it closes).
-func (s *Server) arrival() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.arrived
+func (h *hub) arrival() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.arrived
 }
 
-// waitFor waits, under s.mu, until cond holds.
-func (s *Server) waitFor(timeout time.Duration, cond func() bool, what string) error {
+// waitFor waits, under h.mu, until cond holds.
+func (h *hub) waitFor(timeout time.Duration, cond func() bool, what string) error {
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() {
-		s.mu.Lock()
-		s.cond.Broadcast()
-		s.mu.Unlock()
+		h.mu.Lock()
+		h.cond.Broadcast()
+		h.mu.Unlock()
 	})
 	defer timer.Stop()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for !cond() {
-		if time.Now().After(deadline) || s.closed {
+		if time.Now().After(deadline) || h.closed {
 			return fmt.Errorf("slackfake: timed out after %s waiting for %s", timeout, what)
 		}
-		s.cond.Wait()
+		h.cond.Wait()
 	}
 	return nil
 }
@@ -213,14 +220,14 @@ func (s *Server) Wait(timeout time.Duration, what string, cond func() bool) erro
 
 // Rejected returns every message, view and ack payload that Slack would
 // have refused, in order; a test asserts it is empty.
-func (s *Server) Rejected() []Rejection {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Rejection(nil), s.rejected...)
+func (h *hub) Rejected() []Rejection {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Rejection(nil), h.rejected...)
 }
 
-// reject records a refusal; call it with s.mu held.
-func (s *Server) reject(method, code string, problems []string) {
-	s.rejected = append(s.rejected, Rejection{Method: method, Error: code, Problems: problems, At: time.Now()})
-	s.changed()
+// reject records a refusal; call it with h.mu held.
+func (h *hub) reject(method, code string, problems []string) {
+	h.rejected = append(h.rejected, Rejection{Method: method, Error: code, Problems: problems, At: time.Now()})
+	h.changed()
 }

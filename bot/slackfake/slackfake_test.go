@@ -66,7 +66,7 @@ func startReplica(t *testing.T, f *Server, conn int, h handler) *replica {
 		}
 	})
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	if err := f.WaitConnected(conn, wait); err != nil {
+	if err := f.Socket.WaitConnected(conn, wait); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -103,7 +103,7 @@ func TestSlashCommandAckAndResponseURL(t *testing.T) {
 	if !ok || cmd.Command != "/mailbox" || cmd.Text != "add a@b.c" || cmd.UserID != "U1" || evt.Request.EnvelopeID != id {
 		t.Fatalf("replica got %+v (%T), want the command of envelope %s", evt.Data, evt.Data, id)
 	}
-	ack := must[Ack](t)(f.WaitAck(id, wait))
+	ack := must[Ack](t)(f.Socket.WaitAck(id, wait))
 	if !strings.Contains(string(ack.Payload), "working on it") || ack.Conn != 1 {
 		t.Errorf("ack %s on connection %d", ack.Payload, ack.Conn)
 	}
@@ -131,7 +131,7 @@ func TestRoundRobinAndTargetedSends(t *testing.T) {
 	f := newFake(t)
 	a := startReplica(t, f, 1, ackAll)
 	b := startReplica(t, f, 2, ackAll)
-	if err := f.WaitConnections(2, wait); err != nil {
+	if err := f.Socket.WaitConnections(2, wait); err != nil {
 		t.Fatal(err)
 	}
 	for range 4 {
@@ -145,20 +145,20 @@ func TestRoundRobinAndTargetedSends(t *testing.T) {
 	if got := b.next(t).Request.EnvelopeID; got != id {
 		t.Errorf("connection 2 got %s, want %s", got, id)
 	}
-	if ack := must[Ack](t)(f.WaitAck(id, wait)); ack.Conn != 2 {
+	if ack := must[Ack](t)(f.Socket.WaitAck(id, wait)); ack.Conn != 2 {
 		t.Errorf("ack on connection %d, want 2", ack.Conn)
 	}
 	if _, err := f.Via(7).SlashCommand("U1", "C1", "/maildomain", "help"); err == nil {
 		t.Error("send to a connection that is not open succeeded")
 	}
-	if n, ids := f.Connections(), f.ConnIDs(); n != 2 || len(ids) != 2 || ids[0] != 1 || ids[1] != 2 {
+	if n, ids := f.Socket.Connections(), f.Socket.ConnIDs(); n != 2 || len(ids) != 2 || ids[0] != 1 || ids[1] != 2 {
 		t.Errorf("Connections %d, ConnIDs %v", n, ids)
 	}
 }
 
 func TestRedeliveryGoesToAnotherConnection(t *testing.T) {
 	f := newFake(t)
-	f.SetRedeliveryAfter(50 * time.Millisecond)
+	f.Socket.SetRedeliveryAfter(50 * time.Millisecond)
 	deaf := startReplica(t, f, 1, ackNone)
 	ok := startReplica(t, f, 2, ackAll)
 	id := must[string](t)(f.Via(1).SlashCommand("U1", "C1", "/mailbox", "add x"))
@@ -169,13 +169,13 @@ func TestRedeliveryGoesToAnotherConnection(t *testing.T) {
 	if again.EnvelopeID != id || again.RetryAttempt != 1 || again.RetryReason != "timeout" {
 		t.Errorf("re-delivery %+v, want envelope %s attempt 1 reason timeout", again, id)
 	}
-	ack := must[Ack](t)(f.WaitAck(id, wait))
-	ds := f.Deliveries(id)
+	ack := must[Ack](t)(f.Socket.WaitAck(id, wait))
+	ds := f.Socket.Deliveries(id)
 	if ack.Conn != 2 || len(ds) != 2 || ds[0].Conn != 1 || ds[1].Conn != 2 || ds[1].Attempt != 1 {
 		t.Errorf("ack on %d, deliveries %+v", ack.Conn, ds)
 	}
 	f.mu.Lock()
-	armed := f.envs[id].timer != nil
+	armed := f.Socket.envs[id].timer != nil
 	f.mu.Unlock()
 	if armed {
 		t.Error("an acknowledged envelope is still due for re-delivery")
@@ -184,7 +184,7 @@ func TestRedeliveryGoesToAnotherConnection(t *testing.T) {
 
 func TestRedeliveryStopsAfterThreeRetries(t *testing.T) {
 	f := newFake(t)
-	f.SetRedeliveryAfter(20 * time.Millisecond)
+	f.Socket.SetRedeliveryAfter(20 * time.Millisecond)
 	r := startReplica(t, f, 1, ackNone)
 	id := must[string](t)(f.SlashCommand("U1", "C1", "/mailbox", "add x"))
 	for want := range MaxRetries + 1 {
@@ -193,7 +193,7 @@ func TestRedeliveryStopsAfterThreeRetries(t *testing.T) {
 		}
 	}
 	f.mu.Lock()
-	armed := f.envs[id].timer != nil
+	armed := f.Socket.envs[id].timer != nil
 	f.mu.Unlock()
 	if armed {
 		t.Errorf("a 4th re-delivery is due after %d retries", MaxRetries)
@@ -202,11 +202,11 @@ func TestRedeliveryStopsAfterThreeRetries(t *testing.T) {
 
 func TestRedeliverExplicitlyAndDisabled(t *testing.T) {
 	f := newFake(t)
-	f.SetRedeliveryAfter(0)
+	f.Socket.SetRedeliveryAfter(0)
 	r := startReplica(t, f, 1, ackAll)
 	id := must[string](t)(f.SlashCommand("U1", "C1", "/mailbox", "add x"))
 	r.next(t)
-	must[Ack](t)(f.WaitAck(id, wait))
+	must[Ack](t)(f.Socket.WaitAck(id, wait))
 	if err := f.Redeliver(id); err != nil {
 		t.Fatal(err)
 	}
@@ -214,11 +214,11 @@ func TestRedeliverExplicitlyAndDisabled(t *testing.T) {
 	if again.EnvelopeID != id || again.RetryAttempt != 1 || again.RetryReason != "timeout" {
 		t.Errorf("re-delivery %+v", again)
 	}
-	if acks := must[[]Ack](t)(f.WaitAcks(id, 2, wait)); len(acks) != 2 || len(f.AcksOf(id)) != 2 {
+	if acks := must[[]Ack](t)(f.Socket.WaitAcks(id, 2, wait)); len(acks) != 2 || len(f.Socket.AcksOf(id)) != 2 {
 		t.Errorf("acks %+v, want two", acks)
 	}
 	f.mu.Lock()
-	armed := f.envs[id].timer != nil
+	armed := f.Socket.envs[id].timer != nil
 	f.mu.Unlock()
 	if armed {
 		t.Error("re-delivery armed while disabled")
@@ -232,24 +232,24 @@ func TestDisconnectOneAndDropAll(t *testing.T) {
 	f := newFake(t)
 	a := startReplica(t, f, 1, ackAll)
 	startReplica(t, f, 2, ackAll)
-	if err := f.DisconnectConn(1); err != nil {
+	if err := f.Socket.DisconnectConn(1); err != nil {
 		t.Fatal(err)
 	}
-	if ids := f.ConnIDs(); len(ids) != 1 || ids[0] != 2 {
+	if ids := f.Socket.ConnIDs(); len(ids) != 1 || ids[0] != 2 {
 		t.Errorf("after disconnecting 1, ConnIDs %v", ids)
 	}
-	if err := f.WaitConnected(3, wait); err != nil { // replica a comes back
+	if err := f.Socket.WaitConnected(3, wait); err != nil { // replica a comes back
 		t.Fatal(err)
 	}
 	id := must[string](t)(f.Via(3).SlashCommand("U1", "C1", "/maildomain", "help"))
 	if got := a.next(t).Request.EnvelopeID; got != id {
 		t.Errorf("reconnected replica got %s, want %s", got, id)
 	}
-	f.Drop()
-	if err := f.WaitConnected(5, wait); err != nil {
+	f.Socket.Drop()
+	if err := f.Socket.WaitConnected(5, wait); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.WaitConnections(2, wait); err != nil {
+	if err := f.Socket.WaitConnections(2, wait); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -278,7 +278,7 @@ func TestEleventhConnectionIsTurnedAway(t *testing.T) {
 			t.Fatalf("connection %d got %v, want %s", i+1, msg, want)
 		}
 	}
-	if n := f.Connections(); n != MaxConnections {
+	if n := f.Socket.Connections(); n != MaxConnections {
 		t.Errorf("%d connections open, want %d", n, MaxConnections)
 	}
 }

@@ -45,7 +45,7 @@ func Person(blockID, actionID, userID string) Value {
 }
 
 // submittedView returns the view of a view_submission by user.
-func (s *Server) submittedView(user string, sub Submission) (map[string]any, error) {
+func (vs *viewStore) submittedView(user string, sub Submission) (map[string]any, error) {
 	if sub.ViewID == "" {
 		state, err := stateOf(nil, sub.Values)
 		return map[string]any{
@@ -56,9 +56,9 @@ func (s *Server) submittedView(user string, sub Submission) (map[string]any, err
 			"app_id": AppID, "bot_id": BotID, "clear_on_close": false, "notify_on_close": false,
 		}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.views[sub.ViewID]
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	v := vs.byID[sub.ViewID]
 	switch {
 	case v == nil:
 		return nil, fmt.Errorf("slackfake: no view %s", sub.ViewID)
@@ -204,10 +204,10 @@ func orNil(s string) any {
 
 // viewAction returns the view and the action of a click by user on
 // blockID/actionID in the view viewID.
-func (s *Server) viewAction(user, viewID, blockID, actionID, value string) (map[string]any, map[string]any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.views[viewID]
+func (vs *viewStore) viewAction(user, viewID, blockID, actionID, value string) (map[string]any, map[string]any, error) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	v := vs.byID[viewID]
 	switch {
 	case v == nil:
 		return nil, nil, fmt.Errorf("slackfake: no view %s", viewID)
@@ -263,25 +263,25 @@ func findElement(blocks any, blockID, actionID string) map[string]any {
 func asList(v any) []any { l, _ := v.([]any); return l }
 
 // checkAck checks the payload of an ack as Slack would read it, and
-// applies a view submission's response_action; call it with s.mu held.
-func (s *Server) checkAck(e *envelope, payload json.RawMessage) {
+// applies a view submission's response_action; call it with mu held.
+func (vs *viewStore) checkAck(e *envelope, payload json.RawMessage) {
 	var p map[string]any
 	_ = json.Unmarshal(payload, &p)
 	switch {
 	case e.typ == "slash_commands" && p != nil:
 		text, _ := p["text"].(string)
 		if code, problems := checkMessage(text, p["blocks"]); code != "" {
-			s.reject("ack", code, problems)
+			vs.reject("ack", code, problems)
 		}
 	case e.submission:
-		s.submissionAck(e, p)
+		vs.submissionAck(e, p)
 	}
 }
 
 // submissionAck applies the ack of a view_submission: the view closes,
 // shows errors, is updated or has a view pushed on it.
-func (s *Server) submissionAck(e *envelope, p map[string]any) {
-	v := s.views[e.viewID]
+func (vs *viewStore) submissionAck(e *envelope, p map[string]any) {
+	v := vs.byID[e.viewID]
 	action, _ := p["response_action"].(string)
 	var problems []string
 	switch action {
@@ -290,7 +290,7 @@ func (s *Server) submissionAck(e *envelope, p map[string]any) {
 			v.closed = true
 		}
 	case "clear":
-		for _, o := range s.views {
+		for _, o := range vs.byID {
 			if o.user == e.user && o.body["type"] == "modal" {
 				o.closed = true
 			}
@@ -301,18 +301,18 @@ func (s *Server) submissionAck(e *envelope, p map[string]any) {
 		view, _ := p["view"].(map[string]any)
 		if problems = checkView(view, "modal"); len(problems) == 0 {
 			if action == "push" || v == nil {
-				s.newView(e.user, view)
+				vs.newView(e.user, view)
 			} else {
-				s.replaceView(v, view)
+				vs.replaceView(v, view)
 			}
 		}
 	default:
 		problems = []string{fmt.Sprintf("/response_action: unknown %q", action)}
 	}
 	if len(problems) > 0 {
-		s.reject("ack", "invalid_arguments", problems)
+		vs.reject("ack", "invalid_arguments", problems)
 	}
-	s.changed()
+	vs.changed()
 }
 
 // errorsProblems checks the errors of response_action errors: keys must be

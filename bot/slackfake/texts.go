@@ -54,16 +54,16 @@ func (s *Server) Texts() Visible {
 			v.private(s.envUser(strings.TrimPrefix(p.Path, "/response/")), Flatten(p.Raw))
 		}
 	}
-	for _, a := range s.acks {
+	for _, a := range s.Socket.acks {
 		v.private(s.envUser(a.EnvelopeID), Flatten(string(a.Payload)))
 	}
-	for ch, msgs := range s.messages {
+	for ch, msgs := range s.chat.messages {
 		for _, m := range msgs {
-			raw, _ := json.Marshal(s.wire(m))
+			raw, _ := json.Marshal(s.chat.wire(m))
 			s.channelTexts(&v, ch, Flatten(string(raw)))
 		}
 	}
-	for _, view := range s.views {
+	for _, view := range s.views.byID {
 		raw, _ := json.Marshal(view.body)
 		v.private(view.user, Flatten(string(raw)))
 	}
@@ -91,14 +91,14 @@ func (s *Server) callTexts(v *Visible, c Call) {
 		v.private(callParam(c, "user_id"), texts)
 	case "views.open":
 		user := ""
-		if t := s.triggers[callParam(c, "trigger_id")]; t != nil {
+		if t := s.views.triggers[callParam(c, "trigger_id")]; t != nil {
 			user = t.user
 		}
 		v.private(user, texts)
 	case "views.update":
-		view := s.views[callParam(c, "view_id")]
+		view := s.views.byID[callParam(c, "view_id")]
 		if ext := callParam(c, "external_id"); view == nil && ext != "" {
-			view = s.byExternalID(ext)
+			view = s.views.byExternalID(ext)
 		}
 		user := ""
 		if view != nil {
@@ -113,7 +113,7 @@ func (s *Server) callTexts(v *Visible, c Call) {
 // channelTexts files texts sent to a channel: a direct message is its
 // user's alone; call it with s.mu held.
 func (s *Server) channelTexts(v *Visible, channel string, texts []string) {
-	if user, ok := s.dms[channel]; ok {
+	if user, ok := s.chat.dms[channel]; ok {
 		v.private(user, texts)
 		return
 	}
@@ -123,7 +123,7 @@ func (s *Server) channelTexts(v *Visible, channel string, texts []string) {
 // envUser is the user who acted in the envelope id; call it with s.mu
 // held.
 func (s *Server) envUser(id string) string {
-	if e := s.envs[id]; e != nil {
+	if e := s.Socket.envs[id]; e != nil {
 		return e.user
 	}
 	return ""

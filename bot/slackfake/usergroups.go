@@ -22,7 +22,7 @@ func (s *Server) SetGroup(g Group) {
 	g.updated = time.Now().Unix()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.groups[g.ID] = &g
+	s.dir.groups[g.ID] = &g
 }
 
 // SetGroupMembers replaces the members of the group id (created with no
@@ -30,10 +30,10 @@ func (s *Server) SetGroup(g Group) {
 func (s *Server) SetGroupMembers(id string, members ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g := s.groups[id]
+	g := s.dir.groups[id]
 	if g == nil {
 		g = &Group{ID: id}
-		s.groups[id] = g
+		s.dir.groups[id] = g
 	}
 	g.Members = slices.Clone(members)
 	g.updated = time.Now().Unix()
@@ -47,35 +47,35 @@ func (s *Server) SetGroupError(id, code string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if code == "" {
-		delete(s.groupErr, id)
+		delete(s.dir.groupErr, id)
 		return
 	}
-	s.groupErr[id] = code
+	s.dir.groupErr[id] = code
 }
 
-func (s *Server) usergroupsUsersList(q *apiRequest) answer {
+func (d *directory) usergroupsUsersList(q *apiRequest) answer {
 	id := q.get("usergroup")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if code := cmp.Or(s.groupErr[""], s.groupErr[id]); code != "" {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if code := cmp.Or(d.groupErr[""], d.groupErr[id]); code != "" {
 		return fail(code)
 	}
-	g := s.groups[id]
+	g := d.groups[id]
 	if g == nil {
 		return fail("no_such_subteam")
 	}
 	return answer{"ok": true, "users": nonNil(slices.Clone(g.Members))}
 }
 
-func (s *Server) usergroupsList(q *apiRequest) answer {
+func (d *directory) usergroupsList(q *apiRequest) answer {
 	users := q.get("include_users") == "true" || q.get("include_users") == "1"
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if code := s.groupErr[""]; code != "" {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if code := d.groupErr[""]; code != "" {
 		return fail(code)
 	}
 	out := []any{}
-	for _, g := range s.groups {
+	for _, g := range d.groups {
 		w := map[string]any{
 			"id": g.ID, "team_id": TeamID, "is_usergroup": true, "is_subteam": true,
 			"name": g.Name, "description": "", "handle": g.Handle, "is_external": false,

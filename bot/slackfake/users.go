@@ -26,29 +26,40 @@ type User struct {
 	NotVisible bool
 }
 
+// directory serves users.* and usergroups.*: the people and user groups
+// a test set; hub.mu guards it.
+type directory struct {
+	*hub
+	users    map[string]User // users.info's directory; see SetUser
+	groups   map[string]*Group
+	groupErr map[string]string // group id ("" for all) -> error code
+}
+
+func newDirectory(h *hub) *directory {
+	return &directory{hub: h, users: map[string]User{}, groups: map[string]*Group{}, groupErr: map[string]string{}}
+}
+
 // SetUser adds u to the directory of users.info, or replaces the one with
 // its ID.
 func (s *Server) SetUser(u User) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.users == nil {
-		s.users = map[string]User{}
+	if s.dir.users == nil {
+		s.dir.users = map[string]User{}
 	}
-	s.users[u.ID] = u
+	s.dir.users[u.ID] = u
 }
-
-func init() { handlers["users.info"] = (*Server).usersInfo }
 
 // usersInfo answers users.info as Slack does: user_not_found for an ID
 // that is not a user's, user_not_visible for one hidden from the app.
-func (s *Server) usersInfo(q *apiRequest) answer {
+func (d *directory) usersInfo(q *apiRequest) answer {
 	id := q.get("user")
 	if !strings.HasPrefix(id, "U") && !strings.HasPrefix(id, "W") {
 		return fail("user_not_found")
 	}
-	s.mu.Lock()
-	u, ok := s.users[id]
-	s.mu.Unlock()
+	d.mu.Lock()
+	u, ok := d.users[id]
+	d.mu.Unlock()
 	if !ok {
 		u = User{ID: id}
 	}
@@ -77,23 +88,21 @@ func userJSON(u User) map[string]any {
 // maxUsersPage is the most users.list gives a page.
 const maxUsersPage = 1000
 
-func init() { handlers["users.list"] = (*Server).usersList }
-
 // usersList answers users.list: the people SetUser described (not those
 // hidden from the app), ordered by ID, a page of at most limit (1,000 at
 // most) with an opaque cursor to the next. Without a limit a directory of
 // more than a page answers limit_required, as Slack does for a large
 // workspace.
-func (s *Server) usersList(q *apiRequest) answer {
+func (d *directory) usersList(q *apiRequest) answer {
 	limit, err := strconv.Atoi(q.get("limit"))
-	s.mu.Lock()
+	d.mu.Lock()
 	var all []User
-	for _, u := range s.users {
+	for _, u := range d.users {
 		if !u.NotVisible {
 			all = append(all, u)
 		}
 	}
-	s.mu.Unlock()
+	d.mu.Unlock()
 	slices.SortFunc(all, func(a, b User) int { return strings.Compare(a.ID, b.ID) })
 	switch {
 	case q.get("limit") == "" && len(all) > maxUsersPage:

@@ -25,7 +25,7 @@ type View struct {
 	JSON map[string]any
 }
 
-// storedView is a view the fake holds; s.mu guards it. Its body is
+// storedView is a view the fake holds; mu guards it. Its body is
 // replaced, never changed in place, so a copy of the map may be read
 // without the lock.
 type storedView struct {
@@ -45,6 +45,22 @@ func (v *storedView) export() View {
 	}
 }
 
+// viewStore serves views.*: the modals and Home tabs the bot opened,
+// updated or published, the trigger_ids the fake handed out, and the
+// submissions and clicks a test makes in a view; hub.mu guards it.
+type viewStore struct {
+	*hub
+	byID     map[string]*storedView
+	homes    map[string]string // user -> Home view id
+	triggers map[string]*trigger
+	ttl      time.Duration
+	seq      int
+}
+
+func newViewStore(h *hub) *viewStore {
+	return &viewStore{hub: h, byID: map[string]*storedView{}, homes: map[string]string{}, triggers: map[string]*trigger{}, ttl: DefaultTriggerTTL}
+}
+
 // trigger is a trigger_id the fake handed out in an envelope.
 type trigger struct {
 	user   string
@@ -53,10 +69,10 @@ type trigger struct {
 }
 
 // issueTrigger registers e's trigger_id at its first delivery; call it
-// with s.mu held.
-func (s *Server) issueTrigger(e *envelope, now time.Time) {
-	if e.trigger != "" && s.triggers[e.trigger] == nil {
-		s.triggers[e.trigger] = &trigger{user: e.user, issued: now}
+// with mu held.
+func (vs *viewStore) issueTrigger(e *envelope, now time.Time) {
+	if e.trigger != "" && vs.triggers[e.trigger] == nil {
+		vs.triggers[e.trigger] = &trigger{user: e.user, issued: now}
 	}
 }
 
@@ -64,19 +80,19 @@ func (s *Server) issueTrigger(e *envelope, now time.Time) {
 func (s *Server) SetTriggerTTL(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ttl = d
+	s.views.ttl = d
 }
 
 // useTrigger spends a trigger_id and returns its user, or Slack's error
-// code; call it with s.mu held.
-func (s *Server) useTrigger(id string) (string, string) {
-	t := s.triggers[id]
+// code; call it with mu held.
+func (vs *viewStore) useTrigger(id string) (string, string) {
+	t := vs.triggers[id]
 	switch {
 	case t == nil:
 		return "", "invalid_trigger_id"
 	case t.used:
 		return "", "exchanged_trigger_id"
-	case time.Since(t.issued) > s.ttl:
+	case time.Since(t.issued) > vs.ttl:
 		return "", "expired_trigger_id"
 	}
 	t.used = true
@@ -84,10 +100,10 @@ func (s *Server) useTrigger(id string) (string, string) {
 }
 
 // refuseView records and answers a view Slack would refuse.
-func (s *Server) refuseView(method string, problems []string) answer {
-	s.mu.Lock()
-	s.reject(method, "invalid_arguments", problems)
-	s.mu.Unlock()
+func (vs *viewStore) refuseView(method string, problems []string) answer {
+	vs.mu.Lock()
+	vs.reject(method, "invalid_arguments", problems)
+	vs.mu.Unlock()
 	a := refusal("invalid_arguments", problems)
 	delete(a, "errors")
 	return a
@@ -105,40 +121,40 @@ func viewParam(q *apiRequest) (map[string]any, bool) {
 	return c, json.Unmarshal(raw, &c) == nil
 }
 
-func (s *Server) viewsOpen(q *apiRequest) answer {
+func (vs *viewStore) viewsOpen(q *apiRequest) answer {
 	view, ok := viewParam(q)
 	if !ok || q.get("trigger_id") == "" {
 		return fail("invalid_arguments")
 	}
 	if problems := checkView(view, "modal"); len(problems) > 0 {
-		return s.refuseView(q.method, problems)
+		return vs.refuseView(q.method, problems)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ext, _ := view["external_id"].(string); ext != "" && s.byExternalID(ext) != nil {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if ext, _ := view["external_id"].(string); ext != "" && vs.byExternalID(ext) != nil {
 		return fail("duplicate_external_id")
 	}
-	user, code := s.useTrigger(q.get("trigger_id"))
+	user, code := vs.useTrigger(q.get("trigger_id"))
 	if code != "" {
 		return fail(code)
 	}
-	v := s.newView(user, view)
+	v := vs.newView(user, view)
 	return answer{"ok": true, "view": v.body}
 }
 
-func (s *Server) viewsUpdate(q *apiRequest) answer {
+func (vs *viewStore) viewsUpdate(q *apiRequest) answer {
 	view, ok := viewParam(q)
 	if !ok || q.get("view_id") == "" && q.get("external_id") == "" {
 		return fail("invalid_arguments")
 	}
 	if problems := checkView(view, ""); len(problems) > 0 {
-		return s.refuseView(q.method, problems)
+		return vs.refuseView(q.method, problems)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.views[q.get("view_id")]
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	v := vs.byID[q.get("view_id")]
 	if q.get("view_id") == "" {
-		v = s.byExternalID(q.get("external_id"))
+		v = vs.byExternalID(q.get("external_id"))
 	}
 	switch {
 	case v == nil || v.closed:
@@ -146,48 +162,48 @@ func (s *Server) viewsUpdate(q *apiRequest) answer {
 	case q.get("hash") != "" && q.get("hash") != v.body["hash"]:
 		return fail("hash_conflict")
 	}
-	s.replaceView(v, view)
+	vs.replaceView(v, view)
 	return answer{"ok": true, "view": v.body}
 }
 
-func (s *Server) viewsPublish(q *apiRequest) answer {
+func (vs *viewStore) viewsPublish(q *apiRequest) answer {
 	view, ok := viewParam(q)
 	user := q.get("user_id")
 	if !ok || user == "" {
 		return fail("invalid_arguments")
 	}
 	if problems := checkView(view, "home"); len(problems) > 0 {
-		return s.refuseView(q.method, problems)
+		return vs.refuseView(q.method, problems)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.views[s.homes[user]]
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	v := vs.byID[vs.homes[user]]
 	if v == nil {
-		v = s.newView(user, view)
-		s.homes[user] = v.body["id"].(string)
+		v = vs.newView(user, view)
+		vs.homes[user] = v.body["id"].(string)
 		return answer{"ok": true, "view": v.body}
 	}
 	if q.get("hash") != "" && q.get("hash") != v.body["hash"] {
 		return fail("hash_conflict")
 	}
-	s.replaceView(v, view)
+	vs.replaceView(v, view)
 	return answer{"ok": true, "view": v.body}
 }
 
-// newView stores view as a new view of user; call it with s.mu held.
-func (s *Server) newView(user string, view map[string]any) *storedView {
-	s.viewSeq++
-	id := fmt.Sprintf("V0FAKE%04d", s.viewSeq)
-	v := &storedView{seq: s.viewSeq, user: user}
-	s.views[id] = v
+// newView stores view as a new view of user; call it with mu held.
+func (vs *viewStore) newView(user string, view map[string]any) *storedView {
+	vs.seq++
+	id := fmt.Sprintf("V0FAKE%04d", vs.seq)
+	v := &storedView{seq: vs.seq, user: user}
+	vs.byID[id] = v
 	view["id"], view["root_view_id"], view["previous_view_id"] = id, id, nil
-	s.replaceView(v, view)
+	vs.replaceView(v, view)
 	return v
 }
 
 // replaceView makes view (the bot's fields) the content of v, keeping its
-// id; call it with s.mu held.
-func (s *Server) replaceView(v *storedView, view map[string]any) {
+// id; call it with mu held.
+func (vs *viewStore) replaceView(v *storedView, view map[string]any) {
 	body := map[string]any{
 		"team_id": TeamID, "state": map[string]any{"values": map[string]any{}},
 		"private_metadata": "", "callback_id": "", "external_id": "", "clear_on_close": false, "notify_on_close": false,
@@ -207,16 +223,16 @@ func (s *Server) replaceView(v *storedView, view map[string]any) {
 	body["blocks"] = withIDs(body["blocks"])
 	v.body = body
 	v.version++
-	s.changed()
+	vs.changed()
 }
 
 // byExternalID returns the open view with the external_id, or nil; call it
-// with s.mu held.
-func (s *Server) byExternalID(ext string) *storedView {
+// with mu held.
+func (vs *viewStore) byExternalID(ext string) *storedView {
 	if ext == "" {
 		return nil
 	}
-	for _, v := range s.views {
+	for _, v := range vs.byID {
 		if v.body["external_id"] == ext && !v.closed {
 			return v
 		}
@@ -228,7 +244,7 @@ func (s *Server) byExternalID(ext string) *storedView {
 func (s *Server) View(id string) (View, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if v := s.views[id]; v != nil {
+	if v := s.views.byID[id]; v != nil {
 		return v.export(), true
 	}
 	return View{}, false
@@ -239,7 +255,7 @@ func (s *Server) View(id string) (View, bool) {
 func (s *Server) Views() []View {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	vs := slices.Collect(maps.Values(s.views))
+	vs := slices.Collect(maps.Values(s.views.byID))
 	slices.SortFunc(vs, func(a, b *storedView) int { return cmp.Compare(a.seq, b.seq) })
 	out := make([]View, len(vs))
 	for i, v := range vs {
@@ -252,7 +268,7 @@ func (s *Server) Views() []View {
 func (s *Server) Home(user string) (View, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if v := s.views[s.homes[user]]; v != nil {
+	if v := s.views.byID[s.views.homes[user]]; v != nil {
 		return v.export(), true
 	}
 	return View{}, false
@@ -262,7 +278,7 @@ func (s *Server) Home(user string) (View, bool) {
 // at least version (1 for the first publish) and returns it.
 func (s *Server) WaitHome(user string, version int, timeout time.Duration) (View, error) {
 	err := s.waitFor(timeout, func() bool {
-		v := s.views[s.homes[user]]
+		v := s.views.byID[s.views.homes[user]]
 		return v != nil && v.version >= version
 	}, fmt.Sprintf("version %d of %s's Home tab", version, user))
 	v, _ := s.Home(user)
@@ -274,7 +290,7 @@ func (s *Server) WaitModal(user string, timeout time.Duration) (View, error) {
 	var found View
 	err := s.waitFor(timeout, func() bool {
 		best := -1
-		for _, v := range s.views {
+		for _, v := range s.views.byID {
 			if v.user == user && v.body["type"] == "modal" && !v.closed && v.seq > best {
 				best, found = v.seq, v.export()
 			}
@@ -289,7 +305,7 @@ func (s *Server) WaitModal(user string, timeout time.Duration) (View, error) {
 func (s *Server) CloseView(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := s.views[id]
+	v := s.views.byID[id]
 	if v == nil || v.closed {
 		return false
 	}

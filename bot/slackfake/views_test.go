@@ -163,7 +163,7 @@ func TestSubmitViewAndReadTheAck(t *testing.T) {
 		vals["domain"]["domain"].SelectedOption.Value != "example.org" || vals["reason"]["reason"].Value != "" {
 		t.Errorf("submission %+v", cb)
 	}
-	ack := must[Ack](t)(f.WaitAck(id, wait))
+	ack := must[Ack](t)(f.Socket.WaitAck(id, wait))
 	var resp slack.ViewSubmissionResponse
 	if err := json.Unmarshal(ack.Payload, &resp); err != nil || resp.ResponseAction != slack.RAErrors || resp.Errors["user"] != "pick another name" {
 		t.Errorf("ack %s", ack.Payload)
@@ -174,13 +174,13 @@ func TestSubmitViewAndReadTheAck(t *testing.T) {
 	errs = map[string]string{"domain_block": "no such block"}
 	id = must[string](t)(f.SubmitView("U1", Submission{ViewID: v.ID, Values: []Value{Text("user", "user", "taken"), Choice("domain", "domain", "example.com")}}))
 	r.next(t)
-	must[Ack](t)(f.WaitAck(id, wait))
+	must[Ack](t)(f.Socket.WaitAck(id, wait))
 	if rej := f.Rejected(); len(rej) != 1 || rej[0].Method != "ack" {
 		t.Errorf("errors for a block that is not an input: rejected %+v", rej)
 	}
 	id = must[string](t)(f.SubmitView("U1", Submission{ViewID: v.ID, Values: []Value{Text("user", "user", "bob")}}))
 	r.next(t)
-	must[Ack](t)(f.WaitAck(id, wait))
+	must[Ack](t)(f.Socket.WaitAck(id, wait))
 	if got, _ := f.View(v.ID); !got.Closed {
 		t.Error("clear did not close the modal")
 	}
@@ -199,7 +199,7 @@ func TestClickInHomeTab(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = h.RunEventLoopContext(ctx) }()
-	if err := f.WaitConnected(1, wait); err != nil {
+	if err := f.Socket.WaitConnected(1, wait); err != nil {
 		t.Fatal(err)
 	}
 	button := slack.NewButtonBlockElement("approve", "signed-value", plain("Approve"))
@@ -228,7 +228,7 @@ func TestClickInHomeTab(t *testing.T) {
 		cb.Message.Timestamp != "" || a.BlockID != "req-1" || a.Value != "signed-value" || cb.User.ID != "UADMIN" {
 		t.Errorf("click %+v", cb)
 	}
-	must[Ack](t)(f.WaitAck(id, wait))
+	must[Ack](t)(f.Socket.WaitAck(id, wait))
 }
 
 func TestEvents(t *testing.T) {
@@ -271,5 +271,5 @@ func TestEvents(t *testing.T) {
 	if err := r.sm.Send(socketmode.Response{EnvelopeID: env.EnvelopeID}); err != nil {
 		t.Fatal(err)
 	}
-	must[Ack](t)(f.WaitAck(id, wait))
+	must[Ack](t)(f.Socket.WaitAck(id, wait))
 }

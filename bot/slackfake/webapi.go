@@ -10,32 +10,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
-// web is the Web API side of the fake: calls and failure injection; s.mu
-// guards it.
+// web is the Web API side of the fake: the calls; s.mu guards it.
 type web struct {
-	calls       []Call
-	rejected    []Rejection
-	failures    map[string][]string // method -> error codes to answer, in order
-	rateLimited map[string]int      // method -> 429s to answer
-	authError   map[string]string   // token kind "app"/"bot" -> error
-	callDelay   time.Duration
-	methodDelay map[string]time.Duration
-	notFound    map[string]bool          // channels that answer channel_not_found
-	tiers                                // Slack's rate tiers: ratetiers.go
-	held        map[string]chan struct{} // method -> closed when its calls may answer
-}
-
-func (w *web) setup() {
-	w.failures = map[string][]string{}
-	w.rateLimited = map[string]int{}
-	w.authError = map[string]string{}
-	w.methodDelay = map[string]time.Duration{}
-	w.notFound = map[string]bool{}
-	w.held = map[string]chan struct{}{}
+	calls    []Call
+	handlers map[string]func(*apiRequest) answer
 }
 
 // apiRequest is one Web API request, its form or JSON body decoded.
@@ -89,20 +70,25 @@ type answer map[string]any
 
 func fail(code string) answer { return answer{"ok": false, "error": code} }
 
-// handlers are the Web API methods the fake serves.
-var handlers = map[string]func(*Server, *apiRequest) answer{
-	"auth.test":             (*Server).authTest,
-	"conversations.open":    (*Server).conversationsOpen,
-	"conversations.history": (*Server).conversationsHistory,
-	"conversations.replies": (*Server).conversationsReplies,
-	"chat.postMessage":      (*Server).chatPostMessage,
-	"chat.update":           (*Server).chatUpdate,
-	"chat.postEphemeral":    (*Server).chatPostEphemeral,
-	"usergroups.list":       (*Server).usergroupsList,
-	"usergroups.users.list": (*Server).usergroupsUsersList,
-	"views.open":            (*Server).viewsOpen,
-	"views.update":          (*Server).viewsUpdate,
-	"views.publish":         (*Server).viewsPublish,
+// handlersOf are the Web API methods the fake s serves.
+func handlersOf(s *Server) map[string]func(*apiRequest) answer {
+	return map[string]func(*apiRequest) answer{
+		"auth.test":             authTest,
+		"conversations.open":    s.chat.conversationsOpen,
+		"conversations.history": s.chat.conversationsHistory,
+		"conversations.replies": s.chat.conversationsReplies,
+		"chat.postMessage":      s.chat.chatPostMessage,
+		"chat.update":           s.chat.chatUpdate,
+		"chat.postEphemeral":    s.chat.chatPostEphemeral,
+		"users.info":            s.dir.usersInfo,
+		"users.list":            s.dir.usersList,
+		"users.lookupByEmail":   s.dir.usersLookupByEmail,
+		"usergroups.list":       s.dir.usergroupsList,
+		"usergroups.users.list": s.dir.usergroupsUsersList,
+		"views.open":            s.views.viewsOpen,
+		"views.update":          s.views.viewsUpdate,
+		"views.publish":         s.views.viewsPublish,
+	}
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -113,9 +99,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 func (s *Server) connectionsOpen(w http.ResponseWriter, r *http.Request) {
 	q, _ := parseRequest(r, "apps.connections.open")
 	s.recordCall(q)
-	s.mu.Lock()
-	authErr := s.authError["app"]
-	s.mu.Unlock()
+	authErr := s.Faults.appAuthError()
 	switch {
 	case authErr != "":
 		writeJSON(w, fail(authErr))
@@ -183,48 +167,35 @@ func (s *Server) webAPI(w http.ResponseWriter, r *http.Request) {
 	if s.injected(r.Context(), w, q) {
 		return
 	}
-	h := handlers[method]
+	h := s.handlers[method]
 	switch {
 	case err != nil:
 		writeJSON(w, fail("invalid_form_data"))
 	case h == nil:
 		writeJSON(w, fail("unknown_method"))
 	default:
-		writeJSON(w, h(s, q))
+		writeJSON(w, h(q))
 	}
 }
 
 // injected answers q as the test arranged (delay, 429, a token or an error
 // code) and reports whether it did.
 func (s *Server) injected(ctx context.Context, w http.ResponseWriter, q *apiRequest) bool {
-	s.mu.Lock()
-	delay := s.callDelay + s.methodDelay[q.method]
-	authErr := s.authError["bot"]
-	var code string
-	if fs := s.failures[q.method]; len(fs) > 0 {
-		code, s.failures[q.method] = fs[0], fs[1:]
-	}
-	limited := s.rateLimited[q.method] > 0
-	if limited {
-		s.rateLimited[q.method]--
-	}
-	retry, over := s.overTier(q, time.Now())
-	hold := s.held[q.method]
-	s.mu.Unlock()
-	if !answerAfter(ctx, hold, delay) { // the caller gave up
+	a := s.Faults.take(q, time.Now())
+	if !answerAfter(ctx, a.hold, a.delay) { // the caller gave up
 		return true
 	}
 	switch {
-	case limited:
+	case a.limited:
 		tooMany(w, time.Second)
-	case over:
-		tooMany(w, retry)
-	case authErr != "":
-		writeJSON(w, fail(authErr))
+	case a.over:
+		tooMany(w, a.retry)
+	case a.authErr != "":
+		writeJSON(w, fail(a.authErr))
 	case q.token != BotToken:
 		writeJSON(w, fail("invalid_auth"))
-	case code != "":
-		writeJSON(w, fail(code))
+	case a.code != "":
+		writeJSON(w, fail(a.code))
 	default:
 		return false
 	}
@@ -254,90 +225,8 @@ func answerAfter(ctx context.Context, hold <-chan struct{}, delay time.Duration)
 	}
 }
 
-func (s *Server) authTest(*apiRequest) answer {
+func authTest(*apiRequest) answer {
 	return answer{"ok": true, "user_id": BotUser, "user": "mailbot", "team_id": TeamID, "team": "Fake", "bot_id": BotID, "url": "https://fake.slack.com/"}
-}
-
-// FailNext makes the next calls of method answer {"ok":false,"error":code},
-// one call per code.
-func (s *Server) FailNext(method string, codes ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures[method] = append(s.failures[method], codes...)
-}
-
-// RateLimitNext makes the next n calls of method answer 429 with
-// Retry-After: 1.
-func (s *Server) RateLimitNext(method string, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rateLimited[method] += n
-}
-
-// Hold makes the calls of method wait for their answer until release is
-// called.
-func (s *Server) Hold(method string) (release func()) {
-	ch := make(chan struct{})
-	s.mu.Lock()
-	s.held[method] = ch
-	s.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			delete(s.held, method)
-			s.mu.Unlock()
-			close(ch)
-		})
-	}
-}
-
-// RejectToken makes every call with the app ("app") or bot ("bot") token
-// answer the error code, such as "invalid_auth".
-func (s *Server) RejectToken(kind, code string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.authError[kind] = code
-}
-
-// SetCallDelay delays every Web API answer.
-func (s *Server) SetCallDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.callDelay = d
-}
-
-// SetMethodDelay delays the answers of one Web API method (on top of
-// SetCallDelay); 0 removes the delay.
-func (s *Server) SetMethodDelay(method string, d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.methodDelay[method] = d
-}
-
-// SetChannelNotFound makes chat.postMessage, chat.postEphemeral,
-// chat.update and conversations.history in channel answer
-// channel_not_found (as for a private channel the bot is not in) until
-// ClearChannelNotFound.
-func (s *Server) SetChannelNotFound(channel string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.notFound[channel] = true
-}
-
-// ClearChannelNotFound undoes SetChannelNotFound.
-func (s *Server) ClearChannelNotFound(channel string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.notFound, channel)
-}
-
-// channelNotFound reports whether channel was made to answer
-// channel_not_found.
-func (s *Server) channelNotFound(channel string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.notFound[channel]
 }
 
 // Calls returns the Web API calls of method ("" for all), in order.

@@ -165,18 +165,18 @@ func TestResponseURLFaults(t *testing.T) {
 func TestChannelNotFoundAndFailNext(t *testing.T) {
 	f := newFake(t)
 	api := newAPI(f)
-	f.SetChannelNotFound("CPRIV")
+	f.Faults.SetChannelNotFound("CPRIV")
 	if _, err := api.PostEphemeral("CPRIV", "U1", slack.MsgOptionText("x", false)); err == nil || err.Error() != "channel_not_found" {
 		t.Errorf("postEphemeral: %v", err)
 	}
 	if _, _, err := api.PostMessage("CPRIV", slack.MsgOptionText("x", false)); err == nil || err.Error() != "channel_not_found" {
 		t.Errorf("postMessage: %v", err)
 	}
-	f.ClearChannelNotFound("CPRIV")
+	f.Faults.ClearChannelNotFound("CPRIV")
 	if _, err := api.PostEphemeral("CPRIV", "U1", slack.MsgOptionText("x", false)); err != nil {
 		t.Errorf("after clearing: %v", err)
 	}
-	f.FailNext("conversations.open", "ratelimited")
+	f.Faults.FailNext("conversations.open", "ratelimited")
 	if _, _, _, err := api.OpenConversation(&slack.OpenConversationParameters{Users: []string{"U1"}}); err == nil {
 		t.Error("FailNext did not fail")
 	}
@@ -196,7 +196,7 @@ func TestChannelNotFoundAndFailNext(t *testing.T) {
 func TestMethodDelayIsPerMethod(t *testing.T) {
 	f := newFake(t)
 	api := newAPI(f)
-	f.SetMethodDelay("chat.postEphemeral", time.Minute)
+	f.Faults.SetMethodDelay("chat.postEphemeral", time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if _, err := api.PostEphemeralContext(ctx, "C1", "U1", slack.MsgOptionText("x", false)); !errors.Is(err, context.DeadlineExceeded) {
