@@ -122,27 +122,25 @@ type readService struct {
 	requests *requestService
 }
 
-// assemble makes the services over s and joins them.
+// assemble makes the services over s and joins them: each is allocated
+// first, then given the services it uses.
 func assemble(s *shared) *Core {
-	c := &Core{shared: s}
-	c.access = &accessService{shared: s}
-	c.policy = &policyService{shared: s}
-	c.aliases = &aliasService{shared: s}
-	c.requests = &requestService{shared: s, unfinished: map[string]unfinished{}, unattached: map[string]MessageRef{}}
-	c.approvals = &approvalService{shared: s}
-	c.handovers = &handoverService{shared: s}
-	c.imports = &importService{shared: s}
-	c.runs = &runService{shared: s}
-	c.mailboxes = &mailboxService{shared: s}
-	c.reads = &readService{shared: s}
-	c.policy.access, c.policy.aliases, c.policy.imports = c.access, c.aliases, c.imports
-	c.aliases.access, c.aliases.mailboxes = c.access, c.mailboxes
-	c.requests.access, c.requests.imports = c.access, c.imports
-	c.approvals.access, c.approvals.imports, c.approvals.policy, c.approvals.requests, c.approvals.runs = c.access, c.imports, c.policy, c.requests, c.runs
-	c.handovers.imports, c.handovers.mailboxes = c.imports, c.mailboxes
-	c.imports.access, c.imports.approvals, c.imports.handovers, c.imports.mailboxes, c.imports.policy, c.imports.requests = c.access, c.approvals, c.handovers, c.mailboxes, c.policy, c.requests
-	c.runs.access, c.runs.aliases, c.runs.handovers, c.runs.mailboxes, c.runs.policy = c.access, c.aliases, c.handovers, c.mailboxes, c.policy
-	c.mailboxes.access, c.mailboxes.policy, c.mailboxes.reads, c.mailboxes.runs = c.access, c.policy, c.reads, c.runs
-	c.reads.access, c.reads.aliases, c.reads.requests = c.access, c.aliases, c.requests
+	c := &Core{shared: s, access: new(accessService), policy: new(policyService), aliases: new(aliasService),
+		requests: new(requestService), approvals: new(approvalService), handovers: new(handoverService),
+		imports: new(importService), runs: new(runService), mailboxes: new(mailboxService), reads: new(readService)}
+	*c.access = accessService{shared: s}
+	*c.policy = policyService{shared: s, access: c.access, aliases: c.aliases, imports: c.imports}
+	*c.aliases = aliasService{shared: s, access: c.access, mailboxes: c.mailboxes}
+	*c.requests = requestService{shared: s, access: c.access, imports: c.imports,
+		unfinished: map[string]unfinished{}, unattached: map[string]MessageRef{}}
+	*c.approvals = approvalService{shared: s, access: c.access, imports: c.imports, policy: c.policy,
+		requests: c.requests, runs: c.runs}
+	*c.handovers = handoverService{shared: s, imports: c.imports, mailboxes: c.mailboxes}
+	*c.imports = importService{shared: s, access: c.access, approvals: c.approvals, handovers: c.handovers,
+		mailboxes: c.mailboxes, policy: c.policy, requests: c.requests}
+	*c.runs = runService{shared: s, access: c.access, aliases: c.aliases, handovers: c.handovers,
+		mailboxes: c.mailboxes, policy: c.policy}
+	*c.mailboxes = mailboxService{shared: s, access: c.access, policy: c.policy, reads: c.reads, runs: c.runs}
+	*c.reads = readService{shared: s, access: c.access, aliases: c.aliases, requests: c.requests}
 	return c
 }
