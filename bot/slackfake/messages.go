@@ -72,7 +72,7 @@ func (c *chat) message(q *apiRequest) (string, any, answer) {
 	return text, blocks, nil
 }
 
-func (c *chat) chatPostMessage(q *apiRequest) answer {
+func (c *chat) postMessage(q *apiRequest) answer {
 	ch := q.get("channel")
 	if ch == "" || c.faults.channelNotFound(ch) {
 		return fail("channel_not_found")
@@ -99,7 +99,7 @@ func (c *chat) chatPostMessage(q *apiRequest) answer {
 	return answer{"ok": true, "channel": ch, "ts": m.TS, "message": c.wire(m)}
 }
 
-func (c *chat) chatUpdate(q *apiRequest) answer {
+func (c *chat) update(q *apiRequest) answer {
 	ch, ts := q.get("channel"), q.get("ts")
 	if c.faults.channelNotFound(ch) {
 		return fail("channel_not_found")
@@ -127,7 +127,7 @@ func (c *chat) chatUpdate(q *apiRequest) answer {
 	return answer{"ok": true, "channel": ch, "ts": ts, "text": m.Text, "message": c.wire(m)}
 }
 
-func (c *chat) chatPostEphemeral(q *apiRequest) answer {
+func (c *chat) postEphemeral(q *apiRequest) answer {
 	ch := q.get("channel")
 	if ch == "" || c.faults.channelNotFound(ch) {
 		return fail("channel_not_found")

@@ -60,7 +60,7 @@ type Ack struct {
 	Payload    json.RawMessage
 	At         time.Time // when the fake received it
 	Sent       time.Time // when the fake sent the delivery it answers
-	Conn       int       // the connection it came on (see Server.ConnIDs)
+	Conn       int       // the connection it came on (see Socket.ConnIDs)
 }
 
 // Call is one Web API call.
@@ -108,7 +108,7 @@ type Server struct {
 
 	srv *httptest.Server
 
-	*hub             // the lock of everything below, and Wait's wake-ups
+	*hub             // the lock of everything here, Wait's wake-ups, the rejections
 	web              // calls: webapi.go
 	chat  *chat      // chat.*, conversations.*: messages.go
 	dir   *directory // users.*, usergroups.*: users.go, usergroups.go
@@ -119,8 +119,9 @@ type Server struct {
 	ts atomic.Int64
 }
 
-// hub is the fake's one lock and what wakes those who wait for something
-// to arrive; the Server and its Socket share it.
+// hub is the fake's one lock, what wakes those who wait for something to
+// arrive, and the log of what Slack would have refused; the Server, its
+// Socket, chat, directory and viewStore share it (Faults has its own).
 type hub struct {
 	mu      sync.Mutex
 	cond    *sync.Cond

@@ -121,7 +121,7 @@ func viewParam(q *apiRequest) (map[string]any, bool) {
 	return c, json.Unmarshal(raw, &c) == nil
 }
 
-func (vs *viewStore) viewsOpen(q *apiRequest) answer {
+func (vs *viewStore) open(q *apiRequest) answer {
 	view, ok := viewParam(q)
 	if !ok || q.get("trigger_id") == "" {
 		return fail("invalid_arguments")
@@ -142,7 +142,7 @@ func (vs *viewStore) viewsOpen(q *apiRequest) answer {
 	return answer{"ok": true, "view": v.body}
 }
 
-func (vs *viewStore) viewsUpdate(q *apiRequest) answer {
+func (vs *viewStore) update(q *apiRequest) answer {
 	view, ok := viewParam(q)
 	if !ok || q.get("view_id") == "" && q.get("external_id") == "" {
 		return fail("invalid_arguments")
@@ -166,7 +166,7 @@ func (vs *viewStore) viewsUpdate(q *apiRequest) answer {
 	return answer{"ok": true, "view": v.body}
 }
 
-func (vs *viewStore) viewsPublish(q *apiRequest) answer {
+func (vs *viewStore) publish(q *apiRequest) answer {
 	view, ok := viewParam(q)
 	user := q.get("user_id")
 	if !ok || user == "" {

@@ -77,17 +77,17 @@ func handlersOf(s *Server) map[string]func(*apiRequest) answer {
 		"conversations.open":    s.chat.conversationsOpen,
 		"conversations.history": s.chat.conversationsHistory,
 		"conversations.replies": s.chat.conversationsReplies,
-		"chat.postMessage":      s.chat.chatPostMessage,
-		"chat.update":           s.chat.chatUpdate,
-		"chat.postEphemeral":    s.chat.chatPostEphemeral,
+		"chat.postMessage":      s.chat.postMessage,
+		"chat.update":           s.chat.update,
+		"chat.postEphemeral":    s.chat.postEphemeral,
 		"users.info":            s.dir.usersInfo,
 		"users.list":            s.dir.usersList,
 		"users.lookupByEmail":   s.dir.usersLookupByEmail,
 		"usergroups.list":       s.dir.usergroupsList,
 		"usergroups.users.list": s.dir.usergroupsUsersList,
-		"views.open":            s.views.viewsOpen,
-		"views.update":          s.views.viewsUpdate,
-		"views.publish":         s.views.viewsPublish,
+		"views.open":            s.views.open,
+		"views.update":          s.views.update,
+		"views.publish":         s.views.publish,
 	}
 }
 
