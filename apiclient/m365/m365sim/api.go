@@ -43,7 +43,7 @@ type errorBody struct {
 }
 
 // failure is a Graph error of status, code and message.
-func (s *Server) failure(status int, code, message string, details ...detail) reply {
+func failure(status int, code, message string, details ...detail) reply {
 	var b errorBody
 	b.Error.Code, b.Error.Message, b.Error.Details = code, message, details
 	b.Error.InnerError = map[string]string{"date": time.Now().UTC().Format("2006-01-02T15:04:05"),
@@ -51,27 +51,27 @@ func (s *Server) failure(status int, code, message string, details ...detail) re
 	return reply{status: status, body: b}
 }
 
-func (s *Server) badRequest(message string) reply {
-	return s.failure(http.StatusBadRequest, "Request_BadRequest", message)
+func badRequest(message string) reply {
+	return failure(http.StatusBadRequest, "Request_BadRequest", message)
 }
 
-func (s *Server) unsupported(message string) reply {
-	return s.failure(http.StatusBadRequest, "Request_UnsupportedQuery", message)
+func unsupported(message string) reply {
+	return failure(http.StatusBadRequest, "Request_UnsupportedQuery", message)
 }
 
 // conflict is a taken property: 400 with an ObjectConflict detail.
-func (s *Server) conflict(property string) reply {
+func conflict(property string) reply {
 	msg := "Another object with the same value for property " + property + " already exists."
-	return s.failure(http.StatusBadRequest, "Request_BadRequest", msg, detail{Code: "ObjectConflict", Message: msg, Target: property})
+	return failure(http.StatusBadRequest, "Request_BadRequest", msg, detail{Code: "ObjectConflict", Message: msg, Target: property})
 }
 
-func (s *Server) notFound(key string) reply {
-	return s.failure(http.StatusNotFound, "Request_ResourceNotFound",
+func notFound(key string) reply {
+	return failure(http.StatusNotFound, "Request_ResourceNotFound",
 		"Resource '"+key+"' does not exist or one of its queried reference-property objects are not present.")
 }
 
-func (s *Server) denied() reply {
-	return s.failure(http.StatusForbidden, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
+func denied() reply {
+	return failure(http.StatusForbidden, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
 }
 
 // handler answers one Graph call for the token's app; s.mu is held.
@@ -110,7 +110,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	latency, fault := s.faults.Take()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		writeReply(w, s.badRequest("Request body is too large or unreadable."))
+		writeReply(w, badRequest("Request body is too large or unreadable."))
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -133,11 +133,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) faultReply(w http.ResponseWriter, fault string) bool {
 	switch fault {
 	case Fault429:
-		rep := s.failure(http.StatusTooManyRequests, "TooManyRequests", "Too many requests, please retry after some time.")
+		rep := failure(http.StatusTooManyRequests, "TooManyRequests", "Too many requests, please retry after some time.")
 		rep.header = http.Header{"Retry-After": {"1"}}
 		writeReply(w, rep)
 	case Fault503:
-		rep := s.failure(http.StatusServiceUnavailable, "serviceNotAvailable", "The service is temporarily unavailable.")
+		rep := failure(http.StatusServiceUnavailable, "serviceNotAvailable", "The service is temporarily unavailable.")
 		rep.header = http.Header{"Retry-After": {"1"}}
 		writeReply(w, rep)
 	case Fault502:
@@ -154,7 +154,7 @@ func (s *Server) api(perm string, h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body) // bounded by ServeHTTP
 		if err != nil {
-			writeReply(w, s.badRequest("Request body is unreadable."))
+			writeReply(w, badRequest("Request body is unreadable."))
 			return
 		}
 		s.mu.Lock()
@@ -170,13 +170,13 @@ func (s *Server) authorize(r *http.Request, perm string, h handler, body []byte)
 	g := s.tokens[strings.TrimSpace(tok)]
 	switch {
 	case strings.TrimSpace(tok) == "":
-		return s.failure(http.StatusUnauthorized, "InvalidAuthenticationToken", "Access token is empty.")
+		return failure(http.StatusUnauthorized, "InvalidAuthenticationToken", "Access token is empty.")
 	case !strings.EqualFold(scheme, "Bearer") || g == nil:
-		return s.failure(http.StatusUnauthorized, "InvalidAuthenticationToken", "IDX14100: JWT is not well formed.")
+		return failure(http.StatusUnauthorized, "InvalidAuthenticationToken", "IDX14100: JWT is not well formed.")
 	case !s.now().Before(g.expiry):
-		return s.failure(http.StatusUnauthorized, "InvalidAuthenticationToken", "Lifetime validation failed, the token is expired.")
+		return failure(http.StatusUnauthorized, "InvalidAuthenticationToken", "Lifetime validation failed, the token is expired.")
 	case !g.app.perms[perm] || h == nil:
-		return s.denied()
+		return denied()
 	}
 	return h(s, g.app, r, body)
 }
@@ -205,10 +205,10 @@ func (s *Server) writeRecorded(w http.ResponseWriter, r recorder) {
 	}
 	if r.Head.Get("Content-Type") != "application/json" {
 		if r.Status == http.StatusMethodNotAllowed {
-			writeReply(w, s.failure(r.Status, "Request_BadRequest", "Specified HTTP method is not allowed for the request target."))
+			writeReply(w, failure(r.Status, "Request_BadRequest", "Specified HTTP method is not allowed for the request target."))
 			return
 		}
-		writeReply(w, s.failure(http.StatusBadRequest, "BadRequest", "Resource not found for the segment."))
+		writeReply(w, failure(http.StatusBadRequest, "BadRequest", "Resource not found for the segment."))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -55,14 +55,14 @@ func (s *Server) createDomain(_ *app, _ *http.Request, body []byte) reply {
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil || in.ID == "" {
-		return s.badRequest("A value is required for property 'id' of resource 'Domain'.")
+		return badRequest("A value is required for property 'id' of resource 'Domain'.")
 	}
 	n, valid := canonicalDomain(in.ID)
 	switch {
 	case !valid:
-		return s.badRequest("One or more properties contains invalid values.")
+		return badRequest("One or more properties contains invalid values.")
 	case s.domains[n] != nil:
-		return s.conflict("id")
+		return conflict("id")
 	}
 	d := &domain{name: n, txt: fmt.Sprintf("MS=ms%08d", randInt(100000000))}
 	for parent, p := range s.domains {
@@ -80,7 +80,7 @@ func (s *Server) domainOf(r *http.Request) (*domain, reply, bool) {
 	n, _ := canonicalDomain(r.PathValue("id"))
 	d := s.domains[n]
 	if d == nil {
-		return nil, s.notFound(r.PathValue("id")), false
+		return nil, notFound(r.PathValue("id")), false
 	}
 	return d, reply{}, true
 }
@@ -142,9 +142,9 @@ func (s *Server) verify(_ *app, r *http.Request, _ []byte) reply {
 	case !found:
 		return rep
 	case d.verified:
-		return s.badRequest("Domain is already verified.")
+		return badRequest("Domain is already verified.")
 	case !s.published[d.name]:
-		return s.badRequest("Domain verification failed: the TXT record " + d.txt + " was not found in the DNS of " + d.name + ".")
+		return badRequest("Domain verification failed: the TXT record " + d.txt + " was not found in the DNS of " + d.name + ".")
 	}
 	d.verified = true
 	return ok(d.entity())

@@ -44,7 +44,7 @@ func (s *Server) listUsers(_ *app, r *http.Request, _ []byte) reply {
 	eventual := r.Header.Get("ConsistencyLevel") == "eventual"
 	count := r.URL.Query().Get("$count") == "true"
 	if q.advanced && !(eventual && count) || count && !eventual {
-		return s.unsupported("Unsupported Query.")
+		return unsupported("Unsupported Query.")
 	}
 	var all []*user
 	for _, u := range s.users {
@@ -79,19 +79,19 @@ func (s *Server) parseQuery(r *http.Request) (query, reply, bool) {
 	v := r.URL.Query()
 	q := query{top: defaultPage, match: func(*user) bool { return true }}
 	if v.Has("$skip") || v.Has("$orderby") {
-		return q, s.unsupported("Unsupported Query."), true
+		return q, unsupported("Unsupported Query."), true
 	}
 	if t := v.Get("$top"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 1 || n > maxPage {
-			return q, s.unsupported("Invalid page size specified: '" + t + "'. Must be between 1 and 999 inclusive."), true
+			return q, unsupported("Invalid page size specified: '" + t + "'. Must be between 1 and 999 inclusive."), true
 		}
 		q.top = n
 	}
 	if tok := v.Get("$skiptoken"); tok != "" {
 		after, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(tok, "RFNwdAIAAQAAA"))
 		if err != nil || !strings.HasPrefix(tok, "RFNwdAIAAQAAA") {
-			return q, s.badRequest("Invalid skip token."), true
+			return q, badRequest("Invalid skip token."), true
 		}
 		q.after = string(after)
 	}
@@ -111,7 +111,7 @@ func (s *Server) parseFilter(q query, f string) (query, reply, bool) {
 	case m[1].MatchString(f):
 		g := m[1].FindStringSubmatch(f)
 		if g[1] != g[2] {
-			return q, s.badRequest("Invalid filter clause: the lambda variable is not defined."), true
+			return q, badRequest("Invalid filter clause: the lambda variable is not defined."), true
 		}
 		q.match = func(u *user) bool {
 			return slices.ContainsFunc(u.proxy, func(p string) bool { return strings.EqualFold(p, g[3]) })
@@ -120,7 +120,7 @@ func (s *Server) parseFilter(q query, f string) (query, reply, bool) {
 		upn := strings.ToLower(m[2].FindStringSubmatch(f)[1])
 		q.match = func(u *user) bool { return strings.ToLower(u.upn) == upn }
 	default:
-		return q, s.unsupported("Unsupported or invalid query filter clause specified."), true
+		return q, unsupported("Unsupported or invalid query filter clause specified."), true
 	}
 	return q, reply{}, false
 }
@@ -141,7 +141,7 @@ func nextLink(r *http.Request, last string) string {
 // listSKUs is GET /subscribedSkus.
 func (s *Server) listSKUs(_ *app, r *http.Request, _ []byte) reply {
 	if r.URL.Query().Has("$filter") {
-		return s.unsupported("Unsupported Query.")
+		return unsupported("Unsupported Query.")
 	}
 	vals := []map[string]any{}
 	for _, k := range s.skus {
@@ -167,24 +167,24 @@ func (s *Server) assignLicense(_ *app, r *http.Request, body []byte) reply {
 	var in licenseChange
 	var raw map[string]json.RawMessage
 	if json.Unmarshal(body, &in) != nil || json.Unmarshal(body, &raw) != nil || raw["addLicenses"] == nil || raw["removeLicenses"] == nil {
-		return s.badRequest("Invalid request body: addLicenses and removeLicenses are required.")
+		return badRequest("Invalid request body: addLicenses and removeLicenses are required.")
 	}
 	u := s.lookup(r.PathValue("key"))
 	if u == nil {
-		return s.notFound(r.PathValue("key"))
+		return notFound(r.PathValue("key"))
 	}
 	if u.usageLocation == "" && len(in.AddLicenses) > 0 {
-		return s.badRequest("License assignment cannot be done for user with invalid usage location.")
+		return badRequest("License assignment cannot be done for user with invalid usage location.")
 	}
 	for _, l := range in.AddLicenses {
 		k := s.skuByID(l.SkuID)
 		switch {
 		case k == nil:
-			return s.badRequest("License " + l.SkuID + " does not correspond to a valid company License.")
+			return badRequest("License " + l.SkuID + " does not correspond to a valid company License.")
 		case slices.Contains(u.licenses, k.id):
 			continue
 		case k.enabled-k.consumed <= 0:
-			return s.badRequest("Subscription with SKU " + k.id + " does not have any available licenses.")
+			return badRequest("Subscription with SKU " + k.id + " does not have any available licenses.")
 		}
 		k.consumed++
 		u.licenses = append(u.licenses, k.id)

@@ -32,7 +32,7 @@ func (sel selection) apply(m map[string]any, keep ...string) (map[string]any, re
 	out := map[string]any{}
 	for _, p := range sel.names {
 		if !slices.Contains(sel.props, p) {
-			return nil, sel.s.failure(http.StatusBadRequest, "BadRequest", "Parsing OData Select and Expand failed: Could not find a property named '"+
+			return nil, failure(http.StatusBadRequest, "BadRequest", "Parsing OData Select and Expand failed: Could not find a property named '"+
 				p+"' on type 'microsoft.graph."+sel.typ+"'."), false
 		}
 		if v, ok := m[p]; ok {

@@ -111,7 +111,7 @@ type passwordProfile struct {
 func (s *Server) createUser(_ *app, _ *http.Request, body []byte) reply {
 	var in newUser
 	if err := json.Unmarshal(body, &in); err != nil {
-		return s.badRequest("Invalid request body: the JSON could not be read.")
+		return badRequest("Invalid request body: the JSON could not be read.")
 	}
 	if rep, bad := s.checkNewUser(in); bad {
 		return rep
@@ -131,27 +131,27 @@ func (s *Server) checkNewUser(in newUser) (reply, bool) {
 		{"userPrincipalName", in.UserPrincipalName == ""}, {"passwordProfile", in.PasswordProfile == nil}}
 	for _, p := range required {
 		if p.missing {
-			return s.badRequest("A value is required for property '" + p.name + "' of resource 'User'."), true
+			return badRequest("A value is required for property '" + p.name + "' of resource 'User'."), true
 		}
 	}
 	local, dom, _ := strings.Cut(in.UserPrincipalName, "@")
 	switch d := s.domains[strings.ToLower(dom)]; {
 	case !validUPNLocal(local) || dom == "" || !validNickname(in.MailNickname) || len(in.UsageLocation) != 0 && len(in.UsageLocation) != 2:
-		return s.badRequest("One or more properties contains invalid values."), true
+		return badRequest("One or more properties contains invalid values."), true
 	case d == nil || !d.verified:
-		return s.badRequest("The domain portion of the userPrincipalName property is invalid. You must use one of the verified domain names in your organization."), true
+		return badRequest("The domain portion of the userPrincipalName property is invalid. You must use one of the verified domain names in your organization."), true
 	case !goodPassword(in.PasswordProfile.Password):
 		return s.weakPassword(), true
 	case s.users[strings.ToLower(in.UserPrincipalName)] != nil:
-		return s.conflict("userPrincipalName"), true
+		return conflict("userPrincipalName"), true
 	case s.proxyOwner("smtp:"+in.UserPrincipalName) != nil:
-		return s.conflict("proxyAddresses"), true
+		return conflict("proxyAddresses"), true
 	}
 	return reply{}, false
 }
 
 func (s *Server) weakPassword() reply {
-	return s.badRequest("The specified password does not comply with password complexity requirements. Please provide a different password.")
+	return badRequest("The specified password does not comply with password complexity requirements. Please provide a different password.")
 }
 
 // validUPNLocal: A-Z a-z 0-9 ' . - _ ! # ^ ~, no dot at either end [doc].
@@ -208,7 +208,7 @@ func goodPassword(p string) bool {
 func (s *Server) getUser(_ *app, r *http.Request, _ []byte) reply {
 	u := s.lookup(r.PathValue("key"))
 	if u == nil {
-		return s.notFound(r.PathValue("key"))
+		return notFound(r.PathValue("key"))
 	}
 	return ok(u.json(selected(r)))
 }
@@ -226,11 +226,11 @@ type userPatch struct {
 func (s *Server) updateUser(a *app, r *http.Request, body []byte) reply {
 	var in userPatch
 	if err := json.Unmarshal(body, &in); err != nil {
-		return s.badRequest("Invalid request body: the JSON could not be read.")
+		return badRequest("Invalid request body: the JSON could not be read.")
 	}
 	u := s.lookup(r.PathValue("key"))
 	if u == nil {
-		return s.notFound(r.PathValue("key"))
+		return notFound(r.PathValue("key"))
 	}
 	if rep, bad := s.checkPatch(a, u, in); bad {
 		return rep
@@ -255,13 +255,13 @@ func (s *Server) checkPatch(a *app, u *user, in userPatch) (reply, bool) {
 	privileged := len(u.roles) > 0
 	switch {
 	case in.ProxyAddresses != nil:
-		return s.badRequest("Property 'proxyAddresses' is read-only and cannot be set."), true
+		return badRequest("Property 'proxyAddresses' is read-only and cannot be set."), true
 	case in.PasswordProfile != nil && (!a.perms[PermPassword] || !a.userAdmin || privileged):
-		return s.denied(), true
+		return denied(), true
 	case in.PasswordProfile != nil && !goodPassword(in.PasswordProfile.Password):
 		return s.weakPassword(), true
 	case in.AccountEnabled != nil && privileged:
-		return s.denied(), true
+		return denied(), true
 	}
 	return reply{}, false
 }
@@ -270,7 +270,7 @@ func (s *Server) checkPatch(a *app, u *user, in userPatch) (reply, bool) {
 func (s *Server) revokeSessions(_ *app, r *http.Request, _ []byte) reply {
 	u := s.lookup(r.PathValue("key"))
 	if u == nil {
-		return s.notFound(r.PathValue("key"))
+		return notFound(r.PathValue("key"))
 	}
 	u.revoked++
 	return ok(map[string]any{"@odata.context": "https://graph.microsoft.com/v1.0/$metadata#Edm.Boolean", "value": true})
@@ -280,7 +280,7 @@ func (s *Server) revokeSessions(_ *app, r *http.Request, _ []byte) reply {
 func (s *Server) userRoles(_ *app, r *http.Request, _ []byte) reply {
 	u := s.lookup(r.PathValue("key"))
 	if u == nil {
-		return s.notFound(r.PathValue("key"))
+		return notFound(r.PathValue("key"))
 	}
 	roles := []map[string]any{}
 	for _, name := range u.roles {
