@@ -62,8 +62,8 @@ func TestRegisterAndAddAsAdmin(t *testing.T) {
 	}
 	wantContains(t, "register notice", regNotice, "<@"+admin+">", "example.com", "domain-activate")
 	wantContains(t, "add notice", addNotice, "<@"+admin+">", "alice@example.com")
-	if n := h.sim.Requests(""); n != 3 {
-		t.Errorf("sandbox saw %d requests, want 3 (2 by the bot, 1 by the test)", n)
+	if n := h.sim.Requests(""); n != 4 {
+		t.Errorf("sandbox saw %d requests, want 4 (3 by the bot: the register reads the domain's status first; 1 by the test)", n)
 	}
 }
 
@@ -112,6 +112,7 @@ func TestAPIErrorsInWords(t *testing.T) {
 		want       []string
 		wantCalls  int
 		wantNotice string
+		wantReads  int // status reads, where a register's first one meets the failure and the register is not sent
 	}{
 		{"occupied", func(h *harness) {
 			other, err := pdd.NewAdapter(h.simURL, h.sim.NewAccount())
@@ -121,18 +122,18 @@ func TestAPIErrorsInWords(t *testing.T) {
 			if _, err := other.RegisterDomain(context.Background(), "taken.com"); err != nil {
 				h.t.Fatal(err)
 			}
-		}, "/maildomain", "register taken.com", []string{"occupied", "in use"}, 1, "occupied"},
-		{"not allowed", nil, "/mailbox", "add bob@notmine.com", []string{"not_allowed"}, 1, "not_allowed"},
+		}, "/maildomain", "register taken.com", []string{"occupied", "in use"}, 1, "occupied", 0},
+		{"not allowed", nil, "/mailbox", "add bob@notmine.com", []string{"not_allowed"}, 1, "not_allowed", 0},
 		{"mailbox exists", func(h *harness) {
 			h.ownDomain("mine.com")
 			if _, err := h.pdd().AddMailbox(context.Background(), "mine.com", "bob", "Secret-123", false); err != nil {
 				h.t.Fatal(err)
 			}
-		}, "/mailbox", "add bob@mine.com", []string{"occupied", "Choose another user name"}, 1, "occupied"},
+		}, "/mailbox", "add bob@mine.com", []string{"occupied", "Choose another user name"}, 1, "occupied", 0},
 		{"unknown code shown as received", func(h *harness) { h.sim.FailNextWith(1, "weird_new_code") },
-			"/maildomain", "register fresh.com", []string{"weird_new_code"}, 1, "weird_new_code"},
+			"/maildomain", "register fresh.com", []string{"weird_new_code"}, 0, "weird_new_code", 1},
 		{"temporary failure after retries", func(h *harness) { h.sim.FailNext(3) },
-			"/maildomain", "register fresh.com", []string{"unknown", "tried 3 times"}, 3, "unknown"},
+			"/maildomain", "register fresh.com", []string{"unknown", "tried 3 times"}, 0, "unknown", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -140,7 +141,7 @@ func TestAPIErrorsInWords(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(h)
 			}
-			before := h.sim.Requests("") - h.sim.Requests(pddsim.OpRegistrationStatus)
+			before, reads := h.sim.Requests("")-h.sim.Requests(pddsim.OpRegistrationStatus), h.sim.Requests(pddsim.OpRegistrationStatus)
 			id, _ := h.command(admin, tc.cmd, tc.text)
 			got := h.result(id).shown()
 			wantContains(t, "reply", got, tc.want...)
@@ -156,6 +157,9 @@ func TestAPIErrorsInWords(t *testing.T) {
 			// domain's status (does the account have it?): not an attempt.
 			if n := h.sim.Requests("") - h.sim.Requests(pddsim.OpRegistrationStatus) - before; n != tc.wantCalls {
 				t.Errorf("the API saw %d attempts, want %d", n, tc.wantCalls)
+			}
+			if n := h.sim.Requests(pddsim.OpRegistrationStatus) - reads; tc.wantReads > 0 && n != tc.wantReads {
+				t.Errorf("the API saw %d status reads, want %d", n, tc.wantReads)
 			}
 		})
 	}

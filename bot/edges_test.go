@@ -196,8 +196,8 @@ func TestFormDuringStopSaysRestarting(t *testing.T) {
 	if err := h.r.wait(); err != nil {
 		t.Error(err)
 	}
-	if n := h.sim.Requests(""); n != 1 {
-		t.Errorf("the API saw %d requests, want 1 (the command in flight)", n)
+	if n := h.sim.Requests(""); n != 2 {
+		t.Errorf("the API saw %d requests, want 2 (the command in flight: its status read and its register)", n)
 	}
 }
 

@@ -28,8 +28,8 @@ func TestRefusedAlikeWhenBusy(t *testing.T) {
 	g.release()
 	h.result(first)
 	h.result(second)
-	if n := h.sim.Requests(""); n != 2 {
-		t.Errorf("the API saw %d requests, want 2 (the command running and the one queued)", n)
+	if n := h.sim.Requests(""); n != 4 {
+		t.Errorf("the API saw %d requests, want 4 (the command running and the one queued: each register reads the domain's status first)", n)
 	}
 	if n := counter(t, h.r.reg, "mailbot_approvals_total", commands.LabelBusy); n != 1 {
 		t.Errorf("mailbot_approvals_total{decision=busy} = %v, want 1", n)
@@ -68,8 +68,8 @@ func TestClickDuringStopSaysRestarting(t *testing.T) {
 	if err := h.r.wait(); err != nil {
 		t.Error(err)
 	}
-	if n := h.sim.Requests(""); n != 1 {
-		t.Errorf("the API saw %d requests, want 1 (the command in flight)", n)
+	if n := h.sim.Requests(""); n != 2 {
+		t.Errorf("the API saw %d requests, want 2 (the command in flight: its status read and its register)", n)
 	}
 	if n := counter(t, h.r.reg, "mailbot_approvals_total", commands.LabelRestarting); n != 1 {
 		t.Errorf("mailbot_approvals_total{decision=restarting} = %v, want 1", n)

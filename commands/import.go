@@ -10,10 +10,6 @@ import (
 	"time"
 )
 
-// ActionImport creates many mailboxes at once, from rows: one request,
-// one approval, each row run with the guarantees of add (docs/import.md).
-const ActionImport Action = "import"
-
 // The import's limits.
 const (
 	DefaultImportMaxRows = 1000  // MAILBOT_IMPORT_MAX_ROWS when it is not set

@@ -8,10 +8,6 @@ import (
 	"github.com/mailbot/mailbot/apiclient"
 )
 
-// ActionAliasMove is an offboarding's step that moves one alias to the
-// successor, as the audit trail names it; it is not typed.
-const ActionAliasMove = Action(apiclient.OpAliasMove)
-
 // codeStepNotRecorded is the notice code of an offboarding that stopped,
 // after steps that changed something, because its next step could not be
 // recorded.

@@ -45,7 +45,15 @@ const (
 	ActionAliasRemove = Action(apiclient.OpAliasRemove) // remove an alias
 	ActionOffboard    = Action("offboard")              // block a mailbox and give its aliases to a successor
 	ActionListAliases = Action(apiclient.OpAliases)     // read: a mailbox's aliases
+	// ActionAliasMove is an offboarding's step that moves one alias to
+	// the successor, as the audit trail names it; it is not typed.
+	ActionAliasMove = Action(apiclient.OpAliasMove)
 )
+
+// ActionImport creates many mailboxes at once, from rows: one request,
+// one approval, each row run with the guarantees of add (import*.go,
+// docs/import.md).
+const ActionImport = Action("import")
 
 // OnMailbox reports whether the action targets a mailbox (user@domain).
 func (a Action) OnMailbox() bool {

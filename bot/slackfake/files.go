@@ -50,21 +50,21 @@ func FileInput(blockID, actionID string, fs ...File) Value {
 	return Value{BlockID: blockID, ActionID: actionID, Type: "file_input", Files: fs}
 }
 
-// filePrivate serves url_private as Slack does: to a bearer bot token
+// serve serves url_private as Slack does: to a bearer bot token
 // (scope files:read) only.
-func (s *Server) filePrivate(w http.ResponseWriter, r *http.Request) {
+func (f *files) serve(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, "/files-pri/"+TeamID+"-")
 	id, _, _ := strings.Cut(rest, "/")
 	if r.Header.Get("Authorization") != "Bearer "+BotToken {
 		http.Error(w, "not authed", http.StatusForbidden)
 		return
 	}
-	s.files.mu.Lock()
-	content, ok := s.files.content[id]
+	f.mu.Lock()
+	content, ok := f.content[id]
 	if ok {
-		s.files.downloads[id]++
+		f.downloads[id]++
 	}
-	s.files.mu.Unlock()
+	f.mu.Unlock()
 	if !ok {
 		http.NotFound(w, r)
 		return

@@ -13,9 +13,14 @@ import (
 // resetFault is the fault that closes the connection without an answer.
 const resetFault = -1
 
-// hooks is the response_url side of the fake; s.mu guards it.
-type hooks struct {
-	posts       []Post // every attempt, with the status answered
+// responseSink is the response_url side of the fake: it takes the posts,
+// answers them as the test arranged, and applies a click's answer to the
+// message clicked; hub.mu guards it.
+type responseSink struct {
+	*hub
+	chat        *chat
+	socket      *Socket // whose envelopes name the message clicked
+	posts       []Post  // every attempt, with the status answered
 	expiredURLs bool
 	faults      []int // statuses for the next posts, or resetFault
 }
@@ -25,7 +30,7 @@ type hooks struct {
 func (s *Server) ExpireResponseURLs(expired bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.expiredURLs = expired
+	s.sink.expiredURLs = expired
 }
 
 // FailResponseURLNext makes the next n response_url posts answer the HTTP
@@ -34,7 +39,7 @@ func (s *Server) FailResponseURLNext(status, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range n {
-		s.faults = append(s.faults, status)
+		s.sink.faults = append(s.sink.faults, status)
 	}
 }
 
@@ -42,20 +47,21 @@ func (s *Server) FailResponseURLNext(status, n int) {
 // connection closed and no answer.
 func (s *Server) ResetResponseURLNext(n int) { s.FailResponseURLNext(resetFault, n) }
 
-func (s *Server) responseURL(w http.ResponseWriter, r *http.Request) {
+// serve takes a post to a response_url and answers it.
+func (k *responseSink) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	p := Post{Path: r.URL.Path, Raw: string(raw), At: time.Now()}
 	_ = json.Unmarshal(raw, &p.Body)
-	s.mu.Lock()
+	k.mu.Lock()
 	fault := 0
-	if !s.expiredURLs && len(s.faults) > 0 {
-		fault, s.faults = s.faults[0], s.faults[1:]
+	if !k.expiredURLs && len(k.faults) > 0 {
+		fault, k.faults = k.faults[0], k.faults[1:]
 	}
-	status, body := s.answerPost(&p, fault)
+	status, body := k.answerPost(&p, fault)
 	p.Status = status
-	s.posts = append(s.posts, p)
-	s.changed()
-	s.mu.Unlock()
+	k.posts = append(k.posts, p)
+	k.changed()
+	k.mu.Unlock()
 	switch {
 	case fault == resetFault:
 		if hj, ok := w.(http.Hijacker); ok {
@@ -76,10 +82,10 @@ func (s *Server) responseURL(w http.ResponseWriter, r *http.Request) {
 }
 
 // answerPost decides the status and body of a response_url post, and
-// applies it to the message a button was in; call it with s.mu held.
-func (s *Server) answerPost(p *Post, fault int) (int, string) {
+// applies it to the message a button was in; call it with mu held.
+func (k *responseSink) answerPost(p *Post, fault int) (int, string) {
 	switch {
-	case s.expiredURLs:
+	case k.expiredURLs:
 		return http.StatusNotFound, "expired_url"
 	case fault == resetFault:
 		return 0, ""
@@ -90,21 +96,21 @@ func (s *Server) answerPost(p *Post, fault int) (int, string) {
 	}
 	text, _ := p.Body["text"].(string)
 	if code, problems := checkMessage(text, p.Body["blocks"]); code != "" {
-		s.reject("response_url", code, problems)
+		k.reject("response_url", code, problems)
 		return http.StatusBadRequest, code
 	}
-	e := s.Socket.envs[strings.TrimPrefix(p.Path, "/response/")]
+	e := k.socket.envs[strings.TrimPrefix(p.Path, "/response/")]
 	p.Public = p.Body["response_type"] == "in_channel"
 	if e == nil || e.messageTS == "" || p.Body["response_type"] == "ephemeral" {
 		return http.StatusOK, "ok"
 	}
 	// A click's response_url changes the message the button was in, in
 	// the channel, for everyone.
-	m := s.chat.find(e.channel, e.messageTS)
+	m := k.chat.find(e.channel, e.messageTS)
 	switch {
 	case m == nil:
 	case p.Body["delete_original"] == true:
-		s.chat.messages[e.channel] = slices.DeleteFunc(s.chat.messages[e.channel], func(o *Message) bool { return o == m })
+		k.chat.messages[e.channel] = slices.DeleteFunc(k.chat.messages[e.channel], func(o *Message) bool { return o == m })
 	case p.Body["replace_original"] == true:
 		p.Public = true
 		m.Text, m.Blocks, m.Edited = text, withIDs(p.Body["blocks"]), true
@@ -130,7 +136,7 @@ func (s *Server) PostAttempts(name string) []Post {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Post
-	for _, p := range s.posts {
+	for _, p := range s.sink.posts {
 		if name == "" || p.Path == "/response/"+name {
 			out = append(out, p)
 		}

@@ -11,9 +11,10 @@
 // re-delivery), Faults (webfaults.go, ratetiers.go: how the Web API
 // misbehaves on request), chat (messages.go), directory (users.go,
 // usergroups.go, files.go) and viewStore (views.go, submit.go) behind
-// webapi.go's dispatch; envelopes.go and events.go are what a test sends,
-// responseurl.go the response_url sink, limits.go Block Kit's limits and
-// texts.go what each audience saw. They share one lock (hub).
+// webapi.go's dispatch, and responseSink (responseurl.go: the response_url
+// posts); envelopes.go and events.go are what a test sends, limits.go
+// Block Kit's limits and texts.go what each audience saw. All but Faults
+// share one lock (hub).
 //
 // It is test code: only tests import it.
 package slackfake
@@ -108,13 +109,13 @@ type Server struct {
 
 	srv *httptest.Server
 
-	*hub             // the lock of everything here, Wait's wake-ups, the rejections
-	web              // calls: webapi.go
-	chat  *chat      // chat.*, conversations.*: messages.go
-	dir   *directory // users.*, usergroups.*: users.go, usergroups.go
-	views *viewStore // views.*: views.go, submit.go
-	hooks            // response_url posts and faults: responseurl.go
-	files files      // uploaded files: files.go
+	*hub                // the lock of everything here, Wait's wake-ups, the rejections
+	web                 // calls: webapi.go
+	chat  *chat         // chat.*, conversations.*: messages.go
+	dir   *directory    // users.*, usergroups.*: users.go, usergroups.go
+	views *viewStore    // views.*: views.go, submit.go
+	sink  *responseSink // response_url posts and faults: responseurl.go
+	files files         // uploaded files: files.go
 
 	ts atomic.Int64
 }
@@ -142,14 +143,15 @@ func New() *Server {
 	s := &Server{hub: newHub(), Faults: newFaults()}
 	s.chat, s.dir, s.views = newChat(s.hub, s.Faults), newDirectory(s.hub), newViewStore(s.hub)
 	s.Socket = newSocket(s.hub, s.views.issueTrigger, s.views.checkAck)
+	s.sink = &responseSink{hub: s.hub, chat: s.chat, socket: s.Socket}
 	s.handlers = handlersOf(s)
 	s.ts.Store(1700000000)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/apps.connections.open", s.connectionsOpen)
 	mux.HandleFunc("/api/", s.webAPI)
 	mux.HandleFunc("/ws", s.Socket.websocket)
-	mux.HandleFunc("/response/", s.responseURL)
-	mux.HandleFunc("/files-pri/", s.filePrivate)
+	mux.HandleFunc("/response/", s.sink.serve)
+	mux.HandleFunc("/files-pri/", s.files.serve)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/api/"
 	return s

@@ -45,7 +45,7 @@ func (s *Server) Texts() Visible {
 	for _, c := range s.calls {
 		s.callTexts(&v, c)
 	}
-	for _, p := range s.posts {
+	for _, p := range s.sink.posts {
 		switch {
 		case p.Status != http.StatusOK:
 		case p.Public:
