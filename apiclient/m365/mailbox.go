@@ -147,13 +147,15 @@ func (c *Client) assignLicense(ctx context.Context, op apiclient.Op, id, sku str
 
 // completeUser finishes a user that an earlier add created but could not
 // license: it sets password and assigns the licence. A user that holds
-// any licence (the add's, or another: not one an add left unfinished),
-// or a directory role (an administrator), is the exists refusal, with
+// any licence (the add's, or another: not one an add left unfinished), a
+// user whose sign-in is blocked (an add creates users enabled: a blocked
+// one without a licence is most likely a former employee's account), or
+// a directory role (an administrator), is the exists refusal, with
 // nothing changed.
 func (c *Client) completeUser(ctx context.Context, upn, sku, password string, force bool, exists error) (*apiclient.Mailbox, error) {
 	op := apiclient.OpAdd
 	u, err := c.getUser(ctx, op, upn)
-	if err != nil || len(u.AssignedLicenses) > 0 {
+	if err != nil || len(u.AssignedLicenses) > 0 || u.AccountEnabled == nil || !*u.AccountEnabled {
 		return nil, exists
 	}
 	if admin, err := c.holdsRole(ctx, op, u.ID); err != nil || admin {

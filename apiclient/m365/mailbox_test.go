@@ -63,6 +63,35 @@ func TestAddWithoutSeat(t *testing.T) {
 	}
 }
 
+// A user without a licence whose sign-in is blocked is not one an add
+// left unfinished (an add creates users enabled) but, typically, a former
+// employee whose licence was taken back at offboarding: an add of that
+// address is the exists refusal, with no new password and no licence, so
+// that nobody is handed a password to someone else's account.
+func TestAddDoesNotCompleteABlockedUser(t *testing.T) {
+	w := newWorld(t)
+	c := w.client(t, nil)
+	if err := w.sim.SetSeats(m365sim.SKUExchange, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddMailbox(t.Context(), "example.com", "dee", "First-Secret-1", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetLoginEnabled(t.Context(), "example.com", "dee", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.sim.SetSeats(m365sim.SKUExchange, 10); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.AddMailbox(t.Context(), "example.com", "dee", "Second-Secret-2", false)
+	if apiclient.ReasonOf(err) != apiclient.ReasonExists {
+		t.Errorf("an add of a blocked user without a licence: %v, want exists", err)
+	}
+	if m, _ := w.sim.Mailbox("dee@example.com"); m.Password != "First-Secret-1" || m.Licensed {
+		t.Errorf("an add of a blocked user without a licence changed it: %+v", m)
+	}
+}
+
 // An add whose answer was lost leaves a user without its licence: the
 // look-up the core makes next says so.
 func TestLookupWithoutLicence(t *testing.T) {
