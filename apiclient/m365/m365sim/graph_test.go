@@ -282,3 +282,28 @@ func TestDomainSelect(t *testing.T) {
 		t.Errorf("records with $select=recordType,label: %d %v", status, recs)
 	}
 }
+
+// TestUserSelect: a user's $select names properties of the user type
+// [doc user resource]; any other name, on a user or a list of users, is
+// Graph's 400 "Parsing OData Select and Expand failed".
+func TestUserSelect(t *testing.T) {
+	w := newWorld(t)
+	upn := "sel@" + w.sim.InitialDomain()
+	if status, _ := w.graph(t, http.MethodPost, "/v1.0/users", map[string]any{"accountEnabled": true, "displayName": "Sel",
+		"mailNickname": "sel", "userPrincipalName": upn,
+		"passwordProfile": map[string]any{"password": "Select-Secret-1", "forceChangePasswordNextSignIn": false}}); status != 201 {
+		t.Fatalf("create: %d", status)
+	}
+	status, u := w.graph(t, http.MethodGet, "/v1.0/users/"+upn+"?$select=id,accountEnabled,createdDateTime", nil)
+	if status != 200 || u["accountEnabled"] != true || u["id"] == nil {
+		t.Errorf("$select=id,accountEnabled,createdDateTime: %d %v", status, u)
+	}
+	for _, path := range []string{"/v1.0/users/" + upn + "?$select=id,nosuch", "/v1.0/users?$select=id,nosuch"} {
+		status, body := w.graph(t, http.MethodGet, path, nil)
+		code, msg := graphError(body)
+		if status != 400 || code != "BadRequest" || !strings.HasPrefix(msg, "Parsing OData Select and Expand failed") ||
+			!strings.Contains(msg, "Could not find a property named 'nosuch' on type 'microsoft.graph.user'") {
+			t.Errorf("%s: %d %q %q", path, status, code, msg)
+		}
+	}
+}

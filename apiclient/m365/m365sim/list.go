@@ -41,6 +41,10 @@ func (s *Server) listUsers(_ *app, r *http.Request, _ []byte) reply {
 	if bad {
 		return rep
 	}
+	sel := selected(r)
+	if rep, valid := (selection{s, sel, userProps, "user"}).check(); !valid {
+		return rep
+	}
 	eventual := r.Header.Get("ConsistencyLevel") == "eventual"
 	count := r.URL.Query().Get("$count") == "true"
 	if q.advanced && !(eventual && count) || count && !eventual {
@@ -64,7 +68,7 @@ func (s *Server) listUsers(_ *app, r *http.Request, _ []byte) reply {
 	}
 	vals := make([]map[string]any, 0, len(page))
 	for _, u := range page {
-		vals = append(vals, u.json(selected(r)))
+		vals = append(vals, u.json(sel))
 	}
 	out["value"] = vals
 	if start+q.top < len(all) {

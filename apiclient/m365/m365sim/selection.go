@@ -13,6 +13,23 @@ var domainProps = []string{"authenticationType", "availabilityStatus", "id", "is
 // types (text, mailExchange, …) cannot be selected on a collection of it.
 var recordProps = []string{"id", "isOptional", "label", "recordType", "supportedService", "ttl"}
 
+// userProps are the user resource's properties in Graph v1.0 [doc user
+// resource]: what a user's $select may name.
+var userProps = []string{"aboutMe", "accountEnabled", "ageGroup", "assignedLicenses", "assignedPlans", "authorizationInfo",
+	"birthday", "businessPhones", "city", "companyName", "consentProvidedForMinor", "country", "createdDateTime", "creationType",
+	"customSecurityAttributes", "deletedDateTime", "department", "displayName", "employeeHireDate", "employeeId",
+	"employeeLeaveDateTime", "employeeOrgData", "employeeType", "externalUserState", "externalUserStateChangeDateTime",
+	"faxNumber", "givenName", "hireDate", "id", "identities", "imAddresses", "interests", "isManagementRestricted",
+	"isResourceAccount", "jobTitle", "lastPasswordChangeDateTime", "legalAgeGroupClassification", "licenseAssignmentStates",
+	"mail", "mailboxSettings", "mailNickname", "mobilePhone", "mySite", "officeLocation", "onPremisesDistinguishedName",
+	"onPremisesDomainName", "onPremisesExtensionAttributes", "onPremisesImmutableId", "onPremisesLastSyncDateTime",
+	"onPremisesProvisioningErrors", "onPremisesSamAccountName", "onPremisesSecurityIdentifier", "onPremisesSyncEnabled",
+	"onPremisesUserPrincipalName", "otherMails", "passwordPolicies", "passwordProfile", "pastProjects", "postalCode",
+	"preferredDataLocation", "preferredLanguage", "preferredName", "provisionedPlans", "proxyAddresses", "responsibilities",
+	"schools", "securityIdentifier", "serviceProvisioningErrors", "showInAddressList", "signInActivity",
+	"signInSessionsValidFromDateTime", "skills", "state", "streetAddress", "surname", "usageLocation", "userPrincipalName",
+	"userType"}
+
 // selection is the $select of a request for one type of Graph.
 type selection struct {
 	s     *Server
@@ -29,12 +46,11 @@ func (sel selection) apply(m map[string]any, keep ...string) (map[string]any, re
 	if len(sel.names) == 0 {
 		return m, reply{}, true
 	}
+	if rep, valid := sel.check(); !valid {
+		return nil, rep, false
+	}
 	out := map[string]any{}
 	for _, p := range sel.names {
-		if !slices.Contains(sel.props, p) {
-			return nil, failure(http.StatusBadRequest, "BadRequest", "Parsing OData Select and Expand failed: Could not find a property named '"+
-				p+"' on type 'microsoft.graph."+sel.typ+"'."), false
-		}
 		if v, ok := m[p]; ok {
 			out[p] = v
 		}
@@ -45,6 +61,18 @@ func (sel selection) apply(m map[string]any, keep ...string) (map[string]any, re
 		}
 	}
 	return out, reply{}, true
+}
+
+// check refuses a selection that names what is no property of the type,
+// as Graph refuses it.
+func (sel selection) check() (reply, bool) {
+	for _, p := range sel.names {
+		if !slices.Contains(sel.props, p) {
+			return failure(http.StatusBadRequest, "BadRequest", "Parsing OData Select and Expand failed: Could not find a property named '"+
+				p+"' on type 'microsoft.graph."+sel.typ+"'."), false
+		}
+	}
+	return reply{}, true
 }
 
 // records is a domain's collection of domainDnsRecords as Graph answers

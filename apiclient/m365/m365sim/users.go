@@ -204,13 +204,18 @@ func goodPassword(p string) bool {
 	return lower+upper+digit+symbol >= 3
 }
 
-// getUser is GET /users/{key}.
+// getUser is GET /users/{key}; its $select is checked first, as Graph
+// parses the query before it looks the user up.
 func (s *Server) getUser(_ *app, r *http.Request, _ []byte) reply {
+	sel := selected(r)
+	if rep, valid := (selection{s, sel, userProps, "user"}).check(); !valid {
+		return rep
+	}
 	u := s.lookup(r.PathValue("key"))
 	if u == nil {
 		return notFound(r.PathValue("key"))
 	}
-	return ok(u.json(selected(r)))
+	return ok(u.json(sel))
 }
 
 // userPatch is the body of PATCH /users/{key}: the fields sent change.
