@@ -38,6 +38,9 @@ func TestSandboxesNeedNoInitialisation(t *testing.T) {
 		if pkg := f[1]; strings.HasPrefix(pkg, "github.com/mailbot/mailbot/apiclient/") && (strings.HasSuffix(pkg, "sim") || strings.HasSuffix(pkg, "/simkit")) {
 			t.Errorf("the sandbox package %s runs an initialiser: %s", pkg, line)
 		}
+		if pkg := f[1]; strings.HasPrefix(pkg, "golang.org/x/oauth2/google") {
+			t.Errorf("%s runs an initialiser in every process, though Google's adapter needs only the JWT flow (golang.org/x/oauth2/jwt): %s", pkg, line)
+		}
 	}
 	if traced == 0 {
 		t.Fatalf("no package initialisation traced:\n%s", out)

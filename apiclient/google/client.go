@@ -38,16 +38,18 @@
 package google
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
-	oauthgoogle "golang.org/x/oauth2/google"
 	"golang.org/x/oauth2/jwt"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -153,10 +155,30 @@ func CheckKey(keyJSON []byte) error {
 	return err
 }
 
+// serviceAccountKey is what the JWT flow reads of a service-account key
+// file, as golang.org/x/oauth2/google's JWTConfigFromJSON reads it. That
+// package is not imported for this one function: it brings the external
+// account and impersonation flows, whose package initialisers run (and
+// keep their pages resident) in every mailbot process.
+type serviceAccountKey struct {
+	Type         string `json:"type"`
+	ClientEmail  string `json:"client_email"`
+	PrivateKey   string `json:"private_key"`
+	PrivateKeyID string `json:"private_key_id"`
+	TokenURI     string `json:"token_uri"`
+}
+
+// googleTokenURL is the token endpoint of a key file without token_uri
+// (golang.org/x/oauth2/google.JWTTokenURL).
+const googleTokenURL = "https://oauth2.googleapis.com/token"
+
 // parseKey reads a key file into the JWT flow's configuration.
 func parseKey(keyJSON []byte) (*jwt.Config, error) {
-	conf, err := oauthgoogle.JWTConfigFromJSON(keyJSON, Scopes...)
-	if err != nil || conf.Email == "" || !validKey(conf.PrivateKey) {
+	var k serviceAccountKey
+	err := json.Unmarshal(keyJSON, &k)
+	conf := &jwt.Config{Email: k.ClientEmail, PrivateKey: []byte(k.PrivateKey), PrivateKeyID: k.PrivateKeyID,
+		Scopes: slices.Clone(Scopes), TokenURL: cmp.Or(k.TokenURI, googleTokenURL)}
+	if err != nil || k.Type != "service_account" || conf.Email == "" || !validKey(conf.PrivateKey) {
 		return nil, errors.New("google: not a service-account key file (JSON with type service_account, client_email and an RSA private_key)")
 	}
 	if _, err := apiclient.CheckURL(conf.TokenURL); err != nil {
