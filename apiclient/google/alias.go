@@ -145,8 +145,8 @@ func (c *Client) mailboxOf(ctx context.Context, op apiclient.Op, mailbox string)
 	if err != nil {
 		return "", err
 	}
-	var u userJSON
-	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: userPath(m), Out: &u}); err != nil {
+	u, err := c.getUser(ctx, op, m)
+	if err != nil {
 		return "", err
 	}
 	if owner := strings.ToLower(u.PrimaryEmail); owner != m {
@@ -158,8 +158,7 @@ func (c *Client) mailboxOf(ctx context.Context, op apiclient.Op, mailbox string)
 // aliasOwner reads the user with the alias as the key and returns its
 // primary e-mail; an address that is no alias is ReasonNotFound.
 func (c *Client) aliasOwner(ctx context.Context, op apiclient.Op, alias string) (string, error) {
-	var u userJSON
-	err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: userPath(alias), Out: &u})
+	u, err := c.getUser(ctx, op, alias)
 	var e *apiclient.Error
 	if errors.As(err, &e) && e.Reason == apiclient.ReasonNotFound {
 		e.Message = "no user or alias " + alias + " in the Workspace"
@@ -205,5 +204,15 @@ func aliasAddress(op apiclient.Op, address string) (string, error) {
 }
 
 func userPath(key string) string { return "admin/directory/v1/users/" + url.PathEscape(key) }
+
+// getUser is users.get of key: an address, or an alias in its place (the
+// API answers with the user it names).
+func (c *Client) getUser(ctx context.Context, op apiclient.Op, key string) (*userJSON, error) {
+	var u userJSON
+	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: userPath(key), Out: &u}); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
 
 func aliasesPath(key string) string { return userPath(key) + "/aliases" }

@@ -172,7 +172,7 @@ func (c *Client) update(ctx context.Context, op apiclient.Op, domain, login stri
 		return nil, err
 	}
 	var u userJSON
-	if err := c.call(ctx, request{Op: op, Method: http.MethodPut, Path: "admin/directory/v1/users/" + url.PathEscape(email),
+	if err := c.call(ctx, request{Op: op, Method: http.MethodPut, Path: userPath(email),
 		In: in, Out: &u, Secret: password}); err != nil {
 		return nil, err
 	}
@@ -187,8 +187,8 @@ func (c *Client) LookupMailbox(ctx context.Context, domain, login string) (*apic
 	if err != nil {
 		return nil, err
 	}
-	var u userJSON
-	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: "admin/directory/v1/users/" + url.PathEscape(email), Out: &u}); err != nil {
+	u, err := c.getUser(ctx, op, email)
+	if err != nil {
 		return nil, err
 	}
 	return u.mailbox(), nil

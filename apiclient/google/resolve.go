@@ -2,8 +2,6 @@ package google
 
 import (
 	"context"
-	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -20,8 +18,8 @@ func (c *Client) ResolveMailbox(ctx context.Context, domain, login string) (*api
 	if err != nil {
 		return nil, err
 	}
-	var u userJSON
-	if err := c.call(ctx, request{Op: op, Method: http.MethodGet, Path: "admin/directory/v1/users/" + url.PathEscape(email), Out: &u}); err != nil {
+	u, err := c.getUser(ctx, op, email)
+	if err != nil {
 		return nil, err
 	}
 	own := strings.ToLower(u.PrimaryEmail)
