@@ -50,3 +50,20 @@ func CheckPassword(login, password string) error {
 func IsPasswordRune(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(PasswordSymbols, r)
 }
+
+// RefusePassword is the refusal, decided before anything is sent to
+// provider, of an empty password or of one that check (the provider's
+// own rules) finds fault with: a ClassRefused error of ReasonPassword for
+// op, whose message never holds the password; nil for a password check
+// accepts.
+func RefusePassword(provider string, op Op, password string, check func(string) error) error {
+	message := "empty password"
+	if password != "" {
+		err := check(password)
+		if err == nil {
+			return nil
+		}
+		message = err.Error()
+	}
+	return &Error{Provider: provider, Op: op, Class: ClassRefused, Reason: ReasonPassword, Message: message}
+}

@@ -252,13 +252,7 @@ func validLogin(l string) bool {
 
 // checkPassword refuses, before anything is sent, a password Google would.
 func checkPassword(op apiclient.Op, password string) error {
-	if password == "" {
-		return refuse(op, apiclient.ReasonPassword, errNoPassword.Error())
-	}
-	if err := CheckPassword(password); err != nil {
-		return refuse(op, apiclient.ReasonPassword, err.Error())
-	}
-	return nil
+	return apiclient.RefusePassword(apiclient.ProviderGoogle, op, password, CheckPassword)
 }
 
 // domainName returns domain in lower case without a trailing dot,

@@ -1,7 +1,6 @@
 package google
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -28,6 +27,3 @@ func CheckPassword(password string) error {
 	}
 	return nil
 }
-
-// errNoPassword is an empty password, which no call may send.
-var errNoPassword = errors.New("empty password")

@@ -1,7 +1,6 @@
 package m365
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -47,19 +46,10 @@ func CheckPassword(password string) error {
 	return nil
 }
 
-// errNoPassword is an empty password, which no call may send.
-var errNoPassword = errors.New("empty password")
-
 // checkPassword refuses, before anything is sent, a password Microsoft
 // would.
 func checkPassword(op apiclient.Op, password string) error {
-	if password == "" {
-		return refuse(op, apiclient.ReasonPassword, errNoPassword.Error())
-	}
-	if err := CheckPassword(password); err != nil {
-		return refuse(op, apiclient.ReasonPassword, err.Error())
-	}
-	return nil
+	return apiclient.RefusePassword(apiclient.ProviderM365, op, password, CheckPassword)
 }
 
 // address is login@domain in lower case, refusing a login that is not a
