@@ -1,7 +1,6 @@
 package googlesim
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"strings"
@@ -106,52 +105,35 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
-	s.arrivals.Arrive("")
-	latency, fault := s.faults.Take()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		writeReply(w, invalid("Invalid JSON payload received."))
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if !simkit.Wait(r.Context(), latency) {
-		simkit.Abort(r)
-		return
-	}
-	if rep, done := faultReply(fault); done {
-		if fault == Fault429 {
-			w.Header().Set("Retry-After", "1")
-		}
-		if fault == Fault502 {
-			simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
-			return
-		}
-		writeReply(w, rep)
-		return
-	}
-	rec := recorder{simkit.NewRecorder()}
-	s.mux.ServeHTTP(rec, r)
-	if simkit.Deliver(r, fault == FaultReset, fault == FaultSlow) {
-		rec.writeTo(w)
-	}
+	simkit.Gate{Arrivals: &s.arrivals, Faults: &s.faults, MaxBody: maxBody, Next: s.mux,
+		BadBody: func(w http.ResponseWriter) { writeReply(w, invalid("Invalid JSON payload received.")) },
+		Fault:   faultReply,
+		Write:   func(w http.ResponseWriter, rec *simkit.Recorder) { recorder{rec}.writeTo(w) },
+	}.Serve(w, r)
 }
 
-// faultReply is the answer of a fault that does nothing, and whether
-// fault is one.
-func faultReply(fault string) (reply, bool) {
+// faultReply answers a fault that does nothing, and reports whether fault
+// was one.
+func faultReply(w http.ResponseWriter, fault string) bool {
+	var rep reply
 	switch fault {
 	case Fault429:
-		return failure(http.StatusTooManyRequests, "rateLimitExceeded", "Rate Limit Exceeded"), true
+		w.Header().Set("Retry-After", "1")
+		rep = failure(http.StatusTooManyRequests, "rateLimitExceeded", "Rate Limit Exceeded")
 	case Fault403Rate:
-		return failure(http.StatusForbidden, "userRateLimitExceeded", "User Rate Limit Exceeded"), true
+		rep = failure(http.StatusForbidden, "userRateLimitExceeded", "User Rate Limit Exceeded")
 	case FaultQuota:
-		return failure(http.StatusForbidden, "quotaExceeded", "Quota exceeded for quota metric 'Queries'"), true
+		rep = failure(http.StatusForbidden, "quotaExceeded", "Quota exceeded for quota metric 'Queries'")
 	case Fault503:
-		return failure(http.StatusServiceUnavailable, "backendError", "The service is currently unavailable."), true
+		rep = failure(http.StatusServiceUnavailable, "backendError", "The service is currently unavailable.")
 	case Fault502:
-		return reply{}, true
+		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
+		return true
+	default:
+		return false
 	}
-	return reply{}, false
+	writeReply(w, rep)
+	return true
 }
 
 // api authenticates the bearer token, checks its scope, and runs h under

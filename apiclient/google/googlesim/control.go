@@ -12,13 +12,13 @@ import (
 
 // The faults [Server.InjectFault] knows.
 const (
-	Fault429     = "429"     // 429 rateLimitExceeded with Retry-After: 1; nothing done
-	Fault403Rate = "403rate" // 403 userRateLimitExceeded; nothing done
-	FaultQuota   = "quota"   // 403 quotaExceeded; nothing done
-	Fault502     = "502"     // a proxy's 502 page; nothing done
-	Fault503     = "503"     // 503 backendError; nothing done
-	FaultReset   = "reset"   // done, then the connection closed unanswered
-	FaultSlow    = "slow"    // done, answered after the latency plus 10 s
+	Fault429     = "429"             // 429 rateLimitExceeded with Retry-After: 1; nothing done
+	Fault403Rate = "403rate"         // 403 userRateLimitExceeded; nothing done
+	FaultQuota   = "quota"           // 403 quotaExceeded; nothing done
+	Fault502     = "502"             // a proxy's 502 page; nothing done
+	Fault503     = "503"             // 503 backendError; nothing done
+	FaultReset   = simkit.FaultReset // done, then the connection closed unanswered
+	FaultSlow    = simkit.FaultSlow  // done, answered after the latency plus 10 s
 )
 
 var faultKinds = []string{Fault429, Fault403Rate, FaultQuota, Fault502, Fault503, FaultReset, FaultSlow}

@@ -1,5 +1,5 @@
 // Package simkit is the fault and latency machinery the provider
-// sandboxes (pddsim, y360sim, mailcowsim) share: a queue of injected
+// sandboxes share: a queue of injected
 // faults with the latency of every answer, waiting that ends with the
 // request, leaving a request unanswered, and a proxy's HTML pages.
 package simkit
@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -238,5 +239,58 @@ func Control(maxBody int64, fn func(r *http.Request) error) http.HandlerFunc {
 			return
 		}
 		WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	}
+}
+
+// The faults whose call is performed and whose answer is then lost
+// (reset: the connection closes unanswered) or late (slow: [SlowDelay]
+// after the latency), as every sandbox names them.
+const (
+	FaultReset = "reset"
+	FaultSlow  = "slow"
+)
+
+// Gate is the way into a sandbox's API, the same in every sandbox that
+// has one: a call is counted, meets the next injected fault and the
+// latency, and is performed by Next unless its fault answers in its
+// place; a reset or slow fault then loses or delays the answer of the
+// call performed. Each sandbox gives its own words for what goes wrong.
+type Gate struct {
+	Arrivals *Arrivals[string]
+	Faults   *Faults[string]
+	MaxBody  int64
+	// BadBody answers a body larger than MaxBody, or unreadable.
+	BadBody func(w http.ResponseWriter)
+	// Fault answers a fault that does nothing (429, 502, …) and reports
+	// whether fault was one.
+	Fault func(w http.ResponseWriter, fault string) bool
+	Next  http.Handler
+	// Write sends the answer Next recorded.
+	Write func(w http.ResponseWriter, rec *Recorder)
+}
+
+// Serve takes r through the gate.
+func (g Gate) Serve(w http.ResponseWriter, r *http.Request) {
+	g.Arrivals.Arrive("")
+	latency, fault := g.Faults.Take()
+	// The body is read first: the server notices a client that goes away
+	// only once it has read the request.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.MaxBody))
+	if err != nil {
+		g.BadBody(w)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if !Wait(r.Context(), latency) {
+		Abort(r) // the client went away, or the server is stopping
+		return
+	}
+	if g.Fault(w, fault) {
+		return
+	}
+	rec := NewRecorder()
+	g.Next.ServeHTTP(rec, r)
+	if Deliver(r, fault == FaultReset, fault == FaultSlow) {
+		g.Write(w, rec)
 	}
 }

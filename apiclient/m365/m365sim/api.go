@@ -1,7 +1,6 @@
 package m365sim
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"strings"
@@ -106,31 +105,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
-	s.arrivals.Arrive("")
-	latency, fault := s.faults.Take()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		writeReply(w, badRequest("Request body is too large or unreadable."))
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if !simkit.Wait(r.Context(), latency) {
-		simkit.Abort(r)
-		return
-	}
-	if done := s.faultReply(w, fault); done {
-		return
-	}
-	rec := recorder{simkit.NewRecorder()}
-	s.mux.ServeHTTP(rec, r)
-	if simkit.Deliver(r, fault == FaultReset, fault == FaultSlow) {
-		s.writeRecorded(w, rec)
-	}
+	simkit.Gate{Arrivals: &s.arrivals, Faults: &s.faults, MaxBody: maxBody, Next: s.mux,
+		BadBody: func(w http.ResponseWriter) { writeReply(w, badRequest("Request body is too large or unreadable.")) },
+		Fault:   faultReply,
+		Write:   func(w http.ResponseWriter, rec *simkit.Recorder) { s.writeRecorded(w, recorder{rec}) },
+	}.Serve(w, r)
 }
 
 // faultReply answers a fault that does nothing, and reports whether fault
 // was one.
-func (s *Server) faultReply(w http.ResponseWriter, fault string) bool {
+func faultReply(w http.ResponseWriter, fault string) bool {
 	switch fault {
 	case Fault429:
 		rep := failure(http.StatusTooManyRequests, "TooManyRequests", "Too many requests, please retry after some time.")

@@ -14,11 +14,11 @@ import (
 
 // The faults [Server.InjectFault] knows.
 const (
-	Fault429   = "429"   // 429 TooManyRequests with Retry-After: 1; nothing done
-	Fault502   = "502"   // a proxy's 502 page; nothing done
-	Fault503   = "503"   // 503 serviceNotAvailable with Retry-After: 1; nothing done
-	FaultReset = "reset" // done, then the connection closed unanswered
-	FaultSlow  = "slow"  // done, answered after the latency plus 10 s
+	Fault429   = "429"             // 429 TooManyRequests with Retry-After: 1; nothing done
+	Fault502   = "502"             // a proxy's 502 page; nothing done
+	Fault503   = "503"             // 503 serviceNotAvailable with Retry-After: 1; nothing done
+	FaultReset = simkit.FaultReset // done, then the connection closed unanswered
+	FaultSlow  = simkit.FaultSlow  // done, answered after the latency plus 10 s
 )
 
 var faultKinds = []string{Fault429, Fault502, Fault503, FaultReset, FaultSlow}

@@ -1,7 +1,6 @@
 package y360sim
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"slices"
@@ -67,34 +66,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
-	s.arrivals.Arrive("")
-	latency, fault := s.faults.Take()
-	// The body is read first: the server notices a client that goes away
-	// only once it has read the request.
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		writeReply(w, invalidBody())
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if !simkit.Wait(r.Context(), latency) {
-		simkit.Abort(r) // the client went away, or the server is stopping
-		return
-	}
+	simkit.Gate{Arrivals: &s.arrivals, Faults: &s.faults, MaxBody: maxBody, Next: s.mux,
+		BadBody: func(w http.ResponseWriter) { writeReply(w, invalidBody()) },
+		Fault:   faultReply,
+		Write:   func(w http.ResponseWriter, rec *simkit.Recorder) { recorder{rec}.writeTo(w) },
+	}.Serve(w, r)
+}
+
+// faultReply answers a fault that does nothing, and reports whether fault
+// was one.
+func faultReply(w http.ResponseWriter, fault string) bool {
 	switch fault {
 	case Fault429:
 		w.Header().Set("Retry-After", "1")
 		writeReply(w, failure(http.StatusTooManyRequests, codeResourceExhausted, "Too many requests"))
-		return
 	case Fault502:
 		simkit.WritePage(w, http.StatusBadGateway, simkit.BadGatewayPage)
-		return
+	default:
+		return false
 	}
-	rec := recorder{simkit.NewRecorder()}
-	s.mux.ServeHTTP(rec, r)
-	if simkit.Deliver(r, fault == FaultReset, fault == FaultSlow) {
-		rec.writeTo(w)
-	}
+	return true
 }
 
 // orgAPI reads the body, then, under the lock, authenticates the token,

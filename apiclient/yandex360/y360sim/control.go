@@ -13,10 +13,10 @@ import (
 
 // The faults [Server.InjectFault] knows.
 const (
-	Fault429   = "429"   // 429 with Retry-After: 1; nothing done
-	Fault502   = "502"   // a proxy's 502 page; nothing done
-	FaultReset = "reset" // done, then the connection closed unanswered
-	FaultSlow  = "slow"  // done, answered after the latency plus 10 s
+	Fault429   = "429"             // 429 with Retry-After: 1; nothing done
+	Fault502   = "502"             // a proxy's 502 page; nothing done
+	FaultReset = simkit.FaultReset // done, then the connection closed unanswered
+	FaultSlow  = simkit.FaultSlow  // done, answered after the latency plus 10 s
 )
 
 // MaxFaults bounds the faults one call injects.
