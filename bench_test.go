@@ -61,8 +61,11 @@ func buildStripped(tb testing.TB, pkg string, tags ...string) string {
 	if pkg == "." {
 		name = "mailbot"
 	}
-	bin := filepath.Join(tb.TempDir(), name)
-	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", bin}
+	bin, ldflags := filepath.Join(tb.TempDir(), name), "-s -w"
+	if dir := os.Getenv(symbolsVar); dir != "" {
+		bin, ldflags = filepath.Join(dir, name), ""
+	}
+	args := []string{"build", "-trimpath", "-ldflags", ldflags, "-o", bin}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
@@ -73,6 +76,12 @@ func buildStripped(tb testing.TB, pkg string, tags ...string) string {
 	}
 	return bin
 }
+
+// symbolsVar, when it names a directory, has the benchmarks build their
+// binaries there with the symbol table and DWARF kept, for `perf record -a
+// -g` beside them and `perf report` after (perf reads no Go symbols from a
+// stripped binary); the binary-MB figure then counts them too.
+const symbolsVar = "MAILBOT_BENCH_SYMBOLS"
 
 // procKB reads a field such as VmRSS or VmHWM of /proc/<pid>/status, in kB.
 func procKB(pid int, field string) float64 {
