@@ -65,4 +65,3 @@ func TestRegisterBurstTranscript(t *testing.T) {
 	}
 	commands.Golden(t, "flow/register-burst", b.String())
 }
-
