@@ -30,9 +30,10 @@ const (
 	metricsInFlight = 4
 )
 
-// debugRoutes adds the profiling endpoints of a binary built with -tags
-// pprof (pprof.go); nil in the release binary.
-var debugRoutes func(mux *http.ServeMux)
+// debugRoutes is the profiling endpoints of a binary built with -tags
+// pprof (pprof.go), served for the paths the health routes do not name;
+// nil in the release binary.
+var debugRoutes http.Handler
 
 // newHTTPServer returns the health and metrics server of MAILBOT_HTTP_ADDR:
 //
@@ -54,30 +55,49 @@ func newHTTPServer(addr string, ready func() bool, reg *metrics.Registry, logger
 	if err != nil { // only for an invalid level, which WarnLevel is not
 		errLog = zap.NewStdLog(logger)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+health.HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
-		writeProbe(w, http.StatusOK, "ok")
-	})
-	mux.HandleFunc("GET "+health.ReadyzPath, func(w http.ResponseWriter, _ *http.Request) {
-		if ready() {
-			writeProbe(w, http.StatusOK, "ready")
-			return
-		}
-		writeProbe(w, http.StatusServiceUnavailable, "not ready")
-	})
-	mux.Handle("GET "+health.MetricsPath, metricsHandler(reg))
-	if debugRoutes != nil {
-		debugRoutes(mux)
+	rt := routes{
+		health.HealthzPath: func(w http.ResponseWriter, _ *http.Request) { writeProbe(w, http.StatusOK, "ok") },
+		health.ReadyzPath: func(w http.ResponseWriter, _ *http.Request) {
+			if ready() {
+				writeProbe(w, http.StatusOK, "ready")
+				return
+			}
+			writeProbe(w, http.StatusServiceUnavailable, "not ready")
+		},
+		health.MetricsPath: metricsHandler(reg).ServeHTTP,
 	}
 	return &http.Server{
 		Addr:              addr,
-		Handler:           mux,
+		Handler:           rt,
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		ReadTimeout:       httpReadTimeout,
 		WriteTimeout:      httpWriteTimeout,
 		IdleTimeout:       httpIdleTimeout,
 		MaxHeaderBytes:    httpMaxHeaderBytes,
 		ErrorLog:          errLog,
+	}
+}
+
+// routes are the listener's GET routes by exact path. The three routes
+// need no http.ServeMux, which records the file and line of every
+// route's registration (runtime.Caller), reading the binary's file and
+// line tables into the process at start for nothing. As the mux would, a
+// method other than GET or HEAD is answered 405 with the methods allowed,
+// and any other path 404 (or, in a profiling build, debugRoutes).
+type routes map[string]http.HandlerFunc
+
+func (rt routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, ok := rt[r.URL.Path]
+	switch {
+	case !ok && debugRoutes != nil:
+		debugRoutes.ServeHTTP(w, r)
+	case !ok:
+		http.NotFound(w, r)
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+	default:
+		h(w, r)
 	}
 }
 

@@ -172,8 +172,12 @@ func TestHTTPServerRoutes(t *testing.T) {
 		{http.MethodGet, "/debug/pprof/", http.StatusNotFound},
 		{http.MethodGet, health.HealthzPath + "/x", http.StatusNotFound},
 	} {
-		if status, _, _ := fetch(t, tc.method, base+tc.path); status != tc.want {
+		status, header, _ := fetch(t, tc.method, base+tc.path)
+		if status != tc.want {
 			t.Errorf("%s %s = %d, want %d", tc.method, tc.path, status, tc.want)
+		}
+		if allow := header.Get("Allow"); status == http.StatusMethodNotAllowed && allow != "GET, HEAD" {
+			t.Errorf("%s %s: Allow = %q, want %q", tc.method, tc.path, allow, "GET, HEAD")
 		}
 	}
 }

@@ -15,8 +15,8 @@ import (
 // idle heap (about 2 MiB) shows function by function.
 func init() {
 	runtime.MemProfileRate = 4096
-	debugRoutes = func(mux *http.ServeMux) {
-		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	debugRoutes = mux
 }

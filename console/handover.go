@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mailbot/mailbot/commands"
 	"github.com/mailbot/mailbot/internal/textcut"
@@ -46,11 +47,17 @@ func (sh *shell) setEmail(addr string) {
 
 // mentionWord is "for @U…" as typed in the shell: Slack would send the
 // mention escaped, as <@U…>.
-var mentionWord = regexp.MustCompile(`(?i)(^|\s)for\s+@([UW][A-Z0-9]{2,20})\b`)
+// It compiles on first use: compiled by an initialiser, its bounded
+// repeat would cost every process, serve included, about 13 KB of heap.
+var mentionWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|\s)for\s+@([UW][A-Z0-9]{2,20})\b`)
+})
 
 // escapeMentions turns "for @U012AB3CD" into "for <@U012AB3CD>", as Slack
 // escapes a mention with should_escape.
-func escapeMentions(text string) string { return mentionWord.ReplaceAllString(text, "${1}for <@${2}>") }
+func escapeMentions(text string) string {
+	return mentionWord().ReplaceAllString(text, "${1}for <@${2}>")
+}
 
 // OfferHandover prints the direct message its owner would get.
 func (sh *shell) OfferHandover(_ context.Context, v commands.HandoverView) (commands.MessageRef, error) {

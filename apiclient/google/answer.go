@@ -154,16 +154,36 @@ type verdict struct {
 	words    string
 }
 
-// rateReasons are the 403 reasons of a limit that passes.
-var rateReasons = map[string]bool{"userRateLimitExceeded": true, "rateLimitExceeded": true, "quotaExceeded": true}
+// rateReasons reports whether reason is a 403 reason of a limit that
+// passes. (Switches, not maps: a package-level map is built by an
+// initialiser in every process, whichever provider it runs.)
+func rateReasons(reason string) bool {
+	switch reason {
+	case "userRateLimitExceeded", "rateLimitExceeded", "quotaExceeded":
+		return true
+	}
+	return false
+}
 
-// disabledReasons are the 403 reasons of an API not enabled in the key's
-// project.
-var disabledReasons = map[string]bool{"accessNotConfigured": true, "SERVICE_DISABLED": true}
+// disabledReasons reports whether reason is a 403 reason of an API not
+// enabled in the key's project.
+func disabledReasons(reason string) bool {
+	switch reason {
+	case "accessNotConfigured", "SERVICE_DISABLED":
+		return true
+	}
+	return false
+}
 
-// invalidReasons are the reasons of malformed input, which Google answers
-// with 403 as well as 400.
-var invalidReasons = map[string]bool{"invalid": true, "invalidInput": true, "badRequest": true, "required": true}
+// invalidReasons reports whether reason is one of malformed input, which
+// Google answers with 403 as well as 400.
+func invalidReasons(reason string) bool {
+	switch reason {
+	case "invalid", "invalidInput", "badRequest", "required":
+		return true
+	}
+	return false
+}
 
 // domainWords say what domainCannotUseApis means.
 const domainWords = "Google does not let mailbot manage this address through its API: " +
@@ -205,13 +225,13 @@ func classify(status int, reason string, create bool, fresh freshness) verdict {
 // credentials (forbidden: the admin; any other: the key).
 func classify403(reason string, fresh freshness) verdict {
 	switch {
-	case rateReasons[reason]:
+	case rateReasons(reason):
 		return verdict{class: apiclient.ClassTemporary}
 	case reason == "domainCannotUseApis":
 		return verdict{class: apiclient.ClassRefused, reason: apiclient.ReasonNotAllowed, words: domainWords}
-	case disabledReasons[reason]:
+	case disabledReasons(reason):
 		return verdict{class: apiclient.ClassCredentials, disabled: true}
-	case invalidReasons[reason]:
+	case invalidReasons(reason):
 		return verdict{class: apiclient.ClassRefused, reason: apiclient.ReasonInvalid}
 	case fresh.attempted && reason == "forbidden":
 		return verdict{class: apiclient.ClassTemporary, words: lagWords}

@@ -12,8 +12,15 @@ const (
 )
 
 // ErrPasswordRules is a password Google refuses; it does not carry the
-// password.
-var ErrPasswordRules = fmt.Errorf("a Google Workspace password is %d to %d ASCII characters", MinPasswordLen, MaxPasswordLen)
+// password. (A value of its own type, not fmt.Errorf's: no initialiser
+// runs for it in every process.)
+var ErrPasswordRules error = passwordRules{}
+
+type passwordRules struct{}
+
+func (passwordRules) Error() string {
+	return fmt.Sprintf("a Google Workspace password is %d to %d ASCII characters", MinPasswordLen, MaxPasswordLen)
+}
 
 // CheckPassword checks password against Google's rules.
 func CheckPassword(password string) error {

@@ -96,13 +96,13 @@ func (c *Client) DomainStatus(ctx context.Context, domain string) (*apiclient.Do
 }
 
 // domainSelect asks a domain's GET for what domainJSON reads.
-var domainSelect = url.Values{"$select": {"isVerified"}}
+func domainSelect() url.Values { return url.Values{"$select": {"isVerified"}} }
 
 // getDomain is GET /domains/{id}, of the properties the client reads.
 func (c *Client) getDomain(ctx context.Context, op apiclient.Op, n string) (*apiclient.Domain, error) {
 	var d domainJSON
 	if err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodGet, Path: "v1.0/domains/" + url.PathEscape(n),
-		Query: domainSelect, Out: &d}}); err != nil {
+		Query: domainSelect(), Out: &d}}); err != nil {
 		return nil, err
 	}
 	return apiclient.TXTDomain(n, d.IsVerified), nil

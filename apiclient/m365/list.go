@@ -21,7 +21,7 @@ type userPage struct {
 }
 
 // eventual is the header of Graph's advanced queries.
-var eventual = http.Header{"ConsistencyLevel": {"eventual"}}
+func eventual() http.Header { return http.Header{"ConsistencyLevel": {"eventual"}} }
 
 // ListMailboxes reads one page of the users whose userPrincipalName ends
 // in @domain (an advanced query: $count=true and ConsistencyLevel:
@@ -41,7 +41,7 @@ func (c *Client) ListMailboxes(ctx context.Context, domain, cursor string, limit
 	}
 	var l userPage
 	if err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: op, Method: http.MethodGet, Path: "v1.0/users", Query: q, Out: &l},
-		header: eventual}); err != nil {
+		header: eventual()}); err != nil {
 		return nil, err
 	}
 	p := &apiclient.Page{Total: -1, Mailboxes: make([]apiclient.Mailbox, 0, len(l.Value))}

@@ -16,9 +16,16 @@ const (
 )
 
 // ErrPasswordRules is a password Microsoft refuses; it does not carry the
-// password.
-var ErrPasswordRules = fmt.Errorf("a Microsoft 365 password is %d to %d ASCII characters from at least three of lower case, upper case, digits and symbols",
-	MinPasswordLen, MaxPasswordLen)
+// password. (A value of its own type, not fmt.Errorf's: no initialiser
+// runs for it in every process.)
+var ErrPasswordRules error = passwordRules{}
+
+type passwordRules struct{}
+
+func (passwordRules) Error() string {
+	return fmt.Sprintf("a Microsoft 365 password is %d to %d ASCII characters from at least three of lower case, upper case, digits and symbols",
+		MinPasswordLen, MaxPasswordLen)
+}
 
 // CheckPassword checks password against Microsoft's rules.
 func CheckPassword(password string) error {

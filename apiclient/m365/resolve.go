@@ -39,7 +39,7 @@ func (c *Client) proxyOwner(ctx context.Context, addr string, notFound error) (*
 	var l userPage
 	q := url.Values{"$filter": {"proxyAddresses/any(x:x eq 'smtp:" + addr + "')"}, "$select": {userFields}, "$count": {"true"}}
 	if err := c.call(ctx, request{JSONCall: apiclient.JSONCall{Op: apiclient.OpResolve, Method: http.MethodGet, Path: "v1.0/users",
-		Query: q, Out: &l}, header: eventual}); err != nil { // advanced where a tenant counts it so: harmless where not
+		Query: q, Out: &l}, header: eventual()}); err != nil { // advanced where a tenant counts it so: harmless where not
 		return nil, err
 	}
 	if len(l.Value) == 0 {

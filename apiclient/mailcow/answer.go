@@ -116,9 +116,9 @@ func outcome(caller *apiclient.Caller, k call, body []byte, denied apiclient.Rea
 
 // refusal is the error of a failure entry's code.
 func refusal(caller *apiclient.Caller, k call, code string, denied apiclient.Reason) *apiclient.Error {
-	known := codes[code]
+	known, _ := codeMeaning(code)
 	if code == codeAccessDenied {
-		known = meaning{denied, deniedWords[denied]}
+		known = meaning{denied, deniedWords(denied)}
 	}
 	if known.words == "" {
 		known.words = apiclient.UnknownCode
@@ -132,7 +132,7 @@ func refusal(caller *apiclient.Caller, k call, code string, denied apiclient.Rea
 // describe is a warning's code in words, or as received (cut, and without
 // the caller's secrets: the key, the call's password).
 func describe(caller *apiclient.Caller, code string) string {
-	if m, ok := codes[code]; ok && m.words != "" {
+	if m, ok := codeMeaning(code); ok && m.words != "" {
 		return m.words
 	}
 	return apiclient.CutCode(code, caller.Secrets())

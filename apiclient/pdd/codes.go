@@ -40,36 +40,66 @@ const (
 	CodeBadPasswdChars Code = "badpasswd"
 )
 
-var meanings = map[Code]string{
-	CodeUnknown:            "a temporary failure or API error occurred; repeat the request later",
-	CodeNoToken:            "a mandatory parameter was omitted",
-	CodeNoDomain:           "a mandatory parameter was omitted (the domain)",
-	CodeNoIP:               "a mandatory parameter was omitted (the IP address)",
-	CodeBadDomain:          "the domain name was not specified or does not conform to the RFC",
-	CodeProhibited:         "the domain name is forbidden",
-	CodeBadToken:           "the PDD token is invalid",
-	CodeBadLogin:           "the PDD username is invalid",
-	CodeBadPasswd:          "the PDD password is invalid",
-	CodeNoAuth:             "the PddToken header was omitted",
-	CodeNotAllowed:         "the operation is not allowed for this account (it is not the domain administrator)",
-	CodeBlocked:            "the domain is blocked (for example, due to spam)",
-	CodeOccupied:           "the domain name is in use by another user",
-	CodeDomainLimitReached: "the account has reached the limit of connected domains (50)",
-	CodeNoReply:            "the service cannot connect to the source server for the import",
-	CodeNoLogin:            "the mailbox name was omitted",
-	CodeNoPassword:         "the password was omitted",
-	CodeBadLoginFormat:     "the mailbox name is not allowed (Latin letters, digits, '-' and '.', starting with a letter)",
-	CodeLoginTooLong:       "the mailbox name is too long (at most 30 characters)",
-	CodeLoginReserved:      "the mailbox name is reserved",
-	CodePasswdTooShort:     "the password is too short (at least 6 characters)",
-	CodePasswdTooLong:      "the password is too long (at most 20 characters)",
-	CodeBadPasswdChars:     "the password is not allowed (wrong characters, or equal to the mailbox name)",
+// codeMeaning is what a code PDD documents (or the real service was seen to
+// answer) means, and whether it is one of those. (Switches, not maps: a
+// package-level map is built by an initialiser in every process,
+// whichever provider it runs.)
+func codeMeaning(c Code) (string, bool) {
+	switch c {
+	case CodeUnknown:
+		return "a temporary failure or API error occurred; repeat the request later", true
+	case CodeNoToken:
+		return "a mandatory parameter was omitted", true
+	case CodeNoDomain:
+		return "a mandatory parameter was omitted (the domain)", true
+	case CodeNoIP:
+		return "a mandatory parameter was omitted (the IP address)", true
+	case CodeBadDomain:
+		return "the domain name was not specified or does not conform to the RFC", true
+	case CodeProhibited:
+		return "the domain name is forbidden", true
+	case CodeBadToken:
+		return "the PDD token is invalid", true
+	case CodeBadLogin:
+		return "the PDD username is invalid", true
+	case CodeBadPasswd:
+		return "the PDD password is invalid", true
+	case CodeNoAuth:
+		return "the PddToken header was omitted", true
+	case CodeNotAllowed:
+		return "the operation is not allowed for this account (it is not the domain administrator)", true
+	case CodeBlocked:
+		return "the domain is blocked (for example, due to spam)", true
+	case CodeOccupied:
+		return "the domain name is in use by another user", true
+	case CodeDomainLimitReached:
+		return "the account has reached the limit of connected domains (50)", true
+	case CodeNoReply:
+		return "the service cannot connect to the source server for the import", true
+	case CodeNoLogin:
+		return "the mailbox name was omitted", true
+	case CodeNoPassword:
+		return "the password was omitted", true
+	case CodeBadLoginFormat:
+		return "the mailbox name is not allowed (Latin letters, digits, '-' and '.', starting with a letter)", true
+	case CodeLoginTooLong:
+		return "the mailbox name is too long (at most 30 characters)", true
+	case CodeLoginReserved:
+		return "the mailbox name is reserved", true
+	case CodePasswdTooShort:
+		return "the password is too short (at least 6 characters)", true
+	case CodePasswdTooLong:
+		return "the password is too long (at most 20 characters)", true
+	case CodeBadPasswdChars:
+		return "the password is not allowed (wrong characters, or equal to the mailbox name)", true
+	}
+	return "", false
 }
 
 // Known reports whether the code is documented by PDD or seen on the
 // real service.
 func (c Code) Known() bool {
-	_, ok := meanings[c]
+	_, ok := codeMeaning(c)
 	return ok
 }
 
@@ -77,7 +107,7 @@ func (c Code) Known() bool {
 // adapter's errors say what it means for theirs: for email/add, occupied
 // means the mailbox exists already rather than that a domain is taken).
 func (c Code) Meaning() string {
-	if m, ok := meanings[c]; ok {
+	if m, ok := codeMeaning(c); ok {
 		return m
 	}
 	return apiclient.UnknownCode
@@ -86,32 +116,26 @@ func (c Code) Meaning() string {
 // codeClasses sorts the PDD codes: what each means for the person who
 // asked, and whether trying again can help. A code not listed is a
 // refusal without a reason.
-var codeClasses = map[Code]struct {
-	class  apiclient.Class
-	reason apiclient.Reason
-}{
-	CodeUnknown:            {apiclient.ClassTemporary, ""},
-	CodeBadToken:           {apiclient.ClassCredentials, ""},
-	CodeNoAuth:             {apiclient.ClassCredentials, ""},
-	CodeBadLogin:           {apiclient.ClassCredentials, ""}, // the PDD account's user name
-	CodeBadPasswd:          {apiclient.ClassCredentials, ""}, // the PDD account's password
-	CodeNoToken:            {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodeNoDomain:           {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodeNoIP:               {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodeBadDomain:          {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodeNoPassword:         {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodeBadLoginFormat:     {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodeLoginTooLong:       {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodeLoginReserved:      {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodeNoLogin:            {apiclient.ClassRefused, apiclient.ReasonInvalid},
-	CodePasswdTooShort:     {apiclient.ClassRefused, apiclient.ReasonPassword},
-	CodePasswdTooLong:      {apiclient.ClassRefused, apiclient.ReasonPassword},
-	CodeBadPasswdChars:     {apiclient.ClassRefused, apiclient.ReasonPassword},
-	CodeProhibited:         {apiclient.ClassRefused, apiclient.ReasonNotAllowed},
-	CodeNotAllowed:         {apiclient.ClassRefused, apiclient.ReasonNotAllowed},
-	CodeBlocked:            {apiclient.ClassRefused, apiclient.ReasonNotAllowed},
-	CodeOccupied:           {apiclient.ClassRefused, apiclient.ReasonExists},
-	CodeDomainLimitReached: {apiclient.ClassRefused, apiclient.ReasonLimit},
+func codeClasses(code Code) (apiclient.Class, apiclient.Reason, bool) {
+	switch code {
+	case CodeUnknown:
+		return apiclient.ClassTemporary, "", true
+	// CodeBadLogin: the PDD account's user name
+	// CodeBadPasswd: the PDD account's password
+	case CodeBadToken, CodeNoAuth, CodeBadLogin, CodeBadPasswd:
+		return apiclient.ClassCredentials, "", true
+	case CodeNoToken, CodeNoDomain, CodeNoIP, CodeBadDomain, CodeNoPassword, CodeBadLoginFormat, CodeLoginTooLong, CodeLoginReserved, CodeNoLogin:
+		return apiclient.ClassRefused, apiclient.ReasonInvalid, true
+	case CodePasswdTooShort, CodePasswdTooLong, CodeBadPasswdChars:
+		return apiclient.ClassRefused, apiclient.ReasonPassword, true
+	case CodeProhibited, CodeNotAllowed, CodeBlocked:
+		return apiclient.ClassRefused, apiclient.ReasonNotAllowed, true
+	case CodeOccupied:
+		return apiclient.ClassRefused, apiclient.ReasonExists, true
+	case CodeDomainLimitReached:
+		return apiclient.ClassRefused, apiclient.ReasonLimit, true
+	}
+	return 0, "", false
 }
 
 // codeClass returns the class and reason of a PDD code answered to op.
@@ -123,8 +147,8 @@ func codeClass(op apiclient.Op, code Code) (apiclient.Class, apiclient.Reason) {
 	if isEdit(op) && (code == CodeNoLogin || code == CodeNotAllowed) || op == apiclient.OpDomainStatus && code == CodeNotAllowed {
 		return apiclient.ClassRefused, apiclient.ReasonNotFound
 	}
-	if c, ok := codeClasses[code]; ok {
-		return c.class, c.reason
+	if class, reason, ok := codeClasses(code); ok {
+		return class, reason
 	}
 	return apiclient.ClassRefused, ""
 }

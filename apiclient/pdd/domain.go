@@ -28,15 +28,18 @@ const (
 	StageAdded      Stage = "added"
 )
 
-// statusMeanings says what each domain status means, in words.
-var statusMeanings = map[Status]string{
-	StatusDomainActivate: "the domain has been added, but its ownership is not verified yet",
-	StatusMXActivate:     "the domain is verified, but its MX record is not set up, so mail does not flow yet",
-	StatusAdded:          "the domain is verified and its MX record is set up: mail flows",
-}
-
 // Meaning describes s in words; "" for a status PDD does not document.
-func (s Status) Meaning() string { return statusMeanings[s] }
+func (s Status) Meaning() string {
+	switch s {
+	case StatusDomainActivate:
+		return "the domain has been added, but its ownership is not verified yet"
+	case StatusMXActivate:
+		return "the domain is verified, but its MX record is not set up, so mail does not flow yet"
+	case StatusAdded:
+		return "the domain is verified and its MX record is set up: mail flows"
+	}
+	return ""
+}
 
 // Known reports whether s is one of PDD's domain statuses.
 func (s Status) Known() bool {
