@@ -335,10 +335,9 @@ func capitalise(s string) string {
 // Successes are logged at info level, failures at warn, with the error's
 // detail.
 func (c *shared) logResult(n Notice, err error) {
-	fields := []zap.Field{
-		zap.String("action", string(n.Op.Action)), zap.String("target", n.Op.Target()),
-		zap.String("actor", n.Actor), zap.Bool("ok", n.OK),
-	}
+	fields := make([]zap.Field, 4, 7) // room for the approvers, one more and the error
+	fields[0], fields[1] = zap.String("action", string(n.Op.Action)), zap.String("target", n.Op.Target())
+	fields[2], fields[3] = zap.String("actor", n.Actor), zap.Bool("ok", n.OK)
 	if len(n.Approvers) > 0 {
 		fields = append(fields, zap.Strings("approvers", n.Approvers))
 	}
