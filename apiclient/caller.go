@@ -183,8 +183,10 @@ type Request struct {
 	Method string
 	Path   string     // joined to the base URL; escaped by the adapter where needed
 	Query  url.Values // nil for none
-	Body   []byte     // nil for none
-	Type   string     // the body's Content-Type
+	// RawQuery is the query encoded, when Query is nil.
+	RawQuery string
+	Body     []byte // nil for none
+	Type     string // the body's Content-Type
 	// Header holds headers of this request alone, set after the caller's
 	// own: a bearer token that changes while the caller lives (keep it out
 	// of errors with [Caller.WithSecrets]).

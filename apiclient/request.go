@@ -39,11 +39,11 @@ func (c *Caller) newRequest(ctx context.Context, r Request) (*http.Request, erro
 }
 
 // target is the URL of r: r.Path joined to the base URL as
-// url.URL.JoinPath joins it, and r.Query. A simple path (simplePath) is
+// url.URL.JoinPath joins it, and r.Query (or r.RawQuery). A simple path (simplePath) is
 // appended to the base URL's text, which JoinPath would give too,
 // without building and cleaning the URL again per request.
 func (c *Caller) target(r Request) string {
-	query := ""
+	query := r.RawQuery
 	if r.Query != nil {
 		query = r.Query.Encode()
 	}
