@@ -11,7 +11,9 @@ import (
 type write struct {
 	entry   AuditEntry
 	notice  Notice
-	perform func(context.Context) (Result, error)
+	// perform makes the call; it is given notice (passed, not captured,
+	// so that the notice stays off the heap)
+	perform func(ctx context.Context, n Notice) (Result, error)
 	// cut: a failure once ctx has ended may have happened at the provider
 	// all the same, and says so (cutOff)
 	cut bool
@@ -27,7 +29,7 @@ func (c *shared) runWrite(ctx context.Context, w write) (res Result, begun bool,
 	if err != nil {
 		return Result{}, false, err
 	}
-	res, err = w.perform(ctx)
+	res, err = w.perform(ctx, w.notice)
 	if err != nil {
 		res = c.failure(w.notice, err)
 		if w.cut {
