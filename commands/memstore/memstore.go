@@ -58,7 +58,9 @@ type Store struct {
 
 	mu     sync.Mutex
 	reqs   map[string]*commands.Record
-	audit  []commands.AuditEntry // in ID order
+	audit  []commands.AuditEntry // in ID order: a window of auditBuf
+	// auditBuf is the array the audit window moves along (room)
+	auditBuf []commands.AuditEntry
 	nextID int64
 	writes int // since the last pruning of the requests
 	ho     handovers
