@@ -9,8 +9,8 @@ import (
 // write is one change at a provider as the run sequence carries it out:
 // what its audit entry says, the notice a failure describes, and the call.
 type write struct {
-	entry   AuditEntry
-	notice  Notice
+	entry  AuditEntry
+	notice Notice
 	// perform makes the call; it is given notice (passed, not captured,
 	// so that the notice stays off the heap)
 	perform func(ctx context.Context, n Notice) (Result, error)
