@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -26,7 +27,8 @@ type shared struct {
 	logger  *zap.Logger
 	domains []string // the allow-list, normalised
 	gen     *password.Generator
-	key     []byte // signs pending requests and hand-overs
+	key     []byte    // signs pending requests and hand-overs
+	macs    sync.Pool // of hash.Hash: HMAC-SHA256 keyed with key, reset (appendMAC)
 }
 
 // Defaults of [Config].

@@ -13,30 +13,45 @@ import (
 // with what to publish next. Verification secrets and codes go to that
 // person alone.
 func (c *mailboxService) registerReply(ctx context.Context, domain string, d *apiclient.Domain) Reply {
-	r := Reply{Title: "Domain " + displayDomain(domain) + " registered", Fields: []Field{{Label: "Domain", Value: displayDomain(domain)}}}
-	hosts := c.at(domain).MailHosts() // no request: the reply needs the hosts only
+	return c.domainReply(domain, d, false)
+}
+
+// alreadyLead opens the text of a reply on a domain registered already.
+const alreadyLead = "Nothing was changed: the account already has it."
+
+// domainReply is registerReply, or, when already is set, the reply on a
+// domain the account had: titled so, its text led by alreadyLead.
+func (c *mailboxService) domainReply(domain string, d *apiclient.Domain, already bool) Reply {
+	shown := displayDomain(domain)
+	r := Reply{Title: "Domain " + shown + " registered", Fields: make([]Field, 2, 4)}
+	if already {
+		r.Title = "Domain " + shown + " was registered already"
+	}
+	p := c.at(domain)
+	hosts := p.MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
 	mx := mailStep(domain, dns)
-	caps := c.at(domain).Capabilities()
-	r.Fields = append(r.Fields, Field{Label: "Status", Value: statusWords(d, caps)})
+	caps := p.Capabilities()
+	r.Fields[0] = Field{Label: "Domain", Value: shown}
+	r.Fields[1] = Field{Label: "Status", Value: statusWords(d, caps)}
 	switch {
 	case d.Secrets != nil:
 		c.secretsReply(&r, domain, d.Secrets, mx)
 	case !caps.VerifiesOwnership:
-		r.Text = c.titleAt(domain) + " does not verify who owns a domain: it works as soon as its DNS points at the server."
+		r.Text = caps.Title + " does not verify who owns a domain: it works as soon as its DNS points at the server."
 		r.Steps = append(r.Steps, mx, spfHostStep(dns))
 		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	case d.MailFlows:
-		r.Text = fmt.Sprintf("Mail for %s flows. Create mailboxes with /mailbox add <user>@%s.", domain, domain)
+		r.Text = "Mail for " + domain + " flows. Create mailboxes with /mailbox add <user>@" + domain + "."
 	case d.Verified:
 		r.Text = "The domain is verified."
 		r.Steps = []string{mx}
 	case d.VerifyTXT != "":
-		r.Text = "The domain is connected but not verified. Prove that you own it with the TXT record below, then point its mail at " + c.titleAt(domain) + "."
+		r.Text = "The domain is connected but not verified. Prove that you own it with the TXT record below, then point its mail at " + caps.Title + "."
 		r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
 		r.Steps = []string{verifyTXTStep(domain, d.VerifyTXT), mx}
 		r.Note = "Only you can see the verification record. Check DNS shows whether it is published; once it is, /maildomain status asks " +
-			c.titleAt(domain) + " to verify the domain."
+			caps.Title + " to verify the domain."
 		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	default:
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
@@ -46,6 +61,9 @@ func (c *mailboxService) registerReply(ctx context.Context, domain string, d *ap
 		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	}
 	r.Steps = append(r.Steps, warningSteps(d.Warnings)...)
+	if already {
+		r.Text = strings.TrimSpace(alreadyLead + " " + r.Text)
+	}
 	return r
 }
 
@@ -55,7 +73,7 @@ func (c *mailboxService) registerReply(ctx context.Context, domain string, d *ap
 func statusWords(d *apiclient.Domain, caps apiclient.Capabilities) string {
 	switch {
 	case d.Meaning != "":
-		return fmt.Sprintf("%s (%s)", d.Status, d.Meaning)
+		return d.Status + " (" + d.Meaning + ")"
 	case !caps.VerifiesOwnership:
 		return d.Status
 	case d.Verified:
@@ -72,16 +90,25 @@ func (c *mailboxService) secretsReply(r *Reply, domain string, s *apiclient.Secr
 	r.Fields = append(r.Fields,
 		Field{Label: "Secret name", Value: s.Name, Secret: true},
 		Field{Label: "Secret content", Value: s.Content, Secret: true})
-	r.Steps = nil
+	r.Steps = make([]string, 0, 3)
 	if s.File != "" {
-		r.Steps = append(r.Steps, fmt.Sprintf("Publish a file at %s whose whole content is %s", s.File, s.Content))
+		r.Steps = append(r.Steps, "Publish a file at "+s.File+" whose whole content is "+s.Content)
 	}
 	if s.Record != nil {
 		r.Steps = append(r.Steps, "Or, instead of the file, add a DNS record: "+recordWords(domain, *s.Record)+".")
 	}
-	r.Steps = append(r.Steps, "Then "+lowerFirst(mx))
+	r.Steps = append(r.Steps, thenStep(mx))
 	r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
 	r.Buttons = []Button{c.reads.checkButton(domain, s.Record)}
+}
+
+// thenStep is the step s, done after the others: "Then " and s with its
+// first letter in lower case.
+func thenStep(s string) string {
+	if s != "" && 'A' <= s[0] && s[0] <= 'Z' {
+		return "Then " + string(s[0]+'a'-'A') + s[1:]
+	}
+	return "Then " + lowerFirst(s)
 }
 
 // mailStep is the step that points domain's mail at the provider: its MX
@@ -109,7 +136,7 @@ func mxStep(domain string, want apiclient.MXRecord) string {
 	if want.Host == "" {
 		return "Add an MX record for " + domain + " as the provider documents it, so that mail flows."
 	}
-	return fmt.Sprintf("Add an MX record for %s: %s with priority %d, so that mail flows.", domain, want.Host, want.Pref)
+	return "Add an MX record for " + domain + ": " + want.Host + " with priority " + strconv.Itoa(int(want.Pref)) + ", so that mail flows."
 }
 
 // mxSetStep tells how to point domain's mail at the records of set, and
@@ -147,14 +174,14 @@ func spfHostStep(dns *apiclient.MailDNS) string {
 // recordWords names a record to publish at domain: "CNAME
 // yamail-x.example.com pointing to mail.yandex.ru".
 func recordWords(domain string, r apiclient.Record) string {
-	name := domain
+	dot := ""
 	if r.Name != "" {
-		name = r.Name + "." + domain
+		dot = "."
 	}
 	if r.Type == apiclient.TypeCNAME {
-		return r.Type + " " + name + " pointing to " + r.Value
+		return r.Type + " " + r.Name + dot + domain + " pointing to " + r.Value
 	}
-	return r.Type + " " + name + " " + strconv.Quote(r.Value)
+	return r.Type + " " + r.Name + dot + domain + " " + strconv.Quote(r.Value)
 }
 
 // recordSteps says where and what to publish for the verification
@@ -205,8 +232,5 @@ func (c *mailboxService) domainHad(ctx context.Context, domain string, ask bool)
 // already has: its status, and nothing changed.
 func (c *mailboxService) registeredAlready(ctx context.Context, n Notice, d *apiclient.Domain) Result {
 	n.OK, n.Unchanged, n.Code, n.Status, n.Stage = true, true, CodeUnchanged, d.Status, d.Stage
-	r := c.registerReply(ctx, n.Op.Domain, d)
-	r.Title = "Domain " + displayDomain(n.Op.Domain) + " was registered already"
-	r.Text = strings.TrimSpace("Nothing was changed: the account already has it. " + r.Text)
-	return Result{Reply: r, Notice: n}
+	return Result{Reply: c.domainReply(n.Op.Domain, d, true), Notice: n}
 }

@@ -312,3 +312,18 @@ func TestDefaultLoginRule(t *testing.T) {
 		t.Errorf("%d provider calls", n)
 	}
 }
+
+// TestUnescape decodes Slack's three entities, and a word without one
+// costs no allocation.
+func TestUnescape(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.com": "example.com", "a&amp;b": "a&b", "&lt;x&gt;": "<x>", "&amp;lt;": "&lt;", "&": "&", "&quot;": "&quot;",
+	} {
+		if got := unescape(in); got != want {
+			t.Errorf("unescape(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = unescape("alice@example.com") }); n != 0 {
+		t.Errorf("unescape allocates %.1f times for a word without entities; want 0", n)
+	}
+}

@@ -99,5 +99,12 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// unescape decodes the three entities Slack escapes.
-func unescape(s string) string { return entities.Replace(s) }
+// unescape decodes the three entities Slack escapes. Each begins with
+// '&': text without one is returned as it is, without the replacer's
+// allocations (most words of most commands).
+func unescape(s string) string {
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	return entities.Replace(s)
+}

@@ -1,14 +1,9 @@
 package commands
 
 import (
-	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -59,48 +54,6 @@ func (c *requestService) EncodePending(p Pending) string {
 }
 
 func (c *requestService) encode(w wirePending) string { return c.seal(encodingVersion, w) }
-
-// seal returns v as "<kind>.<payload>.<HMAC-SHA256>", both base64url: a
-// value that travels through Slack (a button's value, a modal's
-// private_metadata) and comes back only if nobody changed it.
-func (c *shared) seal(kind string, v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // plain structs of strings and numbers: cannot fail
-	head := kind + "." + b64.EncodeToString(bytes.TrimSpace(buf.Bytes()))
-	return head + "." + b64.EncodeToString(c.sign(head))
-}
-
-// unseal checks the signature of s, made by seal with kind, and decodes
-// its payload into v, refusing unknown fields.
-func (c *shared) unseal(kind, s string, v any) error {
-	i := strings.LastIndexByte(s, '.')
-	if len(s) > MaxEncodedPending || i < 0 || !strings.HasPrefix(s, kind+".") {
-		return ErrBadPending
-	}
-	head, sig := s[:i], s[i+1:]
-	got, err := b64.DecodeString(sig)
-	if err != nil || !hmac.Equal(got, c.sign(head)) {
-		return ErrBadPending
-	}
-	raw, err := b64.DecodeString(head[len(kind)+1:])
-	if err != nil {
-		return ErrBadPending
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return ErrBadPending
-	}
-	return nil
-}
-
-func (c *shared) sign(head string) []byte {
-	m := hmac.New(sha256.New, c.key)
-	m.Write([]byte(head))
-	return m.Sum(nil)
-}
 
 // DecodePending is [Core.DecodePending]'s work.
 func (c *requestService) DecodePending(s string) (Pending, error) {

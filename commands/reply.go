@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -106,17 +105,17 @@ func (n Notice) Summary(mention func(userID string) string) string {
 func (n Notice) headline(who string) string {
 	switch {
 	case n.OK && n.Unchanged:
-		return fmt.Sprintf("%s: %s: nothing changed, it already was so (%s)", who, n.Op, n.Status)
+		return who + ": " + n.Op.String() + ": nothing changed, it already was so (" + n.Status + ")"
 	case n.OK && (n.Op.Action == ActionRegisterDomain || n.Status != ""):
-		return fmt.Sprintf("%s %s: %s", who, n.Op.pastTense(), n.Status)
+		return who + " " + n.Op.pastTense() + ": " + n.Status
 	case n.OK && n.UID != "":
 		return who + " " + n.Op.pastTense() + ": uid " + n.UID
 	case n.OK:
 		return who + " " + n.Op.pastTense()
 	case n.Uncertain:
-		return fmt.Sprintf("%s: %s: no usable answer from %s (%s): %s", who, n.Op, n.ProviderTitle, n.Code, uncertainOutcome(n.Op.Action))
+		return who + ": " + n.Op.String() + ": no usable answer from " + n.ProviderTitle + " (" + n.Code + "): " + uncertainOutcome(n.Op.Action)
 	}
-	return fmt.Sprintf("%s: %s failed: %s (%s)", who, n.Op, n.Code, n.Why())
+	return who + ": " + n.Op.String() + " failed: " + n.Code + " (" + n.Why() + ")"
 }
 
 // uncertainOutcome says what may be true after an operation that got no

@@ -53,8 +53,9 @@ func (c *runService) run(ctx context.Context, actor string, deciders []string, r
 	}
 	e := c.entry(runEvent(op), reqID, actor, op.Action, op.Domain, op.Login)
 	e.Deciders, e.Provider, e.Reason, e.HandedTo, e.To = deciders, n.Provider, op.Reason, op.For, op.To
+	target := r.mailbox
 	res, begun, err := c.runWrite(ctx, write{entry: e, notice: n, cut: true,
-		perform: func(ctx context.Context) (Result, error) { return c.perform(ctx, n, r.mailbox) }})
+		perform: func(ctx context.Context, n Notice) (Result, error) { return c.perform(ctx, n, target) }})
 	if !begun {
 		n.Code, n.NothingDone = CodeStore, true
 		c.logResult(n, err)
@@ -335,10 +336,9 @@ func capitalise(s string) string {
 // Successes are logged at info level, failures at warn, with the error's
 // detail.
 func (c *shared) logResult(n Notice, err error) {
-	fields := []zap.Field{
-		zap.String("action", string(n.Op.Action)), zap.String("target", n.Op.Target()),
-		zap.String("actor", n.Actor), zap.Bool("ok", n.OK),
-	}
+	fields := make([]zap.Field, 4, 7) // room for the approvers, one more and the error
+	fields[0], fields[1] = zap.String("action", string(n.Op.Action)), zap.String("target", n.Op.Target())
+	fields[2], fields[3] = zap.String("actor", n.Actor), zap.Bool("ok", n.OK)
 	if len(n.Approvers) > 0 {
 		fields = append(fields, zap.Strings("approvers", n.Approvers))
 	}

@@ -23,7 +23,7 @@ func (g *Google) checks(c *Config) []check {
 	return []check{
 		{c.nameOf(&g.GoogleCredentials), checkGoogleKey(g.GoogleCredentials)},
 		{c.nameOf(&g.GoogleAdmin), checkEmail(g.GoogleAdmin)},
-		{c.nameOf(&g.GoogleCustomer), matchAll(nonEmpty(g.GoogleCustomer), googleCustomerID().MatchString, "a customer ID such as C01abc2de or my_customer")},
+		{c.nameOf(&g.GoogleCustomer), matchAll(nonEmpty(g.GoogleCustomer), isGoogleCustomer, "a customer ID such as C01abc2de or my_customer")},
 		{c.nameOf(&g.GoogleBaseURL), checkURL(g.GoogleBaseURL)},
 		{c.nameOf(&g.GoogleOrgUnit), checkOrgUnit(g.GoogleOrgUnit)},
 	}
@@ -39,6 +39,13 @@ func checkOrgUnit(p string) error {
 
 // googleCustomerID is GOOGLE_CUSTOMER: my_customer, or a customer ID.
 var googleCustomerID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(my_customer|C[0-9A-Za-z]{4,20})$`) })
+
+// isGoogleCustomer reports whether s is a GOOGLE_CUSTOMER: the default,
+// my_customer, is taken without compiling googleCustomerID, which every
+// process would otherwise do at start whichever provider it drives.
+func isGoogleCustomer(s string) bool {
+	return s == "my_customer" || googleCustomerID().MatchString(s)
+}
 
 // checkGoogleKey checks GOOGLE_CREDENTIALS: empty, or a service-account
 // key file's content.

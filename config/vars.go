@@ -100,19 +100,29 @@ func WriteVars(w io.Writer, providers []Provider) {
 
 // nameOf is the variable of the field of c that ptr points to.
 func (c *Config) nameOf(ptr any) string {
-	p := reflect.ValueOf(ptr).Pointer()
-	fields := reflect.ValueOf(c).Elem()
-	for _, v := range envVars() {
-		if fields.FieldByIndex(v.index).Addr().Pointer() != p {
-			continue
-		}
-		if old := c.readFrom[v.name]; old != "" {
-			return old
-		}
-		return v.name
+	name, ok := varAt()[reflect.ValueOf(ptr).Pointer()-reflect.ValueOf(c).Pointer()]
+	if !ok {
+		panic("config: not a variable's field")
 	}
-	panic("config: not a variable's field")
+	if old := c.readFrom[name]; old != "" {
+		return old
+	}
+	return name
 }
+
+// varAt names each variable by its field's offset in a Config.
+var varAt = sync.OnceValue(func() map[uintptr]string {
+	typ := reflect.TypeFor[Config]()
+	at := make(map[uintptr]string, len(envVars()))
+	for _, v := range envVars() {
+		var off uintptr
+		for i := range v.index {
+			off += typ.FieldByIndex(v.index[:i+1]).Offset
+		}
+		at[off] = v.name
+	}
+	return at
+})
 
 // settingVar is the variable that sets the core's setting s (its core
 // tag).

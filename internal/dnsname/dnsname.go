@@ -50,16 +50,17 @@ func Check(s string) error {
 	if len(s) > MaxNameLen {
 		return fmt.Errorf("longer than %d characters", MaxNameLen)
 	}
-	labels := strings.Split(s, ".")
-	if len(labels) < 2 {
+	if !strings.Contains(s, ".") {
 		return errors.New("needs at least two labels, such as example.com")
 	}
-	for _, l := range labels {
+	var tld string
+	for l := range strings.SplitSeq(s, ".") { // no slice of labels: Check runs on every command
 		if err := CheckLabel(l); err != nil {
 			return err
 		}
+		tld = l
 	}
-	if tld := labels[len(labels)-1]; strings.Trim(tld, "0123456789") == "" {
+	if strings.Trim(tld, "0123456789") == "" {
 		return fmt.Errorf("top-level domain %q is all digits", tld)
 	}
 	return nil
