@@ -150,7 +150,7 @@ func (c *handoverService) resetShown(ctx context.Context, requestID string, n No
 	e := c.entry(EventHandoverShown, requestID, n.Actor, ActionResetPassword, n.Op.Domain, n.Op.Login)
 	e.Provider, e.HandedTo = n.Provider, n.Actor
 	res, begun, _ = c.runWrite(ctx, write{entry: e, notice: n,
-		perform: func(ctx context.Context) (Result, error) { return c.mailboxes.resetPassword(ctx, n, nil) }})
+		perform: func(ctx context.Context, n Notice) (Result, error) { return c.mailboxes.resetPassword(ctx, n, nil) }})
 	return res, begun
 }
 

@@ -121,7 +121,7 @@ func (r *importRun) add(ctx context.Context, op Operation, hid string) (RowState
 		n := Notice{Actor: r.rec.Requester, Approvers: r.deciders, Op: op, Provider: c.nameAt(op.Domain), ProviderTitle: c.titleAt(op.Domain), HandedTo: op.For}
 		e := r.entry(op)
 		res, begun, err := c.runWrite(ctx, write{entry: e, notice: n, cut: true,
-			perform: func(ctx context.Context) (Result, error) { return c.mailboxes.addMailbox(ctx, n) }})
+			perform: func(ctx context.Context, n Notice) (Result, error) { return c.mailboxes.addMailbox(ctx, n) }})
 		switch {
 		case !begun:
 			return RowFailed, codeWords[CodeStore]

@@ -53,8 +53,9 @@ func (c *runService) run(ctx context.Context, actor string, deciders []string, r
 	}
 	e := c.entry(runEvent(op), reqID, actor, op.Action, op.Domain, op.Login)
 	e.Deciders, e.Provider, e.Reason, e.HandedTo, e.To = deciders, n.Provider, op.Reason, op.For, op.To
+	target := r.mailbox
 	res, begun, err := c.runWrite(ctx, write{entry: e, notice: n, cut: true,
-		perform: func(ctx context.Context) (Result, error) { return c.perform(ctx, n, r.mailbox) }})
+		perform: func(ctx context.Context, n Notice) (Result, error) { return c.perform(ctx, n, target) }})
 	if !begun {
 		n.Code, n.NothingDone = CodeStore, true
 		c.logResult(n, err)

@@ -53,7 +53,8 @@ func (c *policyService) selfServiceOr(req Request, op Operation, d Decision) Dec
 	if c.cfg.SelfService != SelfServiceReset || op.Action != ActionResetPassword || op.For != "" || c.access.IsAdmin(req.UserID) {
 		return d
 	}
-	return Decision{Step: StepSelfService, Op: op, Fallback: &d}
+	fallback := d // the copy, not d, is what escapes: only on this path
+	return Decision{Step: StepSelfService, Op: op, Fallback: &fallback}
 }
 
 // selfService runs a reset of the caller's own mailbox, handed over to

@@ -9,9 +9,11 @@ import (
 // write is one change at a provider as the run sequence carries it out:
 // what its audit entry says, the notice a failure describes, and the call.
 type write struct {
-	entry   AuditEntry
-	notice  Notice
-	perform func(context.Context) (Result, error)
+	entry  AuditEntry
+	notice Notice
+	// perform makes the call; it is given notice (passed, not captured,
+	// so that the notice stays off the heap)
+	perform func(ctx context.Context, n Notice) (Result, error)
 	// cut: a failure once ctx has ended may have happened at the provider
 	// all the same, and says so (cutOff)
 	cut bool
@@ -27,7 +29,7 @@ func (c *shared) runWrite(ctx context.Context, w write) (res Result, begun bool,
 	if err != nil {
 		return Result{}, false, err
 	}
-	res, err = w.perform(ctx)
+	res, err = w.perform(ctx, w.notice)
 	if err != nil {
 		res = c.failure(w.notice, err)
 		if w.cut {

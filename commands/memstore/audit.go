@@ -77,6 +77,7 @@ func (s *Store) append(e commands.AuditEntry) int64 {
 		e.Time = s.opts.Now()
 	}
 	e.Deciders = slices.Clone(e.Deciders)
+	s.room()
 	s.audit = append(s.audit, e)
 	s.pruneAudit()
 	return e.ID
@@ -93,12 +94,31 @@ func (s *Store) pruneAudit() {
 		}
 	}
 	if drop > 0 {
-		// Reslice, not copy: the dropped entries stay in the backing
-		// array only until append outgrows it and moves the live ones,
-		// so the copying is amortised over many entries.
+		// Reslice, not copy: room moves the live entries once the
+		// window reaches the end of its array.
 		clear(s.audit[:drop])
 		s.audit = s.audit[drop:]
 	}
+}
+
+// room makes space for one more entry after the audit window. When the
+// window has reached the end of auditBuf, its entries move to the front
+// of auditBuf if that leaves room for half as many again, else to a new
+// array that does: a full trail (MaxAudit entries, one dropped per entry
+// added) then takes no allocation, and each entry is copied about twice.
+// The caller holds s.mu.
+func (s *Store) room() {
+	n := len(s.audit)
+	if n < cap(s.audit) {
+		return
+	}
+	want := n + max(n/2, 8)
+	if len(s.auditBuf) < want {
+		s.auditBuf = make([]commands.AuditEntry, want)
+	}
+	copy(s.auditBuf, s.audit) // may overlap: copy moves
+	clear(s.auditBuf[n:])     // no stale copies keep what was dropped alive
+	s.audit = s.auditBuf[:n]
 }
 
 // pruneRequests forgets final requests past their expiry that have been

@@ -56,13 +56,15 @@ type Options struct {
 type Store struct {
 	opts Options
 
-	mu     sync.Mutex
-	reqs   map[string]*commands.Record
-	audit  []commands.AuditEntry // in ID order
-	nextID int64
-	writes int // since the last pruning of the requests
-	ho     handovers
-	im     map[string]*commands.ImportRecord
+	mu    sync.Mutex
+	reqs  map[string]*commands.Record
+	audit []commands.AuditEntry // in ID order: a window of auditBuf
+	// auditBuf is the array the audit window moves along (room)
+	auditBuf []commands.AuditEntry
+	nextID   int64
+	writes   int // since the last pruning of the requests
+	ho       handovers
+	im       map[string]*commands.ImportRecord
 }
 
 var _ commands.Store = (*Store)(nil)

@@ -3,6 +3,7 @@ package memstore_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -130,6 +131,54 @@ func TestAuditBounded(t *testing.T) {
 	}
 	if want := "[7 new]"; fmt.Sprint(names) != want {
 		t.Errorf("after an hour: %v, want %s (older than the retention forgotten)", names, want)
+	}
+}
+
+// TestFullAuditTrailAllocatesNothing: once the trail holds MaxAudit
+// entries, each new entry drops the oldest and the trail moves along one
+// array, allocating nothing per entry; the entries kept are the newest,
+// in order, each with its ID, deciders and outcome.
+func TestFullAuditTrailAllocatesNothing(t *testing.T) {
+	s := memstore.New(memstore.Options{MaxAudit: 100})
+	ctx := t.Context()
+	begin := func(i int) {
+		id, err := s.Begin(ctx, commands.AuditEntry{Event: commands.EventRun, RequestID: fmt.Sprint(i), Domain: "example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Complete(ctx, id, commands.AuditEntry{Outcome: commands.OutcomeOK, Status: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 1000 {
+		begin(i)
+	}
+	e := commands.AuditEntry{Event: commands.EventRun, Domain: "example.com"}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10000 {
+		if _, err := s.Begin(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.Mallocs - before.Mallocs; n > 10 {
+		t.Errorf("10000 entries on a full trail allocated %d times; want none", n)
+	}
+	for i := 11000; i < 11250; i++ {
+		begin(i)
+	}
+	if err := s.AppendAudit(ctx, commands.AuditEntry{Event: commands.EventApproved, Deciders: []string{"U1", "U2"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Audit(ctx, time.Time{}, 0, false)
+	if len(got) != 100 || got[99].ID != 11251 || got[99].Deciders[1] != "U2" {
+		t.Fatalf("after 11251 entries: %d kept, the last %+v; want 100, the last ID 11251 with its deciders", len(got), got[len(got)-1])
+	}
+	for i, g := range got[:99] {
+		if want := fmt.Sprint(11151 + i); g.ID != int64(11152+i) || g.RequestID != want || g.Status != want || g.Outcome != commands.OutcomeOK {
+			t.Fatalf("entry %d = %+v; want ID %d for request %s, completed", i, g, 11152+i, want)
+		}
 	}
 }
 
