@@ -1,17 +1,14 @@
 package apiclient
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +48,7 @@ type Caller struct {
 	timeout   time.Duration
 	userAgent string
 	agent     []string // the User-Agent header's value, built once
+	prefix    string   // the base URL as a string, when a simple path may be appended to it (joinPrefix)
 	retry     RetryPolicy
 	onRetry   func(op Op, reason string)
 }
@@ -157,6 +155,7 @@ func NewCaller(provider, baseURL string, header http.Header, opts ...Option) (*C
 		c.hc = &http.Client{Transport: c.rt, Timeout: c.timeout + time.Second}
 	}
 	c.agent = []string{c.userAgent}
+	c.prefix = joinPrefix(c.base)
 	hc := *c.hc // a copy: the caller's client is left as it was
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.hc = &hc
@@ -184,8 +183,10 @@ type Request struct {
 	Method string
 	Path   string     // joined to the base URL; escaped by the adapter where needed
 	Query  url.Values // nil for none
-	Body   []byte     // nil for none
-	Type   string     // the body's Content-Type
+	// RawQuery is the query encoded, when Query is nil.
+	RawQuery string
+	Body     []byte // nil for none
+	Type     string // the body's Content-Type
 	// Header holds headers of this request alone, set after the caller's
 	// own: a bearer token that changes while the caller lives (keep it out
 	// of errors with [Caller.WithSecrets]).
@@ -206,20 +207,17 @@ type Response struct {
 func (c *Caller) Exchange(ctx context.Context, r Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	// The transport calls WroteHeaders from its own goroutine, which may
-	// still run when Do has returned (a timeout): hence the atomic.
-	var wrote atomic.Bool
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { wrote.Store(true) }})
-	req, err := c.newRequest(ctx, r)
+	sent := newSentTrace()
+	req, err := c.newRequest(httptrace.WithClientTrace(ctx, &sent.trace), r)
 	if err != nil {
 		return nil, err
 	}
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return nil, c.noAnswer(r.Op, wrote.Load(), err)
+		return nil, c.noAnswer(r.Op, sent.wrote.Load(), err)
 	}
 	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, MaxBody+1))
+	data, err := readBody(res.Body, res.ContentLength)
 	if err != nil {
 		return nil, c.noAnswer(r.Op, true, err)
 	}
@@ -227,36 +225,6 @@ func (c *Caller) Exchange(ctx context.Context, r Request) (*Response, error) {
 		return nil, c.Fail(r.Op, ClassUncertain, res.StatusCode, "", fmt.Sprintf("answer larger than %d bytes", MaxBody))
 	}
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: data}, nil
-}
-
-// newRequest is the HTTP request of r under the Caller's base URL, with
-// the Caller's headers, then r's, then the content type, Accept and
-// User-Agent.
-func (c *Caller) newRequest(ctx context.Context, r Request) (*http.Request, error) {
-	u := c.base.JoinPath(r.Path)
-	if r.Query != nil {
-		u.RawQuery = r.Query.Encode()
-	}
-	var body io.Reader
-	if r.Body != nil {
-		body = bytes.NewReader(r.Body)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.Method, u.String(), body)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", c.provider, r.Op, err)
-	}
-	for k, vs := range c.header {
-		req.Header[k] = vs
-	}
-	for k, vs := range r.Header {
-		req.Header[k] = vs
-	}
-	if r.Type != "" {
-		req.Header["Content-Type"] = headerValue(r.Type)
-	}
-	req.Header["Accept"] = jsonValue
-	req.Header["User-Agent"] = c.agent
-	return req, nil
 }
 
 // noAnswer is the error of an attempt that got no answer.

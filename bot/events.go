@@ -177,7 +177,7 @@ func (b *Bot) ack(ctx context.Context, req *socketmode.Request, payload any, rec
 	if payload != nil {
 		if raw, ok := payload.(json.RawMessage); ok {
 			payload = raw
-		} else if raw, err := json.Marshal(payload); err == nil {
+		} else if raw, err := encodePayload(payload); err == nil {
 			payload = json.RawMessage(raw)
 			b.seen.acked(req.EnvelopeID, raw)
 		}
@@ -187,4 +187,13 @@ func (b *Bot) ack(ctx context.Context, req *socketmode.Request, payload any, rec
 		return
 	}
 	b.m.ackLatency.Observe(time.Since(received).Seconds())
+}
+
+// encodePayload is the JSON of an ack's payload: a reply's by the hand
+// encoder, any other's by json.Marshal (the same bytes).
+func encodePayload(payload any) ([]byte, error) {
+	if e, ok := payload.(ephemeral); ok {
+		return e.appendJSON(make([]byte, 0, bodySizeHint(e.Text, e.Blocks)))
+	}
+	return json.Marshal(payload)
 }

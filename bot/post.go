@@ -26,7 +26,7 @@ const maxPostAnswer = 1 << 20
 // (RateLimitedError, StatusCodeError, SlackErrorResponse), so [retrying]
 // and the callers read them as before.
 func (m *Messenger) post(ctx context.Context, channel, text string, blocks ...slack.Block) (string, string, error) {
-	raw, err := json.Marshal(blocks)
+	raw, err := appendBlocks(make([]byte, 0, bodySizeHint(text, blocks)), blocks)
 	if err != nil {
 		return "", "", err
 	}

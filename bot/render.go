@@ -1,7 +1,7 @@
 package bot
 
 import (
-	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -256,6 +256,15 @@ type ephemeral struct {
 	Blocks       []slack.Block `json:"blocks"` // not slack.Blocks, whose output encoding/json compacts again
 }
 
+// appendJSON appends the payload's JSON, the bytes json.Marshal writes,
+// by the hand encoder (blockjson.go).
+func (e ephemeral) appendJSON(dst []byte) ([]byte, error) {
+	dst = appendString(append(dst, `{"response_type":`...), e.ResponseType)
+	dst = appendString(append(dst, `,"text":`...), e.Text)
+	dst, err := appendBlocks(append(dst, `,"blocks":`...), e.Blocks)
+	return append(dst, '}'), err
+}
+
 // ephemeralPayload renders a reply as an acknowledgement's payload, within
 // Slack's limits.
 func ephemeralPayload(r commands.Reply) ephemeral {
@@ -268,25 +277,24 @@ func messageOptions(r commands.Reply) []slack.MsgOption {
 	return []slack.MsgOption{slack.MsgOptionText(fallbackText(r), false), slack.MsgOptionBlocks(replyBlocks(r)...)}
 }
 
-// responseBody is r as the body of a response_url post: slack-go's
-// WebhookMessage as Slack reads it, with the blocks encoded once (the
-// WebhookMessage's Blocks encode themselves, and encoding/json then checks
-// and compacts their output again).
+// responseBody is r as the body of a response_url post: the JSON of
+// slack-go's WebhookMessage as Slack reads it, byte for byte, written by
+// the hand encoder (blockjson.go) in one buffer.
 func responseBody(r commands.Reply, replace bool) ([]byte, error) {
-	return json.Marshal(&webhookBody{
-		Text:            fallbackText(r),
-		Blocks:          replyBlocks(r),
-		ResponseType:    slack.ResponseTypeEphemeral,
-		ReplaceOriginal: replace,
-	})
-}
-
-// webhookBody is the part of slack.WebhookMessage that a response_url
-// post of mailbot's uses, with the same JSON.
-type webhookBody struct {
-	Text            string        `json:"text,omitempty"`
-	Blocks          []slack.Block `json:"blocks,omitempty"`
-	ResponseType    string        `json:"response_type,omitempty"`
-	ReplaceOriginal bool          `json:"replace_original"`
-	DeleteOriginal  bool          `json:"delete_original"`
+	text, blocks := fallbackText(r), replyBlocks(r)
+	dst := make([]byte, 0, bodySizeHint(text, blocks))
+	dst = append(dst, '{')
+	if text != "" {
+		dst = append(appendString(append(dst, `"text":`...), text), ',')
+	}
+	if len(blocks) > 0 {
+		var err error
+		if dst, err = appendBlocks(append(dst, `"blocks":`...), blocks); err != nil {
+			return nil, err
+		}
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"response_type":"ephemeral","replace_original":`...)
+	dst = strconv.AppendBool(dst, replace)
+	return append(dst, `,"delete_original":false}`...), nil
 }

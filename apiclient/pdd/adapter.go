@@ -90,17 +90,17 @@ func (a *Adapter) Capabilities() apiclient.Capabilities {
 	return apiclient.Capabilities{Title: Title, UIDs: true, Paged: true, VerifiesOwnership: true, RegisterAnswersAsNew: true}
 }
 
-// call is one PDD operation: it sends params to the endpoint of pddOp
-// (as a form for POST, in the query for GET), retried as idempotent and
-// the failure's class allow, and decodes the success into v. secrets are
-// the request's own (a password), kept out of every error
+// call is one PDD operation: it sends form, encoded, to the endpoint of
+// pddOp (as the body of a POST, the query of a GET), retried as
+// idempotent and the failure's class allow, and decodes the success into
+// v. secrets are the request's own (a password), kept out of every error
 // (apiclient.Caller.WithSecrets).
-func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method string, params url.Values, idempotent bool, v any, secrets ...string) error {
-	req := apiclient.Request{Op: op, Method: method, Path: "api2/admin/" + string(pddOp)}
+func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method, form string, idempotent bool, v any, secrets ...string) error {
+	req := apiclient.Request{Op: op, Method: method, Path: pddOp.path()}
 	if method == http.MethodPost {
-		req.Body, req.Type = []byte(params.Encode()), "application/x-www-form-urlencoded"
+		req.Body, req.Type = []byte(form), "application/x-www-form-urlencoded"
 	} else {
-		req.Query = params
+		req.RawQuery = form
 	}
 	c := a.c.WithSecrets(secrets...)
 	n := 0
@@ -110,8 +110,7 @@ func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method st
 		if err == nil {
 			err = a.decode(c, op, res, v)
 		}
-		var g garbledError
-		if errors.As(err, &g) {
+		if g, ok := asGarbled(err); ok {
 			g.e.Attempts = n
 			return g // not an *apiclient.Error: Do returns it at once
 		}
@@ -122,11 +121,16 @@ func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method st
 
 // settled is the error of an operation whose last attempt failed with err.
 func settled(err error) error {
-	var g garbledError
-	if errors.As(err, &g) {
+	if g, ok := asGarbled(err); ok {
 		return g.e
 	}
 	return err
+}
+
+// asGarbled finds a garbledError in err; a success costs nothing.
+func asGarbled(err error) (garbledError, bool) {
+	var g garbledError
+	return g, err != nil && errors.As(err, &g)
 }
 
 // garbledError carries the error of an HTTP 200 answer that is not a PDD
@@ -149,11 +153,17 @@ const (
 	reasonTooLarge = "answer larger than 1048576 bytes"
 )
 
-// envelope is what every PDD answer holds.
+// envelope is what every PDD answer holds. Each answer type embeds it
+// (answer), so that one pass over the body reads both.
 type envelope struct {
 	Success string `json:"success"`
 	Error   string `json:"error"`
 }
+
+func (e *envelope) env() *envelope { return e }
+
+// answer is an answer type that embeds the envelope.
+type answer interface{ env() *envelope }
 
 // decode reads an answer: HTTP 200 with "success": "ok" is decoded into v;
 // "error" becomes an *apiclient.Error classed by its code ([codeClass]);
@@ -163,19 +173,18 @@ type envelope struct {
 // a 200 body may hold the verification secrets. c is the call's caller,
 // which keeps its secrets out of the error.
 func (a *Adapter) decode(c *apiclient.Caller, op apiclient.Op, res *apiclient.Response, v any) error {
-	class := apiclient.StatusClass(res.Status, op == apiclient.OpAdd)
-	switch {
-	case len(res.Body) > maxBody && res.Status == http.StatusOK:
-		return a.garbledAnswer(op, reasonTooLarge)
-	case len(res.Body) > maxBody:
-		return c.Fail(op, class, res.Status, "", reasonTooLarge)
-	case res.Status != http.StatusOK:
-		e := c.Fail(op, class, res.Status, "", reasonStatus+": "+apiclient.Excerpt(res.Body, apiclient.ExcerptLen, c.Secrets()...))
-		e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
-		return e
+	if err := a.notOK(c, op, res); err != nil {
+		return err
 	}
+	// One pass reads an answer that is one JSON object of v's shape: the
+	// envelope with the result. Anything else is read again, the envelope
+	// alone and strictly, to say what is wrong with it.
+	va, decoded := v.(answer)
+	decoded = decoded && json.Unmarshal(res.Body, v) == nil
 	var env envelope
-	if reason := strictJSON(res.Body, &env); reason != "" {
+	if decoded {
+		env = *va.env()
+	} else if reason := strictEnvelope(res.Body, &env); reason != "" {
 		return a.garbledAnswer(op, reason)
 	}
 	switch {
@@ -187,9 +196,25 @@ func (a *Adapter) decode(c *apiclient.Caller, op apiclient.Op, res *apiclient.Re
 		return e
 	case env.Success != "ok":
 		return a.garbledAnswer(op, `answer has no "success" of "ok" or "error"`)
-	}
-	if err := json.Unmarshal(res.Body, v); err != nil {
+	case !decoded && json.Unmarshal(res.Body, v) != nil:
 		return a.garbledAnswer(op, reasonNotPDD)
+	}
+	return nil
+}
+
+// notOK is the error of an answer other than HTTP 200 within the bound,
+// or nil.
+func (a *Adapter) notOK(c *apiclient.Caller, op apiclient.Op, res *apiclient.Response) error {
+	class := apiclient.StatusClass(res.Status, op == apiclient.OpAdd)
+	switch {
+	case len(res.Body) > maxBody && res.Status == http.StatusOK:
+		return a.garbledAnswer(op, reasonTooLarge)
+	case len(res.Body) > maxBody:
+		return c.Fail(op, class, res.Status, "", reasonTooLarge)
+	case res.Status != http.StatusOK:
+		e := c.Fail(op, class, res.Status, "", reasonStatus+": "+apiclient.Excerpt(res.Body, apiclient.ExcerptLen, c.Secrets()...))
+		e.RetryAfter = apiclient.RetryAfter(res.Header, time.Now())
+		return e
 	}
 	return nil
 }
@@ -206,11 +231,11 @@ func (a *Adapter) garbledAnswer(op apiclient.Op, reason string) error {
 	return garbledError{a.garbled(op, reason)}
 }
 
-// strictJSON decodes body, one JSON object and nothing after it, into v,
-// and returns what is wrong with it, or "".
-func strictJSON(body []byte, v any) string {
+// strictEnvelope decodes the envelope of body, one JSON object and
+// nothing after it, into env, and returns what is wrong with it, or "".
+func strictEnvelope(body []byte, env *envelope) string {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(env); err != nil {
 		var syntaxErr *json.SyntaxError
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):

@@ -1,7 +1,6 @@
 package pdd
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -59,17 +58,14 @@ type Secrets struct {
 }
 
 // How a domain is verified with its secrets, from the service's public
-// documentation: a file at verifyFileURL, or a CNAME record at
-// verifyPrefix<secret name> pointing to VerifyCNAME.
-const (
-	verifyFileURL = "http://%s/%s.html" // domain, secret name
-	verifyPrefix  = "yamail-"
-)
+// documentation: a file at http://<domain>/<secret name>.html (SecretsOf),
+// or a CNAME record at verifyPrefix<secret name> pointing to VerifyCNAME.
+const verifyPrefix = "yamail-"
 
 // SecretsOf is the verification secrets name and content of domain, with
 // the file and the DNS record that publish them.
 func SecretsOf(domain, name, content string) *apiclient.Secrets {
-	return &apiclient.Secrets{Name: name, Content: content, File: fmt.Sprintf(verifyFileURL, domain, name),
+	return &apiclient.Secrets{Name: name, Content: content, File: "http://" + domain + "/" + name + ".html",
 		Record: &apiclient.Record{Purpose: apiclient.PurposeVerification, Type: apiclient.TypeCNAME,
 			Name: verifyPrefix + strings.ToLower(name), Value: VerifyCNAME, Secret: true}}
 }

@@ -27,6 +27,7 @@ const lookupOnPage = 100
 // domainAnswer is the answer of domain/register and
 // domain/registration_status.
 type domainAnswer struct {
+	envelope
 	Domain  string   `json:"domain"`
 	Status  string   `json:"status"`
 	Stage   string   `json:"stage"`
@@ -35,6 +36,7 @@ type domainAnswer struct {
 
 // mailboxAnswer is the answer of email/add and email/edit.
 type mailboxAnswer struct {
+	envelope
 	Domain string      `json:"domain"`
 	Login  string      `json:"login"`
 	UID    json.Number `json:"uid"`
@@ -42,6 +44,7 @@ type mailboxAnswer struct {
 
 // listAnswer is the answer of email/list.
 type listAnswer struct {
+	envelope
 	Domain   string `json:"domain"`
 	Page     int    `json:"page"`
 	Pages    int    `json:"pages"`
@@ -78,7 +81,7 @@ func (a *Adapter) DomainStatus(ctx context.Context, domain string) (*apiclient.D
 
 func (a *Adapter) domain(ctx context.Context, op apiclient.Op, pddOp Op, method, domain string) (*apiclient.Domain, error) {
 	var r domainAnswer
-	if err := a.call(ctx, op, pddOp, method, url.Values{"domain": {domain}}, true, &r); err != nil {
+	if err := a.call(ctx, op, pddOp, method, "domain="+url.QueryEscape(domain), true, &r); err != nil {
 		return nil, err
 	}
 	return a.domainOf(op, &r, domain)
@@ -152,7 +155,7 @@ func (a *Adapter) SetLoginEnabled(ctx context.Context, domain, login string, ena
 
 func (a *Adapter) mailbox(ctx context.Context, op apiclient.Op, pddOp Op, form url.Values, idempotent bool, state apiclient.MailboxState, secrets ...string) (*apiclient.Mailbox, error) {
 	var r mailboxAnswer
-	if err := a.call(ctx, op, pddOp, http.MethodPost, form, idempotent, &r, secrets...); err != nil {
+	if err := a.call(ctx, op, pddOp, http.MethodPost, form.Encode(), idempotent, &r, secrets...); err != nil {
 		return nil, err
 	}
 	return a.mailboxOf(op, &r, form, state, secrets...)
@@ -212,7 +215,7 @@ func (a *Adapter) ListMailboxes(ctx context.Context, domain, cursor string, limi
 func (a *Adapter) listPage(ctx context.Context, op apiclient.Op, domain string, page, onPage int) (*listAnswer, error) {
 	var r listAnswer
 	q := url.Values{"domain": {domain}, "page": {strconv.Itoa(page)}, "on_page": {strconv.Itoa(onPage)}}
-	if err := a.call(ctx, op, OpListMailboxes, http.MethodGet, q, true, &r); err != nil {
+	if err := a.call(ctx, op, OpListMailboxes, http.MethodGet, q.Encode(), true, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -264,6 +267,24 @@ const (
 	OpListMailboxes      Op = "email/list"
 	OpRegistrationStatus Op = "domain/registration_status"
 )
+
+// path is the path of op's endpoint under the base URL, a constant for
+// each of PDD's operations.
+func (op Op) path() string {
+	switch op {
+	case OpRegisterDomain:
+		return "api2/admin/domain/register"
+	case OpAddMailbox:
+		return "api2/admin/email/add"
+	case OpEditMailbox:
+		return "api2/admin/email/edit"
+	case OpListMailboxes:
+		return "api2/admin/email/list"
+	case OpRegistrationStatus:
+		return "api2/admin/domain/registration_status"
+	}
+	return "api2/admin/" + string(op)
+}
 
 // ResolveMailbox finds login@domain as LookupMailbox does: PDD has no
 // aliases that mailbot uses and no administrator flag, so an address
