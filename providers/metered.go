@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/mailbot/mailbot/apiclient"
@@ -34,6 +35,15 @@ var providerBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 
 type Metrics struct {
 	provider string
 	*providerFamilies
+	upGauge *metrics.Gauge
+	ops     map[apiclient.Op]*opSeries // every operation's, resolved once
+}
+
+// opSeries are one operation's series of the provider.
+type opSeries struct {
+	duration *metrics.Histogram
+	requests []*metrics.Counter // by outcome, in the order of providerOutcomes
+	retries  []*metrics.Counter // by reason, in the order of RetryReasons
 }
 
 // providerFamilies are the provider series of every provider in use.
@@ -66,28 +76,48 @@ func NewMetrics(reg *metrics.Registry, provider string) *Metrics {
 // Also is the series of another provider in use, every operation with
 // every outcome and retry reason at 0, in the same families.
 func (f *providerFamilies) Also(provider string) *Metrics {
-	m := &Metrics{provider: provider, providerFamilies: f}
-	m.up.WithLabelValues(provider).Set(0)
+	m := &Metrics{provider: provider, providerFamilies: f, upGauge: f.up.WithLabelValues(provider),
+		ops: make(map[apiclient.Op]*opSeries)}
+	m.upGauge.Set(0)
 	for _, op := range apiclient.Ops() {
-		m.duration.WithLabelValues(provider, string(op))
-		for _, o := range providerOutcomes {
-			m.requests.WithLabelValues(provider, string(op), o)
-		}
-		for _, r := range RetryReasons() {
-			m.retries.WithLabelValues(provider, string(op), r)
-		}
+		m.ops[op] = m.resolve(op)
 	}
 	return m
 }
 
+// resolve is op's series, created at 0 where they are new.
+func (m *Metrics) resolve(op apiclient.Op) *opSeries {
+	s := &opSeries{duration: m.duration.WithLabelValues(m.provider, string(op))}
+	for _, o := range providerOutcomes {
+		s.requests = append(s.requests, m.requests.WithLabelValues(m.provider, string(op), o))
+	}
+	for _, r := range RetryReasons() {
+		s.retries = append(s.retries, m.retries.WithLabelValues(m.provider, string(op), r))
+	}
+	return s
+}
+
+// series is op's series: resolved at the start for every operation of
+// apiclient.Ops, else now.
+func (m *Metrics) series(op apiclient.Op) *opSeries {
+	if s, ok := m.ops[op]; ok {
+		return s
+	}
+	return m.resolve(op)
+}
+
 // CountRetry is the apiclient retry hook: it counts a repeated attempt.
 func (m *Metrics) CountRetry(op apiclient.Op, reason string) {
+	if i := slices.Index(RetryReasons(), reason); i >= 0 {
+		m.series(op).retries[i].Inc()
+		return
+	}
 	m.retries.WithLabelValues(m.provider, string(op), reason).Inc()
 }
 
 // Up sets mailbot_provider_up to 1: the provider passed its start-up
 // check.
-func (m *Metrics) Up() { m.up.WithLabelValues(m.provider).Set(1) }
+func (m *Metrics) Up() { m.upGauge.Set(1) }
 
 // Meter wraps p to count and time its operations.
 func (m *Metrics) Meter(p commands.Provider) commands.Provider {
@@ -102,16 +132,19 @@ type meteredProvider struct {
 }
 
 func (p *meteredProvider) observe(op apiclient.Op, start time.Time, err error) {
-	p.m.duration.WithLabelValues(p.m.provider, string(op)).Observe(time.Since(start).Seconds())
+	s := p.m.series(op)
+	s.duration.Observe(time.Since(start).Seconds())
+	var class apiclient.Class
 	outcome := outcomeOK
 	if err != nil {
-		outcome = apiclient.ClassOf(err).String()
+		class = apiclient.ClassOf(err)
+		outcome = class.String()
 	}
-	p.m.requests.WithLabelValues(p.m.provider, string(op), outcome).Inc()
-	if class := apiclient.ClassOf(err); class == apiclient.ClassCredentials || class == apiclient.ClassTemporary {
-		p.m.up.WithLabelValues(p.m.provider).Set(0)
+	s.requests[slices.Index(providerOutcomes, outcome)].Inc()
+	if err != nil && (class == apiclient.ClassCredentials || class == apiclient.ClassTemporary) {
+		p.m.upGauge.Set(0)
 	} else if op != apiclient.OpCheck || err == nil {
-		p.m.up.WithLabelValues(p.m.provider).Set(1)
+		p.m.upGauge.Set(1)
 	}
 }
 
