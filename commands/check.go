@@ -27,7 +27,7 @@ type wireCheck struct {
 // checkButton is the "Check DNS" button of a register reply; verify is
 // the verification record that MailDNS does not give, nil for none.
 func (c *readService) checkButton(domain string, verify *apiclient.Record) Button {
-	return Button{Kind: ButtonCheckDNS, Label: "Check DNS", Value: c.seal(checkKind, wireCheck{Domain: domain, Record: verify})}
+	return Button{Kind: ButtonCheckDNS, Label: "Check DNS", Value: c.sealCheck(wireCheck{Domain: domain, Record: verify})}
 }
 
 // CheckDomain is [Core.CheckDomain]'s work.

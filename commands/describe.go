@@ -115,20 +115,48 @@ func thenStep(s string) string {
 // records, the first set where the provider offers several, and its SPF
 // record where it names an include.
 func mailStep(domain string, dns *apiclient.MailDNS) string {
-	sets := dns.Of(apiclient.PurposeMX)
+	var first *apiclient.Record // the first MX set, of sets
+	sets := 0
+	for i, r := range recordsOf(dns) {
+		if r.Purpose == apiclient.PurposeMX {
+			if sets == 0 {
+				first = &dns.Records[i]
+			}
+			sets++
+		}
+	}
 	var mx string
 	switch {
-	case len(sets) == 0 || len(sets[0].MX) == 0:
+	case sets == 0 || len(first.MX) == 0:
 		mx = mxStep(domain, apiclient.MXRecord{})
-	case len(sets) == 1 && len(sets[0].MX) == 1:
-		mx = mxStep(domain, sets[0].MX[0])
+	case sets == 1 && len(first.MX) == 1:
+		mx = mxStep(domain, first.MX[0])
 	default:
-		mx = mxSetStep(domain, sets[0].MX)
+		mx = mxSetStep(domain, first.MX)
 	}
-	if spf := spfStep(dns); spf != "" {
-		mx += " " + spf
+	if v, ok := spfValue(dns, apiclient.MatchSPFInclude); ok {
+		mx += " Add an SPF record, a TXT record that includes " + v + ", such as: v=spf1 include:" + v + " ~all"
 	}
 	return mx
+}
+
+// recordsOf is dns's records, none for nil.
+func recordsOf(dns *apiclient.MailDNS) []apiclient.Record {
+	if dns == nil {
+		return nil
+	}
+	return dns.Records
+}
+
+// spfValue is the value of dns's first SPF record judged by match: the
+// include or the host the DNS checklist expects; ok false for none.
+func spfValue(dns *apiclient.MailDNS, match apiclient.Match) (v string, ok bool) {
+	for _, r := range recordsOf(dns) {
+		if r.Purpose == apiclient.PurposeSPF && r.Match == match {
+			return r.Value, true
+		}
+	}
+	return "", false
 }
 
 // mxStep tells how to point domain's mail at want.
@@ -149,24 +177,11 @@ func mxSetStep(domain string, set []apiclient.MXRecord) string {
 	return "Make these the only MX records of " + domain + ", so that mail flows: " + strings.Join(rs, ", ")
 }
 
-// spfStep tells which SPF record the DNS checklist expects, where the
-// provider names an include ("" otherwise: spfHostStep says it).
-func spfStep(dns *apiclient.MailDNS) string {
-	for _, r := range dns.Of(apiclient.PurposeSPF) {
-		if r.Match == apiclient.MatchSPFInclude {
-			return "Add an SPF record, a TXT record that includes " + r.Value + ", such as: v=spf1 include:" + r.Value + " ~all"
-		}
-	}
-	return ""
-}
-
 // spfHostStep tells which SPF record the DNS checklist expects, where the
 // provider names a host to authorise ("" otherwise).
 func spfHostStep(dns *apiclient.MailDNS) string {
-	for _, r := range dns.Of(apiclient.PurposeSPF) {
-		if r.Match == apiclient.MatchSPFHost {
-			return "Add an SPF record that authorises " + r.Value + ", for example: v=spf1 mx a -all"
-		}
+	if v, ok := spfValue(dns, apiclient.MatchSPFHost); ok {
+		return "Add an SPF record that authorises " + v + ", for example: v=spf1 mx a -all"
 	}
 	return ""
 }

@@ -17,6 +17,7 @@ type sealBuf struct {
 	json bytes.Buffer
 	enc  *json.Encoder
 	out  []byte
+	sum  [sha256.Size]byte
 }
 
 // maxKeptSeal bounds the scratch kept for reuse: a value longer than
@@ -39,11 +40,25 @@ func (c *shared) seal(kind string, v any) string {
 	b := sealBufs.Get().(*sealBuf)
 	b.json.Reset()
 	_ = b.enc.Encode(v) // plain structs of strings and numbers: cannot fail
+	return c.sealed(b, kind, bytes.TrimSpace(b.json.Bytes()))
+}
+
+// sealCheck is seal(checkKind, w), its JSON written out without
+// reflection: every register reply has a "Check DNS" button.
+func (c *shared) sealCheck(w wireCheck) string {
+	b := sealBufs.Get().(*sealBuf)
+	b.json.Reset()
+	b.json.Write(w.appendJSON(b.json.AvailableBuffer()))
+	return c.sealed(b, checkKind, b.json.Bytes())
+}
+
+// sealed is "<kind>.<payload>.<MAC>" (seal), built in b, which it
+// returns to sealBufs.
+func (c *shared) sealed(b *sealBuf, kind string, payload []byte) string {
 	out := append(b.out[:0], kind...)
 	out = append(out, '.')
-	out = b64.AppendEncode(out, bytes.TrimSpace(b.json.Bytes()))
-	var sum [sha256.Size]byte
-	mac := c.appendMAC(sum[:0], out)
+	out = b64.AppendEncode(out, payload)
+	mac := c.appendMAC(b.sum[:0], out)
 	out = append(out, '.')
 	out = b64.AppendEncode(out, mac)
 	s := string(out)
