@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,4 +81,39 @@ func reportPercentiles(b *testing.B, lat []time.Duration, what string) {
 	b.ReportMetric(ms(lat[len(lat)/2]), what+"-p50-ms")
 	b.ReportMetric(ms(lat[len(lat)*99/100]), what+"-p99-ms")
 	b.ReportMetric(ms(lat[len(lat)-1]), what+"-max-ms")
+}
+
+// BenchmarkSlashAck sends one slash command at a time through the fake
+// Slack and waits for its ack: the socket loop's path from the envelope to
+// the acknowledgement with its reply (help, which the core answers at
+// once, and a register, acknowledged with the interim reply while the
+// worker reads the domain's status; its result is awaited too, so that
+// commands do not pile up). Its allocations include the fake's and the
+// socketmode client's.
+//
+//	go test -run '^$' -bench SlashAck -benchmem ./bot/
+func BenchmarkSlashAck(b *testing.B) {
+	h := newHarness(b)
+	for _, tc := range []struct{ name, command, text string }{
+		{"help", "/mailbox", "help"},
+		{"register", "/maildomain", "register b%d.example.com"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				text := tc.text
+				if strings.Contains(text, "%d") {
+					text = fmt.Sprintf(text, i%10)
+				}
+				id, _ := h.command(admin, tc.command, text)
+				if tc.name == "register" {
+					if _, err := h.slack.WaitPosts(id, 1, time.Minute); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
 }

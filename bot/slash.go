@@ -12,12 +12,12 @@ import (
 )
 
 // slashCommand acknowledges a slash command at once and, when there is work
-// to do, hands it to the workers.
+// to do, hands it to the workers. The logger that names the command is built only on the paths that log:
+// a command acknowledged as it should be logs nothing.
 func (b *Bot) slashCommand(ctx context.Context, req *socketmode.Request, cmd slack.SlashCommand, received time.Time) {
-	log := b.log.With(zap.String("envelope_id", req.EnvelopeID), zap.String("user_id", cmd.UserID), zap.String("command", cmd.Command))
 	if b.isDraining() {
 		b.m.commands.WithLabelValues(cmd.Command, commands.LabelRestarting).Inc()
-		b.refuse(ctx, req, commands.RefusedRestarting, received, log)
+		b.refuse(ctx, req, cmd, commands.RefusedRestarting, received)
 		return
 	}
 	d := b.core.Decide(commands.Request{UserID: cmd.UserID, ChannelID: cmd.ChannelID, Command: cmd.Command, Text: cmd.Text})
@@ -28,6 +28,7 @@ func (b *Bot) slashCommand(ctx context.Context, req *socketmode.Request, cmd sla
 		b.m.commands.WithLabelValues(cmd.Command, replyLabel(d.Reply)).Inc()
 		return
 	case commands.StepForm:
+		log := b.commandLog(req, cmd)
 		if !b.openForm(cmd, d, to, log) {
 			log.Warn("form not opened: stopping or busy; answering with the usage")
 			b.ack(ctx, req, ephemeralPayload(d.Reply), received)
@@ -37,16 +38,22 @@ func (b *Bot) slashCommand(ctx context.Context, req *socketmode.Request, cmd sla
 		return
 	}
 	if refused, ok := b.takeCommand(cmd.Command, to, d); !ok {
-		b.refuse(ctx, req, refused, received, log)
+		b.refuse(ctx, req, cmd, refused, received)
 		return
 	}
 	b.ack(ctx, req, ephemeralPayload(d.Interim()), received)
 }
 
+// commandLog is the logger of one slash command: its envelope, who typed
+// it and the command.
+func (b *Bot) commandLog(req *socketmode.Request, cmd slack.SlashCommand) *zap.Logger {
+	return b.log.With(zap.String("envelope_id", req.EnvelopeID), zap.String("user_id", cmd.UserID), zap.String("command", cmd.Command))
+}
+
 // refuse acknowledges a command with a refusal (counted by the caller).
-func (b *Bot) refuse(ctx context.Context, req *socketmode.Request, r commands.Refusal, received time.Time, log *zap.Logger) {
+func (b *Bot) refuse(ctx context.Context, req *socketmode.Request, cmd slack.SlashCommand, r commands.Refusal, received time.Time) {
 	b.ack(ctx, req, ephemeralPayload(r.Reply), received)
-	log.Warn("command refused", zap.String("why", r.Label))
+	b.commandLog(req, cmd).Warn("command refused", zap.String("why", r.Label))
 }
 
 // takeCommand queues the execution of d, asked for with command and
