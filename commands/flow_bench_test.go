@@ -127,7 +127,7 @@ func TestRegisterBurstAllocations(t *testing.T) {
 		}
 		i++
 	})
-	if n > 46 {
-		t.Errorf("a command of the burst allocates %.0f times; want at most 46", n)
+	if n > 43 {
+		t.Errorf("a command of the burst allocates %.0f times; want at most 43", n)
 	}
 }
