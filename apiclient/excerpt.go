@@ -64,6 +64,8 @@ func CutCode(s string, secrets []string) string {
 // truncated JSON is handled like any other text.
 func Scrub(s string, n int) string {
 	var b strings.Builder
+	// Most often all it writes:
+	b.Grow(min(len(s), (n+graphemeLookahead)*utf8.UTFMax))
 	count, cut := 0, -1 // cut: where the n-th rune ends in b
 	emit := func(seg string) {
 		for _, r := range seg {
@@ -292,17 +294,33 @@ func isAlnum(c byte) bool {
 }
 
 // redact replaces in s every secret, as it is and as a form, a URL path or
-// a JSON string would encode it, by "<redacted>".
+// a JSON string would encode it, by "<redacted>". A secret of letters,
+// digits and "-._~" (a token) is each of its encodings, so it is not
+// encoded, and s without it is returned as it is.
 func redact(s string, secrets []string) string {
 	for _, sec := range secrets {
 		if sec == "" {
 			continue
 		}
-		js, _ := json.Marshal(sec)
-		forms := []string{sec, url.QueryEscape(sec), url.PathEscape(sec), string(js[1 : len(js)-1])}
+		forms := [4]string{sec, sec, sec, sec}
+		if !unreserved(sec) {
+			js, _ := json.Marshal(sec)
+			forms = [4]string{sec, url.QueryEscape(sec), url.PathEscape(sec), string(js[1 : len(js)-1])}
+		}
 		for _, f := range forms {
 			s = strings.ReplaceAll(s, f, redactedMark)
 		}
 	}
 	return s
+}
+
+// unreserved reports whether s is letters, digits and "-._~" alone: what
+// a form, a URL path and a JSON string leave as it is.
+func unreserved(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '-' && c != '.' && c != '_' && c != '~' {
+			return false
+		}
+	}
+	return true
 }

@@ -15,7 +15,9 @@ type statusProvider struct {
 	d *apiclient.Domain
 }
 
-func (s statusProvider) DomainStatus(context.Context, string) (*apiclient.Domain, error) { return s.d, nil }
+func (s statusProvider) DomainStatus(context.Context, string) (*apiclient.Domain, error) {
+	return s.d, nil
+}
 
 // TestMeteredCallAllocatesNothing: counting and timing a successful call
 // allocates nothing (its series are resolved once, not per call) and

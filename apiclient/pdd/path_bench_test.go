@@ -47,8 +47,8 @@ const benchDomain = "bench.example"
 
 // bareRequest is the floor bot's PDD request: the request built, sent,
 // its body read, nothing decoded.
-func (e *pathEnv) bareRequest(b *testing.B, method, endpoint string) {
-	form := url.Values{"domain": {benchDomain}}
+func (e *pathEnv) bareRequest(b *testing.B, method, endpoint, domain, want string) {
+	form := url.Values{"domain": {domain}}
 	target, body := e.base+"/api2/admin/"+endpoint, io.Reader(nil)
 	if method == http.MethodPost {
 		body = strings.NewReader(form.Encode())
@@ -68,28 +68,38 @@ func (e *pathEnv) bareRequest(b *testing.B, method, endpoint string) {
 		b.Fatal(err)
 	}
 	data, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != http.StatusOK || !strings.Contains(string(data), `"success":"ok"`) {
+	if err != nil || res.StatusCode != http.StatusOK || !strings.Contains(string(data), want) {
 		b.Fatalf("%s %s: %d %q %v", method, endpoint, res.StatusCode, data, err)
 	}
 	_ = res.Body.Close()
 }
 
-// BenchmarkPath is the PDD status read and register as the core makes
+// BenchmarkPath is the PDD status read (of a domain registered, and of
+// one unknown: a register's read first) and register as the core makes
 // them, each beside the bare request the floor bot makes to the same
 // sandbox: the difference is the adapter's client path.
 func BenchmarkPath(b *testing.B) {
 	e := newPathEnv(b)
+	const ok = `"success":"ok"`
 	cases := []struct {
 		name string
 		fn   func()
 	}{
-		{"status/bare", func() { e.bareRequest(b, http.MethodGet, "domain/registration_status") }},
+		{"status/bare", func() { e.bareRequest(b, http.MethodGet, "domain/registration_status", benchDomain, ok) }},
 		{"status/adapter", func() {
 			if _, err := e.a.DomainStatus(b.Context(), benchDomain); err != nil {
 				b.Fatal(err)
 			}
 		}},
-		{"register/bare", func() { e.bareRequest(b, http.MethodPost, "domain/register") }},
+		{"status-unknown/bare", func() {
+			e.bareRequest(b, http.MethodGet, "domain/registration_status", "unknown.example", `"success":"error"`)
+		}},
+		{"status-unknown/adapter", func() {
+			if _, err := e.a.DomainStatus(b.Context(), "unknown.example"); apiclient.ReasonOf(err) != apiclient.ReasonNotFound {
+				b.Fatalf("status of an unknown domain: %v, want not found", err)
+			}
+		}},
+		{"register/bare", func() { e.bareRequest(b, http.MethodPost, "domain/register", benchDomain, ok) }},
 		{"register/adapter", func() {
 			if _, err := e.a.RegisterDomain(b.Context(), benchDomain); err != nil {
 				b.Fatal(err)
