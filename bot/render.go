@@ -38,7 +38,13 @@ func escape(s string) string {
 			continue
 		}
 		b.WriteString(s[start:i])
-		b.WriteString(with)
+		if with == "" { // a mark: its mention, the mark's text in angle brackets
+			b.WriteByte('<')
+			b.WriteString(s[i+1 : i+n-1])
+			b.WriteByte('>')
+		} else {
+			b.WriteString(with)
+		}
 		start = i + n
 		i += n - 1
 	}
@@ -63,8 +69,9 @@ func escapeGrowth(s string) (grow int, marks bool) {
 }
 
 // escapeAt is what replaces the bytes at s[i:]: the entity of a special
-// character or a mark rendered in angle brackets, and how many bytes of s
-// it replaces. It returns n == 0 when s[i] is kept as it is.
+// character, or "" for a mark (rendered by the caller in angle brackets),
+// and how many bytes of s it replaces. It returns n == 0 when s[i] is kept
+// as it is.
 func escapeAt(s string, i int) (with string, n int) {
 	switch s[i] {
 	case '&':
@@ -74,10 +81,7 @@ func escapeAt(s string, i int) (with string, n int) {
 	case '>':
 		return "&gt;", 1
 	case 0:
-		if n = markLen(s[i:]); n == 0 {
-			return "", 0
-		}
-		return "<" + s[i+1:i+n-1] + ">", n
+		return "", markLen(s[i:])
 	}
 	return "", 0
 }
@@ -113,21 +117,27 @@ func mention(userID string) string { return escape(Mention(userID)) }
 // more sections; a secret is never cut (a field too long to show whole is
 // left out, ending in an ellipsis).
 func replyBlocks(r commands.Reply) []slack.Block {
-	head := "*" + fitText(escape(r.Title), maxTitleText) + "*"
+	mark, title := "", fitText(escape(r.Title), maxTitleText)
 	if r.Error {
-		head = ":warning: " + head
+		mark = ":warning: "
 	}
+	head := mark + "*" + title + "*"
 	if r.Text != "" {
-		head += "\n" + escape(r.Text)
+		head = mark + "*" + title + "*\n" + escape(r.Text)
 	}
-	blocks := []slack.Block{section(head)}
-	blocks = appendSections(blocks, fieldLines(r.Fields, true))
-	blocks = appendSections(blocks, stepLines(r.Steps))
+	blocks := make([]slack.Block, 1, 4) // the head, the fields, the note, the buttons, as a rule
+	blocks[0] = section(head)
+	lines := fieldLines(make([]string, 0, max(len(r.Fields), len(r.Steps))), r.Fields, true)
+	blocks = appendSections(blocks, lines)
+	blocks = appendSections(blocks, stepLines(lines[:0], r.Steps))
 	if r.Note != "" {
 		blocks = append(blocks, contextText(escape(r.Note)))
 	}
 	blocks = fitBlocks(blocks, maxMessageBlocks-1)
-	if a, err := buttons(replyBlockID, r.Buttons); err == nil && len(r.Buttons) > 0 {
+	if len(r.Buttons) == 0 {
+		return blocks
+	}
+	if a, err := buttons(replyBlockID, r.Buttons); err == nil {
 		blocks = append(blocks, a) // a value over Slack's limit leaves the buttons out, never cut
 	}
 	return blocks
@@ -177,30 +187,28 @@ const (
 	maxFieldLine  = maxSectionText - 20
 )
 
-func fieldLines(fields []commands.Field, markup bool) []string {
-	lines := make([]string, 0, len(fields))
+func fieldLines(lines []string, fields []commands.Field, markup bool) []string {
 	for _, f := range fields {
 		label := fitText(escape(f.Label), maxFieldLabel)
 		v := escape(f.Value)
 		if !f.Secret {
 			v = fitText(v, maxFieldLine-textLen(label))
 		}
-		if markup && f.Secret {
-			v = "`" + v + "`"
-		}
-		if markup {
+		switch {
+		case markup && f.Secret:
+			lines = append(lines, "*"+label+":* `"+v+"`")
+		case markup:
 			lines = append(lines, "*"+label+":* "+v)
-		} else {
+		default:
 			lines = append(lines, label+": "+v)
 		}
 	}
 	return lines
 }
 
-func stepLines(steps []string) []string {
-	lines := make([]string, len(steps))
-	for i, s := range steps {
-		lines[i] = "• " + escape(s)
+func stepLines(lines []string, steps []string) []string {
+	for _, s := range steps {
+		lines = append(lines, "• "+escape(s))
 	}
 	return lines
 }
@@ -210,13 +218,14 @@ func stepLines(steps []string) []string {
 // not fit is cut with an ellipsis, and a secret that does not fit whole is
 // left out.
 func fallbackText(r commands.Reply) string {
-	lines := []string{escape(r.Title)}
+	lines := make([]string, 1, 3+len(r.Fields)+len(r.Steps))
+	lines[0] = escape(r.Title)
 	if r.Text != "" {
 		lines = append(lines, escape(r.Text))
 	}
 	firstField := len(lines)
-	lines = append(lines, fieldLines(r.Fields, false)...)
-	lines = append(lines, stepLines(r.Steps)...)
+	lines = fieldLines(lines, r.Fields, false)
+	lines = stepLines(lines, r.Steps)
 	if r.Note != "" {
 		lines = append(lines, escape(r.Note))
 	}

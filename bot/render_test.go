@@ -313,3 +313,28 @@ func TestResponseBodyIsWebhookMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderAllocations bounds the allocations of a reply's rendering: the
+// acknowledgement's payload and the response_url body of an add reply
+// (47 and 51 allocations before blocks that fit were no longer copied, a
+// mention no longer built apart, lines appended in place and the blocks
+// encoded by hand).
+func TestRenderAllocations(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		max    float64
+		render func()
+	}{
+		{"payload", 29, func() { _ = ephemeralPayload(benchReply) }},
+		{"response_url body", 30, func() {
+			if _, err := responseBody(benchReply, true); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"escape of a notice", 1, func() { _ = escape(escapeBenchInputs["notice"]) }},
+	} {
+		if n := testing.AllocsPerRun(100, tc.render); n > tc.max {
+			t.Errorf("%s: %.0f allocations, want at most %.0f", tc.name, n, tc.max)
+		}
+	}
+}

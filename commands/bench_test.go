@@ -38,3 +38,16 @@ func BenchmarkPlainText(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecideRegister is BenchmarkDecide for a domain's register, the
+// command of a burst.
+func BenchmarkDecideRegister(b *testing.B) {
+	c := newCore(b, &fakeAPI{}, Config{})
+	req := Request{UserID: "UADMIN1", ChannelID: "C1", Command: "/maildomain", Text: "register b001.example.com"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := c.Decide(req); d.Step != StepRun {
+			b.Fatal(d.Reply.Text)
+		}
+	}
+}

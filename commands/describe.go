@@ -30,33 +30,32 @@ func (c *mailboxService) domainReply(domain string, d *apiclient.Domain, already
 	p := c.at(domain)
 	hosts := p.MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
-	mx := mailStep(domain, dns)
 	caps := p.Capabilities()
 	r.Fields[0] = Field{Label: "Domain", Value: shown}
 	r.Fields[1] = Field{Label: "Status", Value: statusWords(d, caps)}
 	switch {
 	case d.Secrets != nil:
-		c.secretsReply(&r, domain, d.Secrets, mx)
+		c.secretsReply(&r, domain, d.Secrets, mailStep(true, domain, dns))
 	case !caps.VerifiesOwnership:
 		r.Text = caps.Title + " does not verify who owns a domain: it works as soon as its DNS points at the server."
-		r.Steps = append(r.Steps, mx, spfHostStep(dns))
+		r.Steps = append(r.Steps, mailStep(false, domain, dns), spfHostStep(dns))
 		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	case d.MailFlows:
 		r.Text = "Mail for " + domain + " flows. Create mailboxes with /mailbox add <user>@" + domain + "."
 	case d.Verified:
 		r.Text = "The domain is verified."
-		r.Steps = []string{mx}
+		r.Steps = []string{mailStep(false, domain, dns)}
 	case d.VerifyTXT != "":
 		r.Text = "The domain is connected but not verified. Prove that you own it with the TXT record below, then point its mail at " + caps.Title + "."
 		r.Fields = append(r.Fields, Field{Label: "Verification TXT record", Value: d.VerifyTXT, Secret: true})
-		r.Steps = []string{verifyTXTStep(domain, d.VerifyTXT), mx}
+		r.Steps = []string{verifyTXTStep(domain, d.VerifyTXT), mailStep(false, domain, dns)}
 		r.Note = "Only you can see the verification record. Check DNS shows whether it is published; once it is, /maildomain status asks " +
 			caps.Title + " to verify the domain."
 		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	default:
 		r.Text = "The domain is connected but not verified. Prove that you own it by one of the methods below, then point its mail at the service."
 		r.Fields = append(r.Fields, methodFields(d.Methods)...)
-		r.Steps = append(recordSteps(d.Methods), mx)
+		r.Steps = append(recordSteps(d.Methods), mailStep(false, domain, dns))
 		r.Note = "Only you can see the verification codes. The service checks ownership by itself; that can take a few hours."
 		r.Buttons = []Button{c.reads.checkButton(domain, nil)}
 	}
@@ -84,7 +83,7 @@ func statusWords(d *apiclient.Domain, caps apiclient.Capabilities) string {
 
 // secretsReply gives the verification secrets of a domain still to be
 // verified (PDD's domain-activate), verbatim, and both ways to publish
-// them.
+// them; mx is the mail step that follows them (mailStep's, then).
 func (c *mailboxService) secretsReply(r *Reply, domain string, s *apiclient.Secrets, mx string) {
 	r.Text = "The domain is connected but not verified. Prove that you own it with the secrets below, then point its mail at the service."
 	r.Fields = append(r.Fields,
@@ -95,26 +94,18 @@ func (c *mailboxService) secretsReply(r *Reply, domain string, s *apiclient.Secr
 		r.Steps = append(r.Steps, "Publish a file at "+s.File+" whose whole content is "+s.Content)
 	}
 	if s.Record != nil {
-		r.Steps = append(r.Steps, "Or, instead of the file, add a DNS record: "+recordWords(domain, *s.Record)+".")
+		r.Steps = append(r.Steps, recordStep(domain, *s.Record))
 	}
-	r.Steps = append(r.Steps, thenStep(mx))
+	r.Steps = append(r.Steps, mx)
 	r.Note = "Only you can see the secrets. The service checks ownership by itself; that can take a few hours."
 	r.Buttons = []Button{c.reads.checkButton(domain, s.Record)}
 }
 
-// thenStep is the step s, done after the others: "Then " and s with its
-// first letter in lower case.
-func thenStep(s string) string {
-	if s != "" && 'A' <= s[0] && s[0] <= 'Z' {
-		return "Then " + string(s[0]+'a'-'A') + s[1:]
-	}
-	return "Then " + lowerFirst(s)
-}
-
 // mailStep is the step that points domain's mail at the provider: its MX
 // records, the first set where the provider offers several, and its SPF
-// record where it names an include.
-func mailStep(domain string, dns *apiclient.MailDNS) string {
+// record where it names an include. With then, it is a step after others:
+// "Then add an MX record …". Its words are joined in one string.
+func mailStep(then bool, domain string, dns *apiclient.MailDNS) string {
 	var first *apiclient.Record // the first MX set, of sets
 	sets := 0
 	for i, r := range recordsOf(dns) {
@@ -125,19 +116,23 @@ func mailStep(domain string, dns *apiclient.MailDNS) string {
 			sets++
 		}
 	}
-	var mx string
+	add, mk := "Add", "Make"
+	if then {
+		add, mk = "Then add", "Then make"
+	}
+	var spf1, v, spf2, spf3 string // the SPF sentence, if any: spf1 v spf2 v spf3
+	if include, ok := spfValue(dns, apiclient.MatchSPFInclude); ok {
+		spf1, v, spf2, spf3 = " Add an SPF record, a TXT record that includes ", include, ", such as: v=spf1 include:", " ~all"
+	}
 	switch {
 	case sets == 0 || len(first.MX) == 0:
-		mx = mxStep(domain, apiclient.MXRecord{})
+		return add + " an MX record for " + domain + " as the provider documents it, so that mail flows." + spf1 + v + spf2 + v + spf3
 	case sets == 1 && len(first.MX) == 1:
-		mx = mxStep(domain, first.MX[0])
-	default:
-		mx = mxSetStep(domain, first.MX)
+		mx := first.MX[0]
+		return add + " an MX record for " + domain + ": " + mx.Host + " with priority " + strconv.Itoa(int(mx.Pref)) +
+			", so that mail flows." + spf1 + v + spf2 + v + spf3
 	}
-	if v, ok := spfValue(dns, apiclient.MatchSPFInclude); ok {
-		mx += " Add an SPF record, a TXT record that includes " + v + ", such as: v=spf1 include:" + v + " ~all"
-	}
-	return mx
+	return mxSetStep(mk, domain, first.MX) + spf1 + v + spf2 + v + spf3
 }
 
 // recordsOf is dns's records, none for nil.
@@ -159,22 +154,14 @@ func spfValue(dns *apiclient.MailDNS, match apiclient.Match) (v string, ok bool)
 	return "", false
 }
 
-// mxStep tells how to point domain's mail at want.
-func mxStep(domain string, want apiclient.MXRecord) string {
-	if want.Host == "" {
-		return "Add an MX record for " + domain + " as the provider documents it, so that mail flows."
-	}
-	return "Add an MX record for " + domain + ": " + want.Host + " with priority " + strconv.Itoa(int(want.Pref)) + ", so that mail flows."
-}
-
 // mxSetStep tells how to point domain's mail at the records of set, and
-// at nothing else.
-func mxSetStep(domain string, set []apiclient.MXRecord) string {
+// at nothing else; its first words are mk's ("Make", "Then make").
+func mxSetStep(mk, domain string, set []apiclient.MXRecord) string {
 	rs := make([]string, len(set))
 	for i, r := range set {
 		rs[i] = fmt.Sprintf("%s. MX %d %s.", domain, r.Pref, r.Host)
 	}
-	return "Make these the only MX records of " + domain + ", so that mail flows: " + strings.Join(rs, ", ")
+	return mk + " these the only MX records of " + domain + ", so that mail flows: " + strings.Join(rs, ", ")
 }
 
 // spfHostStep tells which SPF record the DNS checklist expects, where the
@@ -186,17 +173,19 @@ func spfHostStep(dns *apiclient.MailDNS) string {
 	return ""
 }
 
-// recordWords names a record to publish at domain: "CNAME
-// yamail-x.example.com pointing to mail.yandex.ru".
-func recordWords(domain string, r apiclient.Record) string {
+// recordStep offers the record to publish at domain instead of the
+// verification file: "Or, instead of the file, add a DNS record: CNAME
+// yamail-x.example.com pointing to mail.yandex.ru."
+func recordStep(domain string, r apiclient.Record) string {
+	const lead = "Or, instead of the file, add a DNS record: "
 	dot := ""
 	if r.Name != "" {
 		dot = "."
 	}
 	if r.Type == apiclient.TypeCNAME {
-		return r.Type + " " + r.Name + dot + domain + " pointing to " + r.Value
+		return lead + r.Type + " " + r.Name + dot + domain + " pointing to " + r.Value + "."
 	}
-	return r.Type + " " + r.Name + dot + domain + " " + strconv.Quote(r.Value)
+	return lead + r.Type + " " + r.Name + dot + domain + " " + strconv.Quote(r.Value) + "."
 }
 
 // recordSteps says where and what to publish for the verification
@@ -219,14 +208,6 @@ func methodFields(ms []apiclient.VerifyMethod) []Field {
 		fs = append(fs, Field{Label: "Verification by " + m.Method, Value: m.Code, Secret: true})
 	}
 	return fs
-}
-
-// lowerFirst makes the first letter of s lower case.
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // domainHad reads domain's status when ask is set (a register was refused

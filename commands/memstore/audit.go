@@ -22,15 +22,28 @@ func (s *Store) Begin(ctx context.Context, e commands.AuditEntry) (int64, error)
 func (s *Store) Complete(ctx context.Context, id int64, e commands.AuditEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, ok := slices.BinarySearchFunc(s.audit, id, func(a commands.AuditEntry, id int64) int {
-		return cmp.Compare(a.ID, id)
-	})
+	i, ok := s.auditIndex(id)
 	if !ok {
 		return fmt.Errorf("%w: %d", errNoEntry, id)
 	}
 	a := &s.audit[i]
 	a.Outcome, a.Status, a.Stage, a.UID, a.Code = e.Outcome, e.Status, e.Stage, e.UID, e.Code
 	return nil
+}
+
+// auditIndex is the index of entry id in s.audit. The trail's IDs are
+// consecutive (append numbers them in order, pruning drops the oldest),
+// so that id's place is known from the first; a binary search is the
+// fallback. The caller holds s.mu.
+func (s *Store) auditIndex(id int64) (int, bool) {
+	if len(s.audit) > 0 {
+		if i := id - s.audit[0].ID; i >= 0 && i < int64(len(s.audit)) && s.audit[i].ID == id {
+			return int(i), true
+		}
+	}
+	return slices.BinarySearchFunc(s.audit, id, func(a commands.AuditEntry, id int64) int {
+		return cmp.Compare(a.ID, id)
+	})
 }
 
 // AppendAudit adds a finished entry to the audit trail.

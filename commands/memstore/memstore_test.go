@@ -182,6 +182,30 @@ func TestFullAuditTrailAllocatesNothing(t *testing.T) {
 	}
 }
 
+// BenchmarkBeginComplete begins and completes an entry on a full audit
+// trail (the default MaxAudit), as every operation does.
+func BenchmarkBeginComplete(b *testing.B) {
+	s := memstore.New(memstore.Options{})
+	ctx := b.Context()
+	e := commands.AuditEntry{Event: commands.EventRun, Domain: "example.com", Actor: "U0ADA"}
+	done := commands.AuditEntry{Outcome: commands.OutcomeOK, Status: "added"}
+	for range memstore.DefaultMaxAudit {
+		if _, err := s.Begin(ctx, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		id, err := s.Begin(ctx, e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Complete(ctx, id, done); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkApprove approves and finishes requests one at a time; the
 // requests are past their expiry once done, so the store stays at its
 // MaxRequests and prunes as it would when full.

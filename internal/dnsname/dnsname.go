@@ -60,7 +60,7 @@ func Check(s string) error {
 		}
 		tld = l
 	}
-	if strings.Trim(tld, "0123456789") == "" {
+	if strings.IndexFunc(tld, notDigit) < 0 {
 		return fmt.Errorf("top-level domain %q is all digits", tld)
 	}
 	return nil
@@ -93,3 +93,6 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+// notDigit reports whether r is not an ASCII digit.
+func notDigit(r rune) bool { return r < '0' || r > '9' }
