@@ -127,10 +127,15 @@ func settled(err error) error {
 	return err
 }
 
-// asGarbled finds a garbledError in err; a success costs nothing.
+// asGarbled finds a garbledError in err; a success costs nothing (g is
+// made where it is declared, after the test).
 func asGarbled(err error) (garbledError, bool) {
+	if err == nil {
+		return garbledError{}, false
+	}
 	var g garbledError
-	return g, err != nil && errors.As(err, &g)
+	ok := errors.As(err, &g)
+	return g, ok
 }
 
 // garbledError carries the error of an HTTP 200 answer that is not a PDD
@@ -177,15 +182,21 @@ func (a *Adapter) decode(c *apiclient.Caller, op apiclient.Op, res *apiclient.Re
 		return err
 	}
 	// One pass reads an answer that is one JSON object of v's shape: the
-	// envelope with the result. Anything else is read again, the envelope
-	// alone and strictly, to say what is wrong with it.
+	// envelope with the result, without reflection where v has a scanner
+	// for its usual shape. Anything else is read again, the envelope alone
+	// and strictly, to say what is wrong with it.
 	va, decoded := v.(answer)
-	decoded = decoded && json.Unmarshal(res.Body, v) == nil
+	if s, ok := v.(scanner); !decoded || !ok || !s.scan(res.Body) {
+		decoded = decoded && json.Unmarshal(res.Body, v) == nil
+	}
 	var env envelope
 	if decoded {
 		env = *va.env()
-	} else if reason := strictEnvelope(res.Body, &env); reason != "" {
-		return a.garbledAnswer(op, reason)
+	} else {
+		var reason string
+		if env, reason = strictEnvelope(res.Body); reason != "" {
+			return a.garbledAnswer(op, reason)
+		}
 	}
 	switch {
 	case env.Success == "error" && env.Error != "":
@@ -232,23 +243,24 @@ func (a *Adapter) garbledAnswer(op apiclient.Op, reason string) error {
 }
 
 // strictEnvelope decodes the envelope of body, one JSON object and
-// nothing after it, into env, and returns what is wrong with it, or "".
-func strictEnvelope(body []byte, env *envelope) string {
+// nothing after it, and says what is wrong with it, or "".
+func strictEnvelope(body []byte) (envelope, string) {
+	var env envelope
 	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(env); err != nil {
+	if err := dec.Decode(&env); err != nil {
 		var syntaxErr *json.SyntaxError
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-			return "truncated JSON answer"
+			return env, "truncated JSON answer"
 		case errors.As(err, &syntaxErr):
-			return "answer is not JSON"
+			return env, "answer is not JSON"
 		}
-		return reasonNotPDD
+		return env, reasonNotPDD
 	}
 	if dec.More() {
-		return "trailing data after the JSON answer"
+		return env, "trailing data after the JSON answer"
 	}
-	return ""
+	return env, ""
 }
 
 // CheckLogin checks a user name by PDD's rule ([apiclient.StrictLogin]),

@@ -18,8 +18,8 @@ func (a *Adapter) twoPassDecode(c *apiclient.Caller, op apiclient.Op, res *apicl
 	if err := a.notOK(c, op, res); err != nil {
 		return err
 	}
-	var env envelope
-	if reason := strictEnvelope(res.Body, &env); reason != "" {
+	env, reason := strictEnvelope(res.Body)
+	if reason != "" {
 		return a.garbledAnswer(op, reason)
 	}
 	switch {
@@ -70,8 +70,9 @@ func FuzzDecodeOnePass(f *testing.F) {
 }
 
 // TestDecodeAllocs bounds the allocations of decoding a register's
-// answer with its secrets: the answer's four strings, the secrets'
-// struct and two, and the decoder's own state (24 with two passes).
+// answer with its secrets: the body's one copy as text, which its fields
+// share, and the secrets' struct (24 with two passes of encoding/json, 14
+// with one, 3 with the domain answer's scanner).
 func TestDecodeAllocs(t *testing.T) {
 	body := []byte(`{"domain":"example.com","status":"domain-activate","stage":"owner-check","secrets":{"name":"0123456789ab","content":"ba9876543210"},"success":"ok"}`)
 	a := fuzzAdapter()
@@ -82,7 +83,7 @@ func TestDecodeAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if n > 15 {
-		t.Errorf("decode allocates %.0f times, want at most 15", n)
+	if n > 3 {
+		t.Errorf("decode allocates %.0f times, want at most 3", n)
 	}
 }
