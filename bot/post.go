@@ -3,7 +3,6 @@ package bot
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
@@ -42,15 +41,7 @@ func (m *Messenger) post(ctx context.Context, channel, text string, blocks ...sl
 	if err := statusError(resp); err != nil {
 		return "", "", err
 	}
-	var a struct {
-		Channel string `json:"channel"`
-		TS      string `json:"ts"`
-		slack.SlackResponse
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxPostAnswer)).Decode(&a); err != nil {
-		return "", "", err
-	}
-	return a.Channel, a.TS, a.Err()
+	return readPostAnswer(resp.Body)
 }
 
 // postWebhook posts body, JSON, to a response_url, as slack-go's
