@@ -280,9 +280,43 @@ func appendEscapedByte(dst []byte, c byte) []byte {
 	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 }
 
-// bodySizeHint is room enough, in most cases, for a message's JSON of
-// text and blocks: their texts twice over (the text and the blocks say
-// much the same; escapes add a little) and the blocks' fixed parts.
+// bodySizeHint is room enough, as a rule, for a message's JSON of text
+// and blocks, and not much more (an acknowledgement's payload is kept
+// for an envelope Slack may send again): the texts' bytes, each block's
+// and text object's fixed parts, and an eighth more for escapes.
 func bodySizeHint(text string, blocks []slack.Block) int {
-	return 2*len(text) + 160*len(blocks) + 128
+	n := len(text) + 96
+	for _, b := range blocks {
+		n += blockSizeHint(b)
+	}
+	return n + n/8
+}
+
+// blockSizeHint is about the length of a block's JSON before escapes.
+func blockSizeHint(b slack.Block) int {
+	text := func(t *slack.TextBlockObject) int {
+		if t == nil {
+			return 4
+		}
+		return 48 + len(t.Text)
+	}
+	switch b := b.(type) {
+	case *slack.SectionBlock:
+		n := 24 + text(b.Text)
+		for _, f := range b.Fields {
+			n += text(f)
+		}
+		return n
+	case *slack.ContextBlock:
+		n := 32
+		for _, e := range b.ContextElements.Elements {
+			t, ok := e.(*slack.TextBlockObject)
+			if !ok {
+				return 512
+			}
+			n += text(t)
+		}
+		return n
+	}
+	return 512
 }

@@ -181,3 +181,23 @@ func FuzzHandEncoding(f *testing.F) {
 		sameJSON(t, "ack payload", got, err, p)
 	})
 }
+
+// TestAckPayloadSized: the acknowledgement's payload, which is kept for an
+// envelope Slack may send again, is not much larger than its JSON for
+// replies of the core's kind (before, the room it was encoded into was
+// about half as large again as it).
+func TestAckPayloadSized(t *testing.T) {
+	t.Parallel()
+	steps := commands.Reply{Title: "Domain example.com registered", Text: "Publish these records:",
+		Steps: []string{"MX example.com → mx.yandex.net (priority 10)", "TXT example.com → v=spf1 redirect=_spf.yandex.net", "CNAME mail.example.com → domain.mail.yandex.net"},
+		Note:  "Only you can see this message."}
+	for _, r := range []commands.Reply{benchReply, steps, {Title: "Working on it…", Note: "Requested by " + Mention("U012ABCDEF") + "."}} {
+		raw, err := encodePayload(ephemeralPayload(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit := len(raw) + len(raw)/4 + 64; cap(raw) > limit {
+			t.Errorf("%q: payload of %d bytes in %d, want at most %d", r.Title, len(raw), cap(raw), limit)
+		}
+	}
+}
