@@ -22,17 +22,11 @@ const alreadyLead = "Nothing was changed: the account already has it."
 // domainReply is registerReply, or, when already is set, the reply on a
 // domain the account had: titled so, its text led by alreadyLead.
 func (c *mailboxService) domainReply(domain string, d *apiclient.Domain, already bool) Reply {
-	shown := displayDomain(domain)
-	r := Reply{Title: "Domain " + shown + " registered", Fields: make([]Field, 2, 4)}
-	if already {
-		r.Title = "Domain " + shown + " was registered already"
-	}
 	p := c.at(domain)
 	hosts := p.MailHosts() // no request: the reply needs the hosts only
 	dns := &hosts
 	caps := p.Capabilities()
-	r.Fields[0] = Field{Label: "Domain", Value: shown}
-	r.Fields[1] = Field{Label: "Status", Value: statusWords(d, caps)}
+	r := domainHead(displayDomain(domain), statusWords(d, caps), already)
 	switch {
 	case d.Secrets != nil:
 		c.secretsReply(&r, domain, d.Secrets, mailStep(true, domain, dns))
@@ -63,6 +57,19 @@ func (c *mailboxService) domainReply(domain string, d *apiclient.Domain, already
 	if already {
 		r.Text = strings.TrimSpace(alreadyLead + " " + r.Text)
 	}
+	return r
+}
+
+// domainHead is the title and the first fields of a reply on a
+// registered domain (shown as displayDomain shows it), with room for two
+// more fields.
+func domainHead(shown, status string, already bool) Reply {
+	r := Reply{Title: "Domain " + shown + " registered", Fields: make([]Field, 2, 4)}
+	if already {
+		r.Title = "Domain " + shown + " was registered already"
+	}
+	r.Fields[0] = Field{Label: "Domain", Value: shown}
+	r.Fields[1] = Field{Label: "Status", Value: status}
 	return r
 }
 

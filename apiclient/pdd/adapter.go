@@ -182,13 +182,10 @@ func (a *Adapter) decode(c *apiclient.Caller, op apiclient.Op, res *apiclient.Re
 		return err
 	}
 	// One pass reads an answer that is one JSON object of v's shape: the
-	// envelope with the result, without reflection where v has a scanner
-	// for its usual shape. Anything else is read again, the envelope alone
-	// and strictly, to say what is wrong with it.
+	// envelope with the result. Anything else is read again, the envelope
+	// alone and strictly, to say what is wrong with it.
 	va, decoded := v.(answer)
-	if s, ok := v.(scanner); !decoded || !ok || !s.scan(res.Body) {
-		decoded = decoded && json.Unmarshal(res.Body, v) == nil
-	}
+	decoded = decoded && json.Unmarshal(res.Body, v) == nil
 	var env envelope
 	if decoded {
 		env = *va.env()

