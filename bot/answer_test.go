@@ -61,7 +61,7 @@ func TestPostAnswerAsDecoded(t *testing.T) {
 	}
 	body := []byte(slackAnswer)
 	n := testing.AllocsPerRun(100, func() { _, _, _ = readPostAnswer(bytes.NewReader(body)) })
-	if n > 4 { // the reader, its limit, the channel and the ts (json.Decoder: 22)
+	if n > 4 && !raceOn { // the reader, its limit, the channel and the ts (json.Decoder: 22)
 		t.Errorf("reading Slack's answer allocates %.0f times, want at most 4", n)
 	}
 }
