@@ -155,7 +155,11 @@ func contextText(mrkdwn string) *slack.ContextBlock {
 
 // appendSections appends lines in as few sections as hold them.
 func appendSections(blocks []slack.Block, lines []string) []slack.Block {
+	if len(lines) == 1 {
+		return append(blocks, section(fitText(lines[0], maxSectionText)))
+	}
 	var b strings.Builder
+	b.Grow(min(joinedLen(lines), 4*maxSectionText))
 	n := 0
 	for i, l := range lines {
 		l = fitText(l, maxSectionText)
@@ -187,13 +191,29 @@ const (
 	maxFieldLine  = maxSectionText - 20
 )
 
+// joinedLen is the length of lines joined by newlines.
+func joinedLen(lines []string) int {
+	n := len(lines)
+	for _, l := range lines {
+		n += len(l)
+	}
+	return n
+}
+
+// fieldParts is a field's label and value, escaped and cut to their
+// bounds (a secret is never cut).
+func fieldParts(f commands.Field) (label, v string) {
+	label = fitText(escape(f.Label), maxFieldLabel)
+	v = escape(f.Value)
+	if !f.Secret {
+		v = fitText(v, maxFieldLine-textLen(label))
+	}
+	return label, v
+}
+
 func fieldLines(lines []string, fields []commands.Field, markup bool) []string {
 	for _, f := range fields {
-		label := fitText(escape(f.Label), maxFieldLabel)
-		v := escape(f.Value)
-		if !f.Secret {
-			v = fitText(v, maxFieldLine-textLen(label))
-		}
+		label, v := fieldParts(f)
 		switch {
 		case markup && f.Secret:
 			lines = append(lines, "*"+label+":* `"+v+"`")
@@ -218,6 +238,9 @@ func stepLines(lines []string, steps []string) []string {
 // not fit is cut with an ellipsis, and a secret that does not fit whole is
 // left out.
 func fallbackText(r commands.Reply) string {
+	if whole, ok := fallbackWhole(r); ok {
+		return whole
+	}
 	lines := make([]string, 1, 3+len(r.Fields)+len(r.Steps))
 	lines[0] = escape(r.Title)
 	if r.Text != "" {
@@ -228,10 +251,6 @@ func fallbackText(r commands.Reply) string {
 	lines = stepLines(lines, r.Steps)
 	if r.Note != "" {
 		lines = append(lines, escape(r.Note))
-	}
-	full := strings.Join(lines, "\n")
-	if len(full) <= maxFallbackText || textLen(full) <= maxFallbackText {
-		return full
 	}
 	secret := func(i int) bool {
 		return i >= firstField && i < firstField+len(r.Fields) && r.Fields[i-firstField].Secret
@@ -255,6 +274,49 @@ func fallbackText(r commands.Reply) string {
 		break
 	}
 	return b.String()
+}
+
+// fallbackWhole is the plain-text version of r uncut, its lines written
+// into one buffer, and whether it is within maxFallbackText; when it is
+// not, fallbackText cuts it line by line.
+func fallbackWhole(r commands.Reply) (string, bool) {
+	var b strings.Builder
+	b.Grow(fallbackSizeHint(r))
+	b.WriteString(escape(r.Title))
+	if r.Text != "" {
+		b.WriteByte('\n')
+		b.WriteString(escape(r.Text))
+	}
+	for _, f := range r.Fields {
+		label, v := fieldParts(f)
+		b.WriteByte('\n')
+		b.WriteString(label)
+		b.WriteString(": ")
+		b.WriteString(v)
+	}
+	for _, s := range r.Steps {
+		b.WriteString("\n• ")
+		b.WriteString(escape(s))
+	}
+	if r.Note != "" {
+		b.WriteByte('\n')
+		b.WriteString(escape(r.Note))
+	}
+	full := b.String()
+	return full, len(full) <= maxFallbackText || textLen(full) <= maxFallbackText
+}
+
+// fallbackSizeHint is about the length of r's plain text: its texts, the
+// separators, and an eighth more for escapes.
+func fallbackSizeHint(r commands.Reply) int {
+	n := len(r.Title) + len(r.Text) + len(r.Note) + 8
+	for _, f := range r.Fields {
+		n += len(f.Label) + len(f.Value) + 3
+	}
+	for _, s := range r.Steps {
+		n += len(s) + len("\n• ")
+	}
+	return n + n/8
 }
 
 // ephemeral is the JSON of an acknowledgement's payload: a message for the

@@ -317,16 +317,16 @@ func TestResponseBodyIsWebhookMessage(t *testing.T) {
 // TestRenderAllocations bounds the allocations of a reply's rendering: the
 // acknowledgement's payload and the response_url body of an add reply
 // (47 and 51 allocations before blocks that fit were no longer copied, a
-// mention no longer built apart, lines appended in place and the blocks
-// encoded by hand).
+// mention no longer built apart, lines appended in place, the blocks
+// encoded by hand and the plain text written into one buffer).
 func TestRenderAllocations(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		max    float64
 		render func()
 	}{
-		{"payload", 29, func() { _ = ephemeralPayload(benchReply) }},
-		{"response_url body", 30, func() {
+		{"payload", 23, func() { _ = ephemeralPayload(benchReply) }},
+		{"response_url body", 24, func() {
 			if _, err := responseBody(benchReply, true); err != nil {
 				t.Fatal(err)
 			}
@@ -335,6 +335,39 @@ func TestRenderAllocations(t *testing.T) {
 	} {
 		if n := testing.AllocsPerRun(100, tc.render); n > tc.max {
 			t.Errorf("%s: %.0f allocations, want at most %.0f", tc.name, n, tc.max)
+		}
+	}
+}
+
+// TestFallbackWholeAsLines: the plain text written whole into one buffer
+// is its lines joined by newlines, as fallbackText joined them, and is
+// taken exactly when that fits, for random replies, some huge.
+func TestFallbackWholeAsLines(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := range 300 {
+		r := randomReply(rng)
+		if i%2 == 0 {
+			r = nastyReply(rng)
+		}
+		lines := []string{escape(r.Title)}
+		if r.Text != "" {
+			lines = append(lines, escape(r.Text))
+		}
+		lines = stepLines(fieldLines(lines, r.Fields, false), r.Steps)
+		if r.Note != "" {
+			lines = append(lines, escape(r.Note))
+		}
+		joined := strings.Join(lines, "\n")
+		whole, ok := fallbackWhole(r)
+		if whole != joined {
+			t.Fatalf("reply %d: written whole %q, joined %q", i, whole, joined)
+		}
+		if fits := textLen(joined) <= maxFallbackText; ok != fits {
+			t.Fatalf("reply %d: whole taken %v, fits %v", i, ok, fits)
+		}
+		if ok && fallbackText(r) != joined {
+			t.Fatalf("reply %d: fallbackText differs from its whole text", i)
 		}
 	}
 }
