@@ -15,7 +15,8 @@ import (
 // maxBlocks blocks ([maxMessageBlocks] for a message, [maxViewBlocks] for a
 // modal or a Home tab), the last ones replaced by a context block "… N more
 // not shown". A message's blocks also keep within [maxMessageBlocksText]
-// characters together. The blocks given are not modified.
+// characters together. The blocks given are not modified; when they all
+// fit, the slice given is returned.
 //
 // What cannot be cut is left as it is: a button's value or URL, an actions
 // block's elements. [checkUncuttable] reports them, so that the caller can
