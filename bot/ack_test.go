@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,5 +82,45 @@ func TestAckBuildsNoLogger(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("refusal's %s = %v, want %v (all: %v)", k, got[k], v, got)
 		}
+	}
+}
+
+// TestInterimAckEncodedOnce: a command taken for the workers is
+// acknowledged with its step's interim reply, the same bytes as that
+// reply encoded afresh; each step's is encoded once and kept, for Slack's
+// re-sent envelopes too.
+func TestInterimAckEncodedOnce(t *testing.T) {
+	t.Parallel()
+	b, _, _ := ackBot(t)
+	ctx := context.Background()
+	cmds := []struct{ envelope, text string }{
+		{"ER1", "register b1.example.com"}, {"EC1", "check b1.example.com"}, {"ER2", "register b2.example.com"},
+	}
+	for _, c := range cmds {
+		b.seen.first(c.envelope) // as handle does before
+		b.slashCommand(ctx, &socketmode.Request{EnvelopeID: c.envelope}, slack.SlashCommand{UserID: "UADMIN1", ChannelID: "C1", Command: "/maildomain", Text: c.text, ResponseURL: "https://hooks.slack.test/r"}, time.Now())
+	}
+	acked := map[string][]byte{}
+	for _, c := range cmds {
+		raw, first := b.seen.first(c.envelope)
+		if first {
+			t.Fatalf("envelope %s: no acknowledgement kept", c.envelope)
+		}
+		acked[c.envelope] = raw
+	}
+	for envelope, step := range map[string]commands.Step{"ER1": commands.StepRun, "EC1": commands.StepCheck, "ER2": commands.StepRun} {
+		want, err := json.Marshal(ephemeralPayload(commands.Decision{Step: step}.Interim()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(acked[envelope]) != string(want) {
+			t.Errorf("envelope %s acknowledged with\n%s\nwant\n%s", envelope, acked[envelope], want)
+		}
+	}
+	if string(acked["ER1"]) == string(acked["EC1"]) {
+		t.Errorf("a register and a check acknowledged alike: %s", acked["ER1"])
+	}
+	if &acked["ER1"][0] != &acked["ER2"][0] {
+		t.Error("the second register's acknowledgement was encoded again")
 	}
 }

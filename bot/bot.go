@@ -75,6 +75,9 @@ type Bot struct {
 	log    *zap.Logger
 	m      *Metrics
 	seen   *envelopes
+	// interims holds, by step, the encoded acknowledgement of a command
+	// taken for the workers (see interimPayload).
+	interims sync.Map
 
 	queue     chan job // work waiting for a worker
 	answers   chan job // short answers (refusals, Home tabs), apart from the work

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -41,7 +42,29 @@ func (b *Bot) slashCommand(ctx context.Context, req *socketmode.Request, cmd sla
 		b.refuse(ctx, req, cmd, refused, received)
 		return
 	}
+	if raw, ok := b.interimPayload(d); ok {
+		b.seen.acked(req.EnvelopeID, raw) // for an envelope Slack sends again
+		b.ack(ctx, req, raw, received)
+		return
+	}
 	b.ack(ctx, req, ephemeralPayload(d.Interim()), received)
+}
+
+// interimPayload is the acknowledgement of a command taken for the
+// workers, encoded. Decision.Interim depends on the step alone (working,
+// checking, sending for approval), so each step's is rendered and encoded
+// once and its bytes shared: they are never written to.
+// ok is false when it cannot be encoded.
+func (b *Bot) interimPayload(d commands.Decision) (_ json.RawMessage, ok bool) {
+	if raw, ok := b.interims.Load(d.Step); ok {
+		return raw.(json.RawMessage), true
+	}
+	raw, err := encodePayload(ephemeralPayload(d.Interim()))
+	if err != nil {
+		return nil, false
+	}
+	b.interims.Store(d.Step, json.RawMessage(raw))
+	return raw, true
 }
 
 // commandLog is the logger of one slash command: its envelope, who typed

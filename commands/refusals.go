@@ -54,7 +54,8 @@ var (
 		Text: "mailbot stopped before it could start your command. Nothing was done: you can repeat it in a minute."}
 )
 
-// Interim is the acknowledgement of work handed to the workers for d.
+// Interim is the acknowledgement of work handed to the workers for d. It
+// depends on d's step alone: the Slack adapter encodes each step's once.
 func (d Decision) Interim() Reply {
 	switch d.Step {
 	case StepApproval:
