@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -27,8 +29,8 @@ func (m *Messenger) post(ctx context.Context, channel, text string, blocks ...sl
 	if err != nil {
 		return "", "", err
 	}
-	form := postForm(m.cfg.BotToken, channel, text, raw)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.cfg.APIURL+"chat.postMessage", bytes.NewReader(form))
+	form := url.Values{"token": {m.cfg.BotToken}, "channel": {channel}, "text": {text}, "blocks": {string(raw)}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.cfg.APIURL+"chat.postMessage", strings.NewReader(form.Encode()))
 	if err != nil {
 		return "", "", err
 	}
@@ -79,33 +81,4 @@ func statusError(resp *http.Response) error {
 		return slack.StatusCodeError{Code: resp.StatusCode, Status: resp.Status}
 	}
 	return nil
-}
-
-// postForm is the form of a chat.postMessage, as url.Values encodes it
-// (its keys in order, each value escaped as a query component), written
-// into one buffer.
-func postForm(token, channel, text string, blocks []byte) []byte {
-	dst := make([]byte, 0, 2*(len(blocks)+len(text))+len(token)+len(channel)+32)
-	dst = appendQueryEscape(append(dst, "blocks="...), blocks)
-	dst = appendQueryEscape(append(dst, "&channel="...), channel)
-	dst = appendQueryEscape(append(dst, "&text="...), text)
-	return appendQueryEscape(append(dst, "&token="...), token)
-}
-
-// appendQueryEscape appends s escaped as url.QueryEscape escapes it:
-// letters, digits and -_.~ as they are, a space as +, any other byte as
-// %XX.
-func appendQueryEscape[T string | []byte](dst []byte, s T) []byte {
-	const upperHex = "0123456789ABCDEF"
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
-			dst = append(dst, c)
-		case c == ' ':
-			dst = append(dst, '+')
-		default:
-			dst = append(dst, '%', upperHex[c>>4], upperHex[c&0xF])
-		}
-	}
-	return dst
 }
