@@ -96,7 +96,7 @@ func (a *Adapter) Capabilities() apiclient.Capabilities {
 // v. secrets are the request's own (a password), kept out of every error
 // (apiclient.Caller.WithSecrets).
 func (a *Adapter) call(ctx context.Context, op apiclient.Op, pddOp Op, method, form string, idempotent bool, v any, secrets ...string) error {
-	req := apiclient.Request{Op: op, Method: method, Path: pddOp.path()}
+	req := apiclient.Request{Op: op, Method: method, Path: "api2/admin/" + string(pddOp)}
 	if method == http.MethodPost {
 		req.Body, req.Type = []byte(form), "application/x-www-form-urlencoded"
 	} else {

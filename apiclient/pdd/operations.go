@@ -268,24 +268,6 @@ const (
 	OpRegistrationStatus Op = "domain/registration_status"
 )
 
-// path is the path of op's endpoint under the base URL, a constant for
-// each of PDD's operations.
-func (op Op) path() string {
-	switch op {
-	case OpRegisterDomain:
-		return "api2/admin/domain/register"
-	case OpAddMailbox:
-		return "api2/admin/email/add"
-	case OpEditMailbox:
-		return "api2/admin/email/edit"
-	case OpListMailboxes:
-		return "api2/admin/email/list"
-	case OpRegistrationStatus:
-		return "api2/admin/domain/registration_status"
-	}
-	return "api2/admin/" + string(op)
-}
-
 // ResolveMailbox finds login@domain as LookupMailbox does: PDD has no
 // aliases that mailbot uses and no administrator flag, so an address
 // names its own mailbox or none.
