@@ -318,9 +318,15 @@ func redact(s string, secrets []string) string {
 // a form, a URL path and a JSON string leave as it is.
 func unreserved(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; !isAlnum(c) && c != '-' && c != '.' && c != '_' && c != '~' {
+		if !unreservedByte(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// unreservedByte reports whether c is a letter, a digit or one of "-._~",
+// URL's unreserved characters.
+func unreservedByte(c byte) bool {
+	return isAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~'
 }

@@ -84,7 +84,7 @@ func simplePath(p string) bool {
 				return false
 			}
 			seg = 0
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9', b == '-', b == '.', b == '_', b == '~':
+		case unreservedByte(b):
 			seg++
 		default:
 			return false
