@@ -130,6 +130,7 @@ type burstResult struct {
 	startup        time.Duration   // from exec to ready
 	allocBytes     float64         // bytes allocated during the burst
 	gcs            float64         // garbage collections during the burst
+	counted        bool            // allocBytes and gcs were read: a Go binary, with its /metrics
 }
 
 // BenchmarkRelease runs the release binary (built as the Dockerfile builds
@@ -254,6 +255,7 @@ func benchBursts(b *testing.B, bin string, p benchProvider, env func() map[strin
 		all.startup += r.startup
 		all.allocBytes += r.allocBytes
 		all.gcs += r.gcs
+		all.counted = r.counted
 	}
 	n := float64(b.N)
 	slices.Sort(all.acks)
@@ -267,9 +269,11 @@ func benchBursts(b *testing.B, bin string, p benchProvider, env func() map[strin
 	b.ReportMetric(float64(all.requests)/burstSize/n, "provider-reqs/cmd")
 	b.ReportMetric(float64(all.tokens)/n, "token-reqs/run")
 	b.ReportMetric(float64(all.startup.Microseconds())/1000/n, "startup-ms")
-	b.ReportMetric(all.allocBytes/1024/burstSize/n, "alloc-KiB/cmd")
-	b.ReportMetric(all.gcs/n, "GCs")
-	b.ReportMetric(float64(st.Size())/1e6, "binary-MB")
+	if all.counted {
+		b.ReportMetric(all.allocBytes/1024/burstSize/n, "alloc-KiB/cmd")
+		b.ReportMetric(all.gcs/n, "GCs")
+		b.ReportMetric(float64(st.Size())/1e6, "binary-MB")
+	}
 }
 
 // runBurst runs bin once against a new fake Slack and a new sandbox of p
@@ -300,7 +304,7 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	alloc0, gc0 := runtimeCounters(b, base)
+	alloc0, gc0, counted := runtimeCounters(b, base)
 	cpuProfile := writeProfiles(b, base)
 	sim.conns.Store(0)
 	sim.requests.Store(0)
@@ -330,8 +334,8 @@ func runBurst(b *testing.B, bin string, p benchProvider, env map[string]string) 
 	}
 	r.cpu, r.peakKB = cpu1-cpu0, procKB(pid, "VmHWM")
 	r.tlsConns, r.requests, r.tokens = sim.conns.Load(), sim.requests.Load(), sim.tokens.Load()
-	alloc1, gc1 := runtimeCounters(b, base)
-	r.allocBytes, r.gcs = alloc1-alloc0, gc1-gc0
+	alloc1, gc1, _ := runtimeCounters(b, base)
+	r.allocBytes, r.gcs, r.counted = alloc1-alloc0, gc1-gc0, counted
 	cpuProfile()
 	return r
 }
@@ -390,10 +394,14 @@ func saveProfile(b *testing.B, url, file string) {
 }
 
 // runtimeCounters scrapes the process's /metrics for the bytes allocated
-// and the garbage collections so far.
-func runtimeCounters(b *testing.B, base string) (allocBytes, gcs float64) {
+// and the garbage collections so far; ok is false for a process that
+// serves no /metrics (404: the Bolt yardstick, which has no Go runtime).
+func runtimeCounters(b *testing.B, base string) (allocBytes, gcs float64, ok bool) {
 	b.Helper()
-	_, _, body := fetch(b, http.MethodGet, base+health.MetricsPath)
+	status, _, body := fetch(b, http.MethodGet, base+health.MetricsPath)
+	if status == http.StatusNotFound {
+		return 0, 0, false
+	}
 	values := make(map[string]float64)
 	for line := range strings.SplitSeq(body, "\n") {
 		if f := strings.Fields(line); len(f) == 2 {
@@ -405,7 +413,7 @@ func runtimeCounters(b *testing.B, base string) (allocBytes, gcs float64) {
 	if !ok1 || !ok2 {
 		b.Fatalf("/metrics lacks go_memstats_alloc_bytes_total or go_gc_duration_seconds_count")
 	}
-	return allocBytes, gcs
+	return allocBytes, gcs, true
 }
 
 // sendBurst sends burstSize registers at burstRate per second, of the
