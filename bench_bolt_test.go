@@ -56,11 +56,11 @@ func boltApp(b *testing.B) string {
 	}
 	sum := sha256.Sum256(lock)
 	dir := filepath.Join(cache, "mailbot-bench", "bolt-"+hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	for _, f := range []string{"package.json", "package-lock.json", "app.js"} {
 		raw, err := os.ReadFile(filepath.Join("testdata", "bolt", f))
-		if err == nil {
-			err = os.MkdirAll(dir, 0o755)
-		}
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, f), raw, 0o644)
 		}

@@ -62,13 +62,12 @@ async function register(command, respond, client) {
 }
 
 let ready = false;
-const [host, port] = [env.MAILBOT_HTTP_ADDR.slice(0, env.MAILBOT_HTTP_ADDR.lastIndexOf(':')),
-  Number(env.MAILBOT_HTTP_ADDR.slice(env.MAILBOT_HTTP_ADDR.lastIndexOf(':') + 1))];
+const { hostname, port } = new URL(`http://${env.MAILBOT_HTTP_ADDR}`);
 const health = http.createServer((req, res) => {
   res.statusCode = req.url === '/readyz' ? (ready ? 200 : 503) : 404;
   res.end();
 });
-health.listen(port, host);
+health.listen(Number(port), hostname);
 
 process.on('SIGTERM', async () => {
   await app.stop();
