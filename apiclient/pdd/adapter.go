@@ -195,6 +195,19 @@ func (a *Adapter) decode(c *apiclient.Caller, op apiclient.Op, res *apiclient.Re
 			return a.garbledAnswer(op, reason)
 		}
 	}
+	if err := a.envelopeError(c, op, res, env); err != nil {
+		return err
+	}
+	if !decoded && json.Unmarshal(res.Body, v) != nil {
+		return a.garbledAnswer(op, reasonNotPDD)
+	}
+	return nil
+}
+
+// envelopeError is what an answer's envelope says went wrong: PDD's error
+// code, classed, or a garbled answer when "success" is neither "ok" nor an
+// error with its code; nil for "ok".
+func (a *Adapter) envelopeError(c *apiclient.Caller, op apiclient.Op, res *apiclient.Response, env envelope) error {
 	switch {
 	case env.Success == "error" && env.Error != "":
 		code := Code(apiclient.CutCode(env.Error, c.Secrets()))
@@ -204,8 +217,6 @@ func (a *Adapter) decode(c *apiclient.Caller, op apiclient.Op, res *apiclient.Re
 		return e
 	case env.Success != "ok":
 		return a.garbledAnswer(op, `answer has no "success" of "ok" or "error"`)
-	case !decoded && json.Unmarshal(res.Body, v) != nil:
-		return a.garbledAnswer(op, reasonNotPDD)
 	}
 	return nil
 }

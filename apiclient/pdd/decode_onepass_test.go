@@ -22,15 +22,8 @@ func (a *Adapter) twoPassDecode(c *apiclient.Caller, op apiclient.Op, res *apicl
 	if reason != "" {
 		return a.garbledAnswer(op, reason)
 	}
-	switch {
-	case env.Success == "error" && env.Error != "":
-		code := Code(apiclient.CutCode(env.Error, c.Secrets()))
-		class, reason := codeClass(op, code)
-		e := c.Fail(op, class, res.Status, string(code), meaning(op, code))
-		e.Reason = reason
-		return e
-	case env.Success != "ok":
-		return a.garbledAnswer(op, `answer has no "success" of "ok" or "error"`)
+	if err := a.envelopeError(c, op, res, env); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(res.Body, v); err != nil {
 		return a.garbledAnswer(op, reasonNotPDD)
