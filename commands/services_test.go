@@ -53,16 +53,21 @@ func TestServicesSayWhatTheyUse(t *testing.T) {
 	}
 }
 
-// readPackage parses this package's production files: its struct types
-// and each type's methods.
-func readPackage(t *testing.T) (map[string]*ast.StructType, map[string][]*ast.FuncDecl) {
+// sourceFile is one of this package's production files, parsed.
+type sourceFile struct {
+	path string
+	file *ast.File
+}
+
+// productionFiles parses this package's production (not _test.go) files.
+func productionFiles(t *testing.T) []sourceFile {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
+	paths, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	structs, methods := map[string]*ast.StructType{}, map[string][]*ast.FuncDecl{}
-	for _, path := range files {
+	var files []sourceFile
+	for _, path := range paths {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
 		}
@@ -70,7 +75,18 @@ func readPackage(t *testing.T) (map[string]*ast.StructType, map[string][]*ast.Fu
 		if err != nil {
 			t.Fatal(err)
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
+		files = append(files, sourceFile{path, f})
+	}
+	return files
+}
+
+// readPackage parses this package's production files: its struct types
+// and each type's methods.
+func readPackage(t *testing.T) (map[string]*ast.StructType, map[string][]*ast.FuncDecl) {
+	t.Helper()
+	structs, methods := map[string]*ast.StructType{}, map[string][]*ast.FuncDecl{}
+	for _, sf := range productionFiles(t) {
+		ast.Inspect(sf.file, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.TypeSpec:
 				if st, ok := n.Type.(*ast.StructType); ok {
